@@ -1,0 +1,90 @@
+//! The command line as the user typed it: clap derive definitions and help
+//! text only. Nothing here is validated beyond its own type; every check that
+//! involves more than one flag, and every default that depends on the
+//! machine, lives in `config.rs`.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// tapebuf: a streaming buffer for backup pipes.
+///
+/// A reader thread fills a ring of fixed-size blocks from the input while a
+/// writer thread drains it, in order, to every output. Watermarks decide
+/// when the writer starts and when the reader resumes, so that a tape drive
+/// gets long, steady bursts instead of stopping and repositioning.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "tapebuf", version, about, long_about = None)]
+#[command(
+    after_help = "Sizes accept k, M, G, T (and KiB, MiB, GiB, TiB) as powers of 1024; \
+kB, MB, GB, TB as powers of 1000. Exit status: 0 success, 1 I/O failure or data not \
+committed, 2 usage error. See tapebuf(1)."
+)]
+pub struct Cli {
+    /// Read from FILE instead of standard input ('-' is standard input).
+    #[arg(short = 'i', long = "input", value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Write to FILE instead of standard output; repeat for several outputs
+    /// ('-' is standard output). Every output gets identical bytes.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub outputs: Vec<PathBuf>,
+
+    /// Size of one block, the unit of every read and write [default: 256k].
+    #[arg(short = 's', long = "block-size", value_name = "SIZE")]
+    pub block_size: Option<String>,
+
+    /// Total buffer memory, as a size or a percentage of physical RAM
+    /// (e.g. 1G, 25%) [default: 128M].
+    #[arg(short = 'm', long = "memory", value_name = "SIZE|PCT%")]
+    pub memory: Option<String>,
+
+    /// Number of blocks in the ring (an alternative to -m).
+    #[arg(short = 'b', long = "blocks", value_name = "N")]
+    pub blocks: Option<u64>,
+
+    /// High watermark: once the ring has run empty, the writer waits until
+    /// the ring is PCT full (or input ends) before it writes again
+    /// [default: 0, start at once].
+    #[arg(short = 'P', long = "high-watermark", value_name = "PCT")]
+    pub high_watermark: Option<String>,
+
+    /// Low watermark: once the ring has filled, the reader waits until the
+    /// ring has drained to PCT before it reads again [default: 100, resume
+    /// as soon as a block is free].
+    #[arg(short = 'p', long = "low-watermark", value_name = "PCT")]
+    pub low_watermark: Option<String>,
+
+    /// Lock the buffer in RAM with mlock so it is never paged out.
+    #[arg(short = 'L', long = "lock")]
+    pub lock: bool,
+
+    /// Overwrite existing regular output files.
+    #[arg(short = 'f', long = "force", conflicts_with = "append")]
+    pub force: bool,
+
+    /// Append to existing regular output files.
+    #[arg(long = "append")]
+    pub append: bool,
+
+    /// fsync output files before closing them.
+    #[arg(short = 'c', long = "sync")]
+    pub sync: bool,
+
+    /// Use O_DIRECT for files where the filesystem allows it (needs a block
+    /// size that is a multiple of 4096).
+    #[arg(long = "direct")]
+    pub direct: bool,
+
+    /// Limit the input rate, in bytes per second (e.g. 50M).
+    #[arg(short = 'r', long = "input-rate", value_name = "RATE")]
+    pub input_rate: Option<String>,
+
+    /// Limit the output rate, in bytes per second (e.g. 80M).
+    #[arg(short = 'R', long = "output-rate", value_name = "RATE")]
+    pub output_rate: Option<String>,
+
+    /// Print nothing but errors.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}

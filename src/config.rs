@@ -1,0 +1,475 @@
+//! From what the user typed (`Cli`) to what the program uses (`Config`).
+//!
+//! Every cross-flag check and every default lives here, so the rest of the
+//! program can trust its `Config`: the ring has at least two blocks, a block
+//! is never larger than the memory, watermarks are percentages, and
+//! `--direct` only comes with aligned blocks. Each error names the flags.
+
+use std::path::PathBuf;
+
+use crate::cli::Cli;
+use crate::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
+
+/// The default block size suits modern tape drives (LTO wants 256 KiB or more).
+pub const DEFAULT_BLOCK_BYTES: u64 = 256 * 1024;
+/// The default ring size when neither -m nor -b is given.
+pub const DEFAULT_MEMORY_BYTES: u64 = 128 * 1024 * 1024;
+/// Alignment of every block, and the unit O_DIRECT needs.
+pub const DIRECT_ALIGN_BYTES: u64 = 4096;
+/// The ring needs one block being filled and one being drained.
+pub const MIN_BLOCKS: u64 = 2;
+
+/// A command line that cannot work. Displayed as `<flag>: <why>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{flag}: {why}")]
+pub struct ConfigError {
+    pub flag: String,
+    pub why: String,
+}
+
+impl ConfigError {
+    pub fn new(flag: impl Into<String>, why: impl Into<String>) -> Self {
+        ConfigError {
+            flag: flag.into(),
+            why: why.into(),
+        }
+    }
+}
+
+/// Where bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputSpec {
+    Stdin,
+    File(PathBuf),
+}
+
+/// Where bytes go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputSpec {
+    Stdout,
+    File(PathBuf),
+}
+
+impl OutputSpec {
+    /// The name used in messages and the summary.
+    pub fn display_name(&self) -> String {
+        match self {
+            OutputSpec::Stdout => "stdout".to_string(),
+            OutputSpec::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+impl InputSpec {
+    /// The name used in messages and the summary.
+    pub fn display_name(&self) -> String {
+        match self {
+            InputSpec::Stdin => "stdin".to_string(),
+            InputSpec::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// What to do with an output path that already holds a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingFile {
+    Refuse,
+    Truncate,
+    Append,
+}
+
+/// Facts about the machine that defaults and checks depend on.
+#[derive(Debug, Clone, Copy)]
+pub struct MachineInfo {
+    pub physical_memory_bytes: u64,
+}
+
+impl MachineInfo {
+    /// Reads the machine's physical memory with sysconf.
+    pub fn current() -> Self {
+        use nix::unistd::{sysconf, SysconfVar};
+        let pages = sysconf(SysconfVar::_PHYS_PAGES).ok().flatten().unwrap_or(0);
+        let page = sysconf(SysconfVar::PAGE_SIZE)
+            .ok()
+            .flatten()
+            .unwrap_or(4096);
+        MachineInfo {
+            physical_memory_bytes: (pages.max(0) as u64).saturating_mul(page.max(0) as u64),
+        }
+    }
+}
+
+/// The validated settings of one run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub input: InputSpec,
+    pub outputs: Vec<OutputSpec>,
+    pub block_bytes: usize,
+    pub blocks: usize,
+    /// Writer restarts after an underrun once the ring is this full.
+    pub high_pct: u8,
+    /// Reader restarts after an overrun once the ring has drained to this.
+    pub low_pct: u8,
+    pub lock_memory: bool,
+    pub existing: ExistingFile,
+    pub sync: bool,
+    pub direct: bool,
+    pub input_rate_bytes_per_s: Option<u64>,
+    pub output_rate_bytes_per_s: Option<u64>,
+    pub quiet: bool,
+}
+
+impl Config {
+    /// Total ring memory in bytes.
+    pub fn memory_bytes(&self) -> u64 {
+        self.block_bytes as u64 * self.blocks as u64
+    }
+
+    /// Validates a command line against this machine.
+    pub fn from_cli(cli: &Cli, machine: MachineInfo) -> Result<Config, ConfigError> {
+        let (block_bytes, blocks) = resolve_ring(cli, machine)?;
+        if cli.direct && block_bytes % DIRECT_ALIGN_BYTES != 0 {
+            return Err(ConfigError::new(
+                "--direct",
+                format!(
+                    "needs -s/--block-size to be a multiple of {DIRECT_ALIGN_BYTES}, not {block_bytes}"
+                ),
+            ));
+        }
+        let high_pct = parse_pct(cli.high_watermark.as_deref(), "-P/--high-watermark", 0)?;
+        let low_pct = parse_pct(cli.low_watermark.as_deref(), "-p/--low-watermark", 100)?;
+
+        let input = match &cli.input {
+            None => InputSpec::Stdin,
+            Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
+            Some(p) => InputSpec::File(p.clone()),
+        };
+        let mut outputs: Vec<OutputSpec> = cli
+            .outputs
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    OutputSpec::Stdout
+                } else {
+                    OutputSpec::File(p.clone())
+                }
+            })
+            .collect();
+        if outputs.is_empty() {
+            outputs.push(OutputSpec::Stdout);
+        }
+        for (i, o) in outputs.iter().enumerate() {
+            if outputs[..i].contains(o) {
+                return Err(ConfigError::new(
+                    "-o/--output",
+                    format!("{} is given twice", o.display_name()),
+                ));
+            }
+        }
+        if let InputSpec::File(i) = &input {
+            if outputs.contains(&OutputSpec::File(i.clone())) {
+                return Err(ConfigError::new(
+                    "-o/--output",
+                    format!("{} is also the input; that would destroy it", i.display()),
+                ));
+            }
+        }
+
+        let existing = if cli.force {
+            ExistingFile::Truncate
+        } else if cli.append {
+            ExistingFile::Append
+        } else {
+            ExistingFile::Refuse
+        };
+
+        Ok(Config {
+            input,
+            outputs,
+            block_bytes: block_bytes as usize,
+            blocks: blocks as usize,
+            high_pct,
+            low_pct,
+            lock_memory: cli.lock,
+            existing,
+            sync: cli.sync,
+            direct: cli.direct,
+            input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
+            output_rate_bytes_per_s: parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?,
+            quiet: cli.quiet,
+        })
+    }
+}
+
+/// Works out block size and block count from any two of -s, -m and -b.
+fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigError> {
+    let block = match &cli.block_size {
+        Some(text) => {
+            let b =
+                parse_size(text).map_err(|e| ConfigError::new("-s/--block-size", e.to_string()))?;
+            if b == 0 {
+                return Err(ConfigError::new(
+                    "-s/--block-size",
+                    "must be at least 1 byte",
+                ));
+            }
+            if b > 1 << 31 {
+                return Err(ConfigError::new(
+                    "-s/--block-size",
+                    format!(
+                        "{} is larger than the 2 GiB a single write can move",
+                        Bytes(b)
+                    ),
+                ));
+            }
+            Some(b)
+        }
+        None => None,
+    };
+    let memory = match &cli.memory {
+        Some(text) => {
+            let m = match parse_size_or_percent(text)
+                .map_err(|e| ConfigError::new("-m/--memory", e.to_string()))?
+            {
+                SizeOrPercent::Bytes(b) => b,
+                SizeOrPercent::Percent(p) => {
+                    (machine.physical_memory_bytes as f64 * p / 100.0) as u64
+                }
+            };
+            if machine.physical_memory_bytes > 0 && m > machine.physical_memory_bytes {
+                return Err(ConfigError::new(
+                    "-m/--memory",
+                    format!(
+                        "{} is more than this machine's {} of physical memory",
+                        Bytes(m),
+                        Bytes(machine.physical_memory_bytes)
+                    ),
+                ));
+            }
+            Some(m)
+        }
+        None => None,
+    };
+    if let Some(0) = cli.blocks {
+        return Err(ConfigError::new("-b/--blocks", "must be at least 2"));
+    }
+
+    let (block, blocks) = match (block, memory, cli.blocks) {
+        (Some(s), Some(m), Some(b)) => {
+            if s.checked_mul(b) != Some(m) {
+                return Err(ConfigError::new(
+                    "-s/--block-size, -m/--memory, -b/--blocks",
+                    format!(
+                        "{} blocks of {} is not {}; give any two of the three",
+                        b,
+                        Bytes(s),
+                        Bytes(m)
+                    ),
+                ));
+            }
+            (s, b)
+        }
+        (Some(s), Some(m), None) => {
+            if s > m {
+                return Err(ConfigError::new(
+                    "-s/--block-size",
+                    format!(
+                        "the block size {} is larger than -m/--memory {}",
+                        Bytes(s),
+                        Bytes(m)
+                    ),
+                ));
+            }
+            (s, m / s)
+        }
+        (Some(s), None, Some(b)) => (s, b),
+        (None, Some(m), Some(b)) => {
+            let s = (m / b) / DIRECT_ALIGN_BYTES * DIRECT_ALIGN_BYTES;
+            if s == 0 {
+                return Err(ConfigError::new(
+                    "-m/--memory, -b/--blocks",
+                    format!(
+                        "{} split into {} blocks leaves blocks under 4 KiB",
+                        Bytes(m),
+                        b
+                    ),
+                ));
+            }
+            (s, b)
+        }
+        (Some(s), None, None) => (s, (DEFAULT_MEMORY_BYTES / s).max(MIN_BLOCKS)),
+        (None, Some(m), None) => {
+            if m < DEFAULT_BLOCK_BYTES * MIN_BLOCKS {
+                return Err(ConfigError::new(
+                    "-m/--memory",
+                    format!(
+                        "{} holds fewer than {} blocks of the default {}; give a smaller -s/--block-size",
+                        Bytes(m),
+                        MIN_BLOCKS,
+                        Bytes(DEFAULT_BLOCK_BYTES)
+                    ),
+                ));
+            }
+            (DEFAULT_BLOCK_BYTES, m / DEFAULT_BLOCK_BYTES)
+        }
+        (None, None, Some(b)) => (DEFAULT_BLOCK_BYTES, b),
+        (None, None, None) => (
+            DEFAULT_BLOCK_BYTES,
+            DEFAULT_MEMORY_BYTES / DEFAULT_BLOCK_BYTES,
+        ),
+    };
+    if blocks < MIN_BLOCKS {
+        return Err(ConfigError::new(
+            "-s/--block-size, -m/--memory, -b/--blocks",
+            format!(
+                "the ring would have {blocks} block of {}; it needs at least {MIN_BLOCKS}",
+                Bytes(block)
+            ),
+        ));
+    }
+    let total = block.checked_mul(blocks).unwrap_or(u64::MAX);
+    if machine.physical_memory_bytes > 0 && total > machine.physical_memory_bytes {
+        return Err(ConfigError::new(
+            "-b/--blocks",
+            format!(
+                "{} blocks of {} is more than this machine's {} of physical memory",
+                blocks,
+                Bytes(block),
+                Bytes(machine.physical_memory_bytes)
+            ),
+        ));
+    }
+    if usize::try_from(total).is_err() || usize::try_from(blocks).is_err() {
+        return Err(ConfigError::new(
+            "-m/--memory",
+            "does not fit in this address space",
+        ));
+    }
+    Ok((block, blocks))
+}
+
+fn parse_pct(text: Option<&str>, flag: &str, default: u8) -> Result<u8, ConfigError> {
+    let Some(text) = text else {
+        return Ok(default);
+    };
+    let t = text.trim().trim_end_matches('%');
+    match t.parse::<u8>() {
+        Ok(p) if p <= 100 => Ok(p),
+        _ => Err(ConfigError::new(
+            flag,
+            format!("'{text}' is not a percentage from 0 to 100"),
+        )),
+    }
+}
+
+fn parse_rate(text: Option<&str>, flag: &str) -> Result<Option<u64>, ConfigError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let t = text.trim().trim_end_matches("/s");
+    match parse_size(t) {
+        Ok(0) => Err(ConfigError::new(
+            flag,
+            "must be more than 0 bytes per second",
+        )),
+        Ok(r) => Ok(Some(r)),
+        Err(e) => Err(ConfigError::new(flag, e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    const MACHINE: MachineInfo = MachineInfo {
+        physical_memory_bytes: 8 << 30,
+    };
+
+    fn config(args: &[&str]) -> Result<Config, ConfigError> {
+        let mut argv = vec!["tapebuf"];
+        argv.extend_from_slice(args);
+        Config::from_cli(&Cli::try_parse_from(argv).unwrap(), MACHINE)
+    }
+
+    #[test]
+    fn defaults_suit_a_tape_drive() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.block_bytes, 256 * 1024);
+        assert_eq!(c.memory_bytes(), DEFAULT_MEMORY_BYTES);
+        assert_eq!((c.high_pct, c.low_pct), (0, 100));
+        assert_eq!(c.outputs, vec![OutputSpec::Stdout]);
+        assert_eq!(c.input, InputSpec::Stdin);
+    }
+
+    #[test]
+    fn any_two_of_size_memory_blocks_fix_the_third() {
+        let c = config(&["-s", "1M", "-m", "64M"]).unwrap();
+        assert_eq!((c.block_bytes, c.blocks), (1 << 20, 64));
+        let c = config(&["-s", "64k", "-b", "10"]).unwrap();
+        assert_eq!((c.block_bytes, c.blocks), (64 << 10, 10));
+        let c = config(&["-m", "40M", "-b", "10"]).unwrap();
+        assert_eq!((c.block_bytes, c.blocks), (4 << 20, 10));
+    }
+
+    #[test]
+    fn memory_as_percent_of_ram() {
+        let c = config(&["-m", "25%"]).unwrap();
+        assert_eq!(c.memory_bytes(), 2 << 30);
+    }
+
+    #[test]
+    fn block_larger_than_memory_names_both_flags() {
+        let e = config(&["-s", "2M", "-m", "1M"]).unwrap_err();
+        assert_eq!(e.flag, "-s/--block-size");
+        assert!(e.why.contains("-m/--memory"), "{e}");
+    }
+
+    #[test]
+    fn inconsistent_triple_is_refused() {
+        let e = config(&["-s", "1M", "-m", "64M", "-b", "10"]).unwrap_err();
+        assert!(e.flag.contains("-b/--blocks"), "{e}");
+    }
+
+    #[test]
+    fn single_block_ring_is_refused() {
+        assert!(config(&["-s", "1M", "-m", "1M"]).is_err());
+        assert!(config(&["-b", "1"]).is_err());
+    }
+
+    #[test]
+    fn memory_beyond_physical_ram_is_refused() {
+        let e = config(&["-m", "9G"]).unwrap_err();
+        assert_eq!(e.flag, "-m/--memory");
+    }
+
+    #[test]
+    fn watermarks_must_be_percentages_and_may_be_combined() {
+        let e = config(&["-P", "120"]).unwrap_err();
+        assert_eq!(e.flag, "-P/--high-watermark");
+        assert!(config(&["-p", "abc"]).is_err());
+        let c = config(&["-P", "90", "-p", "20"]).unwrap();
+        assert_eq!((c.high_pct, c.low_pct), (90, 20));
+    }
+
+    #[test]
+    fn direct_needs_aligned_blocks() {
+        let e = config(&["--direct", "-s", "10000"]).unwrap_err();
+        assert_eq!(e.flag, "--direct");
+        assert!(config(&["--direct", "-s", "64k"]).is_ok());
+    }
+
+    #[test]
+    fn output_equal_to_input_is_refused() {
+        let e = config(&["-i", "a.tar", "-o", "a.tar"]).unwrap_err();
+        assert_eq!(e.flag, "-o/--output");
+    }
+
+    #[test]
+    fn rates_accept_sizes_per_second() {
+        let c = config(&["-r", "10M", "-R", "5M/s"]).unwrap();
+        assert_eq!(c.input_rate_bytes_per_s, Some(10 << 20));
+        assert_eq!(c.output_rate_bytes_per_s, Some(5 << 20));
+        assert!(config(&["-R", "0"]).is_err());
+    }
+}

@@ -1,0 +1,43 @@
+//! Exit statuses are an API: scripts branch on them. This module is the one
+//! place that names them, and the error type that maps onto them.
+
+use crate::config::ConfigError;
+
+/// Everything went through: every output committed every byte read.
+pub const SUCCESS: i32 = 0;
+/// An I/O failure: the input or an output failed, memory could not be had,
+/// or fewer bytes were committed than read.
+pub const FAILURE: i32 = 1;
+/// The command line is wrong or refused: an unknown option, a bad value, an
+/// impossible combination, or an output file that exists without -f.
+pub const USAGE: i32 = 2;
+
+/// How the process should end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Exit with this status.
+    Code(i32),
+    /// Die from this signal, after the summary, as the conventional status
+    /// for an interrupted program (the shell shows 128 + signal).
+    Signal(i32),
+}
+
+/// An error that ends the run before or instead of a summary.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line cannot work; exit status 2.
+    #[error(transparent)]
+    Usage(#[from] ConfigError),
+    /// Something failed at run time; exit status 1.
+    #[error("{0:#}")]
+    Runtime(#[from] anyhow::Error),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => USAGE,
+            Error::Runtime(_) => FAILURE,
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! A running buffer: the ring, the reader thread and the writer thread,
+//! started together and stopped together.
+//!
+//! The pipeline knows nothing of signals or summaries; `run.rs` adds those.
+//! Stopping is a dropped channel sender, which wakes every wait at once.
+//! The run is over when the writer is done: `done()` disconnects then.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+
+use crate::events::Events;
+use crate::rate::Pacer;
+use crate::reader::Reader;
+use crate::ring::{self, RingError};
+use crate::sink::{Outputs, Sink};
+use crate::source::Source;
+use crate::stats::Stats;
+use crate::watermark::Watermarks;
+use crate::writer::Writer;
+
+/// What the pipeline needs beyond its endpoints.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub blocks: usize,
+    pub block_bytes: usize,
+    pub lock_memory: bool,
+    pub marks: Watermarks,
+    pub input_rate_bytes_per_s: Option<u64>,
+    pub output_rate_bytes_per_s: Option<u64>,
+    pub events: Events,
+}
+
+/// A pipeline whose threads are running.
+pub struct Running {
+    stats: Arc<Stats>,
+    stop: Option<Sender<()>>,
+    done: Receiver<()>,
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+impl Running {
+    /// Allocates the ring and starts both threads.
+    pub fn start(
+        source: Box<dyn Source>,
+        sinks: Vec<Box<dyn Sink>>,
+        params: Params,
+    ) -> Result<Running, RingError> {
+        let (reader_end, writer_end) =
+            ring::allocate(params.blocks, params.block_bytes, params.lock_memory)?;
+        let stats = Arc::new(Stats::new(params.blocks, sinks.len()));
+        let (stop_tx, stop_rx) = bounded::<()>(0);
+        let (done_tx, done_rx) = bounded::<()>(0);
+
+        let reader = Reader {
+            source,
+            ring: reader_end,
+            stats: Arc::clone(&stats),
+            resume_free_blocks: params.marks.resume_free_blocks,
+            pacer: params.input_rate_bytes_per_s.map(Pacer::new),
+            stop: stop_rx.clone(),
+            events: params.events.clone(),
+        };
+        let writer = Writer {
+            outputs: Outputs::new(sinks, &stats),
+            ring: writer_end,
+            stats: Arc::clone(&stats),
+            start_blocks: params.marks.start_blocks,
+            pacer: params.output_rate_bytes_per_s.map(Pacer::new),
+            stop: stop_rx,
+            events: params.events,
+        };
+        let reader = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn(move || reader.run())
+            .expect("spawning the reader thread");
+        let writer = std::thread::Builder::new()
+            .name("writer".into())
+            .spawn(move || {
+                writer.run();
+                drop(done_tx);
+            })
+            .expect("spawning the writer thread");
+        Ok(Running {
+            stats,
+            stop: Some(stop_tx),
+            done: done_rx,
+            reader,
+            writer,
+        })
+    }
+
+    pub fn stats(&self) -> &Arc<Stats> {
+        &self.stats
+    }
+
+    /// Disconnects when the writer has finished; use it in `select!`.
+    pub fn done(&self) -> &Receiver<()> {
+        &self.done
+    }
+
+    /// Asks both threads to stop at the next block boundary.
+    pub fn stop(&mut self) {
+        self.stop.take();
+    }
+
+    /// Waits for the writer to finish, at most `limit` if given, and joins
+    /// the threads that have ended. A thread stuck in a system call (a
+    /// read from an idle pipe, a write to a stalled device) is left behind;
+    /// the process exit ends it. Returns true if the writer finished.
+    pub fn wait(self, limit: Option<Duration>) -> bool {
+        let finished = match limit {
+            None => {
+                let _ = self.done.recv();
+                true
+            }
+            Some(d) => self
+                .done
+                .recv_timeout(d)
+                .is_err_and(|e| e.is_disconnected()),
+        };
+        if finished {
+            let _ = self.writer.join();
+            // The writer only ends early when every output failed or on a
+            // stop; then the reader may be blocked in read() and is left.
+            if self.stats.input_done.load(Relaxed) || self.reader.is_finished() {
+                let _ = self.reader.join();
+            }
+        }
+        finished
+    }
+}

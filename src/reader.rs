@@ -1,0 +1,99 @@
+//! The reader thread: takes free blocks, fills them from the source, and
+//! hands them to the writer in order.
+//!
+//! It counts an overrun each time it finds no free block (the ring is full),
+//! and then obeys the low watermark: it gathers free blocks until the ring
+//! has drained far enough before it reads again.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use crossbeam_channel::{select, Receiver, TryRecvError};
+
+use crate::events::{Event, Events};
+use crate::rate::Pacer;
+use crate::ring::{self, BlockRef, ReaderEnd};
+use crate::source::{End, Source};
+use crate::stats::Stats;
+
+pub struct Reader {
+    pub source: Box<dyn Source>,
+    pub ring: ReaderEnd,
+    pub stats: Arc<Stats>,
+    pub resume_free_blocks: usize,
+    pub pacer: Option<Pacer>,
+    pub stop: Receiver<()>,
+    pub events: Events,
+}
+
+impl Reader {
+    /// Runs until end of input, a read error, a stop, or the writer leaving.
+    /// Dropping `self` at the end closes the full queue, which tells the
+    /// writer that input has ended.
+    pub fn run(mut self) {
+        let mut held: Vec<BlockRef> = Vec::new();
+        while !stopped(&self.stop) {
+            let Some(mut block) = self.next_free(&mut held) else {
+                break;
+            };
+            let blk = ring::unique(&mut block);
+            let filled = self.source.fill(blk.buffer_mut());
+            blk.set_len(filled.bytes);
+            if filled.bytes > 0 {
+                self.stats
+                    .read_bytes
+                    .fetch_add(filled.bytes as u64, Relaxed);
+                self.stats.blocks_filled.fetch_add(1, Relaxed);
+                if self.ring.full.send(block).is_err() {
+                    break; // the writer has gone
+                }
+            }
+            match filled.end {
+                End::More => {}
+                End::Eof => break,
+                End::Failed(e) => {
+                    let at = self.stats.read_bytes.load(Relaxed);
+                    self.stats.set_input_error(format!(
+                        "{}: read failed at byte {at}: {e}",
+                        self.source.name()
+                    ));
+                    break;
+                }
+            }
+            if let Some(p) = self.pacer.as_mut() {
+                p.pace(filled.bytes, &self.stop);
+            }
+        }
+        self.stats.input_done.store(true, Relaxed);
+    }
+
+    /// The next free block. When none is free the ring is full: count an
+    /// overrun, then wait until the low watermark lets reading resume.
+    fn next_free(&mut self, held: &mut Vec<BlockRef>) -> Option<BlockRef> {
+        if let Some(b) = held.pop() {
+            return Some(b);
+        }
+        match self.ring.free.try_recv() {
+            Ok(b) => return Some(b),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        self.stats.overruns.fetch_add(1, Relaxed);
+        self.events.send(Event::Overrun);
+        while held.len() < self.resume_free_blocks {
+            select! {
+                recv(self.ring.free) -> msg => match msg {
+                    Ok(b) => held.push(b),
+                    Err(_) => return None,
+                },
+                recv(self.stop) -> _ => return None,
+            }
+        }
+        held.pop()
+    }
+}
+
+/// True once the run has been told to stop (the stop sender is dropped).
+pub fn stopped(stop: &Receiver<()>) -> bool {
+    matches!(stop.try_recv(), Err(TryRecvError::Disconnected))
+}

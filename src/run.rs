@@ -1,0 +1,137 @@
+//! One run of the program: open the endpoints, start the pipeline, watch
+//! for signals, and end with the summary and the exit status.
+//!
+//! The main thread is the observer. It waits on a `select!` over the
+//! pipeline's end and a signal channel, so signals never touch the data
+//! path: SIGUSR1 prints a status line, SIGINT and SIGTERM stop the run, wait
+//! a short grace for the writer to finish its current block, print the
+//! summary of what was committed, and end with the signal.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context;
+use crossbeam_channel::{select, unbounded};
+use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::iterator::Signals;
+
+use crate::config::Config;
+use crate::events::Events;
+use crate::exit::{Error, Exit, FAILURE, SUCCESS, USAGE};
+use crate::pipeline::{Params, Running};
+use crate::sink::{self, OpenError};
+use crate::size::Bytes;
+use crate::source;
+use crate::summary::{status_line, Summary};
+use crate::watermark::Watermarks;
+
+/// How long a stopped writer may take to finish its block and close.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Runs the buffer as configured. Returns how the process should end.
+pub fn run(config: &Config) -> Result<Exit, Error> {
+    let source = source::open(config)?;
+    let sinks = sink::open_all(config).map_err(|e| match e {
+        OpenError::Exists(_) => Error::Usage(crate::config::ConfigError::new(
+            "-o/--output",
+            e.to_string().trim_start_matches("-o ").to_string(),
+        )),
+        OpenError::Io(e) => Error::Runtime(e),
+    })?;
+    let params = Params {
+        blocks: config.blocks,
+        block_bytes: config.block_bytes,
+        lock_memory: config.lock_memory,
+        marks: Watermarks::new(config.blocks, config.high_pct, config.low_pct),
+        input_rate_bytes_per_s: config.input_rate_bytes_per_s,
+        output_rate_bytes_per_s: config.output_rate_bytes_per_s,
+        events: Events::default(),
+    };
+
+    let mut signals =
+        Signals::new([SIGINT, SIGTERM, SIGUSR1]).context("cannot install signal handlers")?;
+    let signal_handle = signals.handle();
+    let (sig_tx, sig_rx) = unbounded();
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                if sig_tx.send(sig).is_err() {
+                    break;
+                }
+            }
+        })
+        .context("cannot start the signal thread")?;
+
+    let mut running = Running::start(source, sinks, params)
+        .map_err(|e| anyhow::anyhow!("-m/--memory {}: {e}", Bytes(config.memory_bytes())))?;
+    let stats = std::sync::Arc::clone(running.stats());
+
+    let mut interrupted: Option<i32> = None;
+    loop {
+        select! {
+            recv(running.done()) -> _ => break,
+            recv(sig_rx) -> sig => match sig {
+                Ok(SIGUSR1) => eprintln!("{}", status_line(&stats)),
+                Ok(sig) => {
+                    interrupted = Some(sig);
+                    running.stop();
+                    break;
+                }
+                Err(_) => break,
+            },
+        }
+    }
+    let grace = interrupted.map(|_| STOP_GRACE);
+    running.wait(grace);
+    signal_handle.close();
+
+    let summary = Summary::collect(&stats, interrupted.map(signal_name));
+    report(config, &summary);
+    Ok(match interrupted {
+        Some(sig) => Exit::Signal(sig),
+        None if summary.is_clean() => Exit::Code(SUCCESS),
+        None => Exit::Code(FAILURE),
+    })
+}
+
+/// Prints the errors and the summary line. With -q a clean run prints
+/// nothing, but a run that lost data still prints its summary.
+fn report(config: &Config, summary: &Summary) {
+    let mut err = std::io::stderr().lock();
+    if let Some(e) = &summary.input_error {
+        let _ = writeln!(err, "tapebuf: {e}");
+    }
+    for f in &summary.failed_outputs {
+        let _ = writeln!(err, "tapebuf: {f}");
+    }
+    if !config.quiet || !summary.is_clean() {
+        let _ = writeln!(err, "{}", summary.line());
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// Turns a clap error into the exit status and one `tapebuf: ...` line.
+/// Help and version requests print as clap formats them and succeed.
+pub fn clap_error(e: &clap::Error) -> (i32, String) {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => (SUCCESS, e.to_string()),
+        _ => {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid command line")
+                .trim_start_matches("error: ");
+            (USAGE, format!("tapebuf: {first} (see 'tapebuf --help')\n"))
+        }
+    }
+}

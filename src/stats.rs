@@ -1,0 +1,132 @@
+//! Counters shared by the reader, the writer and the observers.
+//!
+//! The data path only ever does relaxed atomic adds here; observers (the
+//! status line, the summary, later the progress bar and stats log) read the
+//! counters whenever they like and never make the data path wait.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Per-output progress and fate.
+#[derive(Debug, Default)]
+pub struct OutputStats {
+    /// Bytes this output has accepted (write returned success).
+    pub committed_bytes: AtomicU64,
+    /// Set once the output has failed; it gets no more data.
+    pub failed: AtomicBool,
+    /// The one-line reason, filled in when `failed` is set.
+    pub error: Mutex<Option<String>>,
+}
+
+/// Shared counters for one run.
+#[derive(Debug)]
+pub struct Stats {
+    pub started: Instant,
+    pub blocks_in_ring: usize,
+    /// Bytes read from the input.
+    pub read_bytes: AtomicU64,
+    /// Blocks filled by the reader so far.
+    pub blocks_filled: AtomicU64,
+    /// Blocks drained by the writer and returned to the free queue.
+    pub blocks_released: AtomicU64,
+    /// Times the writer found the ring empty before the end of input.
+    pub underruns: AtomicU64,
+    /// Times the reader found the ring full.
+    pub overruns: AtomicU64,
+    /// Set when the reader has seen the end of its input.
+    pub input_done: AtomicBool,
+    /// The reader's failure, if any.
+    pub input_error: Mutex<Option<String>>,
+    pub outputs: Vec<OutputStats>,
+}
+
+/// A consistent-enough copy of the counters at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub seconds: f64,
+    pub read_bytes: u64,
+    /// The smallest byte count committed by any output that has not failed,
+    /// or by any output at all if every one failed.
+    pub written_bytes: u64,
+    pub fill_pct: f64,
+    pub underruns: u64,
+    pub overruns: u64,
+}
+
+impl Stats {
+    pub fn new(blocks_in_ring: usize, outputs: usize) -> Stats {
+        Stats {
+            started: Instant::now(),
+            blocks_in_ring,
+            read_bytes: AtomicU64::new(0),
+            blocks_filled: AtomicU64::new(0),
+            blocks_released: AtomicU64::new(0),
+            underruns: AtomicU64::new(0),
+            overruns: AtomicU64::new(0),
+            input_done: AtomicBool::new(false),
+            input_error: Mutex::new(None),
+            outputs: (0..outputs).map(|_| OutputStats::default()).collect(),
+        }
+    }
+
+    /// Marks output `index` failed with a one-line reason.
+    pub fn fail_output(&self, index: usize, reason: String) {
+        let out = &self.outputs[index];
+        *out.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+        out.failed.store(true, Relaxed);
+    }
+
+    pub fn output_error(&self, index: usize) -> Option<String> {
+        self.outputs[index]
+            .error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn set_input_error(&self, reason: String) {
+        *self.input_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+
+    pub fn input_error(&self) -> Option<String> {
+        self.input_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// True while at least one output still takes data.
+    pub fn any_output_alive(&self) -> bool {
+        self.outputs.iter().any(|o| !o.failed.load(Relaxed))
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let alive: Vec<u64> = self
+            .outputs
+            .iter()
+            .filter(|o| !o.failed.load(Relaxed))
+            .map(|o| o.committed_bytes.load(Relaxed))
+            .collect();
+        let written_bytes = if alive.is_empty() {
+            self.outputs
+                .iter()
+                .map(|o| o.committed_bytes.load(Relaxed))
+                .max()
+                .unwrap_or(0)
+        } else {
+            alive.into_iter().min().unwrap_or(0)
+        };
+        let filled = self.blocks_filled.load(Relaxed);
+        let released = self.blocks_released.load(Relaxed);
+        let in_ring = filled.saturating_sub(released) as f64;
+        Snapshot {
+            seconds: self.started.elapsed().as_secs_f64(),
+            read_bytes: self.read_bytes.load(Relaxed),
+            written_bytes,
+            fill_pct: 100.0 * in_ring / self.blocks_in_ring.max(1) as f64,
+            underruns: self.underruns.load(Relaxed),
+            overruns: self.overruns.load(Relaxed),
+        }
+    }
+}

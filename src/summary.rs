@@ -1,0 +1,158 @@
+//! The lines a person or a script reads: the status line (SIGUSR1) and the
+//! one-line summary at the end. The summary is a single grep-able line that
+//! names every failed output and says plainly when bytes read were not
+//! committed, so no data is ever lost silently.
+
+use crate::size::{Bytes, Rate};
+use crate::stats::{Snapshot, Stats};
+
+/// One status line, as SIGUSR1 prints it.
+pub fn status_line(stats: &Stats) -> String {
+    let s = stats.snapshot();
+    format!(
+        "tapebuf: status: in {} bytes ({}), out {} bytes, {:.1} s, {}, buffer {:.0}% full, {} underruns, {} overruns",
+        s.read_bytes,
+        Bytes(s.read_bytes),
+        s.written_bytes,
+        s.seconds,
+        Rate(rate(s.written_bytes, s.seconds)),
+        s.fill_pct,
+        s.underruns,
+        s.overruns
+    )
+}
+
+/// The end-of-run facts that decide the summary and the exit status.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub snapshot: Snapshot,
+    /// Names and reasons of outputs that failed.
+    pub failed_outputs: Vec<String>,
+    pub input_error: Option<String>,
+    /// The signal that stopped the run, by name.
+    pub interrupted_by: Option<&'static str>,
+}
+
+impl Summary {
+    pub fn collect(stats: &Stats, interrupted_by: Option<&'static str>) -> Summary {
+        let failed_outputs = (0..stats.outputs.len())
+            .filter_map(|i| stats.output_error(i))
+            .collect();
+        Summary {
+            snapshot: stats.snapshot(),
+            failed_outputs,
+            input_error: stats.input_error(),
+            interrupted_by,
+        }
+    }
+
+    /// Bytes read that did not reach every output that is still alive.
+    pub fn uncommitted_bytes(&self) -> u64 {
+        self.snapshot
+            .read_bytes
+            .saturating_sub(self.snapshot.written_bytes)
+    }
+
+    /// True when every byte read reached every output and nothing failed.
+    pub fn is_clean(&self) -> bool {
+        self.failed_outputs.is_empty()
+            && self.input_error.is_none()
+            && self.interrupted_by.is_none()
+            && self.uncommitted_bytes() == 0
+    }
+
+    /// The single summary line.
+    pub fn line(&self) -> String {
+        let s = &self.snapshot;
+        let mut line = String::from("tapebuf: summary: ");
+        if let Some(sig) = self.interrupted_by {
+            line += &format!("interrupted by {sig}: ");
+        }
+        line += &format!(
+            "in {} bytes, out {} bytes ({}), {:.3} s, {}, {} underruns, {} overruns",
+            s.read_bytes,
+            s.written_bytes,
+            Bytes(s.written_bytes),
+            s.seconds,
+            Rate(rate(s.written_bytes, s.seconds)),
+            s.underruns,
+            s.overruns
+        );
+        if self.input_error.is_some() {
+            line += "; INPUT FAILED";
+        }
+        for f in &self.failed_outputs {
+            line += &format!("; FAILED {f}");
+        }
+        let lost = self.uncommitted_bytes();
+        if lost > 0 {
+            line += &format!("; {lost} bytes read but not committed");
+        }
+        line
+    }
+}
+
+fn rate(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(read: u64, written: u64) -> Summary {
+        Summary {
+            snapshot: Snapshot {
+                seconds: 2.0,
+                read_bytes: read,
+                written_bytes: written,
+                fill_pct: 0.0,
+                underruns: 3,
+                overruns: 4,
+            },
+            failed_outputs: vec![],
+            input_error: None,
+            interrupted_by: None,
+        }
+    }
+
+    #[test]
+    fn clean_summary_has_counts_rate_and_no_warning() {
+        let s = summary(1000, 1000);
+        assert!(s.is_clean());
+        let line = s.line();
+        assert!(
+            line.starts_with("tapebuf: summary: in 1000 bytes, out 1000 bytes"),
+            "{line}"
+        );
+        assert!(line.contains("3 underruns, 4 overruns"), "{line}");
+        assert!(line.contains("500 B/s"), "{line}");
+        assert!(!line.contains("not committed"), "{line}");
+    }
+
+    #[test]
+    fn uncommitted_bytes_are_named_and_not_clean() {
+        let s = summary(1000, 400);
+        assert!(!s.is_clean());
+        assert!(s.line().ends_with("; 600 bytes read but not committed"));
+    }
+
+    #[test]
+    fn failed_outputs_and_interruption_are_named() {
+        let mut s = summary(10, 10);
+        s.failed_outputs
+            .push("/mnt/b: write failed at byte 0: boom".into());
+        s.interrupted_by = Some("SIGINT");
+        let line = s.line();
+        assert!(line.contains("interrupted by SIGINT"), "{line}");
+        assert!(
+            line.contains("FAILED /mnt/b: write failed at byte 0"),
+            "{line}"
+        );
+        assert!(!s.is_clean());
+    }
+}

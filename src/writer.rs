@@ -1,0 +1,86 @@
+//! The writer thread: drains full blocks strictly in order to the outputs
+//! and returns them to the free queue.
+//!
+//! It counts an underrun each time it finds the ring empty before the end of
+//! input (on a tape, each one is a stop), and then obeys the high watermark:
+//! it gathers full blocks until the ring is full enough, or input has ended,
+//! before it writes again. The first start obeys the watermark too, but is
+//! not counted as an underrun.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use crossbeam_channel::{select, Receiver, TryRecvError};
+
+use crate::events::{Event, Events};
+use crate::rate::Pacer;
+use crate::reader::stopped;
+use crate::ring::{BlockRef, WriterEnd};
+use crate::sink::Outputs;
+use crate::stats::Stats;
+
+pub struct Writer {
+    pub outputs: Outputs,
+    pub ring: WriterEnd,
+    pub stats: Arc<Stats>,
+    pub start_blocks: usize,
+    pub pacer: Option<Pacer>,
+    pub stop: Receiver<()>,
+    pub events: Events,
+}
+
+impl Writer {
+    /// Runs until input has ended and every block is written, a stop, or
+    /// every output has failed. Closes the outputs at the end.
+    pub fn run(mut self) {
+        let mut held: VecDeque<BlockRef> = VecDeque::new();
+        let mut streaming = false;
+        while !stopped(&self.stop) && self.stats.any_output_alive() {
+            let Some(block) = self.next_full(&mut held, &mut streaming) else {
+                break;
+            };
+            self.outputs.deliver(&block, &self.stats);
+            let len = block.len();
+            self.stats.blocks_released.fetch_add(1, Relaxed);
+            // The reader may already have gone; the block is then dropped.
+            let _ = self.ring.free.send(block);
+            if let Some(p) = self.pacer.as_mut() {
+                p.pace(len, &self.stop);
+            }
+        }
+        self.outputs.finish(&self.stats);
+    }
+
+    /// The next full block, or None at the end of input or on a stop.
+    fn next_full(
+        &mut self,
+        held: &mut VecDeque<BlockRef>,
+        streaming: &mut bool,
+    ) -> Option<BlockRef> {
+        if let Some(b) = held.pop_front() {
+            return Some(b);
+        }
+        match self.ring.full.try_recv() {
+            Ok(b) => return Some(b),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        if *streaming {
+            self.stats.underruns.fetch_add(1, Relaxed);
+            self.events.send(Event::Underrun);
+        }
+        *streaming = false;
+        while held.len() < self.start_blocks {
+            select! {
+                recv(self.ring.full) -> msg => match msg {
+                    Ok(b) => held.push_back(b),
+                    Err(_) => break, // input ended: write what is held
+                },
+                recv(self.stop) -> _ => return None,
+            }
+        }
+        *streaming = true;
+        held.pop_front()
+    }
+}
