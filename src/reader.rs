@@ -39,6 +39,11 @@ impl Reader {
             let blk = ring::unique(&mut block);
             let filled = self.source.fill(blk.buffer_mut());
             blk.set_len(filled.bytes);
+            if !matches!(filled.end, End::More) {
+                // Set before the last block goes out, so the writer does not
+                // count the end of input as an underrun.
+                self.stats.input_done.store(true, Relaxed);
+            }
             if filled.bytes > 0 {
                 self.stats
                     .read_bytes

@@ -61,15 +61,20 @@ impl Writer {
         if let Some(b) = held.pop_front() {
             return Some(b);
         }
-        match self.ring.full.try_recv() {
-            Ok(b) => return Some(b),
-            Err(TryRecvError::Disconnected) => return None,
-            Err(TryRecvError::Empty) => {}
-        }
         if *streaming {
-            self.stats.underruns.fetch_add(1, Relaxed);
-            self.events.send(Event::Underrun);
+            match self.ring.full.try_recv() {
+                Ok(b) => return Some(b),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {
+                    if !self.stats.input_done.load(Relaxed) {
+                        self.stats.underruns.fetch_add(1, Relaxed);
+                        self.events.send(Event::Underrun);
+                    }
+                }
+            }
         }
+        // Not streaming: at the start, or after an underrun. Gather blocks
+        // up to the high watermark before writing again.
         *streaming = false;
         while held.len() < self.start_blocks {
             select! {

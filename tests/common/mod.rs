@@ -1,0 +1,166 @@
+//! Helpers for running the real binary with real pipes. Standard input is
+//! fed from a thread and standard output drained by another, so a test can
+//! never deadlock itself on a full pipe.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tapebuf");
+
+pub fn tapebuf() -> Command {
+    Command::new(BIN)
+}
+
+/// Deterministic pseudo-random bytes, so failures reproduce.
+pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+pub fn sha256(data: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(data))
+}
+
+pub fn sha256_file(path: &Path) -> String {
+    sha256(&std::fs::read(path).expect("reading output file"))
+}
+
+/// How the feeder writes standard input.
+#[derive(Clone, Copy)]
+pub enum Feed {
+    /// As fast as the pipe takes it.
+    Fast,
+    /// In small chunks with pauses: a slow, bursty producer like tar on a
+    /// dense filesystem.
+    Slow { chunk: usize, pause: Duration },
+}
+
+/// How the drainer reads standard output.
+#[derive(Clone, Copy)]
+pub enum Drain {
+    Fast,
+    Slow { chunk: usize, pause: Duration },
+}
+
+pub struct Outcome {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+/// Runs tapebuf with `args`, feeding `input` and collecting everything.
+pub fn run_with(args: &[&str], input: Vec<u8>, feed: Feed, drain: Drain) -> Outcome {
+    let mut child = tapebuf()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning tapebuf");
+    let feeder = feed_stdin(&mut child, input, feed);
+    let drainer = drain_stdout(&mut child, drain);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let _ = feeder.join();
+    let stdout = drainer.join().unwrap();
+    Outcome {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+pub fn run(args: &[&str], input: Vec<u8>) -> Outcome {
+    run_with(args, input, Feed::Fast, Drain::Fast)
+}
+
+pub fn feed_stdin(child: &mut Child, input: Vec<u8>, feed: Feed) -> JoinHandle<()> {
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    std::thread::spawn(move || match feed {
+        Feed::Fast => {
+            let _ = stdin.write_all(&input);
+        }
+        Feed::Slow { chunk, pause } => {
+            for piece in input.chunks(chunk) {
+                if stdin.write_all(piece).is_err() {
+                    return;
+                }
+                std::thread::sleep(pause);
+            }
+        }
+    })
+}
+
+pub fn drain_stdout(child: &mut Child, drain: Drain) -> JoinHandle<Vec<u8>> {
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        match drain {
+            Drain::Fast => {
+                stdout.read_to_end(&mut out).unwrap();
+            }
+            Drain::Slow { chunk, pause } => {
+                let mut buf = vec![0; chunk];
+                loop {
+                    let n = stdout.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    out.extend_from_slice(&buf[..n]);
+                    std::thread::sleep(pause);
+                }
+            }
+        }
+        out
+    })
+}
+
+/// The one summary line on stderr.
+pub fn summary_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("tapebuf: summary: "))
+        .unwrap_or_else(|| panic!("no summary line in stderr: {stderr:?}"))
+}
+
+/// A number that follows `label` in the summary, e.g. "in " -> bytes read.
+pub fn summary_number(stderr: &str, before: &str) -> u64 {
+    let line = summary_line(stderr);
+    let at = line
+        .find(before)
+        .unwrap_or_else(|| panic!("'{before}' not in {line:?}"));
+    line[at + before.len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after '{before}' in {line:?}"))
+}
+
+/// The count printed before `what` in the summary, e.g. "underruns".
+pub fn summary_count(stderr: &str, what: &str) -> u64 {
+    let line = summary_line(stderr);
+    line.split([',', ';'])
+        .map(str::trim)
+        .find_map(|part| part.strip_suffix(what).and_then(|n| n.trim().parse().ok()))
+        .unwrap_or_else(|| panic!("no count of {what} in {line:?}"))
+}

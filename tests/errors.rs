@@ -1,0 +1,203 @@
+//! Bad input and failures: each gives one clear `tapebuf: ...` line, the
+//! documented exit status, and never loses data silently.
+
+mod common;
+
+use std::io::Read;
+use std::process::Stdio;
+
+use common::*;
+
+fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| !l.starts_with("tapebuf: summary: "))
+        .collect()
+}
+
+#[test]
+fn unknown_option_is_a_usage_error_with_one_line() {
+    let out = run(&["--frobnicate"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stderr.lines().count(), 1, "{:?}", out.stderr);
+    assert!(out.stderr.starts_with("tapebuf: "), "{}", out.stderr);
+    assert!(out.stderr.contains("--frobnicate"), "{}", out.stderr);
+}
+
+#[test]
+fn block_size_larger_than_memory_names_both_flags() {
+    let out = run(&["-s", "4M", "-m", "1M"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: -s/--block-size: the block size 4.00 MiB is larger than -m/--memory 1.00 MiB"
+    );
+}
+
+#[test]
+fn high_watermark_over_100_is_refused() {
+    let out = run(&["-P", "120"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: -P/--high-watermark: '120' is not a percentage from 0 to 100"
+    );
+}
+
+#[test]
+fn bad_size_names_the_flag() {
+    let out = run(&["-m", "lots"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stderr
+            .starts_with("tapebuf: -m/--memory: 'lots' is not a size"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn missing_input_file_is_an_io_error_naming_the_path() {
+    let out = run(&["-i", "/nonexistent/home.tar"], vec![]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: -i /nonexistent/home.tar: cannot open: No such file or directory (os error 2)"
+    );
+}
+
+#[test]
+fn existing_output_file_is_refused_without_force_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("home.tar");
+    std::fs::write(&path, b"yesterday's backup").unwrap();
+    let out = run(&["-o", path.to_str().unwrap()], pattern(1000, 1));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!(
+            "tapebuf: -o/--output: {}: already exists; use -f/--force to overwrite it or --append to add to it",
+            path.display()
+        )
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"yesterday's backup");
+}
+
+#[test]
+fn devices_are_always_accepted_as_outputs() {
+    let out = run(&["-o", "/dev/null"], pattern(100_000, 1));
+    assert!(out.status.success(), "{}", out.stderr);
+}
+
+#[test]
+fn output_to_dev_full_fails_with_the_byte_offset() {
+    let out = run(&["-s", "64k", "-o", "/dev/full"], pattern(1 << 20, 1));
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    let errors = error_lines(&out.stderr);
+    assert_eq!(
+        errors,
+        vec!["tapebuf: /dev/full: write failed at byte 0: No space left on device (os error 28)"]
+    );
+    let line = summary_line(&out.stderr);
+    assert!(line.contains("FAILED /dev/full"), "{line}");
+    assert!(line.contains("bytes read but not committed"), "{line}");
+}
+
+#[test]
+fn one_failed_output_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good");
+    let input = pattern(2 << 20, 4);
+    let out = run(
+        &[
+            "-s",
+            "64k",
+            "-b",
+            "4",
+            "-o",
+            "/dev/full",
+            "-o",
+            good.to_str().unwrap(),
+        ],
+        input.clone(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    assert_eq!(sha256_file(&good), sha256(&input));
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains("FAILED /dev/full: write failed at byte 0"),
+        "{line}"
+    );
+    assert_eq!(summary_number(&out.stderr, "out "), input.len() as u64);
+}
+
+#[test]
+fn stdout_closed_early_is_an_error_not_a_success() {
+    let mut child = tapebuf()
+        .args(["-s", "4k", "-b", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let feeder = feed_stdin(&mut child, pattern(8 << 20, 3), Feed::Fast);
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = vec![0u8; 8192];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout); // like `head -c 8192` exiting
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    let errors = error_lines(&stderr);
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].starts_with("tapebuf: stdout: output closed after ")
+            && errors[0].ends_with(" bytes"),
+        "{stderr}"
+    );
+    assert!(
+        summary_line(&stderr).contains("bytes read but not committed"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn memory_that_cannot_be_had_is_reported_at_start() {
+    // Limit the address space so the ring cannot be mapped.
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -v 300000; exec {BIN} -m 1G -s 1M </dev/null"),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "tapebuf: -m/--memory 1.00 GiB: cannot allocate 1024 blocks of 1048576 bytes"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn quiet_still_reports_failures() {
+    let out = run(&["-q", "-o", "/dev/full"], pattern(1000, 1));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr
+            .contains("tapebuf: /dev/full: write failed at byte 0"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("tapebuf: summary: "), "{}", out.stderr);
+}

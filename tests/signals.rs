@@ -1,0 +1,174 @@
+//! Signals: SIGUSR1 prints a status line and the run goes on; SIGINT and
+//! SIGTERM stop the run, print what was committed, and end with the signal.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::*;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// A tapebuf whose stdin stays open until `close_stdin` is sent, whose
+/// stderr lines arrive on a channel, and from whose stdout `head` bytes
+/// have already been read (so data flows and the handlers are installed).
+struct Live {
+    child: Child,
+    close_stdin: mpsc::Sender<()>,
+    stderr_lines: mpsc::Receiver<String>,
+    stdout: std::process::ChildStdout,
+}
+
+fn start_live(args: &[&str], head: usize) -> (Live, Vec<u8>) {
+    let mut child = tapebuf()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (close_tx, close_rx) = mpsc::channel::<()>();
+    let data = pattern(head, 42);
+    let sent = data.clone();
+    std::thread::spawn(move || {
+        stdin.write_all(&sent).unwrap();
+        let _ = close_rx.recv(); // hold stdin open until told
+    });
+    let stderr = child.stderr.take().unwrap();
+    let (line_tx, line_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut got = vec![0; head];
+    stdout.read_exact(&mut got).unwrap();
+    assert_eq!(got, data, "the first bytes passed through");
+    (
+        Live {
+            child,
+            close_stdin: close_tx,
+            stderr_lines: line_rx,
+            stdout,
+        },
+        got,
+    )
+}
+
+fn next_line(live: &Live) -> String {
+    live.stderr_lines
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a stderr line within 20 s")
+}
+
+#[test]
+fn sigusr1_prints_a_status_line_and_the_run_continues() {
+    let (mut live, _) = start_live(&["-s", "4k", "-b", "8"], 8192);
+    kill(Pid::from_raw(live.child.id() as i32), Signal::SIGUSR1).unwrap();
+    let line = next_line(&live);
+    assert!(line.starts_with("tapebuf: status: in 8192 bytes"), "{line}");
+    assert!(line.contains("out 8192 bytes"), "{line}");
+    assert!(
+        line.contains("underruns") && line.contains("overruns"),
+        "{line}"
+    );
+    live.close_stdin.send(()).unwrap();
+    let mut rest = Vec::new();
+    live.stdout.read_to_end(&mut rest).unwrap();
+    let status = live.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let summary = next_line(&live);
+    assert!(
+        summary.starts_with("tapebuf: summary: in 8192 bytes, out 8192 bytes"),
+        "{summary}"
+    );
+}
+
+fn assert_stops_on(signal: Signal, name: &str) {
+    let (mut live, _) = start_live(&["-s", "4k", "-b", "8"], 12288);
+    kill(Pid::from_raw(live.child.id() as i32), signal).unwrap();
+    let mut rest = Vec::new();
+    live.stdout.read_to_end(&mut rest).unwrap();
+    let status = live.child.wait().unwrap();
+    assert_eq!(status.signal(), Some(signal as i32), "{status:?}");
+    let summary = next_line(&live);
+    assert!(
+        summary.starts_with(&format!(
+            "tapebuf: summary: interrupted by {name}: in 12288 bytes, out 12288 bytes"
+        )),
+        "{summary}"
+    );
+    assert!(rest.is_empty());
+    let _ = live.close_stdin.send(());
+}
+
+#[test]
+fn sigint_mid_run_stops_with_the_summary_and_the_signal_status() {
+    assert_stops_on(Signal::SIGINT, "SIGINT");
+}
+
+#[test]
+fn sigterm_mid_run_stops_with_the_summary_and_the_signal_status() {
+    assert_stops_on(Signal::SIGTERM, "SIGTERM");
+}
+
+#[test]
+fn sigint_with_data_still_in_the_ring_reports_it_as_not_committed() {
+    // A high watermark keeps the writer waiting, so data sits in the ring.
+    let mut child = tapebuf()
+        .args(["-s", "4k", "-b", "10", "-P", "100"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // A first full ring passes through: proof that the handlers are in place.
+    stdin.write_all(&pattern(10 * 4096, 1)).unwrap();
+    let mut first = vec![0; 10 * 4096];
+    stdout.read_exact(&mut first).unwrap();
+    // Then 3 blocks: fewer than the 10 the writer now waits for.
+    stdin.write_all(&pattern(3 * 4096, 2)).unwrap();
+    // Ask for status until it shows the 3 blocks were read into the ring.
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let pid = Pid::from_raw(child.id() as i32);
+    let mut seen = false;
+    for _ in 0..1000 {
+        kill(pid, Signal::SIGUSR1).unwrap();
+        let line = lines.next().unwrap().unwrap();
+        if line.starts_with("tapebuf: status: in 53248 bytes") {
+            seen = true;
+            break;
+        }
+    }
+    assert!(seen, "status never showed the data in the ring");
+    kill(pid, Signal::SIGINT).unwrap();
+    let mut out = Vec::new();
+    stdout.read_to_end(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT));
+    assert!(out.is_empty());
+    let summary = lines.next().unwrap().unwrap();
+    assert!(
+        summary.starts_with(
+            "tapebuf: summary: interrupted by SIGINT: in 53248 bytes, out 40960 bytes"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.ends_with("; 12288 bytes read but not committed"),
+        "{summary}"
+    );
+    drop(stdin);
+}

@@ -1,0 +1,176 @@
+//! The high watermark with a slow, controlled producer: after the ring has
+//! run empty, writing resumes only once the ring has refilled to -P, and
+//! every such stop is counted as one underrun.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use tapebuf::events::{Event, Events};
+use tapebuf::pipeline::{Params, Running};
+use tapebuf::sink::Sink;
+use tapebuf::source::{End, Filled, Source};
+use tapebuf::watermark::Watermarks;
+
+const BLOCK: usize = 1024;
+const RING: usize = 10;
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Hands out one block per message the test sends; a closed channel ends
+/// the input. Counts the blocks it has handed to the reader.
+struct StepSource {
+    feed: Receiver<Vec<u8>>,
+    fed: Arc<AtomicU64>,
+}
+
+impl Source for StepSource {
+    fn fill(&mut self, buf: &mut [u8]) -> Filled {
+        match self.feed.recv() {
+            Ok(block) => {
+                buf[..block.len()].copy_from_slice(&block);
+                self.fed.fetch_add(1, SeqCst);
+                Filled {
+                    bytes: block.len(),
+                    end: End::More,
+                }
+            }
+            Err(_) => Filled {
+                bytes: 0,
+                end: End::Eof,
+            },
+        }
+    }
+    fn name(&self) -> &str {
+        "steps"
+    }
+}
+
+/// Records, for every write, how many blocks the source had handed out at
+/// that moment, and tells the test a block was written.
+struct WatchingSink {
+    fed: Arc<AtomicU64>,
+    seen: Arc<Mutex<Vec<u64>>>,
+    wrote: Sender<()>,
+}
+
+impl Sink for WatchingSink {
+    fn write_block(&mut self, _data: &[u8]) -> io::Result<()> {
+        self.seen.lock().unwrap().push(self.fed.load(SeqCst));
+        let _ = self.wrote.send(());
+        Ok(())
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn name(&self) -> &str {
+        "watching"
+    }
+}
+
+#[test]
+fn resumes_writing_only_after_the_ring_refills_to_the_high_watermark() {
+    let (feed_tx, feed_rx) = bounded::<Vec<u8>>(0);
+    let (wrote_tx, wrote_rx) = unbounded();
+    let (event_tx, event_rx) = unbounded();
+    let fed = Arc::new(AtomicU64::new(0));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let source = StepSource {
+        feed: feed_rx,
+        fed: Arc::clone(&fed),
+    };
+    let sink = WatchingSink {
+        fed: Arc::clone(&fed),
+        seen: Arc::clone(&seen),
+        wrote: wrote_tx,
+    };
+    let params = Params {
+        blocks: RING,
+        block_bytes: BLOCK,
+        lock_memory: false,
+        marks: Watermarks::new(RING, 90, 100),
+        input_rate_bytes_per_s: None,
+        output_rate_bytes_per_s: None,
+        events: Events::new(event_tx),
+    };
+    let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
+    let stats = Arc::clone(running.stats());
+    let block = vec![7u8; BLOCK];
+
+    // Three bursts of 9 blocks: -P 90 of a 10-block ring is 9 blocks.
+    for burst in 1..=3u64 {
+        for _ in 0..9 {
+            feed_tx.send(block.clone()).unwrap();
+        }
+        for _ in 0..9 {
+            wrote_rx.recv_timeout(WAIT).unwrap_or_else(|_| {
+                panic!(
+                    "burst {burst} written: fed {} seen {:?} snap {:?}",
+                    fed.load(SeqCst),
+                    seen.lock().unwrap(),
+                    stats.snapshot()
+                )
+            });
+        }
+        // The writer drains the burst, finds the ring empty: one stop.
+        assert_eq!(event_rx.recv_timeout(WAIT).unwrap(), Event::Underrun);
+        assert_eq!(stats.underruns.load(SeqCst), burst);
+    }
+    // A last, short burst: the end of input releases it without reaching 9.
+    for _ in 0..4 {
+        feed_tx.send(block.clone()).unwrap();
+    }
+    drop(feed_tx);
+    assert!(running.wait(Some(WAIT)));
+
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 31);
+    // No write of a burst happened before the whole burst was in the ring.
+    for (i, &fed_at_write) in seen.iter().enumerate() {
+        let burst_end = ((i as u64 / 9) + 1) * 9;
+        assert!(
+            fed_at_write >= burst_end.min(31),
+            "write {i} happened when only {fed_at_write} blocks had been read"
+        );
+    }
+    let snap = stats.snapshot();
+    assert_eq!(snap.underruns, 3, "the end of input is not an underrun");
+    assert_eq!(snap.read_bytes, 31 * BLOCK as u64);
+    assert_eq!(snap.written_bytes, 31 * BLOCK as u64);
+}
+
+#[test]
+fn without_a_high_watermark_every_block_goes_out_at_once() {
+    let (feed_tx, feed_rx) = bounded::<Vec<u8>>(0);
+    let (wrote_tx, wrote_rx) = unbounded();
+    let fed = Arc::new(AtomicU64::new(0));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let source = StepSource {
+        feed: feed_rx,
+        fed: Arc::clone(&fed),
+    };
+    let sink = WatchingSink {
+        fed: Arc::clone(&fed),
+        seen: Arc::clone(&seen),
+        wrote: wrote_tx,
+    };
+    let params = Params {
+        blocks: RING,
+        block_bytes: BLOCK,
+        lock_memory: false,
+        marks: Watermarks::new(RING, 0, 100),
+        input_rate_bytes_per_s: None,
+        output_rate_bytes_per_s: None,
+        events: Events::default(),
+    };
+    let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
+    // Each block is written before the next one is even offered.
+    for _ in 0..5 {
+        feed_tx.send(vec![1u8; BLOCK]).unwrap();
+        wrote_rx.recv_timeout(WAIT).expect("written at once");
+    }
+    drop(feed_tx);
+    assert!(running.wait(Some(WAIT)));
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2, 3, 4, 5]);
+}
