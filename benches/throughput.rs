@@ -1,1 +1,186 @@
-fn main() {}
+//! Throughput benchmark: tapebuf against mbuffer and plain dd, side by side
+//! in one run.
+//!
+//! Each tool sits between `dd if=/dev/zero` and `dd of=/dev/null`, joined by
+//! pipes, and moves the same stream with the same block size (and, for the
+//! two buffers, the same memory). Runs are interleaved, tool by tool, so
+//! that machine noise hits every tool alike; medians and ratios are
+//! reported. The tool's own CPU time and peak RSS come from wait4(2).
+//!
+//!     cargo bench --bench throughput
+//!
+//! Environment: TAPEBUF_BENCH_GIB (default 4), TAPEBUF_BENCH_RUNS
+//! (default 5), TAPEBUF_BENCH_MEMORY (default 64M).
+
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
+
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    wall_s: f64,
+    cpu_s: f64,
+    max_rss_kib: u64,
+}
+
+/// Runs `dd if=/dev/zero | tool | dd of=/dev/null` and measures the tool.
+/// The tool is reaped by wait4 rather than `Child::wait`, to get its rusage.
+#[allow(clippy::zombie_processes)]
+fn measure(tool: &[String], gib: u64) -> Sample {
+    let started = Instant::now();
+    let mut producer = Command::new("dd")
+        .args([
+            "if=/dev/zero",
+            "bs=1M",
+            &format!("count={}", gib * 1024),
+            "status=none",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawning the producer dd");
+    let mut middle = Command::new(&tool[0])
+        .args(&tool[1..])
+        .stdin(producer.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {}: {e} (is it installed?)", tool[0]));
+    let mut consumer = Command::new("dd")
+        .args(["of=/dev/null", "bs=1M", "status=none"])
+        .stdin(middle.stdout.take().unwrap())
+        .spawn()
+        .expect("spawning the consumer dd");
+
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child with valid out-pointers.
+    let pid = unsafe { libc::wait4(middle.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, middle.id() as i32, "wait4 failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} failed with status {status:#x}",
+        tool[0]
+    );
+    assert!(consumer.wait().unwrap().success(), "consumer dd failed");
+    assert!(producer.wait().unwrap().success(), "producer dd failed");
+    let wall_s = started.elapsed().as_secs_f64();
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Sample {
+        wall_s,
+        cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss as u64,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn main() {
+    // `cargo bench` passes --bench; a filter argument is not supported.
+    let gib: u64 = env_or("TAPEBUF_BENCH_GIB", "4")
+        .parse()
+        .expect("TAPEBUF_BENCH_GIB");
+    let runs: usize = env_or("TAPEBUF_BENCH_RUNS", "5")
+        .parse()
+        .expect("TAPEBUF_BENCH_RUNS");
+    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
+    let memory_bytes = tapebuf::size::parse_size(&memory).expect("TAPEBUF_BENCH_MEMORY");
+
+    println!(
+        "# {gib} GiB from /dev/zero to /dev/null through pipes, {runs} runs per tool, memory {memory}"
+    );
+    println!("# medians; cpu and rss are the middle tool's own (wait4)");
+    println!(
+        "{:<8} {:<9} {:>8} {:>8} {:>9} {:>9} {:>12}",
+        "block", "tool", "wall s", "cpu s", "rss MiB", "MB/s", "wall ratio"
+    );
+    for block in ["1M", "64k"] {
+        let tools: Vec<(&str, Vec<String>)> = vec![
+            (
+                "tapebuf",
+                [TAPEBUF, "-q", "-s", block, "-m", &memory]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+            ),
+            (
+                "mbuffer",
+                ["mbuffer", "-q", "-s", block, "-m", &memory]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+            ),
+            (
+                "dd",
+                vec!["dd".into(), format!("bs={block}"), "status=none".into()],
+            ),
+        ];
+        let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); tools.len()];
+        for run in 0..runs {
+            // Rotate the order so no tool always runs first.
+            for k in 0..tools.len() {
+                let i = (run + k) % tools.len();
+                samples[i].push(measure(&tools[i].1, gib));
+            }
+        }
+        let medians: Vec<(f64, f64, f64)> = samples
+            .iter()
+            .map(|s| {
+                (
+                    median(s.iter().map(|x| x.wall_s).collect()),
+                    median(s.iter().map(|x| x.cpu_s).collect()),
+                    s.iter().map(|x| x.max_rss_kib).max().unwrap_or(0) as f64 / 1024.0,
+                )
+            })
+            .collect();
+        let tapebuf_wall = medians[0].0;
+        for (i, (name, _)) in tools.iter().enumerate() {
+            let (wall, cpu, rss) = medians[i];
+            println!(
+                "{:<8} {:<9} {:>8.3} {:>8.3} {:>9.1} {:>9.0} {:>12.2}",
+                block,
+                name,
+                wall,
+                cpu,
+                rss,
+                (gib << 30) as f64 / wall / 1e6,
+                tapebuf_wall / wall
+            );
+        }
+        let (tw, tc, trss) = medians[0];
+        let (mw, mc, _) = medians[1];
+        let rss_limit = memory_bytes as f64 / (1 << 20) as f64 + 16.0;
+        println!(
+            "{:<8} targets: wall <= mbuffer {} ({:.2}x), cpu <= mbuffer {} ({:.2}x), peak rss <= {:.0} MiB {} ({:.1})",
+            block,
+            verdict(tw <= mw),
+            tw / mw,
+            verdict(tc <= mc),
+            tc / mc,
+            rss_limit,
+            verdict(trss <= rss_limit),
+            trss
+        );
+    }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}

@@ -327,7 +327,7 @@ fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigErr
             ),
         ));
     }
-    let total = block.checked_mul(blocks).unwrap_or(u64::MAX);
+    let total = block.saturating_mul(blocks);
     if machine.physical_memory_bytes > 0 && total > machine.physical_memory_bytes {
         return Err(ConfigError::new(
             "-b/--blocks",

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod events;
 pub mod exit;
+pub mod pipe_size;
 pub mod pipeline;
 pub mod rate;
 pub mod reader;

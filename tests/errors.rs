@@ -4,7 +4,6 @@
 mod common;
 
 use std::io::Read;
-use std::process::Stdio;
 
 use common::*;
 
@@ -133,26 +132,13 @@ fn one_failed_output_does_not_stop_the_others() {
 
 #[test]
 fn stdout_closed_early_is_an_error_not_a_success() {
-    let mut child = tapebuf()
-        .args(["-s", "4k", "-b", "4"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&["-s", "4k", "-b", "4"]);
     let feeder = feed_stdin(&mut child, pattern(8 << 20, 3), Feed::Fast);
     let mut stdout = child.stdout.take().unwrap();
     let mut first = vec![0u8; 8192];
     stdout.read_exact(&mut first).unwrap();
     drop(stdout); // like `head -c 8192` exiting
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
+    let (status, stderr) = finish(&mut child);
     feeder.join().unwrap();
     assert_eq!(status.code(), Some(1), "{stderr}");
     let errors = error_lines(&stderr);

@@ -5,7 +5,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -24,13 +24,7 @@ struct Live {
 }
 
 fn start_live(args: &[&str], head: usize) -> (Live, Vec<u8>) {
-    let mut child = tapebuf()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(args);
     let mut stdin = child.stdin.take().unwrap();
     let (close_tx, close_rx) = mpsc::channel::<()>();
     let data = pattern(head, 42);
@@ -124,13 +118,7 @@ fn sigterm_mid_run_stops_with_the_summary_and_the_signal_status() {
 #[test]
 fn sigint_with_data_still_in_the_ring_reports_it_as_not_committed() {
     // A high watermark keeps the writer waiting, so data sits in the ring.
-    let mut child = tapebuf()
-        .args(["-s", "4k", "-b", "10", "-P", "100"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&["-s", "4k", "-b", "10", "-P", "100"]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();
     // A first full ring passes through: proof that the handlers are in place.

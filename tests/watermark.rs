@@ -69,8 +69,17 @@ impl Sink for WatchingSink {
     }
 }
 
-#[test]
-fn resumes_writing_only_after_the_ring_refills_to_the_high_watermark() {
+/// A pipeline with a step-by-step source and a watching sink.
+struct Harness {
+    feed: Sender<Vec<u8>>,
+    wrote: Receiver<()>,
+    events: Receiver<Event>,
+    fed: Arc<AtomicU64>,
+    seen: Arc<Mutex<Vec<u64>>>,
+    running: Running,
+}
+
+fn start(high_pct: u8) -> Harness {
     let (feed_tx, feed_rx) = bounded::<Vec<u8>>(0);
     let (wrote_tx, wrote_rx) = unbounded();
     let (event_tx, event_rx) = unbounded();
@@ -89,12 +98,32 @@ fn resumes_writing_only_after_the_ring_refills_to_the_high_watermark() {
         blocks: RING,
         block_bytes: BLOCK,
         lock_memory: false,
-        marks: Watermarks::new(RING, 90, 100),
+        marks: Watermarks::new(RING, high_pct, 100),
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
         events: Events::new(event_tx),
     };
     let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
+    Harness {
+        feed: feed_tx,
+        wrote: wrote_rx,
+        events: event_rx,
+        fed,
+        seen,
+        running,
+    }
+}
+
+#[test]
+fn resumes_writing_only_after_the_ring_refills_to_the_high_watermark() {
+    let Harness {
+        feed: feed_tx,
+        wrote: wrote_rx,
+        events: event_rx,
+        fed,
+        seen,
+        running,
+    } = start(90);
     let stats = Arc::clone(running.stats());
     let block = vec![7u8; BLOCK];
 
@@ -142,29 +171,13 @@ fn resumes_writing_only_after_the_ring_refills_to_the_high_watermark() {
 
 #[test]
 fn without_a_high_watermark_every_block_goes_out_at_once() {
-    let (feed_tx, feed_rx) = bounded::<Vec<u8>>(0);
-    let (wrote_tx, wrote_rx) = unbounded();
-    let fed = Arc::new(AtomicU64::new(0));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let source = StepSource {
-        feed: feed_rx,
-        fed: Arc::clone(&fed),
-    };
-    let sink = WatchingSink {
-        fed: Arc::clone(&fed),
-        seen: Arc::clone(&seen),
-        wrote: wrote_tx,
-    };
-    let params = Params {
-        blocks: RING,
-        block_bytes: BLOCK,
-        lock_memory: false,
-        marks: Watermarks::new(RING, 0, 100),
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        events: Events::default(),
-    };
-    let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
+    let Harness {
+        feed: feed_tx,
+        wrote: wrote_rx,
+        seen,
+        running,
+        ..
+    } = start(0);
     // Each block is written before the next one is even offered.
     for _ in 0..5 {
         feed_tx.send(vec![1u8; BLOCK]).unwrap();

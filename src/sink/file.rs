@@ -32,12 +32,13 @@ pub struct FdSink {
 impl FdSink {
     /// Standard output, through a duplicate descriptor so no buffering layer
     /// sits in between.
-    pub fn stdout(sync: bool) -> anyhow::Result<FdSink> {
+    pub fn stdout(sync: bool, block_bytes: usize) -> anyhow::Result<FdSink> {
         let fd = io::stdout()
             .as_fd()
             .try_clone_to_owned()
             .context("stdout: cannot duplicate the descriptor")?;
         let file = File::from(fd);
+        crate::pipe_size::grow_to(&file, block_bytes);
         let sync = sync && syncable(&file);
         Ok(FdSink {
             file,
@@ -98,6 +99,7 @@ impl FdSink {
             options.open(path)
         };
         let file = file.with_context(|| format!("-o {name}: cannot open"))?;
+        crate::pipe_size::grow_to(&file, config.block_bytes);
         let sync = config.sync && syncable(&file);
         Ok(FdSink {
             file,

@@ -33,7 +33,9 @@ pub fn open_all(config: &Config) -> Result<Vec<Box<dyn Sink>>, OpenError> {
         .iter()
         .map(|spec| -> Result<Box<dyn Sink>, OpenError> {
             match spec {
-                OutputSpec::Stdout => Ok(Box::new(FdSink::stdout(config.sync)?)),
+                OutputSpec::Stdout => {
+                    Ok(Box::new(FdSink::stdout(config.sync, config.block_bytes)?))
+                }
                 OutputSpec::File(path) => Ok(Box::new(FdSink::open(path, config)?)),
             }
         })

@@ -20,12 +20,13 @@ pub struct FdSource {
 impl FdSource {
     /// Standard input, through a duplicate descriptor so no buffering layer
     /// sits in between.
-    pub fn stdin() -> anyhow::Result<FdSource> {
+    pub fn stdin(block_bytes: usize) -> anyhow::Result<FdSource> {
         let fd = io::stdin()
             .as_fd()
             .try_clone_to_owned()
             .context("stdin: cannot duplicate the descriptor")?;
         let file = File::from(fd);
+        crate::pipe_size::grow_to(&file, block_bytes);
         let size = regular_size(&file);
         Ok(FdSource {
             file,

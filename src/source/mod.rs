@@ -28,7 +28,7 @@ pub trait Source: Send {
 /// Opens the configured input.
 pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
     match &config.input {
-        InputSpec::Stdin => Ok(Box::new(FdSource::stdin()?)),
+        InputSpec::Stdin => Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
         InputSpec::File(path) => Ok(Box::new(FdSource::open(path)?)),
     }
 }

@@ -62,25 +62,35 @@ pub struct Outcome {
     pub stderr: String,
 }
 
-/// Runs tapebuf with `args`, feeding `input` and collecting everything.
-pub fn run_with(args: &[&str], input: Vec<u8>, feed: Feed, drain: Drain) -> Outcome {
-    let mut child = tapebuf()
+/// Starts tapebuf with all three standard streams piped to the test.
+pub fn spawn_piped(args: &[&str]) -> Child {
+    tapebuf()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawning tapebuf");
-    let feeder = feed_stdin(&mut child, input, feed);
-    let drainer = drain_stdout(&mut child, drain);
+        .expect("spawning tapebuf")
+}
+
+/// Reads the child's whole stderr, then reaps it.
+pub fn finish(child: &mut Child) -> (ExitStatus, String) {
     let mut stderr = String::new();
     child
         .stderr
         .take()
-        .unwrap()
+        .expect("piped stderr")
         .read_to_string(&mut stderr)
         .unwrap();
-    let status = child.wait().unwrap();
+    (child.wait().unwrap(), stderr)
+}
+
+/// Runs tapebuf with `args`, feeding `input` and collecting everything.
+pub fn run_with(args: &[&str], input: Vec<u8>, feed: Feed, drain: Drain) -> Outcome {
+    let mut child = spawn_piped(args);
+    let feeder = feed_stdin(&mut child, input, feed);
+    let drainer = drain_stdout(&mut child, drain);
+    let (status, stderr) = finish(&mut child);
     let _ = feeder.join();
     let stdout = drainer.join().unwrap();
     Outcome {

@@ -1,0 +1,60 @@
+//! The hand-written manual page cannot drift from the command line: every
+//! long option clap knows must appear in it, and it keeps its key sections.
+
+use clap::CommandFactory;
+use tapebuf::Cli;
+
+fn page() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/tapebuf.1"))
+        .expect("man/tapebuf.1 exists")
+}
+
+#[test]
+fn every_long_option_appears_in_the_man_page() {
+    let page = page();
+    let mut missing = Vec::new();
+    let mut cmd = Cli::command();
+    cmd.build();
+    for arg in cmd.get_arguments() {
+        if let Some(long) = arg.get_long() {
+            let roff = format!("\\-\\-{}", long.replace('-', "\\-"));
+            if !page.contains(&roff) {
+                missing.push(long.to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "options missing from man/tapebuf.1: {missing:?}"
+    );
+}
+
+#[test]
+fn man_page_has_exit_status_examples_and_watermarks() {
+    let page = page();
+    for section in [
+        ".SH EXIT STATUS",
+        ".SH EXAMPLES",
+        ".SH WATERMARKS",
+        ".SH SIGNALS",
+    ] {
+        assert!(page.contains(section), "missing {section}");
+    }
+    for example in ["tar cf", "dump 0f", "cpio", "cron"] {
+        assert!(page.contains(example), "no example with {example}");
+    }
+}
+
+#[test]
+fn man_page_renders_without_warnings() {
+    let out = std::process::Command::new("man")
+        .args(["--warnings", "-l", "-E", "UTF-8", "-P", "cat"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/man/tapebuf.1"))
+        .env("MANWIDTH", "80")
+        .output()
+        .expect("man(1) is installed (.ci/run installs man-db)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.trim().is_empty(), "man warnings: {stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("high-watermark"));
+}
