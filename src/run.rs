@@ -15,7 +15,7 @@ use crossbeam_channel::{select, unbounded};
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
-use crate::config::Config;
+use crate::config::{Config, ConfigError};
 use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS, USAGE};
 use crate::pipeline::{Params, Running};
@@ -32,10 +32,7 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 pub fn run(config: &Config) -> Result<Exit, Error> {
     let source = source::open(config)?;
     let sinks = sink::open_all(config).map_err(|e| match e {
-        OpenError::Exists(_) => Error::Usage(crate::config::ConfigError::new(
-            "-o/--output",
-            e.to_string().trim_start_matches("-o ").to_string(),
-        )),
+        OpenError::Exists(_) => Error::Usage(ConfigError::new("-o/--output", e.to_string())),
         OpenError::Io(e) => Error::Runtime(e),
     })?;
     let params = Params {

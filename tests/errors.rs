@@ -187,3 +187,19 @@ fn quiet_still_reports_failures() {
     );
     assert!(out.stderr.contains("tapebuf: summary: "), "{}", out.stderr);
 }
+
+#[test]
+fn input_read_error_names_the_input_and_offset() {
+    // Reading a process's memory at address 0 fails with EIO.
+    let out = run(&["-i", "/proc/self/mem"], vec![]);
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    assert_eq!(
+        error_lines(&out.stderr),
+        vec!["tapebuf: /proc/self/mem: read failed at byte 0: Input/output error (os error 5)"]
+    );
+    assert!(
+        summary_line(&out.stderr).ends_with("; INPUT FAILED"),
+        "{}",
+        out.stderr
+    );
+}

@@ -9,7 +9,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, IntoRawFd};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -21,7 +21,8 @@ use crate::config::{Config, ExistingFile, DIRECT_ALIGN_BYTES};
 
 /// A sink writing to a file descriptor.
 pub struct FdSink {
-    file: File,
+    /// Taken at `finish`, so that close(2) errors can be reported.
+    file: Option<File>,
     name: String,
     /// O_DIRECT is currently set on the descriptor.
     direct: bool,
@@ -41,7 +42,7 @@ impl FdSink {
         crate::pipe_size::grow_to(&file, block_bytes);
         let sync = sync && syncable(&file);
         Ok(FdSink {
-            file,
+            file: Some(file),
             name: "stdout".into(),
             direct: false,
             sync,
@@ -102,17 +103,24 @@ impl FdSink {
         crate::pipe_size::grow_to(&file, config.block_bytes);
         let sync = config.sync && syncable(&file);
         Ok(FdSink {
-            file,
+            file: Some(file),
             name,
             direct,
             sync,
         })
     }
 
+    fn file(&mut self) -> io::Result<&mut File> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("written after it was closed"))
+    }
+
     fn clear_direct(&mut self) -> io::Result<()> {
-        let flags = fcntl(&self.file, FcntlArg::F_GETFL).map_err(io::Error::from)?;
+        let file = self.file()?;
+        let flags = fcntl(&*file, FcntlArg::F_GETFL).map_err(io::Error::from)?;
         let flags = OFlag::from_bits_truncate(flags) & !OFlag::O_DIRECT;
-        fcntl(&self.file, FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
+        fcntl(&*file, FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
         self.direct = false;
         Ok(())
     }
@@ -130,12 +138,22 @@ impl Sink for FdSink {
         if self.direct && data.len() as u64 % DIRECT_ALIGN_BYTES != 0 {
             self.clear_direct()?;
         }
-        self.file.write_all(data)
+        self.file()?.write_all(data)
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        let Some(file) = self.file.take() else {
+            return Ok(());
+        };
         if self.sync {
-            self.file.sync_all()?;
+            file.sync_all()?;
+        }
+        // Close explicitly: NFS and some devices report write errors only
+        // at close(2), which dropping a File would ignore.
+        let fd = file.into_raw_fd();
+        // SAFETY: `fd` was just released by its File, so it is closed once.
+        if unsafe { libc::close(fd) } != 0 {
+            return Err(io::Error::last_os_error());
         }
         Ok(())
     }

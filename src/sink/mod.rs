@@ -46,7 +46,7 @@ pub fn open_all(config: &Config) -> Result<Vec<Box<dyn Sink>>, OpenError> {
 /// fix on the command line; the caller maps it to the usage exit status.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    #[error("-o {0}: already exists; use -f/--force to overwrite it or --append to add to it")]
+    #[error("{0}: already exists; use -f/--force to overwrite it or --append to add to it")]
     Exists(String),
     #[error("{0:#}")]
     Io(#[from] anyhow::Error),
