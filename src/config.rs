@@ -85,7 +85,9 @@ pub struct MachineInfo {
 }
 
 impl MachineInfo {
-    /// Reads the machine's physical memory with sysconf.
+    /// Reads the machine's physical memory with sysconf, lowered to the
+    /// memory limit of the control group we run in, if that is smaller: in
+    /// a container, "25% of RAM" must mean of the RAM we may use.
     pub fn current() -> Self {
         use nix::unistd::{sysconf, SysconfVar};
         let pages = sysconf(SysconfVar::_PHYS_PAGES).ok().flatten().unwrap_or(0);
@@ -93,10 +95,28 @@ impl MachineInfo {
             .ok()
             .flatten()
             .unwrap_or(4096);
+        let physical = (pages.max(0) as u64).saturating_mul(page.max(0) as u64);
+        let limit = cgroup_memory_limit().unwrap_or(u64::MAX);
         MachineInfo {
-            physical_memory_bytes: (pages.max(0) as u64).saturating_mul(page.max(0) as u64),
+            physical_memory_bytes: if physical == 0 {
+                0
+            } else {
+                physical.min(limit)
+            },
         }
     }
+}
+
+/// The cgroup v2 or v1 memory limit as seen from inside the namespace.
+fn cgroup_memory_limit() -> Option<u64> {
+    [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .filter_map(|p| std::fs::read_to_string(p).ok())
+    .filter_map(|s| s.trim().parse::<u64>().ok()) // "max" means none
+    .min()
 }
 
 /// The validated settings of one run.

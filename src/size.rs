@@ -19,6 +19,8 @@ pub enum SizeError {
     UnknownUnit(String, String),
     #[error("'{0}' is too large")]
     TooLarge(String),
+    #[error("'{0}' is not a percentage above 0 and at most 100")]
+    BadPercent(String),
 }
 
 /// What `-m` may be: an absolute size or a share of physical memory.
@@ -71,9 +73,9 @@ pub fn parse_size_or_percent(text: &str) -> Result<SizeOrPercent, SizeError> {
         let pct: f64 = number
             .trim()
             .parse()
-            .map_err(|_| SizeError::NotASize(text.to_string()))?;
+            .map_err(|_| SizeError::BadPercent(text.to_string()))?;
         if !(pct > 0.0 && pct <= 100.0) {
-            return Err(SizeError::NotASize(text.to_string()));
+            return Err(SizeError::BadPercent(text.to_string()));
         }
         return Ok(SizeOrPercent::Percent(pct));
     }
