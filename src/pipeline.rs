@@ -66,7 +66,7 @@ impl Running {
             events: params.events.clone(),
         };
         let writer = Writer {
-            outputs: Outputs::new(sinks, &stats),
+            outputs: Outputs::new(sinks, &stats, params.blocks, &stop_rx),
             ring: writer_end,
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,

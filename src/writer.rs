@@ -1,17 +1,17 @@
 //! The writer thread: drains full blocks strictly in order to the outputs
-//! and returns them to the free queue.
+//! and returns them to the free queue once every output is done with them.
 //!
-//! It counts an underrun each time it finds the ring empty before the end of
-//! input (on a tape, each one is a stop), and then obeys the high watermark:
-//! it gathers full blocks until the ring is full enough, or input has ended,
-//! before it writes again. The first start obeys the watermark too, but is
-//! not counted as an underrun.
+//! It counts an underrun each time the outputs have run dry before the end
+//! of input (on a tape, each one is a stop), and then obeys the high
+//! watermark: it gathers full blocks until the ring is full enough, or input
+//! has ended, before it writes again. The first start obeys the watermark
+//! too, but is not counted as an underrun.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use crossbeam_channel::{select, Receiver, TryRecvError};
+use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use crate::events::{Event, Events};
 use crate::rate::Pacer;
@@ -30,6 +30,13 @@ pub struct Writer {
     pub events: Events,
 }
 
+/// Puts a drained block back on the free queue.
+fn release(stats: &Stats, free: &Sender<BlockRef>, block: BlockRef) {
+    stats.blocks_released.fetch_add(1, Relaxed);
+    // The reader may already have gone; the block is then dropped.
+    let _ = free.send(block);
+}
+
 impl Writer {
     /// Runs until input has ended and every block is written, a stop, or
     /// every output has failed. Closes the outputs at the end.
@@ -40,16 +47,20 @@ impl Writer {
             let Some(block) = self.next_full(&mut held, &mut streaming) else {
                 break;
             };
-            self.outputs.deliver(&block, &self.stats);
             let len = block.len();
-            self.stats.blocks_released.fetch_add(1, Relaxed);
-            // The reader may already have gone; the block is then dropped.
-            let _ = self.ring.free.send(block);
+            let (stats, free) = (&self.stats, &self.ring.free);
+            self.outputs
+                .deliver(block, stats, |b| release(stats, free, b));
             if let Some(p) = self.pacer.as_mut() {
                 p.pace(len, &self.stop);
             }
         }
         self.outputs.finish(&self.stats);
+    }
+
+    fn reclaim(&mut self) {
+        let (stats, free) = (&self.stats, &self.ring.free);
+        self.outputs.reclaim(|b| release(stats, free, b));
     }
 
     /// The next full block, or None at the end of input or on a stop.
@@ -62,15 +73,26 @@ impl Writer {
             return Some(b);
         }
         if *streaming {
-            match self.ring.full.try_recv() {
-                Ok(b) => return Some(b),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {
-                    if !self.stats.input_done.load(Relaxed) {
-                        self.stats.underruns.fetch_add(1, Relaxed);
-                        self.events.send(Event::Underrun);
-                    }
+            loop {
+                match self.ring.full.try_recv() {
+                    Ok(b) => return Some(b),
+                    Err(TryRecvError::Disconnected) => return None,
+                    Err(TryRecvError::Empty) => {}
                 }
+                if !self.outputs.busy() {
+                    break;
+                }
+                // The outputs are still writing earlier blocks, so this is
+                // not a stop yet: wait for input or for an output to finish.
+                select! {
+                    recv(self.ring.full) -> msg => return msg.ok(),
+                    recv(self.outputs.wakeups()) -> _ => self.reclaim(),
+                    recv(self.stop) -> _ => return None,
+                }
+            }
+            if !self.stats.input_done.load(Relaxed) {
+                self.stats.underruns.fetch_add(1, Relaxed);
+                self.events.send(Event::Underrun);
             }
         }
         // Not streaming: at the start, or after an underrun. Gather blocks
@@ -82,6 +104,7 @@ impl Writer {
                     Ok(b) => held.push_back(b),
                     Err(_) => break, // input ended: write what is held
                 },
+                recv(self.outputs.wakeups()) -> _ => self.reclaim(),
                 recv(self.stop) -> _ => return None,
             }
         }

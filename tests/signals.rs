@@ -70,7 +70,15 @@ fn sigusr1_prints_a_status_line_and_the_run_continues() {
     kill(Pid::from_raw(live.child.id() as i32), Signal::SIGUSR1).unwrap();
     let line = next_line(&live);
     assert!(line.starts_with("tapebuf: status: in 8192 bytes"), "{line}");
-    assert!(line.contains("out 8192 bytes"), "{line}");
+    // The writer counts a block as committed just after write(2) returns,
+    // so the status may trail what the test has already read by a block.
+    let out: u64 = line
+        .split("out ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no out count in {line}"));
+    assert!(out == 4096 || out == 8192, "{line}");
     assert!(
         line.contains("underruns") && line.contains("overruns"),
         "{line}"

@@ -1,20 +1,27 @@
 //! Driving one or several outputs from the writer thread.
 //!
-//! One output is written inline. Several outputs each get a worker thread;
-//! for every block the writer lends each live worker a read-only clone of
-//! the block and waits until all of them have written it and dropped their
-//! clone. The slowest output therefore sets the pace, every output gets
-//! identical bytes in identical order, and the block is unshared again when
-//! `deliver` returns, ready to go back to the free queue. An output that
-//! fails is marked in the stats and gets nothing more; the others go on.
+//! One output is written inline: when `deliver` returns, the block is free.
+//!
+//! Several outputs each get a worker thread and a queue. The writer lends
+//! every live worker a read-only clone of each block, in order, and keeps
+//! the original in `pending`. A worker writes the block, drops its clone and
+//! sends a wake-up. A pending block is free again once the writer holds the
+//! only reference (`Arc::strong_count == 1`): no new clone of it is ever
+//! made, so that test cannot be fooled. Workers run ahead of each other by
+//! up to the ring size; the slowest output sets the pace because its queue
+//! holds blocks back from the free queue. Every output gets identical bytes
+//! in identical order. An output that fails is marked in the stats and gets
+//! nothing more; the others go on.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{bounded, Receiver, Sender};
+use crossbeam_channel::{bounded, never, Receiver, Sender};
 
 use super::{describe_write_error, Sink};
+use crate::reader::stopped;
 use crate::ring::BlockRef;
 use crate::stats::Stats;
 
@@ -63,38 +70,56 @@ pub struct Worker {
 
 /// The writer's view of all outputs.
 pub enum Outputs {
-    Single(Slot),
+    Single {
+        slot: Slot,
+        idle: Receiver<()>,
+    },
     Many {
         workers: Vec<Worker>,
-        done: Receiver<()>,
+        /// A worker finished a block; a pending block may be free.
+        wakeups: Receiver<()>,
+        /// Blocks lent to workers, oldest first.
+        pending: VecDeque<BlockRef>,
     },
 }
 
 impl Outputs {
     /// Takes ownership of the opened sinks, in command-line order.
-    pub fn new(sinks: Vec<Box<dyn Sink>>, stats: &Arc<Stats>) -> Outputs {
+    /// `ring_blocks` bounds every queue, so lending never blocks.
+    pub fn new(
+        sinks: Vec<Box<dyn Sink>>,
+        stats: &Arc<Stats>,
+        ring_blocks: usize,
+        stop: &Receiver<()>,
+    ) -> Outputs {
         if sinks.len() == 1 {
             let sink = sinks.into_iter().next().expect("one sink");
-            return Outputs::Single(Slot { index: 0, sink });
+            return Outputs::Single {
+                slot: Slot { index: 0, sink },
+                idle: never(),
+            };
         }
-        let (done_tx, done_rx) = bounded(sinks.len());
+        let (wake_tx, wake_rx) = bounded(ring_blocks * sinks.len());
         let workers = sinks
             .into_iter()
             .enumerate()
             .map(|(index, sink)| {
-                let (jobs_tx, jobs_rx) = bounded::<BlockRef>(1);
-                let done_tx = done_tx.clone();
+                let (jobs_tx, jobs_rx) = bounded::<BlockRef>(ring_blocks);
+                let wake_tx = wake_tx.clone();
                 let stats = Arc::clone(stats);
+                let stop = stop.clone();
                 let thread = std::thread::Builder::new()
                     .name(format!("output-{index}"))
                     .spawn(move || {
                         let mut slot = Slot { index, sink };
                         for block in jobs_rx {
-                            slot.write(block.data(), &stats);
-                            drop(block);
-                            if done_tx.send(()).is_err() {
-                                break;
+                            if !stopped(&stop) {
+                                slot.write(block.data(), &stats);
                             }
+                            drop(block);
+                            // Only a wake-up: if the queue is full, the
+                            // writer has wake-ups enough.
+                            let _ = wake_tx.try_send(());
                         }
                         slot.finish(&stats);
                     })
@@ -108,39 +133,70 @@ impl Outputs {
             .collect();
         Outputs::Many {
             workers,
-            done: done_rx,
+            wakeups: wake_rx,
+            pending: VecDeque::with_capacity(ring_blocks),
         }
     }
 
-    /// Writes `block` to every live output and returns when all are done
-    /// with it, so the caller again holds the only reference.
-    pub fn deliver(&mut self, block: &BlockRef, stats: &Stats) {
+    /// Hands `block` to every live output. Calls `release` for every block
+    /// that no output needs any more: with one output that is `block`
+    /// itself, at once; with several, whichever lent blocks are done.
+    pub fn deliver(&mut self, block: BlockRef, stats: &Stats, mut release: impl FnMut(BlockRef)) {
         match self {
-            Outputs::Single(slot) => slot.write(block.data(), stats),
-            Outputs::Many { workers, done } => {
-                let mut lent = 0;
+            Outputs::Single { slot, .. } => {
+                slot.write(block.data(), stats);
+                release(block);
+                return;
+            }
+            Outputs::Many {
+                workers, pending, ..
+            } => {
                 for w in workers.iter() {
-                    if !stats.outputs[w.index].failed.load(Relaxed)
-                        && w.jobs.send(Arc::clone(block)).is_ok()
-                    {
-                        lent += 1;
+                    if !stats.outputs[w.index].failed.load(Relaxed) {
+                        let _ = w.jobs.send(Arc::clone(&block));
                     }
                 }
-                for _ in 0..lent {
-                    // Workers only stop when their job channel closes, which
-                    // happens in `finish`; an error here cannot occur.
-                    let _ = done.recv();
-                }
+                pending.push_back(block);
+            }
+        }
+        self.reclaim(release);
+    }
+
+    /// Releases, in order, the lent blocks that every output is done with.
+    pub fn reclaim(&mut self, mut release: impl FnMut(BlockRef)) {
+        if let Outputs::Many {
+            pending, wakeups, ..
+        } = self
+        {
+            while wakeups.try_recv().is_ok() {}
+            while pending.front().is_some_and(|b| Arc::strong_count(b) == 1) {
+                release(pending.pop_front().expect("front exists"));
             }
         }
     }
 
-    /// Flushes and closes every output, waiting for the workers to end.
+    /// True while some output still has blocks to write.
+    pub fn busy(&self) -> bool {
+        match self {
+            Outputs::Single { .. } => false,
+            Outputs::Many { pending, .. } => !pending.is_empty(),
+        }
+    }
+
+    /// Fires when an output has finished a block (never, for one output).
+    pub fn wakeups(&self) -> &Receiver<()> {
+        match self {
+            Outputs::Single { idle, .. } => idle,
+            Outputs::Many { wakeups, .. } => wakeups,
+        }
+    }
+
+    /// Lets every output write what it was given, then flushes and closes
+    /// each one and waits for the workers to end.
     pub fn finish(self, stats: &Stats) {
         match self {
-            Outputs::Single(mut slot) => slot.finish(stats),
-            Outputs::Many { workers, done } => {
-                drop(done);
+            Outputs::Single { mut slot, .. } => slot.finish(stats),
+            Outputs::Many { workers, .. } => {
                 for w in workers {
                     drop(w.jobs);
                     let _ = w.thread.join();
