@@ -2,20 +2,22 @@
 
 use clap::Parser;
 use tapebuf::exit::Exit;
+use tapebuf::summary::say;
 use tapebuf::{run, Cli, Config, MachineInfo};
 
 fn main() {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let (code, text) = run::clap_error(&e);
-            if code == 0 {
-                print!("{text}")
-            } else {
-                eprint!("{text}")
+        Err(e) => match run::usage_line(&e) {
+            Some(line) => {
+                say(&line);
+                std::process::exit(tapebuf::exit::USAGE);
             }
-            std::process::exit(code);
-        }
+            None => {
+                let _ = e.print(); // --help or --version
+                std::process::exit(tapebuf::exit::SUCCESS);
+            }
+        },
     };
     let outcome = Config::from_cli(&cli, MachineInfo::current())
         .map_err(tapebuf::exit::Error::from)
@@ -27,7 +29,7 @@ fn main() {
             std::process::exit(128 + sig);
         }
         Err(e) => {
-            eprintln!("tapebuf: {e}");
+            say(&format!("tapebuf: {e}"));
             std::process::exit(e.exit_code());
         }
     }

@@ -7,7 +7,6 @@
 //! a short grace for the writer to finish its current block, print the
 //! summary of what was committed, and end with the signal.
 
-use std::io::Write;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -17,12 +16,12 @@ use signal_hook::iterator::Signals;
 
 use crate::config::{Config, ConfigError};
 use crate::events::Events;
-use crate::exit::{Error, Exit, FAILURE, SUCCESS, USAGE};
+use crate::exit::{Error, Exit, FAILURE, SUCCESS};
 use crate::pipeline::{Params, Running};
 use crate::sink::{self, OpenError};
 use crate::size::Bytes;
 use crate::source;
-use crate::summary::{status_line, Summary};
+use crate::summary::{say, status_line, Summary};
 use crate::watermark::Watermarks;
 
 /// How long a stopped writer may take to finish its block and close.
@@ -69,7 +68,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         select! {
             recv(running.done()) -> _ => break,
             recv(sig_rx) -> sig => match sig {
-                Ok(SIGUSR1) => eprintln!("{}", status_line(&stats)),
+                Ok(SIGUSR1) => say(&status_line(&stats)),
                 Ok(sig) => {
                     interrupted = Some(sig);
                     running.stop();
@@ -95,15 +94,14 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
 /// Prints the errors and the summary line. With -q a clean run prints
 /// nothing, but a run that lost data still prints its summary.
 fn report(config: &Config, summary: &Summary) {
-    let mut err = std::io::stderr().lock();
     if let Some(e) = &summary.input_error {
-        let _ = writeln!(err, "tapebuf: {e}");
+        say(&format!("tapebuf: {e}"));
     }
     for f in &summary.failed_outputs {
-        let _ = writeln!(err, "tapebuf: {f}");
+        say(&format!("tapebuf: {f}"));
     }
     if !config.quiet || !summary.is_clean() {
-        let _ = writeln!(err, "{}", summary.line());
+        say(&summary.line());
     }
 }
 
@@ -115,12 +113,12 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// Turns a clap error into the exit status and one `tapebuf: ...` line.
-/// Help and version requests print as clap formats them and succeed.
-pub fn clap_error(e: &clap::Error) -> (i32, String) {
+/// The one `tapebuf: ...` line for a command-line error, or None when
+/// clap is answering --help or --version, which is not an error.
+pub fn usage_line(e: &clap::Error) -> Option<String> {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => (SUCCESS, e.to_string()),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => None,
         _ => {
             let text = e.to_string();
             let first = text
@@ -128,7 +126,7 @@ pub fn clap_error(e: &clap::Error) -> (i32, String) {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid command line")
                 .trim_start_matches("error: ");
-            (USAGE, format!("tapebuf: {first} (see 'tapebuf --help')\n"))
+            Some(format!("tapebuf: {first} (see 'tapebuf --help')"))
         }
     }
 }

@@ -3,8 +3,18 @@
 //! names every failed output and says plainly when bytes read were not
 //! committed, so no data is ever lost silently.
 
+use std::io::Write;
+
 use crate::size::{Bytes, Rate};
 use crate::stats::{Snapshot, Stats};
+
+/// Writes one line to stderr. A closed or broken stderr (a cron job whose
+/// mail pipe died) must not abort a backup, so failures are ignored, where
+/// `eprintln!` would panic.
+pub fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
 
 /// One status line, as SIGUSR1 prints it.
 pub fn status_line(stats: &Stats) -> String {

@@ -4,6 +4,7 @@
 mod common;
 
 use std::io::Read;
+use std::process::Stdio;
 
 use common::*;
 
@@ -202,4 +203,37 @@ fn input_read_error_names_the_input_and_offset() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn help_and_version_succeed_on_stdout() {
+    let out = run(&["--help"], vec![]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--high-watermark"));
+    assert_eq!(out.stderr, "");
+    let out = run(&["--version"], vec![]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "tapebuf 0.1.0");
+}
+
+#[test]
+fn broken_stderr_does_not_abort_the_backup() {
+    // stderr is a pipe whose reader is already gone: the summary cannot be
+    // printed, but the data must still go through, with success.
+    let (read_end, write_end) = nix::unistd::pipe().unwrap();
+    drop(read_end);
+    let input = pattern(300_000, 8);
+    let mut child = tapebuf()
+        .args(["-s", "4k"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(write_end))
+        .spawn()
+        .unwrap();
+    let feeder = feed_stdin(&mut child, input.clone(), Feed::Fast);
+    let drainer = drain_stdout(&mut child, Drain::Fast);
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(sha256(&drainer.join().unwrap()), sha256(&input));
+    assert_eq!(status.code(), Some(0), "{status:?}");
 }

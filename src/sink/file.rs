@@ -88,9 +88,9 @@ impl FdSink {
                 }
                 Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                     if !config.quiet {
-                        eprintln!(
+                        crate::summary::say(&format!(
                             "tapebuf: -o {name}: the filesystem refuses O_DIRECT; writing through the page cache"
-                        );
+                        ));
                     }
                     options.open(path)
                 }
