@@ -59,8 +59,14 @@ pub struct Cli {
     #[arg(short = 'L', long = "lock")]
     pub lock: bool,
 
-    /// Overwrite existing regular output files.
-    #[arg(short = 'f', long = "force", conflicts_with = "append")]
+    /// Overwrite existing regular output files (mbuffer's --truncate is
+    /// accepted too).
+    #[arg(
+        short = 'f',
+        long = "force",
+        alias = "truncate",
+        conflicts_with = "append"
+    )]
     pub force: bool,
 
     /// Append to existing regular output files.
@@ -83,6 +89,11 @@ pub struct Cli {
     /// Limit the output rate, in bytes per second (e.g. 80M).
     #[arg(short = 'R', long = "output-rate", value_name = "RATE")]
     pub output_rate: Option<String>,
+
+    /// End the run with an error if no byte has moved, in or out, for SECS
+    /// seconds [default: wait for ever].
+    #[arg(short = 'W', long = "watchdog", value_name = "SECS")]
+    pub watchdog: Option<u64>,
 
     /// Print nothing but errors.
     #[arg(short = 'q', long = "quiet")]

@@ -136,6 +136,8 @@ pub struct Config {
     pub direct: bool,
     pub input_rate_bytes_per_s: Option<u64>,
     pub output_rate_bytes_per_s: Option<u64>,
+    /// End the run if nothing moves for this long.
+    pub watchdog: Option<std::time::Duration>,
     pub quiet: bool,
 }
 
@@ -216,6 +218,15 @@ impl Config {
             direct: cli.direct,
             input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
             output_rate_bytes_per_s: parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?,
+            watchdog: match cli.watchdog {
+                Some(0) => {
+                    return Err(ConfigError::new(
+                        "-W/--watchdog",
+                        "must be at least 1 second",
+                    ))
+                }
+                secs => secs.map(std::time::Duration::from_secs),
+            },
             quiet: cli.quiet,
         })
     }

@@ -21,6 +21,7 @@ pub mod size;
 pub mod source;
 pub mod stats;
 pub mod summary;
+pub mod watchdog;
 pub mod watermark;
 pub mod writer;
 

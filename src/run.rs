@@ -5,12 +5,13 @@
 //! pipeline's end and a signal channel, so signals never touch the data
 //! path: SIGUSR1 prints a status line, SIGINT and SIGTERM stop the run, wait
 //! a short grace for the writer to finish its current block, print the
-//! summary of what was committed, and end with the signal.
+//! summary of what was committed, and end with the signal. With `-W`, a
+//! timer lets the watchdog end a run in which nothing moves.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use crossbeam_channel::{select, unbounded};
+use crossbeam_channel::{never, select, tick, unbounded};
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
@@ -22,10 +23,13 @@ use crate::sink::{self, OpenError};
 use crate::size::Bytes;
 use crate::source;
 use crate::summary::{say, status_line, Summary};
+use crate::watchdog::Watchdog;
 use crate::watermark::Watermarks;
 
 /// How long a stopped writer may take to finish its block and close.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How often the watchdog looks at the counters.
+const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 
 /// Runs the buffer as configured. Returns how the process should end.
 pub fn run(config: &Config) -> Result<Exit, Error> {
@@ -64,9 +68,27 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     let stats = std::sync::Arc::clone(running.stats());
 
     let mut interrupted: Option<i32> = None;
+    let mut stalled: Option<String> = None;
+    let mut watchdog = config
+        .watchdog
+        .map(|limit| Watchdog::new(limit, Instant::now()));
+    let ticks = match config.watchdog {
+        Some(_) => tick(WATCHDOG_TICK),
+        None => never(),
+    };
     loop {
         select! {
             recv(running.done()) -> _ => break,
+            recv(ticks) -> _ => {
+                if let Some(why) = watchdog
+                    .as_mut()
+                    .and_then(|w| w.check(&stats.snapshot(), Instant::now()))
+                {
+                    stalled = Some(why);
+                    running.stop();
+                    break;
+                }
+            },
             recv(sig_rx) -> sig => match sig {
                 Ok(SIGUSR1) => say(&status_line(&stats)),
                 Ok(sig) => {
@@ -78,11 +100,11 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
             },
         }
     }
-    let grace = interrupted.map(|_| STOP_GRACE);
+    let grace = (interrupted.is_some() || stalled.is_some()).then_some(STOP_GRACE);
     running.wait(grace);
     signal_handle.close();
 
-    let summary = Summary::collect(&stats, interrupted.map(signal_name));
+    let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);
     report(config, &summary);
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
@@ -96,6 +118,9 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
 fn report(config: &Config, summary: &Summary) {
     if let Some(e) = &summary.input_error {
         say(&format!("tapebuf: {e}"));
+    }
+    if let Some(why) = &summary.stalled {
+        say(&format!("tapebuf: {why}"));
     }
     for f in &summary.failed_outputs {
         say(&format!("tapebuf: {f}"));

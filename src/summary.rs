@@ -41,10 +41,16 @@ pub struct Summary {
     pub input_error: Option<String>,
     /// The signal that stopped the run, by name.
     pub interrupted_by: Option<&'static str>,
+    /// Why the watchdog ended the run.
+    pub stalled: Option<String>,
 }
 
 impl Summary {
-    pub fn collect(stats: &Stats, interrupted_by: Option<&'static str>) -> Summary {
+    pub fn collect(
+        stats: &Stats,
+        interrupted_by: Option<&'static str>,
+        stalled: Option<String>,
+    ) -> Summary {
         let failed_outputs = (0..stats.outputs.len())
             .filter_map(|i| stats.output_error(i))
             .collect();
@@ -53,6 +59,7 @@ impl Summary {
             failed_outputs,
             input_error: stats.input_error(),
             interrupted_by,
+            stalled,
         }
     }
 
@@ -68,6 +75,7 @@ impl Summary {
         self.failed_outputs.is_empty()
             && self.input_error.is_none()
             && self.interrupted_by.is_none()
+            && self.stalled.is_none()
             && self.uncommitted_bytes() == 0
     }
 
@@ -90,6 +98,9 @@ impl Summary {
         );
         if self.input_error.is_some() {
             line += "; INPUT FAILED";
+        }
+        if self.stalled.is_some() {
+            line += "; STALLED";
         }
         for f in &self.failed_outputs {
             line += &format!("; FAILED {f}");
@@ -127,6 +138,7 @@ mod tests {
             failed_outputs: vec![],
             input_error: None,
             interrupted_by: None,
+            stalled: None,
         }
     }
 

@@ -168,3 +168,33 @@ fn sigint_with_data_still_in_the_ring_reports_it_as_not_committed() {
     );
     drop(stdin);
 }
+
+#[test]
+fn watchdog_ends_a_stalled_run_with_an_error() {
+    // Some data passes, then the producer goes silent but keeps the pipe open.
+    let (mut live, _) = start_live(&["-s", "4k", "-b", "8", "-W", "1"], 4096);
+    let (done_tx, done_rx) = mpsc::channel();
+    let pid = live.child.id();
+    let waiter = std::thread::spawn(move || {
+        let status = live.child.wait().unwrap();
+        let _ = done_tx.send(());
+        (status, live.stderr_lines, live.close_stdin)
+    });
+    if done_rx.recv_timeout(Duration::from_secs(30)).is_err() {
+        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        panic!("the watchdog did not end the run within 30 s");
+    }
+    let (status, lines, _close) = waiter.join().unwrap();
+    assert_eq!(status.code(), Some(1));
+    let error = lines.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(
+        error,
+        "tapebuf: -W/--watchdog: no data moved for 1 s (read 4096 bytes, committed 4096 bytes)"
+    );
+    let summary = lines.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(
+        summary.starts_with("tapebuf: summary: in 4096 bytes, out 4096 bytes"),
+        "{summary}"
+    );
+    assert!(summary.ends_with("; STALLED"), "{summary}");
+}

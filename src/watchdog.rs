@@ -1,0 +1,83 @@
+//! The watchdog (`-W SECS`): ends a run in which no byte has moved, in or
+//! out, for too long, so a stalled peer (a hung ssh, a stuck device, a
+//! producer that will never write again) cannot keep a cron job waiting
+//! forever. It only reads the counters; the main thread asks it on a timer.
+
+use std::time::{Duration, Instant};
+
+use crate::stats::Snapshot;
+
+#[derive(Debug)]
+pub struct Watchdog {
+    limit: Duration,
+    last: (u64, u64),
+    since: Instant,
+}
+
+impl Watchdog {
+    pub fn new(limit: Duration, now: Instant) -> Watchdog {
+        Watchdog {
+            limit,
+            last: (0, 0),
+            since: now,
+        }
+    }
+
+    /// Returns why the run should end, once nothing has moved for the limit.
+    pub fn check(&mut self, snap: &Snapshot, now: Instant) -> Option<String> {
+        let moved = (snap.read_bytes, snap.written_bytes);
+        if moved != self.last {
+            self.last = moved;
+            self.since = now;
+            return None;
+        }
+        let idle = now.saturating_duration_since(self.since);
+        (idle >= self.limit).then(|| {
+            format!(
+                "-W/--watchdog: no data moved for {} s (read {} bytes, committed {} bytes)",
+                idle.as_secs(),
+                snap.read_bytes,
+                snap.written_bytes
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(read: u64, written: u64) -> Snapshot {
+        Snapshot {
+            seconds: 0.0,
+            read_bytes: read,
+            written_bytes: written,
+            fill_pct: 0.0,
+            underruns: 0,
+            overruns: 0,
+        }
+    }
+
+    #[test]
+    fn fires_only_after_the_limit_without_progress() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let mut w = Watchdog::new(Duration::from_secs(10), t0);
+        assert_eq!(w.check(&snap(5, 0), t0 + 9 * s), None);
+        // Progress at 9 s restarts the clock.
+        assert_eq!(w.check(&snap(5, 0), t0 + 18 * s), None);
+        let why = w.check(&snap(5, 0), t0 + 19 * s).unwrap();
+        assert!(why.contains("no data moved for 10 s"), "{why}");
+        assert!(why.contains("read 5 bytes, committed 0 bytes"), "{why}");
+    }
+
+    #[test]
+    fn output_progress_alone_counts() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let mut w = Watchdog::new(Duration::from_secs(10), t0);
+        assert_eq!(w.check(&snap(100, 10), t0 + 5 * s), None);
+        assert_eq!(w.check(&snap(100, 20), t0 + 14 * s), None);
+        assert_eq!(w.check(&snap(100, 30), t0 + 23 * s), None);
+    }
+}
