@@ -6,6 +6,7 @@
 //!     cargo bench --bench ring
 
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use tapebuf::events::Events;
@@ -19,7 +20,7 @@ struct Endless {
 }
 
 impl Source for Endless {
-    fn fill(&mut self, buf: &mut [u8]) -> Filled {
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
         if self.blocks_left == 0 {
             return Filled {
                 bytes: 0,
@@ -27,6 +28,7 @@ impl Source for Endless {
             };
         }
         self.blocks_left -= 1;
+        arrived.fetch_add(buf.len() as u64, Relaxed);
         Filled {
             bytes: buf.len(),
             end: End::More,

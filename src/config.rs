@@ -18,6 +18,12 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 128 * 1024 * 1024;
 pub const DIRECT_ALIGN_BYTES: u64 = 4096;
 /// The ring needs one block being filled and one being drained.
 pub const MIN_BLOCKS: u64 = 2;
+/// Each block costs about 100 bytes of bookkeeping besides its data, so the
+/// count is capped to keep that overhead near 12 MiB.
+pub const MAX_BLOCKS: u64 = 128 * 1024;
+/// The smallest block: a tape record is never smaller, and tinier blocks
+/// would spend more on bookkeeping than on data.
+pub const MIN_BLOCK_BYTES: u64 = 512;
 
 /// A command line that cannot work. Displayed as `<flag>: <why>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -238,10 +244,10 @@ fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigErr
         Some(text) => {
             let b =
                 parse_size(text).map_err(|e| ConfigError::new("-s/--block-size", e.to_string()))?;
-            if b == 0 {
+            if b < MIN_BLOCK_BYTES {
                 return Err(ConfigError::new(
                     "-s/--block-size",
-                    "must be at least 1 byte",
+                    format!("{b} bytes is too small; a block is at least {MIN_BLOCK_BYTES} bytes"),
                 ));
             }
             if b > 1 << 31 {
@@ -328,7 +334,7 @@ fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigErr
             }
             (s, b)
         }
-        (Some(s), None, None) => (s, (DEFAULT_MEMORY_BYTES / s).max(MIN_BLOCKS)),
+        (Some(s), None, None) => (s, (DEFAULT_MEMORY_BYTES / s).clamp(MIN_BLOCKS, MAX_BLOCKS)),
         (None, Some(m), None) => {
             if m < DEFAULT_BLOCK_BYTES * MIN_BLOCKS {
                 return Err(ConfigError::new(
@@ -354,6 +360,15 @@ fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigErr
             "-s/--block-size, -m/--memory, -b/--blocks",
             format!(
                 "the ring would have {blocks} block of {}; it needs at least {MIN_BLOCKS}",
+                Bytes(block)
+            ),
+        ));
+    }
+    if blocks > MAX_BLOCKS {
+        return Err(ConfigError::new(
+            "-s/--block-size, -m/--memory, -b/--blocks",
+            format!(
+                "the ring would have {blocks} blocks of {}; at most {MAX_BLOCKS} are allowed, so use larger blocks",
                 Bytes(block)
             ),
         ));
@@ -460,6 +475,16 @@ mod tests {
     fn inconsistent_triple_is_refused() {
         let e = config(&["-s", "1M", "-m", "64M", "-b", "10"]).unwrap_err();
         assert!(e.flag.contains("-b/--blocks"), "{e}");
+    }
+
+    #[test]
+    fn tiny_blocks_and_huge_block_counts_are_refused() {
+        let e = config(&["-s", "16"]).unwrap_err();
+        assert_eq!(e.flag, "-s/--block-size");
+        let e = config(&["-s", "512", "-m", "1G"]).unwrap_err();
+        assert!(e.why.contains("at most 131072"), "{e}");
+        // Without -m, a small block gets as many blocks as allowed.
+        assert_eq!(config(&["-s", "512"]).unwrap().blocks, 131072);
     }
 
     #[test]

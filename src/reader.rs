@@ -37,7 +37,7 @@ impl Reader {
                 break;
             };
             let blk = ring::unique(&mut block);
-            let filled = self.source.fill(blk.buffer_mut());
+            let filled = self.source.fill(blk.buffer_mut(), &self.stats.read_bytes);
             blk.set_len(filled.bytes);
             if !matches!(filled.end, End::More) {
                 // Set before the last block goes out, so the writer does not
@@ -45,9 +45,6 @@ impl Reader {
                 self.stats.input_done.store(true, Relaxed);
             }
             if filled.bytes > 0 {
-                self.stats
-                    .read_bytes
-                    .fetch_add(filled.bytes as u64, Relaxed);
                 self.stats.blocks_filled.fetch_add(1, Relaxed);
                 if self.ring.full.send(block).is_err() {
                     break; // the writer has gone

@@ -8,7 +8,8 @@
 //!   owns uniquely, the writer drains it, and only then does it go back to
 //!   the free queue (the fan-out to several outputs lends read-only clones
 //!   and waits for all of them before returning the block);
-//! - every block's memory is page-aligned, so O_DIRECT can use it as is.
+//! - all blocks are carved from one page-aligned mapping, so a block size
+//!   that is a multiple of 4096 gives blocks O_DIRECT can use as they are.
 
 use std::io;
 use std::ptr::NonNull;
@@ -16,85 +17,88 @@ use std::sync::Arc;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-/// One page-aligned buffer of `capacity` bytes, mapped anonymously.
-/// Anonymous mappings are zero-filled by the kernel and cost no RAM until
-/// touched, so an idle ring does not inflate the process's resident size.
-struct Mapping {
+/// The ring's memory: one anonymous mapping that every block is carved
+/// from. Anonymous mappings are zero-filled by the kernel and cost no RAM
+/// until touched, so an idle ring does not inflate the resident size.
+struct Region {
     ptr: NonNull<u8>,
-    capacity: usize,
+    len: usize,
 }
 
-// SAFETY: the mapping is plain memory owned by this value alone; moving it
-// to another thread moves that ownership.
-unsafe impl Send for Mapping {}
-// SAFETY: shared access only ever reads (`&self` gives `&[u8]`).
-unsafe impl Sync for Mapping {}
+// SAFETY: the region is plain memory; which parts of it a thread may touch
+// is decided by the `Block`s, each of which owns a disjoint range.
+unsafe impl Send for Region {}
+// SAFETY: as above; the region itself is never read or written through.
+unsafe impl Sync for Region {}
 
-impl Mapping {
-    fn new(capacity: usize) -> io::Result<Mapping> {
+impl Region {
+    fn map(len: usize) -> io::Result<Region> {
         use nix::sys::mman::{mmap_anonymous, MapFlags, ProtFlags};
-        let len = std::num::NonZeroUsize::new(capacity)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty block"))?;
+        let nonzero = std::num::NonZeroUsize::new(len)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty ring"))?;
         // SAFETY: a fresh private anonymous mapping aliases nothing.
         let ptr = unsafe {
             mmap_anonymous(
                 None,
-                len,
+                nonzero,
                 ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
                 MapFlags::MAP_PRIVATE,
             )
         }
         .map_err(io::Error::from)?;
-        Ok(Mapping {
+        Ok(Region {
             ptr: ptr.cast(),
-            capacity,
+            len,
         })
     }
 
     fn lock(&self) -> io::Result<()> {
         // SAFETY: the range is exactly this mapping.
-        unsafe { nix::sys::mman::mlock(self.ptr.cast(), self.capacity) }.map_err(io::Error::from)
-    }
-
-    fn as_slice(&self) -> &[u8] {
-        // SAFETY: the mapping is `capacity` readable, initialised (zeroed)
-        // bytes that live as long as `self`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.capacity) }
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: as above, and `&mut self` guarantees no other view exists.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.capacity) }
+        unsafe { nix::sys::mman::mlock(self.ptr.cast(), self.len) }.map_err(io::Error::from)
     }
 }
 
-impl Drop for Mapping {
+impl Drop for Region {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped; no slice outlives self.
-        let _ = unsafe { nix::sys::mman::munmap(self.ptr.cast(), self.capacity) };
+        // SAFETY: every Block holds an Arc of the region, so when it drops
+        // no slice into it can remain; this unmaps exactly what was mapped.
+        let _ = unsafe { nix::sys::mman::munmap(self.ptr.cast(), self.len) };
     }
 }
 
-/// One block of the ring: a buffer and how many of its bytes hold data.
+/// One block of the ring: its own range of the region, and how many of its
+/// bytes hold data. A Block is never cloned, so it is the only handle to
+/// its range.
 pub struct Block {
-    mem: Mapping,
+    region: Arc<Region>,
+    offset: usize,
+    capacity: usize,
     len: usize,
 }
 
 impl Block {
+    fn start(&self) -> *mut u8 {
+        debug_assert!(self.offset + self.capacity <= self.region.len);
+        // SAFETY: offset is within the mapping (checked when carved).
+        unsafe { self.region.ptr.as_ptr().add(self.offset) }
+    }
+
     /// The bytes that hold data.
     pub fn data(&self) -> &[u8] {
-        &self.mem.as_slice()[..self.len]
+        // SAFETY: this block's range is initialised memory (zero-filled at
+        // mapping) that only this Block reaches; `&self` forbids writers.
+        unsafe { std::slice::from_raw_parts(self.start(), self.len) }
     }
 
     /// The whole buffer, for a source to fill; call `set_len` afterwards.
     pub fn buffer_mut(&mut self) -> &mut [u8] {
-        self.mem.as_mut_slice()
+        // SAFETY: as above, and `&mut self` guarantees no other view exists.
+        unsafe { std::slice::from_raw_parts_mut(self.start(), self.capacity) }
     }
 
     /// Records how many bytes of the buffer hold data.
     pub fn set_len(&mut self, len: usize) {
-        assert!(len <= self.mem.capacity, "block length beyond capacity");
+        assert!(len <= self.capacity, "block length beyond capacity");
         self.len = len;
     }
 
@@ -107,7 +111,12 @@ impl Block {
     }
 
     pub fn capacity(&self) -> usize {
-        self.mem.capacity
+        self.capacity
+    }
+
+    /// Where the block starts in memory, for alignment checks.
+    pub fn address(&self) -> usize {
+        self.start() as usize
     }
 }
 
@@ -118,13 +127,13 @@ pub type BlockRef = Arc<Block>;
 /// Why the ring could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum RingError {
-    #[error("cannot allocate {blocks} blocks of {block_bytes} bytes: {source}")]
+    #[error("-m/--memory: cannot allocate {blocks} blocks of {block_bytes} bytes: {source}")]
     Allocate {
         blocks: usize,
         block_bytes: usize,
         source: io::Error,
     },
-    #[error("cannot lock {bytes} bytes in memory: {source} (raise 'ulimit -l', or run with CAP_IPC_LOCK)")]
+    #[error("-L/--lock: cannot lock {bytes} bytes in memory: {source} (raise 'ulimit -l', or run with CAP_IPC_LOCK)")]
     Lock { bytes: u64, source: io::Error },
 }
 
@@ -148,20 +157,33 @@ pub fn allocate(
 ) -> Result<(ReaderEnd, WriterEnd), RingError> {
     let (free_tx, free_rx) = bounded(blocks);
     let (full_tx, full_rx) = bounded(blocks);
-    for _ in 0..blocks {
-        let mem = Mapping::new(block_bytes).map_err(|source| RingError::Allocate {
+    let total = blocks
+        .checked_mul(block_bytes)
+        .ok_or_else(|| RingError::Allocate {
             blocks,
             block_bytes,
+            source: io::Error::from(io::ErrorKind::OutOfMemory),
+        })?;
+    let region = Arc::new(Region::map(total).map_err(|source| RingError::Allocate {
+        blocks,
+        block_bytes,
+        source,
+    })?);
+    if lock {
+        region.lock().map_err(|source| RingError::Lock {
+            bytes: total as u64,
             source,
         })?;
-        if lock {
-            mem.lock().map_err(|source| RingError::Lock {
-                bytes: blocks as u64 * block_bytes as u64,
-                source,
-            })?;
-        }
+    }
+    for i in 0..blocks {
+        let block = Block {
+            region: Arc::clone(&region),
+            offset: i * block_bytes,
+            capacity: block_bytes,
+            len: 0,
+        };
         free_tx
-            .send(Arc::new(Block { mem, len: 0 }))
+            .send(Arc::new(block))
             .expect("free queue sized to hold every block");
     }
     Ok((
@@ -193,7 +215,11 @@ mod tests {
         assert_eq!(writer.full.len(), 0);
         let b = reader.free.recv().unwrap();
         assert_eq!(b.capacity(), 8192);
-        assert_eq!(b.as_ref().mem.ptr.as_ptr() as usize % 4096, 0);
+        assert_eq!(
+            b.address() % 4096,
+            0,
+            "blocks of a page multiple stay aligned"
+        );
     }
 
     #[test]

@@ -20,7 +20,6 @@ use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS};
 use crate::pipeline::{Params, Running};
 use crate::sink::{self, OpenError};
-use crate::size::Bytes;
 use crate::source;
 use crate::summary::{say, status_line, Summary};
 use crate::watchdog::Watchdog;
@@ -63,8 +62,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         })
         .context("cannot start the signal thread")?;
 
-    let mut running = Running::start(source, sinks, params)
-        .map_err(|e| anyhow::anyhow!("-m/--memory {}: {e}", Bytes(config.memory_bytes())))?;
+    let mut running = Running::start(source, sinks, params).map_err(anyhow::Error::from)?;
     let stats = std::sync::Arc::clone(running.stats());
 
     let mut interrupted: Option<i32> = None;

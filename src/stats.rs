@@ -24,7 +24,8 @@ pub struct OutputStats {
 pub struct Stats {
     pub started: Instant,
     pub blocks_in_ring: usize,
-    /// Bytes read from the input.
+    /// Bytes read from the input, counted at every read(2), including those
+    /// of a block that is still filling.
     pub read_bytes: AtomicU64,
     /// Blocks filled by the reader so far.
     pub blocks_filled: AtomicU64,

@@ -3,6 +3,7 @@
 //! and every write downstream is exactly one block except the last.
 
 use std::io::{self, Read};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,8 +40,8 @@ impl Read for JitteryReader {
 struct JitterySource(JitteryReader);
 
 impl Source for JitterySource {
-    fn fill(&mut self, buf: &mut [u8]) -> Filled {
-        fill_from(&mut self.0, buf)
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        fill_from(&mut self.0, buf, arrived)
     }
     fn name(&self) -> &str {
         "jittery"

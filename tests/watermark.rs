@@ -26,10 +26,11 @@ struct StepSource {
 }
 
 impl Source for StepSource {
-    fn fill(&mut self, buf: &mut [u8]) -> Filled {
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
         match self.feed.recv() {
             Ok(block) => {
                 buf[..block.len()].copy_from_slice(&block);
+                arrived.fetch_add(block.len() as u64, SeqCst);
                 self.fed.fetch_add(1, SeqCst);
                 Filled {
                     bytes: block.len(),

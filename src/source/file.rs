@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
 
 use anyhow::Context;
 
@@ -55,8 +56,8 @@ fn regular_size(file: &File) -> Option<u64> {
 }
 
 impl Source for FdSource {
-    fn fill(&mut self, buf: &mut [u8]) -> Filled {
-        fill_from(&mut self.file, buf)
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        fill_from(&mut self.file, buf, arrived)
     }
 
     fn name(&self) -> &str {

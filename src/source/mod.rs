@@ -8,13 +8,16 @@ mod file;
 pub use file::FdSource;
 
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::config::{Config, InputSpec};
 
 /// A producer of blocks.
 pub trait Source: Send {
     /// Fills `buf` completely, or up to the end of input or an error.
-    fn fill(&mut self, buf: &mut [u8]) -> Filled;
+    /// Adds every byte to `arrived` as soon as it is read, so observers see
+    /// a slow trickle even while a large block is still filling.
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled;
 
     /// The name used in messages: a path, `stdin`, a host.
     fn name(&self) -> &str;
@@ -54,7 +57,7 @@ pub enum End {
 /// Reads into `buf` until it is full, the input ends or a read fails,
 /// retrying interrupted calls. Short reads from pipes and sockets are
 /// joined, so only the last block of a stream is ever short.
-pub fn fill_from(reader: &mut impl io::Read, buf: &mut [u8]) -> Filled {
+pub fn fill_from(reader: &mut impl io::Read, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
     let mut bytes = 0;
     while bytes < buf.len() {
         match reader.read(&mut buf[bytes..]) {
@@ -64,7 +67,10 @@ pub fn fill_from(reader: &mut impl io::Read, buf: &mut [u8]) -> Filled {
                     end: End::Eof,
                 }
             }
-            Ok(n) => bytes += n,
+            Ok(n) => {
+                bytes += n;
+                arrived.fetch_add(n as u64, Relaxed);
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 return Filled {
