@@ -186,23 +186,6 @@ impl Config {
         if outputs.is_empty() {
             outputs.push(OutputSpec::Stdout);
         }
-        for (i, o) in outputs.iter().enumerate() {
-            if outputs[..i].contains(o) {
-                return Err(ConfigError::new(
-                    "-o/--output",
-                    format!("{} is given twice", o.display_name()),
-                ));
-            }
-        }
-        if let InputSpec::File(i) = &input {
-            if outputs.contains(&OutputSpec::File(i.clone())) {
-                return Err(ConfigError::new(
-                    "-o/--output",
-                    format!("{} is also the input; that would destroy it", i.display()),
-                ));
-            }
-        }
-
         let existing = if cli.force {
             ExistingFile::Truncate
         } else if cli.append {
@@ -513,12 +496,6 @@ mod tests {
         let e = config(&["--direct", "-s", "10000"]).unwrap_err();
         assert_eq!(e.flag, "--direct");
         assert!(config(&["--direct", "-s", "64k"]).is_ok());
-    }
-
-    #[test]
-    fn output_equal_to_input_is_refused() {
-        let e = config(&["-i", "a.tar", "-o", "a.tar"]).unwrap_err();
-        assert_eq!(e.flag, "-o/--output");
     }
 
     #[test]

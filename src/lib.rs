@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod events;
 pub mod exit;
+pub mod file_id;
 pub mod pipe_size;
 pub mod pipeline;
 pub mod rate;

@@ -15,7 +15,8 @@ use crossbeam_channel::{never, select, tick, unbounded};
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, InputSpec};
+use crate::file_id::Identity;
 use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS};
 use crate::pipeline::{Params, Running};
@@ -33,9 +34,13 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 /// Runs the buffer as configured. Returns how the process should end.
 pub fn run(config: &Config) -> Result<Exit, Error> {
     let source = source::open(config)?;
-    let sinks = sink::open_all(config).map_err(|e| match e {
-        OpenError::Exists(_) => Error::Usage(ConfigError::new("-o/--output", e.to_string())),
+    let input = match &config.input {
+        InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
+        InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
+    };
+    let sinks = sink::open_all(config, input).map_err(|e| match e {
         OpenError::Io(e) => Error::Runtime(e),
+        refusal => Error::Usage(ConfigError::new("-o/--output", refusal.to_string())),
     })?;
     let params = Params {
         blocks: config.blocks,

@@ -1,23 +1,23 @@
 //! Standard output, files, devices and FIFOs as a sink.
 //!
-//! The rules for opening: a path that holds a regular file is refused unless
-//! `--force` (truncate) or `--append` is given; a new file is created with
-//! O_EXCL so a file that appears meanwhile is never clobbered; devices and
-//! FIFOs are opened as they are. `--direct` asks for O_DIRECT and falls back
-//! to buffered writes where the filesystem refuses it; the final short block
-//! is written with O_DIRECT turned off, since it cannot be aligned.
+//! Each output is opened as `preflight` planned: a new file is created with
+//! O_EXCL so a file that appears meanwhile is never clobbered, an existing
+//! one is truncated or appended to as the user asked, and devices and FIFOs
+//! are opened as they are. `--direct` turns O_DIRECT on after opening and
+//! falls back to buffered writes where the filesystem refuses it (or an
+//! append would start unaligned); the final short block is written with
+//! O_DIRECT turned off, since it cannot be aligned.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::{AsFd, IntoRawFd};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
 
 use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
-use super::{OpenError, Sink};
-use crate::config::{Config, ExistingFile, DIRECT_ALIGN_BYTES};
+use super::{Plan, Sink};
+use crate::config::{Config, DIRECT_ALIGN_BYTES};
 
 /// A sink writing to a file descriptor.
 pub struct FdSink {
@@ -49,65 +49,76 @@ impl FdSink {
         })
     }
 
-    /// A named output, following the module's rules for existing files.
-    pub fn open(path: &Path, config: &Config) -> Result<FdSink, OpenError> {
-        let name = path.display().to_string();
+    /// A named output, opened as `preflight` planned it.
+    pub fn open(plan: &Plan, config: &Config) -> anyhow::Result<FdSink> {
         let mut options = OpenOptions::new();
         options.write(true);
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => {
-                return Err(anyhow::anyhow!("-o {name}: is a directory").into());
-            }
-            Ok(meta) if meta.is_file() => match config.existing {
-                ExistingFile::Refuse => return Err(OpenError::Exists(name)),
-                ExistingFile::Truncate => {
-                    options.truncate(true);
-                }
-                ExistingFile::Append => {
-                    options.append(true);
-                }
-            },
-            Ok(_) => {} // a device, FIFO or socket: use as it is
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+        let path = match plan {
+            Plan::Stdout => return FdSink::stdout(config.sync, config.block_bytes),
+            Plan::Create(p) => {
                 options.create_new(true).mode(0o666);
+                p
             }
-            Err(e) => {
-                return Err(anyhow::Error::new(e)
-                    .context(format!("-o {name}: cannot inspect"))
-                    .into())
+            Plan::Truncate(p) => {
+                options.truncate(true);
+                p
             }
-        }
-        let mut direct = false;
-        let file = if config.direct {
-            let mut with_direct = options.clone();
-            with_direct.custom_flags(libc::O_DIRECT);
-            match with_direct.open(path) {
-                Ok(f) => {
-                    direct = true;
-                    Ok(f)
-                }
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                    if !config.quiet {
-                        crate::summary::say(&format!(
-                            "tapebuf: -o {name}: the filesystem refuses O_DIRECT; writing through the page cache"
-                        ));
-                    }
-                    options.open(path)
-                }
-                Err(e) => Err(e),
+            Plan::Append(p) => {
+                options.append(true);
+                p
             }
-        } else {
-            options.open(path)
+            Plan::AsIs(p) => p,
         };
-        let file = file.with_context(|| format!("-o {name}: cannot open"))?;
+        let name = path.display().to_string();
+        let file = options
+            .open(path)
+            .with_context(|| format!("-o {name}: cannot open"))?;
         crate::pipe_size::grow_to(&file, config.block_bytes);
         let sync = config.sync && syncable(&file);
-        Ok(FdSink {
+        let mut sink = FdSink {
             file: Some(file),
             name,
-            direct,
+            direct: false,
             sync,
-        })
+        };
+        if config.direct {
+            if let Err(why) = sink.try_direct() {
+                if !config.quiet {
+                    crate::summary::say(&format!(
+                        "tapebuf: -o {}: {why}; writing through the page cache",
+                        sink.name
+                    ));
+                }
+            }
+        }
+        Ok(sink)
+    }
+
+    /// Turns O_DIRECT on, after opening, so that a filesystem that refuses
+    /// it costs nothing: opening with it would have created the file first.
+    fn try_direct(&mut self) -> Result<(), String> {
+        let file = self.file.as_ref().expect("open");
+        let meta = file.metadata().map_err(|e| e.to_string())?;
+        if !meta.is_file() && !meta.file_type().is_block_device() {
+            return Err("O_DIRECT only applies to files and block devices".into());
+        }
+        if meta.is_file() && meta.len() % DIRECT_ALIGN_BYTES != 0 {
+            // Appending at an unaligned offset cannot use O_DIRECT.
+            return Err(format!(
+                "its size, {}, is not a multiple of {DIRECT_ALIGN_BYTES}, so O_DIRECT cannot append to it",
+                meta.len()
+            ));
+        }
+        let flags = fcntl(file, FcntlArg::F_GETFL).map_err(|e| e.to_string())?;
+        let flags = OFlag::from_bits_truncate(flags) | OFlag::O_DIRECT;
+        match fcntl(file, FcntlArg::F_SETFL(flags)) {
+            Ok(_) => {
+                self.direct = true;
+                Ok(())
+            }
+            Err(nix::errno::Errno::EINVAL) => Err("the filesystem refuses O_DIRECT".into()),
+            Err(e) => Err(format!("cannot set O_DIRECT: {e}")),
+        }
     }
 
     fn file(&mut self) -> io::Result<&mut File> {
@@ -138,7 +149,15 @@ impl Sink for FdSink {
         if self.direct && data.len() as u64 % DIRECT_ALIGN_BYTES != 0 {
             self.clear_direct()?;
         }
-        self.file()?.write_all(data)
+        match self.file()?.write_all(data) {
+            // Some filesystems accept O_DIRECT and then refuse the writes;
+            // nothing was written, so the block can go through the cache.
+            Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                self.clear_direct()?;
+                self.file()?.write_all(data)
+            }
+            other => other,
+        }
     }
 
     fn finish(&mut self) -> io::Result<()> {

@@ -5,13 +5,16 @@
 
 mod fanout;
 mod file;
+mod preflight;
 
 pub use fanout::Outputs;
 pub use file::FdSink;
+pub use preflight::Plan;
 
 use std::io;
 
-use crate::config::{Config, OutputSpec};
+use crate::config::Config;
+use crate::file_id::Identity;
 
 /// A consumer of blocks.
 pub trait Sink: Send {
@@ -25,31 +28,47 @@ pub trait Sink: Send {
     fn name(&self) -> &str;
 }
 
-/// Opens every configured output, in order. The first failure stops the
-/// run before any data moves.
-pub fn open_all(config: &Config) -> Result<Vec<Box<dyn Sink>>, OpenError> {
-    config
-        .outputs
-        .iter()
-        .map(|spec| -> Result<Box<dyn Sink>, OpenError> {
-            match spec {
-                OutputSpec::Stdout => {
-                    Ok(Box::new(FdSink::stdout(config.sync, config.block_bytes)?))
+/// Opens every configured output, in order, after checking them all
+/// (see `preflight`). If one cannot be opened, the files this call created
+/// are removed again, so a failed start leaves nothing behind.
+pub fn open_all(
+    config: &Config,
+    input: Option<Identity>,
+) -> Result<Vec<Box<dyn Sink>>, OpenError> {
+    let plans = preflight::check(config, input)?;
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
+    let mut created = Vec::new();
+    for plan in &plans {
+        match FdSink::open(plan, config) {
+            Ok(sink) => {
+                if let Plan::Create(path) = plan {
+                    created.push(path.clone());
                 }
-                OutputSpec::File(path) => Ok(Box::new(FdSink::open(path, config)?)),
+                sinks.push(Box::new(sink));
             }
-        })
-        .collect()
+            Err(e) => {
+                drop(sinks);
+                for path in created {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Err(OpenError::Io(e));
+            }
+        }
+    }
+    Ok(sinks)
 }
 
-/// Why an output could not be opened. `Exists` is a refusal the user can
-/// fix on the command line; the caller maps it to the usage exit status.
+/// Why the outputs could not be opened. `Exists` and `Conflict` are
+/// refusals the user can fix on the command line; the caller maps them to
+/// the usage exit status.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error("{0}: already exists; use -f/--force to overwrite it or --append to add to it")]
     Exists(String),
+    #[error("{0}")]
+    Conflict(String),
     #[error("{0:#}")]
-    Io(#[from] anyhow::Error),
+    Io(anyhow::Error),
 }
 
 /// The message for a failed write, naming the output and the byte offset.
