@@ -1,24 +1,27 @@
 //! One run of the program: open the endpoints, start the pipeline, watch
 //! for signals, and end with the summary and the exit status.
 //!
-//! The main thread is the observer. It waits on a `select!` over the
+//! Signal handlers come first, and the endpoints are opened in a helper
+//! thread, so that a signal is answered even while opening a FIFO blocks.
+//! Then the main thread is the observer. It waits on a `select!` over the
 //! pipeline's end and a signal channel, so signals never touch the data
 //! path: SIGUSR1 prints a status line, SIGINT and SIGTERM stop the run, wait
 //! a short grace for the writer to finish its current block, print the
 //! summary of what was committed, and end with the signal. With `-W`, a
 //! timer lets the watchdog end a run in which nothing moves.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use crossbeam_channel::{never, select, tick, unbounded};
+use crossbeam_channel::{bounded, never, select, tick, unbounded};
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
 use crate::config::{Config, ConfigError, InputSpec};
-use crate::file_id::Identity;
 use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS};
+use crate::file_id::Identity;
 use crate::pipeline::{Params, Running};
 use crate::sink::{self, OpenError};
 use crate::source;
@@ -33,6 +36,110 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 
 /// Runs the buffer as configured. Returns how the process should end.
 pub fn run(config: &Config) -> Result<Exit, Error> {
+    // Signals first: opening a FIFO or a device can block, and a SIGUSR1
+    // sent meanwhile must not kill us.
+    let mut signals =
+        Signals::new([SIGINT, SIGTERM, SIGUSR1]).context("cannot install signal handlers")?;
+    let signal_handle = signals.handle();
+    let (sig_tx, sig_rx) = unbounded();
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                if sig_tx.send(sig).is_err() {
+                    break;
+                }
+            }
+        })
+        .context("cannot start the signal thread")?;
+
+    // Open and start in a helper thread, so that signals are answered
+    // while an open blocks.
+    let (start_tx, start_rx) = bounded(1);
+    let start_config = config.clone();
+    std::thread::Builder::new()
+        .name("startup".into())
+        .spawn(move || {
+            let _ = start_tx.send(start(&start_config));
+        })
+        .context("cannot start the startup thread")?;
+    let mut interrupted: Option<i32> = None;
+    let mut running = loop {
+        select! {
+            recv(start_rx) -> started => break started.expect("the startup thread answers")?,
+            recv(sig_rx) -> sig => match sig {
+                Ok(SIGUSR1) => say("tapebuf: status: starting: opening the input and outputs"),
+                Ok(sig) => match start_rx.try_recv() {
+                    Ok(started) => {
+                        interrupted = Some(sig);
+                        break started?;
+                    }
+                    Err(_) => {
+                        say(&format!(
+                            "tapebuf: interrupted by {} while opening the input and outputs; nothing was read",
+                            signal_name(sig)
+                        ));
+                        return Ok(Exit::Signal(sig));
+                    }
+                },
+                Err(_) => {}
+            },
+        }
+    };
+    let stats = Arc::clone(running.stats());
+
+    let mut stalled: Option<String> = None;
+    if interrupted.is_none() {
+        let mut watchdog = config
+            .watchdog
+            .map(|limit| Watchdog::new(limit, Instant::now()));
+        let ticks = match config.watchdog {
+            Some(_) => tick(WATCHDOG_TICK),
+            None => never(),
+        };
+        loop {
+            select! {
+                recv(running.done()) -> _ => break,
+                recv(ticks) -> _ => {
+                    if let Some(why) = watchdog
+                        .as_mut()
+                        .and_then(|w| w.check(&stats.snapshot(), Instant::now()))
+                    {
+                        stalled = Some(why);
+                        break;
+                    }
+                },
+                recv(sig_rx) -> sig => match sig {
+                    Ok(SIGUSR1) => say(&status_line(&stats)),
+                    Ok(sig) => {
+                        interrupted = Some(sig);
+                        break;
+                    }
+                    Err(_) => break,
+                },
+            }
+        }
+    }
+    let grace = if interrupted.is_some() || stalled.is_some() {
+        running.stop();
+        Some(STOP_GRACE)
+    } else {
+        None
+    };
+    running.wait(grace);
+    signal_handle.close();
+
+    let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);
+    report(config, &summary);
+    Ok(match interrupted {
+        Some(sig) => Exit::Signal(sig),
+        None if summary.is_clean() => Exit::Code(SUCCESS),
+        None => Exit::Code(FAILURE),
+    })
+}
+
+/// Opens the input and the outputs, allocates the ring and starts it.
+fn start(config: &Config) -> Result<Running, Error> {
     let source = source::open(config)?;
     let input = match &config.input {
         InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
@@ -51,69 +158,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
         events: Events::default(),
     };
-
-    let mut signals =
-        Signals::new([SIGINT, SIGTERM, SIGUSR1]).context("cannot install signal handlers")?;
-    let signal_handle = signals.handle();
-    let (sig_tx, sig_rx) = unbounded();
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            for sig in signals.forever() {
-                if sig_tx.send(sig).is_err() {
-                    break;
-                }
-            }
-        })
-        .context("cannot start the signal thread")?;
-
-    let mut running = Running::start(source, sinks, params).map_err(anyhow::Error::from)?;
-    let stats = std::sync::Arc::clone(running.stats());
-
-    let mut interrupted: Option<i32> = None;
-    let mut stalled: Option<String> = None;
-    let mut watchdog = config
-        .watchdog
-        .map(|limit| Watchdog::new(limit, Instant::now()));
-    let ticks = match config.watchdog {
-        Some(_) => tick(WATCHDOG_TICK),
-        None => never(),
-    };
-    loop {
-        select! {
-            recv(running.done()) -> _ => break,
-            recv(ticks) -> _ => {
-                if let Some(why) = watchdog
-                    .as_mut()
-                    .and_then(|w| w.check(&stats.snapshot(), Instant::now()))
-                {
-                    stalled = Some(why);
-                    running.stop();
-                    break;
-                }
-            },
-            recv(sig_rx) -> sig => match sig {
-                Ok(SIGUSR1) => say(&status_line(&stats)),
-                Ok(sig) => {
-                    interrupted = Some(sig);
-                    running.stop();
-                    break;
-                }
-                Err(_) => break,
-            },
-        }
-    }
-    let grace = (interrupted.is_some() || stalled.is_some()).then_some(STOP_GRACE);
-    running.wait(grace);
-    signal_handle.close();
-
-    let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);
-    report(config, &summary);
-    Ok(match interrupted {
-        Some(sig) => Exit::Signal(sig),
-        None if summary.is_clean() => Exit::Code(SUCCESS),
-        None => Exit::Code(FAILURE),
-    })
+    Ok(Running::start(source, sinks, params).map_err(anyhow::Error::from)?)
 }
 
 /// Prints the errors and the summary line. With -q a clean run prints

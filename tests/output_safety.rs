@@ -20,14 +20,20 @@ fn output_that_is_the_input_under_another_name_is_refused_and_left_intact() {
     let data = pattern(100_000, 1);
     std::fs::write(&path, &data).unwrap();
     let other_name = format!("{}/./same.bin", dir.path().display());
-    let out = run(&["-f", "-i", path.to_str().unwrap(), "-o", &other_name], vec![]);
+    let out = run(
+        &["-f", "-i", path.to_str().unwrap(), "-o", &other_name],
+        vec![],
+    );
     assert_refused(
         &out,
         &format!(
             "tapebuf: -o/--output: {other_name} is the input; writing it while reading it would destroy it"
         ),
     );
-    let out = run(&["--append", "-i", path.to_str().unwrap(), "-o", &other_name], vec![]);
+    let out = run(
+        &["--append", "-i", path.to_str().unwrap(), "-o", &other_name],
+        vec![],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
     assert_eq!(std::fs::read(&path).unwrap(), data);
 }
@@ -40,7 +46,10 @@ fn stdin_and_stdout_on_the_same_file_are_refused() {
     std::fs::write(&path, &data).unwrap();
     // Like `tapebuf < same.bin >> same.bin`.
     let input = std::fs::File::open(&path).unwrap();
-    let output = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let output = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     let out = Command::new(BIN)
         .stdin(Stdio::from(input))
         .stdout(Stdio::from(output))
@@ -69,7 +78,10 @@ fn a_new_file_named_twice_is_refused_and_not_created() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a");
     let also_a = format!("{}/./a", dir.path().display());
-    let out = run(&["-o", a.to_str().unwrap(), "-o", &also_a], pattern(1000, 4));
+    let out = run(
+        &["-o", a.to_str().unwrap(), "-o", &also_a],
+        pattern(1000, 4),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("is the same file as"), "{}", out.stderr);
     assert!(!a.exists(), "a refused start must not leave files behind");
@@ -82,7 +94,12 @@ fn a_refused_second_output_leaves_the_first_uncreated() {
     let existing = dir.path().join("existing");
     std::fs::write(&existing, b"keep").unwrap();
     let out = run(
-        &["-o", new.to_str().unwrap(), "-o", existing.to_str().unwrap()],
+        &[
+            "-o",
+            new.to_str().unwrap(),
+            "-o",
+            existing.to_str().unwrap(),
+        ],
         pattern(1000, 5),
     );
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
@@ -142,11 +159,23 @@ fn direct_append_to_an_unaligned_file_falls_back_and_keeps_every_byte() {
     std::fs::write(&path, b"abc").unwrap();
     let data = pattern(100_000, 8);
     let out = run(
-        &["--direct", "--append", "-s", "64k", "-o", path.to_str().unwrap()],
+        &[
+            "--direct",
+            "--append",
+            "-s",
+            "64k",
+            "-o",
+            path.to_str().unwrap(),
+        ],
         data.clone(),
     );
     assert!(out.status.success(), "{}", out.stderr);
-    assert!(out.stderr.contains("is not a multiple of 4096, so O_DIRECT cannot append"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("is not a multiple of 4096, so O_DIRECT cannot append"),
+        "{}",
+        out.stderr
+    );
     let mut expected = b"abc".to_vec();
     expected.extend_from_slice(&data);
     assert_eq!(std::fs::read(&path).unwrap(), expected);

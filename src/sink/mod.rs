@@ -31,10 +31,7 @@ pub trait Sink: Send {
 /// Opens every configured output, in order, after checking them all
 /// (see `preflight`). If one cannot be opened, the files this call created
 /// are removed again, so a failed start leaves nothing behind.
-pub fn open_all(
-    config: &Config,
-    input: Option<Identity>,
-) -> Result<Vec<Box<dyn Sink>>, OpenError> {
+pub fn open_all(config: &Config, input: Option<Identity>) -> Result<Vec<Box<dyn Sink>>, OpenError> {
     let plans = preflight::check(config, input)?;
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
     let mut created = Vec::new();

@@ -36,7 +36,9 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
             OutputSpec::Stdout => (Plan::Stdout, Identity::of_fd(std::io::stdout())),
             OutputSpec::File(path) => {
                 let identity = Identity::of_path(path).map_err(|e| {
-                    OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
+                    OpenError::Io(
+                        anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")),
+                    )
                 })?;
                 let plan = match identity.map(|i| i.kind) {
                     None => {
@@ -48,8 +50,9 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
                             Identity::of_path(dir).ok().flatten(),
                             path.file_name().unwrap_or_default().to_os_string(),
                         );
-                        if let Some((_, _, first)) =
-                            new_files.iter().find(|(d, f, _)| (d, f) == (&key.0, &key.1))
+                        if let Some((_, _, first)) = new_files
+                            .iter()
+                            .find(|(d, f, _)| (d, f) == (&key.0, &key.1))
                         {
                             return Err(OpenError::Conflict(format!(
                                 "{name} is the same file as {first}; every output would get the data twice"
