@@ -6,6 +6,7 @@
 //! crate is the whole program: `main.rs` only parses the command line, calls
 //! [`run::run`], and turns the result into an exit status.
 
+pub mod blocking;
 pub mod cli;
 pub mod config;
 pub mod events;

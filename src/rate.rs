@@ -1,6 +1,8 @@
-//! Rate limits (`-r`, `-R`): a pacer that keeps the average rate since the
-//! start at or below a limit by sleeping after each block. Sleeps end early
-//! when the run is stopped, so a slow limit never delays Ctrl-C.
+//! Rate limits (`-r`, `-R`): a pacer that sleeps after each block so that
+//! the rate stays at or below a limit. Idle time is not saved up: after a
+//! pause in the stream, at most one block goes out unpaced, so a throttle
+//! meant to protect a link or a device holds after every pause. Sleeps end
+//! early when the run is stopped, so a slow limit never delays Ctrl-C.
 
 use std::time::{Duration, Instant};
 
@@ -10,24 +12,25 @@ use crossbeam_channel::Receiver;
 #[derive(Debug)]
 pub struct Pacer {
     bytes_per_s: u64,
-    started: Instant,
-    bytes: u64,
+    /// When the bytes sent so far may be considered transmitted.
+    due: Instant,
 }
 
 impl Pacer {
     pub fn new(bytes_per_s: u64) -> Pacer {
         Pacer {
             bytes_per_s: bytes_per_s.max(1),
-            started: Instant::now(),
-            bytes: 0,
+            due: Instant::now(),
         }
     }
 
-    /// How long to wait after `n` more bytes so the average stays in bounds.
+    /// How long to wait after `n` more bytes so the rate stays in bounds.
     pub fn delay_after(&mut self, n: usize, now: Instant) -> Duration {
-        self.bytes += n as u64;
-        let due = Duration::from_secs_f64(self.bytes as f64 / self.bytes_per_s as f64);
-        (self.started + due).saturating_duration_since(now)
+        let cost = Duration::from_secs_f64(n as f64 / self.bytes_per_s as f64);
+        // A schedule that fell behind `now` means the stream was idle;
+        // restart it from now rather than bank the idle time as credit.
+        self.due = (self.due + cost).max(now);
+        self.due.saturating_duration_since(now)
     }
 
     /// Accounts `n` bytes and sleeps as needed, waking early on `stop`.
@@ -44,15 +47,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn delay_keeps_average_at_the_limit() {
+    fn delay_keeps_the_rate_at_the_limit() {
         let mut p = Pacer::new(1000);
-        let t0 = p.started;
-        // 500 bytes at 1000 B/s are due at 0.5 s.
+        let t0 = p.due;
+        // 500 bytes at 1000 B/s are due at 0.5 s, the next 500 at 1 s.
         assert_eq!(p.delay_after(500, t0), Duration::from_millis(500));
-        // Already late: no delay.
         assert_eq!(
-            p.delay_after(100, t0 + Duration::from_secs(2)),
-            Duration::ZERO
+            p.delay_after(500, t0 + Duration::from_millis(500)),
+            Duration::from_millis(500)
         );
+    }
+
+    #[test]
+    fn idle_time_is_not_banked_as_credit() {
+        let mut p = Pacer::new(1000);
+        let t0 = p.due;
+        // After 10 idle seconds one block goes out unpaced...
+        let later = t0 + Duration::from_secs(10);
+        assert_eq!(p.delay_after(1000, later), Duration::ZERO);
+        // ...and the next one is paced again, not sent on saved-up credit.
+        assert_eq!(p.delay_after(1000, later), Duration::from_secs(1));
     }
 }

@@ -127,14 +127,14 @@ pub type BlockRef = Arc<Block>;
 /// Why the ring could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum RingError {
-    #[error("-m/--memory: cannot allocate {blocks} blocks of {block_bytes} bytes: {source}")]
+    #[error("-m/--memory: cannot allocate {blocks} blocks of {block_bytes} bytes: {error}")]
     Allocate {
         blocks: usize,
         block_bytes: usize,
-        source: io::Error,
+        error: io::Error,
     },
-    #[error("-L/--lock: cannot lock {bytes} bytes in memory: {source} (raise 'ulimit -l', or run with CAP_IPC_LOCK)")]
-    Lock { bytes: u64, source: io::Error },
+    #[error("-L/--lock: cannot lock {bytes} bytes in memory: {error} (raise 'ulimit -l', or run with CAP_IPC_LOCK)")]
+    Lock { bytes: u64, error: io::Error },
 }
 
 /// The reader's end: take free blocks, hand over full ones.
@@ -162,17 +162,17 @@ pub fn allocate(
         .ok_or_else(|| RingError::Allocate {
             blocks,
             block_bytes,
-            source: io::Error::from(io::ErrorKind::OutOfMemory),
+            error: io::Error::from(io::ErrorKind::OutOfMemory),
         })?;
-    let region = Arc::new(Region::map(total).map_err(|source| RingError::Allocate {
+    let region = Arc::new(Region::map(total).map_err(|error| RingError::Allocate {
         blocks,
         block_bytes,
-        source,
+        error,
     })?);
     if lock {
-        region.lock().map_err(|source| RingError::Lock {
+        region.lock().map_err(|error| RingError::Lock {
             bytes: total as u64,
-            source,
+            error,
         })?;
     }
     for i in 0..blocks {

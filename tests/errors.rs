@@ -218,7 +218,7 @@ fn help_and_version_succeed_on_stdout() {
 fn broken_stderr_does_not_abort_the_backup() {
     // stderr is a pipe whose reader is already gone: the summary cannot be
     // printed, but the data must still go through, with success.
-    let (read_end, write_end) = nix::unistd::pipe().unwrap();
+    let (read_end, write_end) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
     drop(read_end);
     let input = pattern(300_000, 8);
     let mut child = tapebuf()
@@ -234,4 +234,31 @@ fn broken_stderr_does_not_abort_the_backup() {
     feeder.join().unwrap();
     assert_eq!(sha256(&drainer.join().unwrap()), sha256(&input));
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[test]
+fn lock_failure_names_the_lock_flag() {
+    // Root may always lock memory, so run as nobody with no lock allowance.
+    let out = std::process::Command::new("prlimit")
+        .args(["--memlock=0:0", "setpriv", "--reuid=65534", "--regid=65534"])
+        .args([
+            "--clear-groups",
+            "--inh-caps=-all",
+            BIN,
+            "-L",
+            "-s",
+            "64k",
+            "-b",
+            "4",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("prlimit and setpriv from util-linux");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "tapebuf: -L/--lock: cannot lock 262144 bytes in memory: Operation not permitted (os error 1) \
+         (raise 'ulimit -l', or run with CAP_IPC_LOCK)"
+    );
 }

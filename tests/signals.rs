@@ -247,3 +247,59 @@ fn signals_are_answered_while_an_output_fifo_waits_for_its_reader() {
         "tapebuf: interrupted by SIGINT while opening the input and outputs; nothing was read"
     );
 }
+
+#[test]
+fn sigint_counts_the_bytes_of_a_block_still_filling_as_not_committed() {
+    let mut child = spawn_piped(&["-s", "64k", "-b", "4"]);
+    let pid = child.id();
+    wait_until_caught(pid, Signal::SIGUSR1);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&pattern(10_000, 3)).unwrap(); // less than one block
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = false;
+    for _ in 0..10_000 {
+        kill(Pid::from_raw(pid as i32), Signal::SIGUSR1).unwrap();
+        if lines
+            .next()
+            .unwrap()
+            .unwrap()
+            .starts_with("tapebuf: status: in 10000 bytes")
+        {
+            seen = true;
+            break;
+        }
+    }
+    assert!(seen, "the status never counted the partial block");
+    kill(Pid::from_raw(pid as i32), Signal::SIGINT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT));
+    let summary = lines.next().unwrap().unwrap();
+    assert!(
+        summary.starts_with("tapebuf: summary: interrupted by SIGINT: in 10000 bytes, out 0 bytes"),
+        "{summary}"
+    );
+    assert!(
+        summary.ends_with("; 10000 bytes read but not committed"),
+        "{summary}"
+    );
+    drop(stdin);
+}
+
+#[test]
+fn watchdog_counts_a_slow_trickle_as_progress() {
+    // 4 KiB every 200 ms into 1 MiB blocks: no block fills for seconds, but
+    // data keeps moving, so a 2 s watchdog must not fire.
+    let input = pattern(12 * 4096, 4);
+    let out = run_with(
+        &["-s", "1M", "-b", "2", "-W", "2"],
+        input.clone(),
+        Feed::Slow {
+            chunk: 4096,
+            pause: Duration::from_millis(200),
+        },
+        Drain::Fast,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(sha256(&out.stdout), sha256(&input));
+}

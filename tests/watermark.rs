@@ -188,3 +188,109 @@ fn without_a_high_watermark_every_block_goes_out_at_once() {
     assert!(running.wait(Some(WAIT)));
     assert_eq!(*seen.lock().unwrap(), vec![1, 2, 3, 4, 5]);
 }
+
+/// Hands out `total` full blocks as fast as it is asked, recording for each
+/// how many writes had completed when it was asked.
+struct EagerSource {
+    total: usize,
+    writes_done: Arc<AtomicU64>,
+    asked_at: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Source for EagerSource {
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        let mut asked = self.asked_at.lock().unwrap();
+        if asked.len() == self.total {
+            return Filled {
+                bytes: 0,
+                end: End::Eof,
+            };
+        }
+        asked.push(self.writes_done.load(SeqCst));
+        buf.fill(3);
+        arrived.fetch_add(buf.len() as u64, SeqCst);
+        Filled {
+            bytes: buf.len(),
+            end: End::More,
+        }
+    }
+    fn name(&self) -> &str {
+        "eager"
+    }
+}
+
+/// Writes one block per permit from the test, and reports each write.
+struct PermitSink {
+    permits: Receiver<()>,
+    writes_done: Arc<AtomicU64>,
+    wrote: Sender<()>,
+}
+
+impl Sink for PermitSink {
+    fn write_block(&mut self, _data: &[u8]) -> io::Result<()> {
+        self.permits.recv().expect("the test permits every write");
+        self.writes_done.fetch_add(1, SeqCst);
+        let _ = self.wrote.send(());
+        Ok(())
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn name(&self) -> &str {
+        "permits"
+    }
+}
+
+#[test]
+fn resumes_reading_only_after_the_ring_drains_to_the_low_watermark() {
+    const TOTAL: usize = 30;
+    let (permit_tx, permit_rx) = unbounded();
+    let (wrote_tx, wrote_rx) = unbounded();
+    let (event_tx, event_rx) = unbounded();
+    let writes_done = Arc::new(AtomicU64::new(0));
+    let asked_at = Arc::new(Mutex::new(Vec::new()));
+    let source = EagerSource {
+        total: TOTAL,
+        writes_done: Arc::clone(&writes_done),
+        asked_at: Arc::clone(&asked_at),
+    };
+    let sink = PermitSink {
+        permits: permit_rx,
+        writes_done,
+        wrote: wrote_tx,
+    };
+    let params = Params {
+        blocks: RING,
+        block_bytes: BLOCK,
+        lock_memory: false,
+        // -p 20: once full, read again only when at most 2 of 10 are full.
+        marks: Watermarks::new(RING, 0, 20),
+        input_rate_bytes_per_s: None,
+        output_rate_bytes_per_s: None,
+        events: Events::new(event_tx),
+    };
+    let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
+    let stats = Arc::clone(running.stats());
+    // Nothing is written until the reader has filled the ring and stopped.
+    assert_eq!(event_rx.recv_timeout(WAIT).unwrap(), Event::Overrun);
+    // Let the writes through one at a time, each after the previous is done.
+    for _ in 0..TOTAL {
+        permit_tx.send(()).unwrap();
+        wrote_rx
+            .recv_timeout(WAIT)
+            .expect("a permitted write happens");
+    }
+    assert!(running.wait(Some(WAIT)));
+    let asked_at = asked_at.lock().unwrap().clone();
+    assert_eq!(asked_at.len(), TOTAL);
+    // The first ten blocks fill the ring before anything is written.
+    assert!(asked_at[..RING].iter().all(|&w| w == 0), "{asked_at:?}");
+    // The eleventh waits until 8 blocks are free again, so 8 writes are done.
+    assert!(
+        asked_at[RING] >= 8,
+        "reading resumed after only {} writes: {asked_at:?}",
+        asked_at[RING]
+    );
+    assert!(stats.overruns.load(SeqCst) >= 1);
+    assert_eq!(stats.snapshot().written_bytes, (TOTAL * BLOCK) as u64);
+}

@@ -17,6 +17,7 @@ use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
 use super::{Plan, Sink};
+use crate::blocking::Blocking;
 use crate::config::{Config, DIRECT_ALIGN_BYTES};
 
 /// A sink writing to a file descriptor.
@@ -149,15 +150,22 @@ impl Sink for FdSink {
         if self.direct && data.len() as u64 % DIRECT_ALIGN_BYTES != 0 {
             self.clear_direct()?;
         }
-        match self.file()?.write_all(data) {
-            // Some filesystems accept O_DIRECT and then refuse the writes;
-            // nothing was written, so the block can go through the cache.
-            Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
-                self.clear_direct()?;
-                self.file()?.write_all(data)
+        let mut done = 0;
+        while done < data.len() {
+            match Blocking(self.file()?).write(&data[done..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Some filesystems accept O_DIRECT and then refuse the
+                // writes. A failed write(2) wrote nothing, so the rest of
+                // the block can go through the page cache.
+                Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                    self.clear_direct()?;
+                }
+                Err(e) => return Err(e),
             }
-            other => other,
         }
+        Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {

@@ -10,6 +10,7 @@ use std::sync::atomic::AtomicU64;
 use anyhow::Context;
 
 use super::{fill_from, Filled, Source};
+use crate::blocking::Blocking;
 
 /// A source reading from a file descriptor.
 pub struct FdSource {
@@ -57,7 +58,7 @@ fn regular_size(file: &File) -> Option<u64> {
 
 impl Source for FdSource {
     fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        fill_from(&mut self.file, buf, arrived)
+        fill_from(&mut Blocking(&self.file), buf, arrived)
     }
 
     fn name(&self) -> &str {
