@@ -70,6 +70,19 @@ impl Sink for WatchingSink {
     }
 }
 
+/// A 10-block ring of 1 KiB blocks with the given watermarks.
+fn ring_params(high_pct: u8, low_pct: u8, events: Sender<Event>) -> Params {
+    Params {
+        blocks: RING,
+        block_bytes: BLOCK,
+        lock_memory: false,
+        marks: Watermarks::new(RING, high_pct, low_pct),
+        input_rate_bytes_per_s: None,
+        output_rate_bytes_per_s: None,
+        events: Events::new(events),
+    }
+}
+
 /// A pipeline with a step-by-step source and a watching sink.
 struct Harness {
     feed: Sender<Vec<u8>>,
@@ -95,15 +108,7 @@ fn start(high_pct: u8) -> Harness {
         seen: Arc::clone(&seen),
         wrote: wrote_tx,
     };
-    let params = Params {
-        blocks: RING,
-        block_bytes: BLOCK,
-        lock_memory: false,
-        marks: Watermarks::new(RING, high_pct, 100),
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        events: Events::new(event_tx),
-    };
+    let params = ring_params(high_pct, 100, event_tx);
     let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
     Harness {
         feed: feed_tx,
@@ -259,16 +264,8 @@ fn resumes_reading_only_after_the_ring_drains_to_the_low_watermark() {
         writes_done,
         wrote: wrote_tx,
     };
-    let params = Params {
-        blocks: RING,
-        block_bytes: BLOCK,
-        lock_memory: false,
-        // -p 20: once full, read again only when at most 2 of 10 are full.
-        marks: Watermarks::new(RING, 0, 20),
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        events: Events::new(event_tx),
-    };
+    // -p 20: once full, read again only when at most 2 of 10 are full.
+    let params = ring_params(0, 20, event_tx);
     let running = Running::start(Box::new(source), vec![Box::new(sink)], params).unwrap();
     let stats = Arc::clone(running.stats());
     // Nothing is written until the reader has filled the ring and stopped.
