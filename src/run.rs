@@ -64,9 +64,26 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         })
         .context("cannot start the startup thread")?;
     let mut interrupted: Option<i32> = None;
+    let started_at = Instant::now();
+    let ticks = match config.watchdog {
+        Some(_) => tick(WATCHDOG_TICK),
+        None => never(),
+    };
     let mut running = loop {
         select! {
             recv(start_rx) -> started => break started.expect("the startup thread answers")?,
+            recv(ticks) -> _ => {
+                // The watchdog covers a start that never finishes too, such
+                // as a FIFO whose reader never comes.
+                let waited = started_at.elapsed();
+                if config.watchdog.is_some_and(|limit| waited >= limit) {
+                    say(&format!(
+                        "tapebuf: -W/--watchdog: no data moved for {} s: still opening the input and outputs",
+                        waited.as_secs()
+                    ));
+                    return Ok(Exit::Code(FAILURE));
+                }
+            },
             recv(sig_rx) -> sig => match sig {
                 Ok(SIGUSR1) => say("tapebuf: status: starting: opening the input and outputs"),
                 Ok(sig) => match start_rx.try_recv() {
@@ -93,10 +110,6 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         let mut watchdog = config
             .watchdog
             .map(|limit| Watchdog::new(limit, Instant::now()));
-        let ticks = match config.watchdog {
-            Some(_) => tick(WATCHDOG_TICK),
-            None => never(),
-        };
         loop {
             select! {
                 recv(running.done()) -> _ => break,

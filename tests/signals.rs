@@ -303,3 +303,24 @@ fn watchdog_counts_a_slow_trickle_as_progress() {
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     assert_eq!(sha256(&out.stdout), sha256(&input));
 }
+
+#[test]
+fn watchdog_also_ends_a_start_that_never_finishes() {
+    // A FIFO output whose reader never comes: opening it blocks for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    // timeout(1) turns a hang into a failure (status 124) instead of a stuck test.
+    let out = std::process::Command::new("timeout")
+        .args(["30", BIN, "-W", "1", "-o", fifo.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("tapebuf: -W/--watchdog: no data moved for ")
+            && stderr.trim_end().ends_with(" s: still opening the input and outputs"),
+        "{stderr}"
+    );
+}
