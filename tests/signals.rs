@@ -320,7 +320,9 @@ fn watchdog_also_ends_a_start_that_never_finishes() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.starts_with("tapebuf: -W/--watchdog: no data moved for ")
-            && stderr.trim_end().ends_with(" s: still opening the input and outputs"),
+            && stderr
+                .trim_end()
+                .ends_with(" s: still opening the input and outputs"),
         "{stderr}"
     );
 }
