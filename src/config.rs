@@ -66,16 +66,6 @@ impl OutputSpec {
     }
 }
 
-impl InputSpec {
-    /// The name used in messages and the summary.
-    pub fn display_name(&self) -> String {
-        match self {
-            InputSpec::Stdin => "stdin".to_string(),
-            InputSpec::File(p) => p.display().to_string(),
-        }
-    }
-}
-
 /// What to do with an output path that already holds a regular file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExistingFile {

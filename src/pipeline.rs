@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, Sender};
+use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError};
 
 use crate::events::Events;
 use crate::rate::Pacer;
@@ -133,4 +133,9 @@ impl Running {
         }
         finished
     }
+}
+
+/// True once the run has been told to stop (the stop sender is dropped).
+pub fn stopped(stop: &Receiver<()>) -> bool {
+    matches!(stop.try_recv(), Err(TryRecvError::Disconnected))
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crossbeam_channel::{select, Receiver, TryRecvError};
 
 use crate::events::{Event, Events};
+use crate::pipeline::stopped;
 use crate::rate::Pacer;
 use crate::ring::{self, BlockRef, ReaderEnd};
 use crate::source::{End, Source};
@@ -93,9 +94,4 @@ impl Reader {
         }
         held.pop()
     }
-}
-
-/// True once the run has been told to stop (the stop sender is dropped).
-pub fn stopped(stop: &Receiver<()>) -> bool {
-    matches!(stop.try_recv(), Err(TryRecvError::Disconnected))
 }

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use crate::events::{Event, Events};
+use crate::pipeline::stopped;
 use crate::rate::Pacer;
-use crate::reader::stopped;
 use crate::ring::{BlockRef, WriterEnd};
 use crate::sink::Outputs;
 use crate::stats::Stats;

@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{bounded, never, Receiver, Sender};
 
 use super::{describe_write_error, Sink};
-use crate::reader::stopped;
+use crate::pipeline::stopped;
 use crate::ring::BlockRef;
 use crate::stats::Stats;
 
