@@ -12,21 +12,17 @@
 //! Environment: TAPEBUF_BENCH_GIB (default 4), TAPEBUF_BENCH_RUNS
 //! (default 5), TAPEBUF_BENCH_MEMORY (default 64M).
 
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
+use common::{env_or, median, reap, verdict, Sample};
 
-#[derive(Clone, Copy, Debug)]
-struct Sample {
-    wall_s: f64,
-    cpu_s: f64,
-    max_rss_kib: u64,
-}
+const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
 /// Runs `dd if=/dev/zero | tool | dd of=/dev/null` and measures the tool.
 /// The tool is reaped by wait4 rather than `Child::wait`, to get its rusage.
-#[allow(clippy::zombie_processes)]
 fn measure(tool: &[String], gib: u64) -> Sample {
     let started = Instant::now();
     let mut producer = Command::new("dd")
@@ -52,40 +48,13 @@ fn measure(tool: &[String], gib: u64) -> Sample {
         .spawn()
         .expect("spawning the consumer dd");
 
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child with valid out-pointers.
-    let pid = unsafe { libc::wait4(middle.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, middle.id() as i32, "wait4 failed");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{} failed with status {status:#x}",
-        tool[0]
-    );
+    let sample = reap(&middle, &tool[0], started);
     assert!(consumer.wait().unwrap().success(), "consumer dd failed");
     assert!(producer.wait().unwrap().success(), "producer dd failed");
-    let wall_s = started.elapsed().as_secs_f64();
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Sample {
-        wall_s,
-        cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
-        max_rss_kib: usage.ru_maxrss as u64,
+        wall_s: started.elapsed().as_secs_f64(),
+        ..sample
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-fn env_or(name: &str, default: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| default.to_string())
 }
 
 fn main() {
@@ -174,13 +143,5 @@ fn main() {
             verdict(trss <= rss_limit),
             trss
         );
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "met"
-    } else {
-        "MISSED"
     }
 }

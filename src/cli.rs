@@ -45,7 +45,7 @@ pub struct Cli {
 
     /// High watermark: once the ring has run empty, the writer waits until
     /// the ring is PCT full (or input ends) before it writes again
-    /// [default: 0, start at once].
+    /// [default: 90 when an output is a tape drive, else 0, start at once].
     #[arg(short = 'P', long = "high-watermark", value_name = "PCT")]
     pub high_watermark: Option<String>,
 
@@ -94,6 +94,41 @@ pub struct Cli {
     /// seconds [default: wait for ever].
     #[arg(short = 'W', long = "watchdog", value_name = "SECS")]
     pub watchdog: Option<u64>,
+
+    /// Pad the final short block with zeros to the full block size, for
+    /// tape drives in fixed-block mode.
+    #[arg(long = "pad")]
+    pub pad: bool,
+
+    /// Rewind the tape at the end.
+    #[arg(long = "rewind", conflicts_with = "eject")]
+    pub rewind: bool,
+
+    /// Rewind and eject the tape at the end (MTOFFL).
+    #[arg(long = "eject")]
+    pub eject: bool,
+
+    /// Run CMD (through sh -c) to load the next volume when one is full or,
+    /// when reading, finished. It gets TAPEBUF_VOLUME, TAPEBUF_DEVICE,
+    /// TAPEBUF_MODE and TAPEBUF_VOLUME_BYTES. Without it, tapebuf asks on
+    /// the terminal, or fails if there is none.
+    #[arg(short = 'A', long = "change-command", value_name = "CMD")]
+    pub change_command: Option<String>,
+
+    /// Give up on a volume change after SECS seconds [default: 3600 for
+    /// --change-command; no limit for the terminal prompt].
+    #[arg(long = "change-timeout", value_name = "SECS")]
+    pub change_timeout: Option<u64>,
+
+    /// End each output volume after SIZE bytes (on a tape, after the last
+    /// whole record that fits). Combine with a numbered name (out.%03d).
+    #[arg(short = 'D', long = "volume-size", value_name = "SIZE")]
+    pub volume_size: Option<String>,
+
+    /// Read N input volumes, changing volumes in between [default: 1, or
+    /// every numbered file that exists].
+    #[arg(short = 'n', long = "volumes", value_name = "N")]
+    pub volumes: Option<u32>,
 
     /// Print nothing but errors.
     #[arg(short = 'q', long = "quiet")]

@@ -8,7 +8,10 @@
 use std::path::PathBuf;
 
 use crate::cli::Cli;
+use crate::sink::VolumeSettings;
 use crate::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
+use crate::source::ReadVolumes;
+use crate::tape::{AtEnd, ChangePolicy, VolumeNames, TAPE_HIGH_WATERMARK_PCT};
 
 /// The default block size suits modern tape drives (LTO wants 256 KiB or more).
 pub const DEFAULT_BLOCK_BYTES: u64 = 256 * 1024;
@@ -122,8 +125,10 @@ pub struct Config {
     pub outputs: Vec<OutputSpec>,
     pub block_bytes: usize,
     pub blocks: usize,
-    /// Writer restarts after an underrun once the ring is this full.
-    pub high_pct: u8,
+    /// Writer restarts after an underrun once the ring is this full. `None`
+    /// until the outputs are open: then a tape output makes it 90, anything
+    /// else 0 (see `high_pct_for`).
+    pub high_pct: Option<u8>,
     /// Reader restarts after an overrun once the ring has drained to this.
     pub low_pct: u8,
     pub lock_memory: bool,
@@ -135,12 +140,55 @@ pub struct Config {
     /// End the run if nothing moves for this long.
     pub watchdog: Option<std::time::Duration>,
     pub quiet: bool,
+    /// Zero-fill the final short block to a whole block.
+    pub pad: bool,
+    /// What to do with a tape at the end.
+    pub at_end: AtEnd,
+    pub change: ChangePolicy,
+    /// End each output volume after this many bytes.
+    pub volume_size: Option<u64>,
+    /// `-n`: read this many input volumes.
+    pub input_volumes: Option<u32>,
 }
 
 impl Config {
     /// Total ring memory in bytes.
     pub fn memory_bytes(&self) -> u64 {
         self.block_bytes as u64 * self.blocks as u64
+    }
+
+    /// The high watermark once it is known whether an output is a tape.
+    pub fn high_pct_for(&self, output_is_tape: bool) -> u8 {
+        match (self.high_pct, output_is_tape) {
+            (Some(p), _) => p,
+            (None, true) => TAPE_HIGH_WATERMARK_PCT,
+            (None, false) => 0,
+        }
+    }
+
+    /// How outputs that span volumes behave.
+    pub fn volume_settings(&self) -> VolumeSettings {
+        VolumeSettings {
+            policy: self.change.clone(),
+            volume_size: self.volume_size,
+            at_end: self.at_end,
+        }
+    }
+
+    /// True when a file output spans volumes: it is numbered, has a volume
+    /// size, or a change command is ready for a full disk.
+    pub fn file_volumes(&self, names: &VolumeNames) -> bool {
+        names.is_numbered() || self.volume_size.is_some() || self.change.command.is_some()
+    }
+
+    /// How the input's volumes are read.
+    pub fn read_volumes(&self, names: &VolumeNames) -> ReadVolumes {
+        ReadVolumes {
+            policy: self.change.clone(),
+            count: self.input_volumes,
+            numbered: names.is_numbered(),
+            at_end: self.at_end,
+        }
     }
 
     /// Validates a command line against this machine.
@@ -154,7 +202,10 @@ impl Config {
                 ),
             ));
         }
-        let high_pct = parse_pct(cli.high_watermark.as_deref(), "-P/--high-watermark", 0)?;
+        let high_pct = match cli.high_watermark.as_deref() {
+            None => None,
+            text => Some(parse_pct(text, "-P/--high-watermark", 0)?),
+        };
         let low_pct = parse_pct(cli.low_watermark.as_deref(), "-p/--low-watermark", 100)?;
 
         let input = match &cli.input {
@@ -176,6 +227,7 @@ impl Config {
         if outputs.is_empty() {
             outputs.push(OutputSpec::Stdout);
         }
+        let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
         let existing = if cli.force {
             ExistingFile::Truncate
         } else if cli.append {
@@ -207,8 +259,106 @@ impl Config {
                 secs => secs.map(std::time::Duration::from_secs),
             },
             quiet: cli.quiet,
+            pad: cli.pad,
+            at_end: if cli.eject {
+                AtEnd::Eject
+            } else if cli.rewind {
+                AtEnd::Rewind
+            } else {
+                AtEnd::Stay
+            },
+            change: volumes.change,
+            volume_size: volumes.volume_size,
+            input_volumes: cli.volumes,
         })
     }
+}
+
+/// The volume settings, checked.
+struct Volumes {
+    change: ChangePolicy,
+    volume_size: Option<u64>,
+}
+
+/// Checks the volume options against each other and the endpoints.
+fn check_volumes(
+    cli: &Cli,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+    block_bytes: u64,
+) -> Result<Volumes, ConfigError> {
+    let mut numbered = false;
+    for spec in outputs {
+        if let OutputSpec::File(p) = spec {
+            let names = VolumeNames::parse(p).map_err(|why| {
+                ConfigError::new("-o/--output", format!("{}: {why}", p.display()))
+            })?;
+            numbered |= names.is_numbered();
+        }
+    }
+    if let InputSpec::File(p) = input {
+        VolumeNames::parse(p)
+            .map_err(|why| ConfigError::new("-i/--input", format!("{}: {why}", p.display())))?;
+    }
+    let volume_size = match &cli.volume_size {
+        None => None,
+        Some(text) => {
+            let size = parse_size(text)
+                .map_err(|e| ConfigError::new("-D/--volume-size", e.to_string()))?;
+            if size < block_bytes {
+                return Err(ConfigError::new(
+                    "-D/--volume-size",
+                    format!(
+                        "{} is smaller than one block ({}); a tape volume holds whole records",
+                        Bytes(size),
+                        Bytes(block_bytes)
+                    ),
+                ));
+            }
+            if outputs.iter().all(|o| *o == OutputSpec::Stdout) {
+                return Err(ConfigError::new(
+                    "-D/--volume-size",
+                    "needs a file or tape output (-o); standard output is one stream",
+                ));
+            }
+            Some(size)
+        }
+    };
+    if cli.direct && (numbered || volume_size.is_some()) {
+        return Err(ConfigError::new(
+            "--direct",
+            "does not combine with volumes (-D/--volume-size or a numbered -o name)",
+        ));
+    }
+    match cli.volumes {
+        Some(0) => return Err(ConfigError::new("-n/--volumes", "must be at least 1")),
+        Some(_) if *input == InputSpec::Stdin => {
+            return Err(ConfigError::new(
+                "-n/--volumes",
+                "needs -i with a tape drive or files to read volumes from",
+            ))
+        }
+        _ => {}
+    }
+    let command = match &cli.change_command {
+        Some(c) if c.trim().is_empty() => {
+            return Err(ConfigError::new("-A/--change-command", "is empty"))
+        }
+        c => c.clone(),
+    };
+    let timeout = match cli.change_timeout {
+        Some(0) => {
+            return Err(ConfigError::new(
+                "--change-timeout",
+                "must be at least 1 second",
+            ))
+        }
+        secs => secs.map(std::time::Duration::from_secs),
+    };
+    Ok(Volumes {
+        change: ChangePolicy { command, timeout },
+        volume_size,
+    })
 }
 
 /// Works out block size and block count from any two of -s, -m and -b.
@@ -416,7 +566,8 @@ mod tests {
         let c = config(&[]).unwrap();
         assert_eq!(c.block_bytes, 256 * 1024);
         assert_eq!(c.memory_bytes(), DEFAULT_MEMORY_BYTES);
-        assert_eq!((c.high_pct, c.low_pct), (0, 100));
+        assert_eq!((c.high_pct_for(false), c.low_pct), (0, 100));
+        assert_eq!(c.high_pct_for(true), 90, "a tape waits for a long burst");
         assert_eq!(c.outputs, vec![OutputSpec::Stdout]);
         assert_eq!(c.input, InputSpec::Stdin);
     }
@@ -478,7 +629,13 @@ mod tests {
         assert_eq!(e.flag, "-P/--high-watermark");
         assert!(config(&["-p", "abc"]).is_err());
         let c = config(&["-P", "90", "-p", "20"]).unwrap();
-        assert_eq!((c.high_pct, c.low_pct), (90, 20));
+        assert_eq!((c.high_pct, c.low_pct), (Some(90), 20));
+        let c = config(&["-P", "0"]).unwrap();
+        assert_eq!(
+            c.high_pct_for(true),
+            0,
+            "-P always overrides the tape default"
+        );
     }
 
     #[test]
@@ -494,5 +651,24 @@ mod tests {
         assert_eq!(c.input_rate_bytes_per_s, Some(10 << 20));
         assert_eq!(c.output_rate_bytes_per_s, Some(5 << 20));
         assert!(config(&["-R", "0"]).is_err());
+    }
+
+    #[test]
+    fn volume_options_are_checked() {
+        let e = config(&["-D", "100k", "-o", "x"]).unwrap_err();
+        assert_eq!(e.flag, "-D/--volume-size");
+        assert!(e.why.contains("smaller than one block"), "{e}");
+        let e = config(&["-D", "1G"]).unwrap_err();
+        assert!(e.why.contains("standard output"), "{e}");
+        let e = config(&["-o", "a%d.%d"]).unwrap_err();
+        assert_eq!(e.flag, "-o/--output");
+        let e = config(&["-n", "2"]).unwrap_err();
+        assert_eq!(e.flag, "-n/--volumes");
+        let e = config(&["--direct", "-o", "v.%03d"]).unwrap_err();
+        assert_eq!(e.flag, "--direct");
+        let c = config(&["-D", "1G", "-o", "v.%03d", "-A", "true", "--eject"]).unwrap();
+        assert_eq!(c.volume_size, Some(1 << 30));
+        assert_eq!(c.at_end, AtEnd::Eject);
+        assert_eq!(c.change.command.as_deref(), Some("true"));
     }
 }

@@ -23,6 +23,7 @@ pub mod size;
 pub mod source;
 pub mod stats;
 pub mod summary;
+pub mod tape;
 pub mod watchdog;
 pub mod watermark;
 pub mod writer;

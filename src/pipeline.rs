@@ -31,6 +31,8 @@ pub struct Params {
     pub marks: Watermarks,
     pub input_rate_bytes_per_s: Option<u64>,
     pub output_rate_bytes_per_s: Option<u64>,
+    /// Zero-fill the final short block to a whole block.
+    pub pad: bool,
     pub events: Events,
 }
 
@@ -46,14 +48,21 @@ pub struct Running {
 impl Running {
     /// Allocates the ring and starts both threads.
     pub fn start(
-        source: Box<dyn Source>,
-        sinks: Vec<Box<dyn Sink>>,
+        mut source: Box<dyn Source>,
+        mut sinks: Vec<Box<dyn Sink>>,
         params: Params,
     ) -> Result<Running, RingError> {
         let (reader_end, writer_end) =
             ring::allocate(params.blocks, params.block_bytes, params.lock_memory)?;
-        let stats = Arc::new(Stats::new(params.blocks, sinks.len()));
         let (stop_tx, stop_rx) = bounded::<()>(0);
+        let mut stats = Stats::new(params.blocks, sinks.len());
+        source.attach_stop(&stop_rx);
+        stats.input_volumes = source.volumes();
+        for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
+            sink.attach_stop(&stop_rx);
+            out.volumes = sink.volumes();
+        }
+        let stats = Arc::new(stats);
         let (done_tx, done_rx) = bounded::<()>(0);
 
         let reader = Reader {
@@ -62,6 +71,7 @@ impl Running {
             stats: Arc::clone(&stats),
             resume_free_blocks: params.marks.resume_free_blocks,
             pacer: params.input_rate_bytes_per_s.map(Pacer::new),
+            pad: params.pad,
             stop: stop_rx.clone(),
             events: params.events.clone(),
         };

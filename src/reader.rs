@@ -23,6 +23,8 @@ pub struct Reader {
     pub stats: Arc<Stats>,
     pub resume_free_blocks: usize,
     pub pacer: Option<Pacer>,
+    /// Zero-fill the final short block (`--pad`).
+    pub pad: bool,
     pub stop: Receiver<()>,
     pub events: Events,
 }
@@ -40,7 +42,17 @@ impl Reader {
             let blk = ring::unique(&mut block);
             let filled = self.source.fill(blk.buffer_mut(), &self.stats.read_bytes);
             blk.set_len(filled.bytes);
+            if self.pad && matches!(filled.end, End::Eof) && filled.bytes > 0 {
+                let capacity = blk.buffer_mut().len();
+                blk.buffer_mut()[filled.bytes..].fill(0);
+                blk.set_len(capacity);
+                let zeros = (capacity - filled.bytes) as u64;
+                self.stats.pad_bytes.fetch_add(zeros, Relaxed);
+            }
             if !matches!(filled.end, End::More) {
+                if let Some(note) = self.source.note() {
+                    self.stats.set_input_note(note);
+                }
                 // Set before the last block goes out, so the writer does not
                 // count the end of input as an underrun.
                 self.stats.input_done.store(true, Relaxed);

@@ -154,21 +154,28 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
 /// Opens the input and the outputs, allocates the ring and starts it.
 fn start(config: &Config) -> Result<Running, Error> {
     let source = source::open(config)?;
+    let input_is_tape = source.is_tape();
     let input = match &config.input {
         InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
         InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
     };
-    let sinks = sink::open_all(config, input).map_err(|e| match e {
+    let sinks = sink::open_all(config, input, input_is_tape).map_err(|e| match e {
         OpenError::Io(e) => Error::Runtime(e),
+        OpenError::Refused(e) => Error::Usage(e),
         refusal => Error::Usage(ConfigError::new("-o/--output", refusal.to_string())),
     })?;
     let params = Params {
         blocks: config.blocks,
         block_bytes: config.block_bytes,
         lock_memory: config.lock_memory,
-        marks: Watermarks::new(config.blocks, config.high_pct, config.low_pct),
+        marks: Watermarks::new(
+            config.blocks,
+            config.high_pct_for(sinks.iter().any(|s| s.is_tape())),
+            config.low_pct,
+        ),
         input_rate_bytes_per_s: config.input_rate_bytes_per_s,
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
+        pad: config.pad,
         events: Events::default(),
     };
     Ok(Running::start(source, sinks, params).map_err(anyhow::Error::from)?)

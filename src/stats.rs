@@ -5,8 +5,10 @@
 //! counters whenever they like and never make the data path wait.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use crate::tape::VolumeLog;
 
 /// Per-output progress and fate.
 #[derive(Debug, Default)]
@@ -17,6 +19,8 @@ pub struct OutputStats {
     pub failed: AtomicBool,
     /// The one-line reason, filled in when `failed` is set.
     pub error: Mutex<Option<String>>,
+    /// The bytes on each volume, for an output that spans volumes.
+    pub volumes: Option<Arc<VolumeLog>>,
 }
 
 /// Shared counters for one run.
@@ -39,6 +43,12 @@ pub struct Stats {
     pub input_done: AtomicBool,
     /// The reader's failure, if any.
     pub input_error: Mutex<Option<String>>,
+    /// What the input taught us (a tape's record size), for the summary.
+    pub input_note: Mutex<Option<String>>,
+    /// The bytes on each input volume, for an input that spans volumes.
+    pub input_volumes: Option<Arc<VolumeLog>>,
+    /// Zeros added by `--pad` to the final block.
+    pub pad_bytes: AtomicU64,
     pub outputs: Vec<OutputStats>,
 }
 
@@ -53,6 +63,8 @@ pub struct Snapshot {
     pub fill_pct: f64,
     pub underruns: u64,
     pub overruns: u64,
+    /// A volume change is under way: no byte moving is no stall.
+    pub changing_volume: bool,
 }
 
 impl Stats {
@@ -67,6 +79,9 @@ impl Stats {
             overruns: AtomicU64::new(0),
             input_done: AtomicBool::new(false),
             input_error: Mutex::new(None),
+            input_note: Mutex::new(None),
+            input_volumes: None,
+            pad_bytes: AtomicU64::new(0),
             outputs: (0..outputs).map(|_| OutputStats::default()).collect(),
         }
     }
@@ -95,6 +110,24 @@ impl Stats {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    pub fn set_input_note(&self, note: String) {
+        *self.input_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
+    }
+
+    pub fn input_note(&self) -> Option<String> {
+        self.input_note
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Every volume log: the input's, then the outputs', in order.
+    pub fn volume_logs(&self) -> impl Iterator<Item = &Arc<VolumeLog>> {
+        self.input_volumes
+            .iter()
+            .chain(self.outputs.iter().filter_map(|o| o.volumes.as_ref()))
     }
 
     /// True while at least one output still takes data.
@@ -128,6 +161,7 @@ impl Stats {
             fill_pct: 100.0 * in_ring / self.blocks_in_ring.max(1) as f64,
             underruns: self.underruns.load(Relaxed),
             overruns: self.overruns.load(Relaxed),
+            changing_volume: self.volume_logs().any(|v| v.is_changing()),
         }
     }
 }

@@ -43,6 +43,13 @@ pub struct Summary {
     pub interrupted_by: Option<&'static str>,
     /// Why the watchdog ended the run.
     pub stalled: Option<String>,
+    /// "/dev/nst0 volumes: #1 ... bytes, #2 ... bytes", one per input or
+    /// output that spans volumes.
+    pub volumes: Vec<String>,
+    /// What the input taught us, such as a tape's record size.
+    pub input_note: Option<String>,
+    /// Zeros added by `--pad`.
+    pub pad_bytes: u64,
 }
 
 impl Summary {
@@ -60,14 +67,27 @@ impl Summary {
             input_error: stats.input_error(),
             interrupted_by,
             stalled,
+            volumes: stats
+                .input_volumes
+                .iter()
+                .map(|v| format!("-i {} volumes: {}", v.name, v.describe()))
+                .chain(
+                    stats
+                        .outputs
+                        .iter()
+                        .filter_map(|o| o.volumes.as_ref())
+                        .map(|v| format!("-o {} volumes: {}", v.name, v.describe())),
+                )
+                .collect(),
+            input_note: stats.input_note(),
+            pad_bytes: stats.pad_bytes.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 
     /// Bytes read that did not reach every output that is still alive.
+    /// Padding counts as written only once the data before it is.
     pub fn uncommitted_bytes(&self) -> u64 {
-        self.snapshot
-            .read_bytes
-            .saturating_sub(self.snapshot.written_bytes)
+        (self.snapshot.read_bytes + self.pad_bytes).saturating_sub(self.snapshot.written_bytes)
     }
 
     /// True when every byte read reached every output and nothing failed.
@@ -96,6 +116,15 @@ impl Summary {
             s.underruns,
             s.overruns
         );
+        if let Some(note) = &self.input_note {
+            line += &format!("; {note}");
+        }
+        if self.pad_bytes > 0 {
+            line += &format!("; final block padded with {} zero bytes", self.pad_bytes);
+        }
+        for v in &self.volumes {
+            line += &format!("; {v}");
+        }
         if self.input_error.is_some() {
             line += "; INPUT FAILED";
         }
@@ -134,11 +163,15 @@ mod tests {
                 fill_pct: 0.0,
                 underruns: 3,
                 overruns: 4,
+                changing_volume: false,
             },
             failed_outputs: vec![],
             input_error: None,
             interrupted_by: None,
             stalled: None,
+            volumes: vec![],
+            input_note: None,
+            pad_bytes: 0,
         }
     }
 

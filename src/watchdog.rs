@@ -26,7 +26,8 @@ impl Watchdog {
     /// Returns why the run should end, once nothing has moved for the limit.
     pub fn check(&mut self, snap: &Snapshot, now: Instant) -> Option<String> {
         let moved = (snap.read_bytes, snap.written_bytes);
-        if moved != self.last {
+        // A volume change has its own time limit (--change-timeout).
+        if moved != self.last || snap.changing_volume {
             self.last = moved;
             self.since = now;
             return None;
@@ -55,6 +56,7 @@ mod tests {
             fill_pct: 0.0,
             underruns: 0,
             overruns: 0,
+            changing_volume: false,
         }
     }
 

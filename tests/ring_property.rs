@@ -104,6 +104,7 @@ proptest! {
             marks: Watermarks::new(blocks, high_pct, low_pct),
             input_rate_bytes_per_s: None,
             output_rate_bytes_per_s: None,
+            pad: false,
             events: Events::default(),
         };
         let running = Running::start(Box::new(source), sinks, params).unwrap();

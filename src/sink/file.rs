@@ -52,29 +52,13 @@ impl FdSink {
 
     /// A named output, opened as `preflight` planned it.
     pub fn open(plan: &Plan, config: &Config) -> anyhow::Result<FdSink> {
-        let mut options = OpenOptions::new();
-        options.write(true);
         let path = match plan {
             Plan::Stdout => return FdSink::stdout(config.sync, config.block_bytes),
-            Plan::Create(p) => {
-                options.create_new(true).mode(0o666);
-                p
-            }
-            Plan::Truncate(p) => {
-                options.truncate(true);
-                p
-            }
-            Plan::Append(p) => {
-                options.append(true);
-                p
-            }
-            Plan::AsIs(p) => p,
+            Plan::Create(p) | Plan::Truncate(p) | Plan::Append(p) | Plan::AsIs(p) => p,
         };
         let name = path.display().to_string();
-        let file = options
-            .open(path)
+        let file = open_plan(plan, config.block_bytes)
             .with_context(|| format!("-o {name}: cannot open"))?;
-        crate::pipe_size::grow_to(&file, config.block_bytes);
         let sync = config.sync && syncable(&file);
         let mut sink = FdSink {
             file: Some(file),
@@ -138,8 +122,45 @@ impl FdSink {
     }
 }
 
+/// Opens a named output as planned: a new file exclusively, an existing
+/// one truncated or appended to, anything else as it is. Pipes are widened.
+pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true);
+    let path = match plan {
+        Plan::Stdout => return io::stdout().as_fd().try_clone_to_owned().map(File::from),
+        Plan::Create(p) => {
+            options.create_new(true).mode(0o666);
+            p
+        }
+        Plan::Truncate(p) => {
+            options.truncate(true);
+            p
+        }
+        Plan::Append(p) => {
+            options.append(true);
+            p
+        }
+        Plan::AsIs(p) => p,
+    };
+    let file = options.open(path)?;
+    crate::pipe_size::grow_to(&file, block_bytes);
+    Ok(file)
+}
+
+/// Closes `file` explicitly: NFS and some devices report write errors only
+/// at close(2), which dropping a File would ignore.
+pub fn close_reporting(file: File) -> io::Result<()> {
+    let fd = file.into_raw_fd();
+    // SAFETY: `fd` was just released by its File, so it is closed once.
+    if unsafe { libc::close(fd) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// fsync means something for files and block devices, not for pipes.
-fn syncable(file: &File) -> bool {
+pub fn syncable(file: &File) -> bool {
     file.metadata()
         .map(|m| m.is_file() || m.file_type().is_block_device())
         .unwrap_or(false)
@@ -175,14 +196,7 @@ impl Sink for FdSink {
         if self.sync {
             file.sync_all()?;
         }
-        // Close explicitly: NFS and some devices report write errors only
-        // at close(2), which dropping a File would ignore.
-        let fd = file.into_raw_fd();
-        // SAFETY: `fd` was just released by its File, so it is closed once.
-        if unsafe { libc::close(fd) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        close_reporting(file)
     }
 
     fn name(&self) -> &str {

@@ -1,20 +1,32 @@
 //! Where bytes go. A sink takes whole blocks in order; `finish` flushes and
-//! closes it. Today: standard output, files, devices and FIFOs; tcp, tape
-//! and rmt sinks plug in behind the same trait. `fanout` drives one or
-//! several sinks from the writer thread.
+//! closes it. Today: standard output, files, devices and FIFOs, tape
+//! drives, and files split into volumes; tcp and rmt sinks plug in behind
+//! the same trait. `fanout` drives one or several sinks from the writer
+//! thread.
 
 mod fanout;
 mod file;
+mod file_volumes;
 mod preflight;
+mod tape;
+mod volumes;
 
 pub use fanout::Outputs;
-pub use file::FdSink;
+pub use file::{close_reporting, FdSink};
+pub use file_volumes::FileMedium;
 pub use preflight::Plan;
+pub use tape::TapeMedium;
+pub use volumes::{Medium, VolumeChangeFailed, VolumeSettings, VolumeSink};
 
 use std::io;
+use std::sync::Arc;
 
-use crate::config::Config;
+use anyhow::Context;
+use crossbeam_channel::Receiver;
+
+use crate::config::{Config, ConfigError, OutputSpec};
 use crate::file_id::Identity;
+use crate::tape::{Access, AtEnd, Device, VolumeLog, VolumeNames};
 
 /// A consumer of blocks.
 pub trait Sink: Send {
@@ -26,33 +38,101 @@ pub trait Sink: Send {
 
     /// The name used in messages: a path, `stdout`, a host.
     fn name(&self) -> &str;
+
+    /// Gives the sink the run's stop signal, so that a long wait inside it
+    /// (a volume change) ends when the run is stopped.
+    fn attach_stop(&mut self, _stop: &Receiver<()>) {}
+
+    /// The bytes on each volume, for a sink that spans volumes.
+    fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        None
+    }
+
+    /// True for a tape drive, which gets the tape defaults.
+    fn is_tape(&self) -> bool {
+        false
+    }
 }
 
 /// Opens every configured output, in order, after checking them all
-/// (see `preflight`). If one cannot be opened, the files this call created
-/// are removed again, so a failed start leaves nothing behind.
-pub fn open_all(config: &Config, input: Option<Identity>) -> Result<Vec<Box<dyn Sink>>, OpenError> {
+/// (see `preflight`). If one cannot be opened, or the command line turns
+/// out not to fit what was found (`--eject` with no tape), the files this
+/// call created are removed again, so a failed start leaves nothing behind.
+pub fn open_all(
+    config: &Config,
+    input: Option<Identity>,
+    input_is_tape: bool,
+) -> Result<Vec<Box<dyn Sink>>, OpenError> {
     let plans = preflight::check(config, input)?;
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
     let mut created = Vec::new();
-    for plan in &plans {
-        match FdSink::open(plan, config) {
+    let mut failure = None;
+    for (plan, spec) in plans.iter().zip(&config.outputs) {
+        match open_one(plan, spec, config) {
             Ok(sink) => {
                 if let Plan::Create(path) = plan {
                     created.push(path.clone());
                 }
-                sinks.push(Box::new(sink));
+                sinks.push(sink);
             }
             Err(e) => {
-                drop(sinks);
-                for path in created {
-                    let _ = std::fs::remove_file(path);
-                }
-                return Err(OpenError::Io(e));
+                failure = Some(OpenError::Io(e));
+                break;
             }
         }
     }
-    Ok(sinks)
+    let any_tape = input_is_tape || sinks.iter().any(|s| s.is_tape());
+    if failure.is_none() && config.at_end != AtEnd::Stay && !any_tape {
+        let flag = match config.at_end {
+            AtEnd::Eject => "--eject",
+            _ => "--rewind",
+        };
+        failure = Some(OpenError::Refused(ConfigError::new(
+            flag,
+            "neither the input nor any output is a tape drive",
+        )));
+    }
+    match failure {
+        None => Ok(sinks),
+        Some(e) => {
+            drop(sinks);
+            for path in created {
+                let _ = std::fs::remove_file(path);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Opens one output as the right kind of sink: a tape drive, files that
+/// span volumes, or a plain descriptor.
+fn open_one(plan: &Plan, spec: &OutputSpec, config: &Config) -> anyhow::Result<Box<dyn Sink>> {
+    let settings = config.volume_settings();
+    if let Plan::AsIs(path) = plan {
+        let name = path.display().to_string();
+        let device = Device::open_if_tape(path, Access::Write)
+            .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
+        if let Some(device) = device {
+            let medium = TapeMedium::new(Box::new(device));
+            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
+        }
+    }
+    if let OutputSpec::File(pattern) = spec {
+        let names = VolumeNames::parse(pattern).map_err(anyhow::Error::msg)?;
+        if config.file_volumes(&names) {
+            let name = pattern.display().to_string();
+            let medium = FileMedium::open(
+                names,
+                plan,
+                config.existing,
+                config.sync,
+                config.block_bytes,
+            )
+            .with_context(|| format!("-o {name}: cannot open volume 1"))?;
+            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
+        }
+    }
+    Ok(Box::new(FdSink::open(plan, config)?))
 }
 
 /// Why the outputs could not be opened. `Exists` and `Conflict` are
@@ -64,6 +144,9 @@ pub enum OpenError {
     Exists(String),
     #[error("{0}")]
     Conflict(String),
+    /// A flag that does not fit what was found on opening.
+    #[error("{0}")]
+    Refused(ConfigError),
     #[error("{0:#}")]
     Io(anyhow::Error),
 }
@@ -71,6 +154,12 @@ pub enum OpenError {
 /// The message for a failed write, naming the output and the byte offset.
 /// A closed pipe downstream is data loss, and says so in plain words.
 pub fn describe_write_error(name: &str, offset: u64, err: &io::Error) -> String {
+    if let Some(change) = err
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<VolumeChangeFailed>())
+    {
+        return format!("{name}: {change}");
+    }
     if err.kind() == io::ErrorKind::BrokenPipe {
         format!("{name}: output closed after {offset} bytes")
     } else {

@@ -4,11 +4,12 @@
 //! named twice. The checks change nothing on disk; the plan they return
 //! says how each output is to be opened.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::OpenError;
 use crate::config::{Config, ExistingFile, OutputSpec};
-use crate::file_id::Identity;
+use crate::file_id::{Identity, Kind};
+use crate::tape::VolumeNames;
 
 /// How one output is to be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +35,16 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
         let name = spec.display_name();
         let (plan, identity) = match spec {
             OutputSpec::Stdout => (Plan::Stdout, Identity::of_fd(std::io::stdout())),
-            OutputSpec::File(path) => {
+            OutputSpec::File(pattern) => {
+                let names = VolumeNames::parse(pattern)
+                    .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;
+                check_later_volumes(&names, config.existing)?;
+                let first = if names.is_numbered() {
+                    names.volume(1)
+                } else {
+                    pattern.clone()
+                };
+                let path = &first;
                 let identity = Identity::of_path(path).map_err(|e| {
                     OpenError::Io(
                         anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")),
@@ -61,11 +71,7 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
                         new_files.push((key.0, key.1, name.clone()));
                         Plan::Create(path.clone())
                     }
-                    Some(crate::file_id::Kind::Regular) => match config.existing {
-                        ExistingFile::Refuse => return Err(OpenError::Exists(name)),
-                        ExistingFile::Truncate => Plan::Truncate(path.clone()),
-                        ExistingFile::Append => Plan::Append(path.clone()),
-                    },
+                    Some(Kind::Regular) => plan_path(path, config.existing)?,
                     Some(_) if path.is_dir() => {
                         return Err(OpenError::Io(anyhow::anyhow!("-o {name}: is a directory")))
                     }
@@ -91,3 +97,40 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
     }
     Ok(plans)
 }
+
+/// How to open one path that may already exist, under the user's policy
+/// for existing files. Used for every later volume too.
+pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError> {
+    let name = path.display().to_string();
+    let identity = Identity::of_path(path).map_err(|e| {
+        OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
+    })?;
+    Ok(match identity.map(|i| i.kind) {
+        None => Plan::Create(path.to_path_buf()),
+        Some(Kind::Regular) => match existing {
+            ExistingFile::Refuse => return Err(OpenError::Exists(name)),
+            ExistingFile::Truncate => Plan::Truncate(path.to_path_buf()),
+            ExistingFile::Append => Plan::Append(path.to_path_buf()),
+        },
+        Some(_) => Plan::AsIs(path.to_path_buf()),
+    })
+}
+
+/// With a numbered name, the files of later volumes are checked now, so
+/// that a refusal comes before the backup starts and not hours into it.
+fn check_later_volumes(names: &VolumeNames, existing: ExistingFile) -> Result<(), OpenError> {
+    if !names.is_numbered() || existing != ExistingFile::Refuse {
+        return Ok(());
+    }
+    for n in 2..=MAX_CHECKED_VOLUMES {
+        let path = names.volume(n);
+        if Identity::of_path(&path).ok().flatten().is_none() {
+            break;
+        }
+        plan_path(&path, existing)?;
+    }
+    Ok(())
+}
+
+/// How far ahead existing volume files are looked for.
+const MAX_CHECKED_VOLUMES: u32 = 10_000;

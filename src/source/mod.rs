@@ -1,16 +1,28 @@
 //! Where bytes come from. A source fills whole blocks: it joins the short
 //! reads that pipes and sockets give, so that a block is short only at the
-//! end of the input. Today: standard input and files; tcp, tape and rmt
+//! end of the input, or where a tape's next record would not fit. Today:
+//! standard input, files, tape drives and input volumes; tcp and rmt
 //! sources plug in behind the same trait.
 
 mod file;
+mod file_volumes;
+mod tape;
+mod volumes;
 
 pub use file::FdSource;
+pub use file_volumes::FileVolumesIn;
+pub use tape::TapeReader;
+pub use volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use anyhow::Context;
+use crossbeam_channel::Receiver;
 
 use crate::config::{Config, InputSpec};
+use crate::tape::{Access, Device, VolumeLog, VolumeNames};
 
 /// A producer of blocks.
 pub trait Source: Send {
@@ -26,14 +38,52 @@ pub trait Source: Send {
     fn size_hint(&self) -> Option<u64> {
         None
     }
+
+    /// Gives the source the run's stop signal, so that a long wait inside
+    /// it (a volume change) ends when the run is stopped.
+    fn attach_stop(&mut self, _stop: &Receiver<()>) {}
+
+    /// The bytes on each volume, for a source that spans volumes.
+    fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        None
+    }
+
+    /// True for a tape drive.
+    fn is_tape(&self) -> bool {
+        false
+    }
+
+    /// What was learnt while reading (a tape's record size), for the summary.
+    fn note(&self) -> Option<String> {
+        None
+    }
 }
 
-/// Opens the configured input.
+/// Opens the configured input: a tape drive, input volumes, or a plain
+/// descriptor.
 pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
-    match &config.input {
-        InputSpec::Stdin => Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
-        InputSpec::File(path) => Ok(Box::new(FdSource::open(path)?)),
+    let path = match &config.input {
+        InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
+        InputSpec::File(path) => path,
+    };
+    let name = path.display().to_string();
+    let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
+    let plan = config.read_volumes(&names);
+    let device = Device::open_if_tape(path, Access::Read)
+        .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
+    if let Some(device) = device {
+        let medium = TapeReader::new(Box::new(device));
+        return Ok(Box::new(VolumeSource::new(Box::new(medium), &name, plan)));
     }
+    if names.is_numbered() || config.input_volumes.is_some() {
+        let medium = FileVolumesIn::open(names)
+            .with_context(|| format!("-i {name}: cannot open volume 1"))?;
+        let size = medium.total_size();
+        return Ok(Box::new(
+            VolumeSource::new(Box::new(medium), &name, plan).with_size(size),
+        ));
+    }
+    Ok(Box::new(FdSource::open(path)?))
 }
 
 /// What one `fill` produced: some bytes, and whether more may follow.

@@ -1,0 +1,61 @@
+//! Shared by the benchmarks: reaping a child with its resource usage,
+//! medians, and settings from the environment.
+
+#![allow(dead_code)]
+
+use std::process::Child;
+use std::time::Instant;
+
+/// One measured run.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub wall_s: f64,
+    pub cpu_s: f64,
+    pub max_rss_kib: u64,
+}
+
+/// Waits for `child` with wait4(2), which also returns its CPU time and
+/// peak RSS (including the children it reaped itself, such as a shell's
+/// pipeline), and asserts that it succeeded.
+#[allow(clippy::zombie_processes)]
+pub fn reap(child: &Child, what: &str, started: Instant) -> Sample {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child with valid out-pointers.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4 failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{what} failed with status {status:#x}"
+    );
+    let wall_s = started.elapsed().as_secs_f64();
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Sample {
+        wall_s,
+        cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss as u64,
+    }
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+pub fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+pub fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}

@@ -1,0 +1,82 @@
+//! Files as volumes: `--volume-size` ends a file after so many bytes, and
+//! a numbered name (`big.tar.%03d`) gives each volume its own file. With a
+//! name that is not numbered, every volume is the same path, so the medium
+//! behind it (a removable disk) must be swapped in between. Each new volume
+//! is opened with the same care as the first: an existing file is refused
+//! unless `-f` or `--append` says otherwise.
+
+use std::fs::File;
+use std::io::{self, Write};
+
+use super::preflight::{plan_path, Plan};
+use super::volumes::Medium;
+use crate::blocking::Blocking;
+use crate::config::ExistingFile;
+use crate::tape::{AtEnd, VolumeNames};
+
+pub struct FileMedium {
+    names: VolumeNames,
+    file: Option<File>,
+    existing: ExistingFile,
+    sync: bool,
+    block_bytes: usize,
+}
+
+impl FileMedium {
+    /// Opens volume 1 as `plan` says.
+    pub fn open(
+        names: VolumeNames,
+        plan: &Plan,
+        existing: ExistingFile,
+        sync: bool,
+        block_bytes: usize,
+    ) -> io::Result<FileMedium> {
+        let file = super::file::open_plan(plan, block_bytes)?;
+        Ok(FileMedium {
+            names,
+            file: Some(file),
+            existing,
+            sync,
+            block_bytes,
+        })
+    }
+}
+
+impl Medium for FileMedium {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("written after it was closed"))?;
+        Blocking(file).write(data)
+    }
+
+    fn end_volume(&mut self, _then: AtEnd) -> io::Result<()> {
+        let Some(file) = self.file.take() else {
+            return Ok(());
+        };
+        if self.sync && super::file::syncable(&file) {
+            file.sync_all()?;
+        }
+        super::file::close_reporting(file)
+    }
+
+    fn open_volume(&mut self, n: u32) -> io::Result<()> {
+        let path = self.names.volume(n);
+        let plan = plan_path(&path, self.existing).map_err(|e| io::Error::other(e.to_string()))?;
+        self.file = Some(super::file::open_plan(&plan, self.block_bytes)?);
+        Ok(())
+    }
+
+    fn volume_name(&self, n: u32) -> String {
+        self.names.volume(n).display().to_string()
+    }
+
+    fn needs_swap(&self) -> bool {
+        !self.names.is_numbered()
+    }
+
+    fn whole_records(&self) -> bool {
+        false
+    }
+}

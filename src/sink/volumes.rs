@@ -1,0 +1,208 @@
+//! Writing across volumes: tapes that reach their end, and files split
+//! with `--volume-size` or numbered names.
+//!
+//! The sink writes each block to the volume in use. When the volume is full
+//! (ENOSPC, a 0-byte write, a short write on a tape, or `--volume-size`
+//! reached), it closes the volume (a tape gets its filemark and is
+//! ejected), gets the next one in through the change policy, opens it, and
+//! writes the rest of the block there. A block is written whole or in
+//! order-preserving pieces, never twice and never skipped: the bytes on the
+//! volumes, concatenated, are the stream. On a tape a block is only ever
+//! split where the drive itself cut it short, so records stay whole.
+
+use std::io;
+use std::sync::Arc;
+
+use crossbeam_channel::{never, Receiver};
+
+use super::Sink;
+use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, VolumeLog};
+
+/// One medium at a time, as the volume logic sees it.
+pub trait Medium: Send {
+    /// One write of up to `data.len()` bytes; returns how many were taken.
+    /// `Ok(0)` or ENOSPC means the volume is full.
+    fn write(&mut self, data: &[u8]) -> io::Result<usize>;
+
+    /// Finishes the volume in use (a filemark on a tape; fsync with `-c`
+    /// and close on a file), then does `then` to a tape.
+    fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
+
+    /// Opens volume `n` (2 and up).
+    fn open_volume(&mut self, n: u32) -> io::Result<()>;
+
+    /// The device or file volume `n` goes to.
+    fn volume_name(&self, n: u32) -> String;
+
+    /// True when every volume has the same name, so someone (a person or
+    /// the change command) must swap the medium in between.
+    fn needs_swap(&self) -> bool;
+
+    /// True for tapes: a write is a record and is never split by us.
+    fn whole_records(&self) -> bool;
+}
+
+/// Settings shared by every volume output.
+#[derive(Debug, Clone, Default)]
+pub struct VolumeSettings {
+    pub policy: ChangePolicy,
+    /// End a volume after this many bytes.
+    pub volume_size: Option<u64>,
+    /// What to do with a tape at the very end.
+    pub at_end: AtEnd,
+}
+
+/// Why a volume change failed, carried inside the io::Error so that the
+/// message can say what is safe.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct VolumeChangeFailed(pub String);
+
+/// A sink that spans volumes.
+pub struct VolumeSink {
+    medium: Box<dyn Medium>,
+    name: String,
+    settings: VolumeSettings,
+    volume: u32,
+    on_volume: u64,
+    log: Arc<VolumeLog>,
+    stop: Receiver<()>,
+    tape: bool,
+}
+
+impl VolumeSink {
+    /// `medium` has volume 1 open.
+    pub fn new(medium: Box<dyn Medium>, name: &str, settings: VolumeSettings) -> VolumeSink {
+        let tape = medium.whole_records();
+        VolumeSink {
+            medium,
+            name: name.to_string(),
+            settings,
+            volume: 1,
+            on_volume: 0,
+            log: VolumeLog::new(name),
+            stop: never(),
+            tape,
+        }
+    }
+
+    /// Closes the full volume and opens the next one.
+    fn next_volume(&mut self) -> io::Result<()> {
+        let finished = self.volume;
+        let safe: u64 = self.log.volumes().iter().sum();
+        let fail = |why: String| {
+            io::Error::other(VolumeChangeFailed(format!(
+                "end of volume {finished} after {} bytes: {why}; {safe} bytes are safe on volume{} 1{}",
+                self.on_volume,
+                if finished > 1 { "s" } else { "" },
+                if finished > 1 { format!("-{finished}") } else { String::new() },
+            )))
+        };
+        let swap = self.medium.needs_swap() || self.settings.policy.command.is_some();
+        let then = if swap && self.tape {
+            AtEnd::Eject
+        } else {
+            AtEnd::Stay
+        };
+        self.medium
+            .end_volume(then)
+            .map_err(|e| fail(format!("closing it failed: {e}")))?;
+        if swap {
+            let device = self.medium.volume_name(finished + 1);
+            let request = ChangeRequest {
+                access: Access::Write,
+                device: &device,
+                next_volume: finished + 1,
+                finished_bytes: self.on_volume,
+            };
+            self.log.set_changing(true);
+            let changed = self.settings.policy.change(&request, &self.stop);
+            self.log.set_changing(false);
+            changed.map_err(&fail)?;
+        }
+        self.medium.open_volume(finished + 1).map_err(|e| {
+            fail(format!(
+                "cannot open volume {} ({}): {e}",
+                finished + 1,
+                self.medium.volume_name(finished + 1)
+            ))
+        })?;
+        self.volume += 1;
+        self.on_volume = 0;
+        self.log.next();
+        Ok(())
+    }
+
+    /// Room left on this volume under `--volume-size`.
+    fn room(&self) -> u64 {
+        match self.settings.volume_size {
+            Some(size) => size.saturating_sub(self.on_volume),
+            None => u64::MAX,
+        }
+    }
+
+    fn full_and_empty(&self) -> io::Error {
+        io::Error::other(VolumeChangeFailed(format!(
+            "volume {} ({}) is full before its first byte",
+            self.volume,
+            self.medium.volume_name(self.volume)
+        )))
+    }
+}
+
+impl Sink for VolumeSink {
+    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+        let mut rest = data;
+        while !rest.is_empty() {
+            let room = usize::try_from(self.room()).unwrap_or(usize::MAX);
+            // A record is never split to fit --volume-size.
+            let want = if self.tape && room < rest.len() {
+                0
+            } else {
+                rest.len().min(room)
+            };
+            let full = if want == 0 {
+                true
+            } else {
+                match self.medium.write(&rest[..want]) {
+                    Ok(n) => {
+                        self.on_volume += n as u64;
+                        self.log.add(n as u64);
+                        rest = &rest[n..];
+                        n == 0 || (self.tape && n < want)
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => true,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => false,
+                    Err(e) => return Err(e),
+                }
+            };
+            if full && !rest.is_empty() {
+                if self.on_volume == 0 {
+                    return Err(self.full_and_empty());
+                }
+                self.next_volume()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.medium.end_volume(self.settings.at_end)
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.stop = stop.clone();
+    }
+
+    fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        Some(Arc::clone(&self.log))
+    }
+
+    fn is_tape(&self) -> bool {
+        self.tape
+    }
+}

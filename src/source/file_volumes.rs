@@ -1,0 +1,81 @@
+//! Files as input volumes: numbered names (`big.tar.%03d`, read while the
+//! next file exists, or `-n` of them), or one name whose medium is swapped
+//! between volumes (`-n` with a name that is not numbered).
+
+use std::fs::File;
+use std::io::{self, Read};
+
+use super::volumes::{Got, ReadMedium};
+use crate::blocking::Blocking;
+use crate::tape::{AtEnd, VolumeNames};
+
+/// Files as input volumes: numbered names, or one name whose medium is
+/// swapped between volumes (with `-n`).
+pub struct FileVolumesIn {
+    names: VolumeNames,
+    file: Option<File>,
+}
+
+impl FileVolumesIn {
+    pub fn open(names: VolumeNames) -> io::Result<FileVolumesIn> {
+        let file = File::open(names.volume(1))?;
+        Ok(FileVolumesIn {
+            names,
+            file: Some(file),
+        })
+    }
+
+    /// The total size of the numbered files that exist now.
+    pub fn total_size(&self) -> Option<u64> {
+        if !self.names.is_numbered() {
+            return None;
+        }
+        let mut total = 0;
+        for n in 1.. {
+            match std::fs::metadata(self.names.volume(n)) {
+                Ok(m) if m.is_file() => total += m.len(),
+                _ => break,
+            }
+        }
+        Some(total)
+    }
+}
+
+impl ReadMedium for FileVolumesIn {
+    fn read(&mut self, buf: &mut [u8], _fresh: bool) -> io::Result<Got> {
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("read after it was closed"))?;
+        match Blocking(&*file).read(buf)? {
+            0 => Ok(Got::EndOfVolume),
+            n => Ok(Got::Bytes(n)),
+        }
+    }
+
+    fn end_volume(&mut self, _then: AtEnd) -> io::Result<()> {
+        self.file.take();
+        Ok(())
+    }
+
+    fn open_volume(&mut self, n: u32) -> io::Result<()> {
+        self.file = Some(File::open(self.names.volume(n))?);
+        Ok(())
+    }
+
+    fn volume_exists(&self, n: u32) -> bool {
+        self.names.volume(n).is_file()
+    }
+
+    fn volume_name(&self, n: u32) -> String {
+        self.names.volume(n).display().to_string()
+    }
+
+    fn needs_swap(&self) -> bool {
+        !self.names.is_numbered()
+    }
+
+    fn is_tape(&self) -> bool {
+        false
+    }
+}

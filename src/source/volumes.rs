@@ -1,0 +1,200 @@
+//! Reading across volumes: a restore from several tapes, or from files
+//! written with `--volume-size` or a numbered name.
+//!
+//! At the end of a volume (a filemark on a tape, end of file on a file)
+//! the source decides whether another follows: with `-n/--volumes N`,
+//! until N have been read; with a numbered name, while the next file
+//! exists. Then it closes the volume (ejecting a tape), gets the next one
+//! in through the change policy, and goes on filling the same block, so
+//! the stream comes out as one.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use crossbeam_channel::{never, Receiver};
+
+use super::{End, Filled, Source};
+use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, VolumeLog};
+
+/// What one read from a volume gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Got {
+    Bytes(usize),
+    /// The rest of the block is too small for the next record: send the
+    /// block as it is.
+    BlockDone,
+    EndOfVolume,
+}
+
+/// One medium at a time, as the volume reader sees it.
+pub trait ReadMedium: Send {
+    /// Reads into `buf`; `fresh` says `buf` is a whole, empty block.
+    fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got>;
+
+    /// Closes the volume in use, doing `then` to a tape first.
+    fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
+
+    /// Opens volume `n` (2 and up).
+    fn open_volume(&mut self, n: u32) -> io::Result<()>;
+
+    /// True if volume `n` can be opened without a change (numbered files).
+    fn volume_exists(&self, n: u32) -> bool;
+
+    /// The device or file volume `n` is read from.
+    fn volume_name(&self, n: u32) -> String;
+
+    /// True when every volume has the same name, so the medium must be
+    /// swapped in between.
+    fn needs_swap(&self) -> bool;
+
+    fn is_tape(&self) -> bool;
+
+    /// What was learnt while reading, for the summary.
+    fn note(&self) -> Option<String> {
+        None
+    }
+}
+
+/// How many volumes to read, and how to change them.
+#[derive(Debug, Clone, Default)]
+pub struct ReadVolumes {
+    pub policy: ChangePolicy,
+    /// `-n/--volumes`: read exactly this many.
+    pub count: Option<u32>,
+    /// With a numbered name, go on while the next file exists.
+    pub numbered: bool,
+    pub at_end: AtEnd,
+}
+
+pub struct VolumeSource {
+    medium: Box<dyn ReadMedium>,
+    name: String,
+    plan: ReadVolumes,
+    volume: u32,
+    log: Arc<VolumeLog>,
+    stop: Receiver<()>,
+    size: Option<u64>,
+}
+
+impl VolumeSource {
+    /// `medium` has volume 1 open.
+    pub fn new(medium: Box<dyn ReadMedium>, name: &str, plan: ReadVolumes) -> VolumeSource {
+        VolumeSource {
+            medium,
+            name: name.to_string(),
+            plan,
+            volume: 1,
+            log: VolumeLog::new(name),
+            stop: never(),
+            size: None,
+        }
+    }
+
+    /// Moves to the next volume if one follows. Ok(false) at the end.
+    fn next_volume(&mut self) -> io::Result<bool> {
+        let next = self.volume + 1;
+        let more = match self.plan.count {
+            Some(count) => self.volume < count,
+            None => self.plan.numbered && self.medium.volume_exists(next),
+        };
+        if !more {
+            return Ok(false);
+        }
+        let swap = self.medium.needs_swap() || self.plan.policy.command.is_some();
+        let then = if swap && self.medium.is_tape() {
+            AtEnd::Eject
+        } else {
+            AtEnd::Stay
+        };
+        self.medium.end_volume(then)?;
+        if swap {
+            let device = self.medium.volume_name(next);
+            let finished = self.log.volumes().last().copied().unwrap_or(0);
+            let request = ChangeRequest {
+                access: Access::Read,
+                device: &device,
+                next_volume: next,
+                finished_bytes: finished,
+            };
+            self.log.set_changing(true);
+            let changed = self.plan.policy.change(&request, &self.stop);
+            self.log.set_changing(false);
+            changed.map_err(io::Error::other)?;
+        }
+        self.medium.open_volume(next).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot open volume {next} ({}): {e}",
+                    self.medium.volume_name(next)
+                ),
+            )
+        })?;
+        self.volume = next;
+        self.log.next();
+        Ok(true)
+    }
+
+    /// Sets the total size, when it is known (numbered files).
+    pub fn with_size(mut self, size: Option<u64>) -> VolumeSource {
+        self.size = size;
+        self
+    }
+}
+
+impl Source for VolumeSource {
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        let mut bytes = 0;
+        let end = loop {
+            if bytes == buf.len() {
+                break End::More;
+            }
+            match self.medium.read(&mut buf[bytes..], bytes == 0) {
+                Ok(Got::Bytes(n)) => {
+                    bytes += n;
+                    self.log.add(n as u64);
+                    arrived.fetch_add(n as u64, Relaxed);
+                }
+                Ok(Got::BlockDone) => break End::More,
+                Ok(Got::EndOfVolume) => match self.next_volume() {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        break match self.medium.end_volume(self.plan.at_end) {
+                            Ok(()) => End::Eof,
+                            Err(e) => End::Failed(e),
+                        }
+                    }
+                    Err(e) => break End::Failed(e),
+                },
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break End::Failed(e),
+            }
+        };
+        Filled { bytes, end }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn size_hint(&self) -> Option<u64> {
+        self.size
+    }
+
+    fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.stop = stop.clone();
+    }
+
+    fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        Some(Arc::clone(&self.log))
+    }
+
+    fn is_tape(&self) -> bool {
+        self.medium.is_tape()
+    }
+
+    fn note(&self) -> Option<String> {
+        self.medium.note()
+    }
+}

@@ -1,0 +1,181 @@
+//! A tape drive as tapebuf uses it: one `write` is one record, one `read`
+//! returns one record (0 bytes at a filemark), and a few positioning
+//! operations. The trait lets the end-of-media and volume-change logic run
+//! against the real device (`Device`, through mtio) and against the
+//! emulated drive in `emulated.rs`, which is how it is tested here.
+//!
+//! The semantics are Linux st's in variable-block mode:
+//! - a write past the early-warning point succeeds; the next one fails
+//!   with ENOSPC, without writing anything;
+//! - a read into a buffer smaller than the record fails with ENOMEM, and
+//!   the tape is left after that record;
+//! - closing after a write writes a filemark.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::mtio;
+
+/// Positioning and housekeeping operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapeOp {
+    /// Write this many filemarks.
+    WriteFilemarks(u32),
+    /// Space back over this many records.
+    BackspaceRecords(u32),
+    Rewind,
+    /// Rewind and eject (MTOFFL).
+    Unload,
+}
+
+/// What the drive reports about itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DriveStatus {
+    pub online: bool,
+    pub write_protected: bool,
+    pub at_bot: bool,
+    /// Past the early-warning point.
+    pub at_eot: bool,
+    /// 0 in variable-block mode.
+    pub fixed_block_bytes: u64,
+}
+
+/// How a drive is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// A tape drive with a medium that can be changed.
+pub trait Drive: Send {
+    /// Writes `record` as one record with one write(2). Returns the bytes
+    /// written: fewer than asked only at the end of the medium.
+    fn write_record(&mut self, record: &[u8]) -> io::Result<usize>;
+
+    /// Reads the next record with one read(2). 0 means a filemark.
+    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize>;
+
+    fn op(&mut self, op: TapeOp) -> io::Result<()>;
+
+    fn status(&mut self) -> io::Result<DriveStatus>;
+
+    /// Closes the device; after a write the drive writes a filemark. Errors
+    /// that the device reports only at close are returned.
+    fn close(&mut self) -> io::Result<()>;
+
+    /// Opens the device again, after a volume change.
+    fn reopen(&mut self) -> io::Result<()>;
+
+    /// The device name, for messages and the change command.
+    fn name(&self) -> &str;
+}
+
+/// A real tape device, driven through read(2), write(2) and mtio.
+pub struct Device {
+    path: PathBuf,
+    name: String,
+    access: Access,
+    file: Option<File>,
+}
+
+impl Device {
+    /// Opens `path` if it is a tape drive: a character device on which
+    /// MTIOCGET succeeds. Returns `Ok(None)` for anything else, so that the
+    /// caller can treat it as a plain file.
+    pub fn open_if_tape(path: &Path, access: Access) -> io::Result<Option<Device>> {
+        let is_char = std::fs::metadata(path)
+            .map(|m| m.file_type().is_char_device())
+            .unwrap_or(false);
+        if !is_char {
+            return Ok(None);
+        }
+        let file = open(path, access)?;
+        if mtio::status(file.as_fd()).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(Device {
+            path: path.to_path_buf(),
+            name: path.display().to_string(),
+            access,
+            file: Some(file),
+        }))
+    }
+
+    fn file(&mut self) -> io::Result<&mut File> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the device is closed"))
+    }
+}
+
+fn open(path: &Path, access: Access) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    match access {
+        Access::Read => options.read(true),
+        Access::Write => options.write(true),
+    };
+    options.custom_flags(libc::O_CLOEXEC).open(path)
+}
+
+impl Drive for Device {
+    fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
+        loop {
+            match self.file()?.write(record) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.file()?.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn op(&mut self, op: TapeOp) -> io::Result<()> {
+        let (code, count) = match op {
+            TapeOp::WriteFilemarks(n) => (mtio::MTWEOF, n),
+            TapeOp::BackspaceRecords(n) => (mtio::MTBSR, n),
+            TapeOp::Rewind => (mtio::MTREW, 1),
+            TapeOp::Unload => (mtio::MTOFFL, 1),
+        };
+        let count = i32::try_from(count).map_err(|_| io::Error::other("count too large"))?;
+        mtio::op(self.file()?.as_fd(), code, count)
+    }
+
+    fn status(&mut self) -> io::Result<DriveStatus> {
+        let s = mtio::status(self.file()?.as_fd())?;
+        Ok(DriveStatus {
+            online: s.mt_gstat & mtio::GMT_ONLINE != 0,
+            write_protected: s.mt_gstat & mtio::GMT_WR_PROT != 0,
+            at_bot: s.mt_gstat & mtio::GMT_BOT != 0,
+            at_eot: s.mt_gstat & mtio::GMT_EOT != 0,
+            fixed_block_bytes: (s.mt_dsreg & mtio::MT_ST_BLKSIZE_MASK) as u64,
+        })
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        match self.file.take() {
+            Some(file) => crate::sink::close_reporting(file),
+            None => Ok(()),
+        }
+    }
+
+    fn reopen(&mut self) -> io::Result<()> {
+        self.close()?;
+        self.file = Some(open(&self.path, self.access)?);
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+}

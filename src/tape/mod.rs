@@ -1,0 +1,90 @@
+//! Tapes and volumes: the mtio ioctls, the drive trait with the real
+//! device and an emulated one, volume names, and volume changes. The sinks
+//! and sources that write and read volumes live in `sink/volumes.rs` and
+//! `source/volumes.rs`; this module holds what they share.
+
+pub mod change;
+pub mod drive;
+pub mod emulated;
+pub mod mtio;
+pub mod names;
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+pub use change::{ChangePolicy, ChangeRequest};
+pub use drive::{Access, Device, Drive, DriveStatus, TapeOp};
+pub use names::VolumeNames;
+
+/// When the output is a tape, the writer waits for the ring to be this
+/// full before it starts or restarts: a tape stop costs seconds, so one
+/// long burst beats many short ones.
+pub const TAPE_HIGH_WATERMARK_PCT: u8 = 90;
+
+/// What to do with a tape when tapebuf is done with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AtEnd {
+    /// Leave it where it is (after the filemark, on a no-rewind device).
+    #[default]
+    Stay,
+    Rewind,
+    /// Rewind and eject (MTOFFL).
+    Eject,
+}
+
+/// The bytes on each volume of one input or output, shared between the
+/// thread that writes or reads the volumes and the observers. The last
+/// entry is the volume in use.
+#[derive(Debug)]
+pub struct VolumeLog {
+    pub name: String,
+    bytes: Mutex<Vec<u64>>,
+    /// True while a volume change is under way, so that the watchdog does
+    /// not mistake an autoloader's minutes for a stall.
+    changing: AtomicBool,
+}
+
+impl VolumeLog {
+    pub fn new(name: &str) -> Arc<VolumeLog> {
+        Arc::new(VolumeLog {
+            name: name.to_string(),
+            bytes: Mutex::new(vec![0]),
+            changing: AtomicBool::new(false),
+        })
+    }
+
+    /// Adds `n` bytes to the volume in use.
+    pub fn add(&self, n: u64) {
+        let mut v = self.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(last) = v.last_mut() {
+            *last += n;
+        }
+    }
+
+    /// Starts the next volume.
+    pub fn next(&self) {
+        self.bytes.lock().unwrap_or_else(|e| e.into_inner()).push(0);
+    }
+
+    pub fn volumes(&self) -> Vec<u64> {
+        self.bytes.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn set_changing(&self, on: bool) {
+        self.changing.store(on, Relaxed);
+    }
+
+    pub fn is_changing(&self) -> bool {
+        self.changing.load(Relaxed)
+    }
+
+    /// "#1 1048576 bytes, #2 524288 bytes"
+    pub fn describe(&self) -> String {
+        self.volumes()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| format!("#{} {b} bytes", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

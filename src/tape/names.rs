@@ -1,0 +1,156 @@
+//! Volume names: an output or input name with a printf-style `%d` (or
+//! `%03d`, `%2d`) numbers its volumes, starting at 1, so
+//! `big.tar.%03d` gives `big.tar.001`, `big.tar.002`, ... In a numbered
+//! name `%%` is a literal percent sign. Any other `%` is taken literally,
+//! and a name without a number is used exactly as typed, so ordinary names
+//! with a percent sign keep working. A name may hold at most one number.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+/// A name that may number its volumes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VolumeNames {
+    original: PathBuf,
+    /// The text before the number, with `%%` already turned into `%`.
+    prefix: Vec<u8>,
+    /// The text after it.
+    suffix: Vec<u8>,
+    /// `None` when the name has no number: every volume has the same name.
+    number: Option<Width>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Width {
+    digits: usize,
+    zero_pad: bool,
+}
+
+impl VolumeNames {
+    /// Parses `path`. Fails, naming the reason, if it holds two numbers.
+    pub fn parse(path: &Path) -> Result<VolumeNames, String> {
+        let bytes = path.as_os_str().as_bytes();
+        let (mut prefix, mut suffix) = (Vec::new(), Vec::new());
+        let mut number = None;
+        let mut i = 0;
+        while i < bytes.len() {
+            let out = if number.is_some() {
+                &mut suffix
+            } else {
+                &mut prefix
+            };
+            if bytes[i] != b'%' {
+                out.push(bytes[i]);
+                i += 1;
+                continue;
+            }
+            if bytes.get(i + 1) == Some(&b'%') {
+                out.push(b'%');
+                i += 2;
+                continue;
+            }
+            match spec_at(&bytes[i + 1..]) {
+                Some((width, len)) => {
+                    if number.is_some() {
+                        return Err(
+                            "holds two volume numbers (%d); a name may hold one".to_string()
+                        );
+                    }
+                    number = Some(width);
+                    i += 1 + len;
+                }
+                None => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            }
+        }
+        Ok(VolumeNames {
+            original: path.to_path_buf(),
+            prefix,
+            suffix,
+            number,
+        })
+    }
+
+    /// True when the name numbers its volumes.
+    pub fn is_numbered(&self) -> bool {
+        self.number.is_some()
+    }
+
+    /// The name of volume `n` (1-based).
+    pub fn volume(&self, n: u32) -> PathBuf {
+        let Some(w) = self.number else {
+            return self.original.clone();
+        };
+        let mut out = self.prefix.clone();
+        {
+            let digits = if w.zero_pad {
+                format!("{n:0width$}", width = w.digits)
+            } else {
+                format!("{n:width$}", width = w.digits)
+            };
+            out.extend_from_slice(digits.as_bytes());
+            out.extend_from_slice(&self.suffix);
+        }
+        PathBuf::from(OsString::from_vec(out))
+    }
+}
+
+/// Parses `[0][width]d` after a `%`; returns the width and the length used.
+fn spec_at(rest: &[u8]) -> Option<(Width, usize)> {
+    let zero_pad = rest.first() == Some(&b'0');
+    let digits_end = rest.iter().position(|b| !b.is_ascii_digit())?;
+    if rest[digits_end] != b'd' {
+        return None;
+    }
+    let digits = std::str::from_utf8(&rest[..digits_end])
+        .ok()
+        .and_then(|s| {
+            if s.is_empty() {
+                Some(0)
+            } else {
+                s.parse().ok()
+            }
+        })?;
+    if digits > 20 {
+        return None;
+    }
+    Some((Width { digits, zero_pad }, digits_end + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(s: &str) -> VolumeNames {
+        VolumeNames::parse(Path::new(s)).unwrap()
+    }
+
+    #[test]
+    fn numbers_volumes_from_one_with_the_given_width() {
+        let n = names("/mnt/usb/big.tar.%03d");
+        assert!(n.is_numbered());
+        assert_eq!(n.volume(1), Path::new("/mnt/usb/big.tar.001"));
+        assert_eq!(n.volume(12), Path::new("/mnt/usb/big.tar.012"));
+        assert_eq!(names("v%d.img").volume(7), Path::new("v7.img"));
+        assert_eq!(names("v%2d").volume(7), Path::new("v 7"));
+    }
+
+    #[test]
+    fn names_without_a_number_stay_as_they_are() {
+        for s in ["/dev/nst0", "50%off", "a%%b", "x%s", "%"] {
+            let n = names(s);
+            assert!(!n.is_numbered(), "{s}");
+        }
+        assert_eq!(names("50%off").volume(3), Path::new("50%off"));
+        assert_eq!(names("a%%b").volume(3), Path::new("a%%b"));
+        assert_eq!(names("a%%b.%d").volume(3), Path::new("a%b.3"));
+    }
+
+    #[test]
+    fn two_numbers_are_refused() {
+        assert!(VolumeNames::parse(Path::new("a%d.%d")).is_err());
+    }
+}

@@ -1,0 +1,122 @@
+//! The volume-change prompt, on a real pseudo-terminal: script(1) gives
+//! tapebuf a controlling terminal, the test waits for the prompt to appear
+//! on it (no sleeps), swaps the "disk" and answers.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use crossbeam_channel::{unbounded, Receiver};
+
+use common::{pattern, sha256};
+
+/// Starts `tapebuf ARGS` under script(1), and a thread that forwards what
+/// appears on the terminal.
+fn start_on_a_terminal(args: &str) -> (Child, Receiver<Vec<u8>>) {
+    let mut child = Command::new("script")
+        .args([
+            "-q",
+            "-e",
+            "-f",
+            "-c",
+            &format!("{} {args}", common::BIN),
+            "/dev/null",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script(1) from util-linux");
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = unbounded();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Collects terminal output until `want` appears; panics after 60 s.
+fn wait_for(rx: &Receiver<Vec<u8>>, seen: &mut String, want: &str) {
+    while !seen.contains(want) {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(chunk) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+            Err(_) => panic!("'{want}' never appeared; the terminal showed:\n{seen}"),
+        }
+    }
+}
+
+fn drain(rx: &Receiver<Vec<u8>>, seen: &mut String) {
+    while let Ok(chunk) = rx.recv_timeout(Duration::from_secs(60)) {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+#[test]
+fn on_a_terminal_the_operator_is_asked_for_the_next_volume() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(1_500_000, 1);
+    let input = dir.path().join("input");
+    std::fs::write(&input, &data).unwrap();
+    let target = dir.path().join("disk.tar");
+    let (mut child, rx) = start_on_a_terminal(&format!(
+        "-s 64k -D 1M -i {} -o {}",
+        input.display(),
+        target.display()
+    ));
+    let mut seen = String::new();
+    wait_for(
+        &rx,
+        &mut seen,
+        &format!(
+            "load volume 2 to write on {} and press Enter",
+            target.display()
+        ),
+    );
+    // The operator swaps the disk, then presses Enter.
+    std::fs::rename(&target, dir.path().join("first")).unwrap();
+    child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    drain(&rx, &mut seen);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{seen}");
+    let mut joined = std::fs::read(dir.path().join("first")).unwrap();
+    joined.extend(std::fs::read(&target).unwrap());
+    assert_eq!(sha256(&joined), sha256(&data));
+    assert!(
+        seen.contains("tapebuf: summary: in 1500000 bytes, out 1500000 bytes"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn on_a_terminal_q_declines_the_change_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    std::fs::write(&input, pattern(1_500_000, 2)).unwrap();
+    let target = dir.path().join("disk.tar");
+    let (mut child, rx) = start_on_a_terminal(&format!(
+        "-s 64k -D 1M -i {} -o {}",
+        input.display(),
+        target.display()
+    ));
+    let mut seen = String::new();
+    wait_for(&rx, &mut seen, "press Enter (q to stop)");
+    child.stdin.as_mut().unwrap().write_all(b"q\n").unwrap();
+    drain(&rx, &mut seen);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{seen}");
+    assert!(
+        seen.contains("the operator declined to load volume 2"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("1048576 bytes are safe on volume 1"),
+        "{seen}"
+    );
+}
