@@ -23,6 +23,8 @@ const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
 /// Runs `dd if=/dev/zero | tool | dd of=/dev/null` and measures the tool.
 /// The tool is reaped by wait4 rather than `Child::wait`, to get its rusage.
+// Reaped by wait4 in `reap`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn measure(tool: &[String], gib: u64) -> Sample {
     let started = Instant::now();
     let mut producer = Command::new("dd")

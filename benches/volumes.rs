@@ -25,6 +25,8 @@ use common::{env_or, median, reap, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
+// Reaped by wait4 in `reap`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn measure(pipeline: &str, dir: &Path) -> Sample {
     std::fs::create_dir(dir).expect("creating the benchmark directory");
     let started = Instant::now();

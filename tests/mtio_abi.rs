@@ -56,6 +56,8 @@ int main(void) {
 }
 
 #[test]
+// c_ulong is u64 only on 64-bit targets; the casts are for the others.
+#[allow(clippy::unnecessary_cast)]
 fn mtio_layouts_and_numbers_match_the_system_header() {
     let c = c_values();
     let ours: Vec<(&str, u64)> = vec![
@@ -83,8 +85,8 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
             "offsetof(struct mtget, mt_blkno)",
             std::mem::offset_of!(mtio::MtGet, mt_blkno) as u64,
         ),
-        ("MTIOCTOP", u64::from(mtio::MTIOCTOP)),
-        ("MTIOCGET", u64::from(mtio::MTIOCGET)),
+        ("MTIOCTOP", mtio::MTIOCTOP as u64),
+        ("MTIOCGET", mtio::MTIOCGET as u64),
         ("MTFSF", mtio::MTFSF as u64),
         ("MTBSF", mtio::MTBSF as u64),
         ("MTFSR", mtio::MTFSR as u64),

@@ -89,13 +89,22 @@ impl VolumeSink {
     /// Closes the full volume and opens the next one.
     fn next_volume(&mut self) -> io::Result<()> {
         let finished = self.volume;
-        let safe: u64 = self.log.volumes().iter().sum();
-        let fail = |why: String| {
+        let on_volume = self.on_volume;
+        let all: u64 = self.log.volumes().iter().sum();
+        // What is safe: every closed volume, and this one once it closed.
+        let fail = |why: String, closed: bool| {
+            let (safe, last) = if closed {
+                (all, finished)
+            } else {
+                (all - on_volume, finished - 1)
+            };
+            let place = match last {
+                0 => "no volume".to_string(),
+                1 => "volume 1".to_string(),
+                n => format!("volumes 1-{n}"),
+            };
             io::Error::other(VolumeChangeFailed(format!(
-                "end of volume {finished} after {} bytes: {why}; {safe} bytes are safe on volume{} 1{}",
-                self.on_volume,
-                if finished > 1 { "s" } else { "" },
-                if finished > 1 { format!("-{finished}") } else { String::new() },
+                "end of volume {finished} after {on_volume} bytes: {why}; {safe} bytes are safe on {place}"
             )))
         };
         let swap = self.medium.needs_swap() || self.settings.policy.command.is_some();
@@ -106,7 +115,7 @@ impl VolumeSink {
         };
         self.medium
             .end_volume(then)
-            .map_err(|e| fail(format!("closing it failed: {e}")))?;
+            .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
         if swap {
             let device = self.medium.volume_name(finished + 1);
             let request = ChangeRequest {
@@ -118,14 +127,14 @@ impl VolumeSink {
             self.log.set_changing(true);
             let changed = self.settings.policy.change(&request, &self.stop);
             self.log.set_changing(false);
-            changed.map_err(&fail)?;
+            changed.map_err(|why| fail(why, true))?;
         }
+        let next_name = self.medium.volume_name(finished + 1);
         self.medium.open_volume(finished + 1).map_err(|e| {
-            fail(format!(
-                "cannot open volume {} ({}): {e}",
-                finished + 1,
-                self.medium.volume_name(finished + 1)
-            ))
+            fail(
+                format!("cannot open volume {} ({next_name}): {e}", finished + 1),
+                true,
+            )
         })?;
         self.volume += 1;
         self.on_volume = 0;
