@@ -17,7 +17,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use common::{env_or, median, reap, verdict, Sample};
+use common::{env_number, env_or, median, reap, verdict, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
@@ -61,12 +61,8 @@ fn measure(tool: &[String], gib: u64) -> Sample {
 
 fn main() {
     // `cargo bench` passes --bench; a filter argument is not supported.
-    let gib: u64 = env_or("TAPEBUF_BENCH_GIB", "4")
-        .parse()
-        .expect("TAPEBUF_BENCH_GIB");
-    let runs: usize = env_or("TAPEBUF_BENCH_RUNS", "5")
-        .parse()
-        .expect("TAPEBUF_BENCH_RUNS");
+    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
+    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
     let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
     let memory_bytes = tapebuf::size::parse_size(&memory).expect("TAPEBUF_BENCH_MEMORY");
 

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use common::{env_or, median, reap, Sample};
+use common::{env_number, env_or, median, reap, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
@@ -50,12 +50,8 @@ fn check(dir: &Path, count: usize, total: u64) {
 }
 
 fn main() {
-    let gib: u64 = env_or("TAPEBUF_BENCH_GIB", "4")
-        .parse()
-        .expect("TAPEBUF_BENCH_GIB");
-    let runs: usize = env_or("TAPEBUF_BENCH_RUNS", "5")
-        .parse()
-        .expect("TAPEBUF_BENCH_RUNS");
+    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
+    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
     let volume = env_or("TAPEBUF_BENCH_VOLUME", "512M");
     let volume_bytes = tapebuf::size::parse_size(&volume).expect("TAPEBUF_BENCH_VOLUME");
     let base = env_or("TAPEBUF_BENCH_DIR", "/dev/shm");

@@ -58,18 +58,34 @@ fn drain(rx: &Receiver<Vec<u8>>, seen: &mut String) {
     }
 }
 
-#[test]
-fn on_a_terminal_the_operator_is_asked_for_the_next_volume() {
+/// A 1.5 MB input split into 1 MiB volumes of one file name, so that the
+/// second volume needs a change; returns the directory, the input, the
+/// target, and the running tapebuf.
+fn start_a_two_volume_run(
+    seed: u64,
+) -> (
+    tempfile::TempDir,
+    Vec<u8>,
+    std::path::PathBuf,
+    Child,
+    Receiver<Vec<u8>>,
+) {
     let dir = tempfile::tempdir().unwrap();
-    let data = pattern(1_500_000, 1);
+    let data = pattern(1_500_000, seed);
     let input = dir.path().join("input");
     std::fs::write(&input, &data).unwrap();
     let target = dir.path().join("disk.tar");
-    let (mut child, rx) = start_on_a_terminal(&format!(
+    let (child, rx) = start_on_a_terminal(&format!(
         "-s 64k -D 1M -i {} -o {}",
         input.display(),
         target.display()
     ));
+    (dir, data, target, child, rx)
+}
+
+#[test]
+fn on_a_terminal_the_operator_is_asked_for_the_next_volume() {
+    let (dir, data, target, mut child, rx) = start_a_two_volume_run(1);
     let mut seen = String::new();
     wait_for(
         &rx,
@@ -96,15 +112,7 @@ fn on_a_terminal_the_operator_is_asked_for_the_next_volume() {
 
 #[test]
 fn on_a_terminal_q_declines_the_change_and_fails() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("input");
-    std::fs::write(&input, pattern(1_500_000, 2)).unwrap();
-    let target = dir.path().join("disk.tar");
-    let (mut child, rx) = start_on_a_terminal(&format!(
-        "-s 64k -D 1M -i {} -o {}",
-        input.display(),
-        target.display()
-    ));
+    let (_dir, _, _, mut child, rx) = start_a_two_volume_run(2);
     let mut seen = String::new();
     wait_for(&rx, &mut seen, "press Enter (q to stop)");
     child.stdin.as_mut().unwrap().write_all(b"q\n").unwrap();

@@ -52,6 +52,13 @@ pub fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
 }
 
+/// A number from the environment, or `default`.
+pub fn env_number<T: std::str::FromStr>(name: &str, default: &str) -> T {
+    env_or(name, default)
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} must be a number"))
+}
+
 pub fn verdict(ok: bool) -> &'static str {
     if ok {
         "met"

@@ -67,13 +67,11 @@ pub struct VolumeSink {
     on_volume: u64,
     log: Arc<VolumeLog>,
     stop: Receiver<()>,
-    tape: bool,
 }
 
 impl VolumeSink {
     /// `medium` has volume 1 open.
     pub fn new(medium: Box<dyn Medium>, name: &str, settings: VolumeSettings) -> VolumeSink {
-        let tape = medium.whole_records();
         VolumeSink {
             medium,
             name: name.to_string(),
@@ -82,7 +80,6 @@ impl VolumeSink {
             on_volume: 0,
             log: VolumeLog::new(name),
             stop: never(),
-            tape,
         }
     }
 
@@ -108,7 +105,7 @@ impl VolumeSink {
             )))
         };
         let swap = self.medium.needs_swap() || self.settings.policy.command.is_some();
-        let then = if swap && self.tape {
+        let then = if swap && self.medium.whole_records() {
             AtEnd::Eject
         } else {
             AtEnd::Stay
@@ -161,11 +158,12 @@ impl VolumeSink {
 
 impl Sink for VolumeSink {
     fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+        let tape = self.medium.whole_records();
         let mut rest = data;
         while !rest.is_empty() {
             let room = usize::try_from(self.room()).unwrap_or(usize::MAX);
             // A record is never split to fit --volume-size.
-            let want = if self.tape && room < rest.len() {
+            let want = if tape && room < rest.len() {
                 0
             } else {
                 rest.len().min(room)
@@ -178,7 +176,7 @@ impl Sink for VolumeSink {
                         self.on_volume += n as u64;
                         self.log.add(n as u64);
                         rest = &rest[n..];
-                        n == 0 || (self.tape && n < want)
+                        n == 0 || (tape && n < want)
                     }
                     Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => true,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => false,
@@ -212,6 +210,6 @@ impl Sink for VolumeSink {
     }
 
     fn is_tape(&self) -> bool {
-        self.tape
+        self.medium.whole_records()
     }
 }
