@@ -27,12 +27,7 @@ impl Medium for TapeMedium {
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
         self.drive.op(TapeOp::WriteFilemarks(1))?;
-        match then {
-            AtEnd::Stay => {}
-            AtEnd::Rewind => self.drive.op(TapeOp::Rewind)?,
-            AtEnd::Eject => self.drive.op(TapeOp::Unload)?,
-        }
-        self.drive.close()
+        then.finish(self.drive.as_mut())
     }
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {

@@ -97,12 +97,7 @@ impl ReadMedium for TapeReader {
     }
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
-        match then {
-            AtEnd::Stay => {}
-            AtEnd::Rewind => self.drive.op(TapeOp::Rewind)?,
-            AtEnd::Eject => self.drive.op(TapeOp::Unload)?,
-        }
-        self.drive.close()
+        then.finish(self.drive.as_mut())
     }
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {

@@ -32,6 +32,19 @@ pub enum AtEnd {
     Eject,
 }
 
+impl AtEnd {
+    /// Does this to `drive`, then closes it (an output drive writes its
+    /// filemark first if the last operation was a write).
+    pub fn finish(self, drive: &mut dyn Drive) -> std::io::Result<()> {
+        match self {
+            AtEnd::Stay => {}
+            AtEnd::Rewind => drive.op(TapeOp::Rewind)?,
+            AtEnd::Eject => drive.op(TapeOp::Unload)?,
+        }
+        drive.close()
+    }
+}
+
 /// The bytes on each volume of one input or output, shared between the
 /// thread that writes or reads the volumes and the observers. The last
 /// entry is the volume in use.
