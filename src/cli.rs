@@ -30,6 +30,57 @@ pub struct Cli {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub outputs: Vec<PathBuf>,
 
+    /// Listen on [ADDR:]PORT and read from the one sender that connects
+    /// (instead of -i). Without ADDR, every IPv6 and IPv4 address.
+    #[arg(
+        short = 'I',
+        long = "listen",
+        value_name = "[ADDR:]PORT",
+        conflicts_with = "input"
+    )]
+    pub listen: Option<String>,
+
+    /// Send to a receiver at HOST:PORT ([IPV6]:PORT); repeat for several.
+    /// Every address the name resolves to is tried.
+    #[arg(short = 'O', long = "connect", value_name = "HOST:PORT")]
+    pub connect: Vec<String>,
+
+    /// With -I, accept only senders from this address, CIDR network or host
+    /// name; repeat for several. Others are logged and refused.
+    #[arg(long = "allow", value_name = "HOST_OR_CIDR")]
+    pub allow: Vec<String>,
+
+    /// Fail when a connection stands still for SECS seconds in either
+    /// direction; also the default --connect-timeout [default: no stall
+    /// limit; keepalive still notices a vanished peer].
+    #[arg(long = "timeout", value_name = "SECS")]
+    pub timeout: Option<u64>,
+
+    /// How long -O keeps retrying to connect, and -I waits for a sender
+    /// [default: --timeout, else 60 for -O and no limit for -I].
+    #[arg(long = "connect-timeout", value_name = "SECS")]
+    pub connect_timeout: Option<u64>,
+
+    /// Set the sockets' send and receive buffers (SO_SNDBUF, SO_RCVBUF)
+    /// [default: the kernel's autotuning].
+    #[arg(long = "tcp-buffer", value_name = "SIZE")]
+    pub tcp_buffer: Option<String>,
+
+    /// With -O, send the bytes alone, without tapebuf's framing, for an
+    /// mbuffer, nc or socat receiver. A truncated stream then cannot be
+    /// detected.
+    #[arg(long = "raw")]
+    pub raw: bool,
+
+    /// Print a digest of the stream at the end (md5, sha256, blake3, xxh3);
+    /// repeat for several.
+    #[arg(long = "hash", value_name = "ALG", value_enum)]
+    pub hash: Vec<crate::hash::HashAlg>,
+
+    /// Also write the digests to PATH, in sha256sum's format.
+    #[arg(long = "hash-file", value_name = "PATH")]
+    pub hash_file: Option<PathBuf>,
+
     /// Size of one block, the unit of every read and write [default: 256k].
     #[arg(short = 's', long = "block-size", value_name = "SIZE")]
     pub block_size: Option<String>,

@@ -8,6 +8,8 @@
 use std::path::PathBuf;
 
 use crate::cli::Cli;
+use crate::hash::HashAlg;
+use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
 use crate::sink::VolumeSettings;
 use crate::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
 use crate::source::ReadVolumes;
@@ -50,6 +52,8 @@ impl ConfigError {
 pub enum InputSpec {
     Stdin,
     File(PathBuf),
+    /// `-I`: one TCP sender.
+    Listen(ListenAddr),
 }
 
 /// Where bytes go.
@@ -57,6 +61,8 @@ pub enum InputSpec {
 pub enum OutputSpec {
     Stdout,
     File(PathBuf),
+    /// `-O`: a TCP receiver.
+    Connect(PeerAddr),
 }
 
 impl OutputSpec {
@@ -65,6 +71,7 @@ impl OutputSpec {
         match self {
             OutputSpec::Stdout => "stdout".to_string(),
             OutputSpec::File(p) => p.display().to_string(),
+            OutputSpec::Connect(peer) => peer.to_string(),
         }
     }
 }
@@ -149,6 +156,12 @@ pub struct Config {
     pub volume_size: Option<u64>,
     /// `-n`: read this many input volumes.
     pub input_volumes: Option<u32>,
+    /// Timeouts, buffers, framing and access for `-I` and `-O`.
+    pub net: NetSettings,
+    /// `--hash`: digests to compute, each once, in the order given.
+    pub hashes: Vec<HashAlg>,
+    /// `--hash-file`: where to write them too.
+    pub hash_file: Option<PathBuf>,
 }
 
 impl Config {
@@ -163,6 +176,20 @@ impl Config {
             (Some(p), _) => p,
             (None, true) => TAPE_HIGH_WATERMARK_PCT,
             (None, false) => 0,
+        }
+    }
+
+    /// How long `-O` keeps trying to reach its receiver.
+    pub fn sender_connect_limit(&self) -> std::time::Duration {
+        self.net.connect.unwrap_or(DEFAULT_CONNECT_TIMEOUT)
+    }
+
+    /// The name `--hash-file` gives the stream: the output file when there
+    /// is exactly one output and it is a file, else `-`.
+    pub fn hashed_stream_name(&self) -> String {
+        match self.outputs.as_slice() {
+            [OutputSpec::File(p)] => p.display().to_string(),
+            _ => "-".to_string(),
         }
     }
 
@@ -208,10 +235,13 @@ impl Config {
         };
         let low_pct = parse_pct(cli.low_watermark.as_deref(), "-p/--low-watermark", 100)?;
 
-        let input = match &cli.input {
-            None => InputSpec::Stdin,
-            Some(p) if p.as_os_str() == "-" => InputSpec::Stdin,
-            Some(p) => InputSpec::File(p.clone()),
+        let input = match (&cli.input, &cli.listen) {
+            (_, Some(text)) => InputSpec::Listen(
+                ListenAddr::parse(text).map_err(|why| ConfigError::new("-I/--listen", why))?,
+            ),
+            (None, None) => InputSpec::Stdin,
+            (Some(p), None) if p.as_os_str() == "-" => InputSpec::Stdin,
+            (Some(p), None) => InputSpec::File(p.clone()),
         };
         let mut outputs: Vec<OutputSpec> = cli
             .outputs
@@ -224,9 +254,16 @@ impl Config {
                 }
             })
             .collect();
+        for text in &cli.connect {
+            outputs.push(OutputSpec::Connect(
+                PeerAddr::parse(text).map_err(|why| ConfigError::new("-O/--connect", why))?,
+            ));
+        }
         if outputs.is_empty() {
             outputs.push(OutputSpec::Stdout);
         }
+        let net = check_net(cli, &input, &outputs)?;
+        let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
         let existing = if cli.force {
             ExistingFile::Truncate
@@ -270,6 +307,9 @@ impl Config {
             change: volumes.change,
             volume_size: volumes.volume_size,
             input_volumes: cli.volumes,
+            net,
+            hashes,
+            hash_file,
         })
     }
 }
@@ -315,10 +355,10 @@ fn check_volumes(
                     ),
                 ));
             }
-            if outputs.iter().all(|o| *o == OutputSpec::Stdout) {
+            if !outputs.iter().any(|o| matches!(o, OutputSpec::File(_))) {
                 return Err(ConfigError::new(
                     "-D/--volume-size",
-                    "needs a file or tape output (-o); standard output is one stream",
+                    "needs a file or tape output (-o); standard output and -O are one stream",
                 ));
             }
             Some(size)
@@ -332,7 +372,7 @@ fn check_volumes(
     }
     match cli.volumes {
         Some(0) => return Err(ConfigError::new("-n/--volumes", "must be at least 1")),
-        Some(_) if *input == InputSpec::Stdin => {
+        Some(_) if !matches!(input, InputSpec::File(_)) => {
             return Err(ConfigError::new(
                 "-n/--volumes",
                 "needs -i with a tape drive or files to read volumes from",
@@ -359,6 +399,98 @@ fn check_volumes(
         change: ChangePolicy { command, timeout },
         volume_size,
     })
+}
+
+/// Checks the network options against each other and the endpoints.
+fn check_net(
+    cli: &Cli,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+) -> Result<NetSettings, ConfigError> {
+    let listening = matches!(input, InputSpec::Listen(_));
+    let connecting = outputs.iter().any(|o| matches!(o, OutputSpec::Connect(_)));
+    let needs = |flag: &str, ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(ConfigError::new(flag, format!("only applies {what}")))
+        }
+    };
+    needs(
+        "--allow",
+        cli.allow.is_empty() || listening,
+        "to -I/--listen",
+    )?;
+    needs(
+        "--raw",
+        !cli.raw || connecting,
+        "to -O/--connect (a receiver detects raw streams itself)",
+    )?;
+    let network = listening || connecting;
+    needs(
+        "--timeout",
+        cli.timeout.is_none() || network,
+        "to -I and -O",
+    )?;
+    needs(
+        "--connect-timeout",
+        cli.connect_timeout.is_none() || network,
+        "to -I and -O",
+    )?;
+    needs(
+        "--tcp-buffer",
+        cli.tcp_buffer.is_none() || network,
+        "to -I and -O",
+    )?;
+    let secs = |flag: &str, value: Option<u64>| match value {
+        Some(0) => Err(ConfigError::new(flag, "must be at least 1 second")),
+        v => Ok(v.map(std::time::Duration::from_secs)),
+    };
+    let stall = secs("--timeout", cli.timeout)?;
+    let connect = secs("--connect-timeout", cli.connect_timeout)?.or(stall);
+    let buffer_bytes = match &cli.tcp_buffer {
+        None => None,
+        Some(text) => {
+            let b =
+                parse_size(text).map_err(|e| ConfigError::new("--tcp-buffer", e.to_string()))?;
+            if !(4096..=1 << 30).contains(&b) {
+                return Err(ConfigError::new(
+                    "--tcp-buffer",
+                    format!("{} is outside 4 KiB to 1 GiB", Bytes(b)),
+                ));
+            }
+            Some(b as usize)
+        }
+    };
+    let allow = cli
+        .allow
+        .iter()
+        .map(|text| AllowRule::parse(text).map_err(|why| ConfigError::new("--allow", why)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(NetSettings {
+        stall,
+        connect,
+        buffer_bytes,
+        raw: cli.raw,
+        allow,
+    })
+}
+
+/// The digests asked for, each once, and where to write them.
+fn check_hashes(cli: &Cli) -> Result<(Vec<HashAlg>, Option<PathBuf>), ConfigError> {
+    let mut hashes: Vec<HashAlg> = Vec::new();
+    for alg in &cli.hash {
+        if !hashes.contains(alg) {
+            hashes.push(*alg);
+        }
+    }
+    if cli.hash_file.is_some() && hashes.is_empty() {
+        return Err(ConfigError::new(
+            "--hash-file",
+            "needs --hash to say which digest to write",
+        ));
+    }
+    Ok((hashes, cli.hash_file.clone()))
 }
 
 /// Works out block size and block count from any two of -s, -m and -b.

@@ -12,6 +12,8 @@ pub mod config;
 pub mod events;
 pub mod exit;
 pub mod file_id;
+pub mod hash;
+pub mod net;
 pub mod pipe_size;
 pub mod pipeline;
 pub mod rate;

@@ -16,7 +16,7 @@ use crate::events::Events;
 use crate::rate::Pacer;
 use crate::reader::Reader;
 use crate::ring::{self, RingError};
-use crate::sink::{Outputs, Sink};
+use crate::sink::{Outputs, Sink, Tap};
 use crate::source::Source;
 use crate::stats::Stats;
 use crate::watermark::Watermarks;
@@ -48,8 +48,18 @@ pub struct Running {
 impl Running {
     /// Allocates the ring and starts both threads.
     pub fn start(
+        source: Box<dyn Source>,
+        sinks: Vec<Box<dyn Sink>>,
+        params: Params,
+    ) -> Result<Running, RingError> {
+        Running::start_with_taps(source, sinks, Vec::new(), params)
+    }
+
+    /// As `start`, with taps that read the stream beside the outputs.
+    pub fn start_with_taps(
         mut source: Box<dyn Source>,
         mut sinks: Vec<Box<dyn Sink>>,
+        taps: Vec<Box<dyn Tap>>,
         params: Params,
     ) -> Result<Running, RingError> {
         let (reader_end, writer_end) =
@@ -76,7 +86,7 @@ impl Running {
             events: params.events.clone(),
         };
         let writer = Writer {
-            outputs: Outputs::new(sinks, &stats, params.blocks, &stop_rx),
+            outputs: Outputs::new(sinks, taps, &stats, params.blocks, &stop_rx),
             ring: writer_end,
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,

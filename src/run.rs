@@ -22,6 +22,7 @@ use crate::config::{Config, ConfigError, InputSpec};
 use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS};
 use crate::file_id::Identity;
+use crate::hash::{self, Digests};
 use crate::pipeline::{Params, Running};
 use crate::sink::{self, OpenError};
 use crate::source;
@@ -69,7 +70,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         Some(_) => tick(WATCHDOG_TICK),
         None => never(),
     };
-    let mut running = loop {
+    let (mut running, digests) = loop {
         select! {
             recv(start_rx) -> started => break started.expect("the startup thread answers")?,
             recv(ticks) -> _ => {
@@ -143,21 +144,60 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     signal_handle.close();
 
     let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);
+    let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
-        None if summary.is_clean() => Exit::Code(SUCCESS),
+        None if summary.is_clean() && digests_ok => Exit::Code(SUCCESS),
         None => Exit::Code(FAILURE),
     })
 }
 
-/// Opens the input and the outputs, allocates the ring and starts it.
-fn start(config: &Config) -> Result<Running, Error> {
+/// Prints the `--hash` digests (unless -q with --hash-file) and writes
+/// `--hash-file` for a clean run. False if the file could not be written.
+fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
+    if config.hashes.is_empty() {
+        return true;
+    }
+    if !config.quiet || config.hash_file.is_none() || !clean {
+        for line in digests.lines(clean) {
+            say(&line);
+        }
+    }
+    let Some(path) = &config.hash_file else {
+        return true;
+    };
+    let text = match digests.file_text(&config.hashed_stream_name()) {
+        Some(text) if clean => text,
+        _ => {
+            say(&format!(
+                "tapebuf: --hash-file {}: not written, because the run failed",
+                path.display()
+            ));
+            return true;
+        }
+    };
+    match std::fs::write(path, text) {
+        Ok(()) => true,
+        Err(e) => {
+            say(&format!(
+                "tapebuf: --hash-file {}: cannot write: {e}",
+                path.display()
+            ));
+            false
+        }
+    }
+}
+
+/// Opens the input and the outputs, allocates the ring and starts it,
+/// with a tap for each `--hash`.
+fn start(config: &Config) -> Result<(Running, Digests), Error> {
     let source = source::open(config)?;
     let input_is_tape = source.is_tape();
     let input = match &config.input {
         InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
         InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
+        InputSpec::Listen(_) => None,
     };
     let sinks = sink::open_all(config, input, input_is_tape).map_err(|e| match e {
         OpenError::Io(e) => Error::Runtime(e),
@@ -178,7 +218,10 @@ fn start(config: &Config) -> Result<Running, Error> {
         pad: config.pad,
         events: Events::default(),
     };
-    Ok(Running::start(source, sinks, params).map_err(anyhow::Error::from)?)
+    let (taps, digests) = hash::taps(&config.hashes);
+    let running =
+        Running::start_with_taps(source, sinks, taps, params).map_err(anyhow::Error::from)?;
+    Ok((running, digests))
 }
 
 /// Prints the errors and the summary line. With -q a clean run prints
@@ -219,7 +262,14 @@ pub fn usage_line(e: &clap::Error) -> Option<String> {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid command line")
                 .trim_start_matches("error: ");
-            Some(format!("tapebuf: {first} (see 'tapebuf --help')"))
+            // An invalid choice lists the valid ones on a later line.
+            let choices = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("[possible values: "))
+                .and_then(|l| l.strip_suffix(']'))
+                .map(|l| format!("; one of {l}"))
+                .unwrap_or_default();
+            Some(format!("tapebuf: {first}{choices} (see 'tapebuf --help')"))
         }
     }
 }

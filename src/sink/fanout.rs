@@ -12,6 +12,9 @@
 //! holds blocks back from the free queue. Every output gets identical bytes
 //! in identical order. An output that fails is marked in the stats and gets
 //! nothing more; the others go on.
+//!
+//! Taps (the `--hash` digests) are workers too: they read every block like
+//! an output, but write nowhere and are not counted as outputs.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
@@ -62,8 +65,40 @@ impl Slot {
     }
 }
 
+/// A reader of the stream that is not an output, such as a digest.
+pub trait Tap: Send {
+    /// Takes the next block of the stream.
+    fn update(&mut self, data: &[u8]);
+    /// The stream has ended (not called when the run is stopped).
+    fn finish(&mut self);
+}
+
+/// What a worker thread serves.
+enum Job {
+    Output(Slot),
+    Tap(Box<dyn Tap>),
+}
+
+impl Job {
+    fn take(&mut self, data: &[u8], stats: &Stats) {
+        match self {
+            Job::Output(slot) => slot.write(data, stats),
+            Job::Tap(tap) => tap.update(data),
+        }
+    }
+
+    fn finish(&mut self, stats: &Stats, stopped: bool) {
+        match self {
+            Job::Output(slot) => slot.finish(stats),
+            Job::Tap(_) if stopped => {}
+            Job::Tap(tap) => tap.finish(),
+        }
+    }
+}
+
 pub struct Worker {
-    index: usize,
+    /// The output's index in the stats; None for a tap.
+    index: Option<usize>,
     jobs: Sender<BlockRef>,
     thread: JoinHandle<()>,
 }
@@ -84,44 +119,52 @@ pub enum Outputs {
 }
 
 impl Outputs {
-    /// Takes ownership of the opened sinks, in command-line order.
-    /// `ring_blocks` bounds every queue, so lending never blocks.
+    /// Takes ownership of the opened sinks, in command-line order, and of
+    /// the taps. `ring_blocks` bounds every queue, so lending never blocks.
     pub fn new(
         sinks: Vec<Box<dyn Sink>>,
+        taps: Vec<Box<dyn Tap>>,
         stats: &Arc<Stats>,
         ring_blocks: usize,
         stop: &Receiver<()>,
     ) -> Outputs {
-        if sinks.len() == 1 {
+        if sinks.len() == 1 && taps.is_empty() {
             let sink = sinks.into_iter().next().expect("one sink");
             return Outputs::Single {
                 slot: Slot { index: 0, sink },
                 idle: never(),
             };
         }
-        let (wake_tx, wake_rx) = bounded(ring_blocks * sinks.len());
-        let workers = sinks
+        let (wake_tx, wake_rx) = bounded(ring_blocks * (sinks.len() + taps.len()));
+        let jobs = sinks
             .into_iter()
             .enumerate()
-            .map(|(index, sink)| {
+            .map(|(index, sink)| Job::Output(Slot { index, sink }))
+            .chain(taps.into_iter().map(Job::Tap));
+        let workers = jobs
+            .enumerate()
+            .map(|(n, mut job)| {
+                let index = match &job {
+                    Job::Output(slot) => Some(slot.index),
+                    Job::Tap(_) => None,
+                };
                 let (jobs_tx, jobs_rx) = bounded::<BlockRef>(ring_blocks);
                 let wake_tx = wake_tx.clone();
                 let stats = Arc::clone(stats);
                 let stop = stop.clone();
                 let thread = std::thread::Builder::new()
-                    .name(format!("output-{index}"))
+                    .name(format!("output-{n}"))
                     .spawn(move || {
-                        let mut slot = Slot { index, sink };
                         for block in jobs_rx {
                             if !stopped(&stop) {
-                                slot.write(block.data(), &stats);
+                                job.take(block.data(), &stats);
                             }
                             drop(block);
                             // Only a wake-up: if the queue is full, the
                             // writer has wake-ups enough.
                             let _ = wake_tx.try_send(());
                         }
-                        slot.finish(&stats);
+                        job.finish(&stats, stopped(&stop));
                     })
                     .expect("spawning an output thread");
                 Worker {
@@ -152,7 +195,9 @@ impl Outputs {
                 workers, pending, ..
             } => {
                 for w in workers.iter() {
-                    if !stats.outputs[w.index].failed.load(Relaxed) {
+                    if w.index
+                        .is_none_or(|i| !stats.outputs[i].failed.load(Relaxed))
+                    {
                         let _ = w.jobs.send(Arc::clone(&block));
                     }
                 }

@@ -54,6 +54,7 @@ impl FdSink {
     pub fn open(plan: &Plan, config: &Config) -> anyhow::Result<FdSink> {
         let path = match plan {
             Plan::Stdout => return FdSink::stdout(config.sync, config.block_bytes),
+            Plan::Connect(peer) => anyhow::bail!("-O {peer}: is not a file"),
             Plan::Create(p) | Plan::Truncate(p) | Plan::Append(p) | Plan::AsIs(p) => p,
         };
         let name = path.display().to_string();
@@ -129,6 +130,7 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
     options.write(true);
     let path = match plan {
         Plan::Stdout => return io::stdout().as_fd().try_clone_to_owned().map(File::from),
+        Plan::Connect(peer) => return Err(io::Error::other(format!("-O {peer}: is not a file"))),
         Plan::Create(p) => {
             options.create_new(true).mode(0o666);
             p

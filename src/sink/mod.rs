@@ -1,7 +1,7 @@
 //! Where bytes go. A sink takes whole blocks in order; `finish` flushes and
 //! closes it. Today: standard output, files, devices and FIFOs, tape
-//! drives, and files split into volumes; tcp and rmt sinks plug in behind
-//! the same trait. `fanout` drives one or several sinks from the writer
+//! drives, files split into volumes, and TCP receivers; rmt sinks plug in
+//! behind the same trait. `fanout` drives one or several sinks from the writer
 //! thread.
 
 mod fanout;
@@ -9,13 +9,15 @@ mod file;
 mod file_volumes;
 mod preflight;
 mod tape;
+mod tcp;
 mod volumes;
 
-pub use fanout::Outputs;
+pub use fanout::{Outputs, Tap};
 pub use file::{close_reporting, FdSink};
 pub use file_volumes::FileMedium;
 pub use preflight::Plan;
 pub use tape::TapeMedium;
+pub use tcp::TcpSink;
 pub use volumes::{Medium, VolumeChangeFailed, VolumeSettings, VolumeSink};
 
 use std::io;
@@ -108,6 +110,19 @@ pub fn open_all(
 /// span volumes, or a plain descriptor.
 fn open_one(plan: &Plan, spec: &OutputSpec, config: &Config) -> anyhow::Result<Box<dyn Sink>> {
     let settings = config.volume_settings();
+    if let Plan::Connect(peer) = plan {
+        let (sink, warning) = TcpSink::connect(
+            peer,
+            &config.net,
+            config.sender_connect_limit(),
+            config.block_bytes,
+            config.quiet,
+        )?;
+        if let (Some(w), false) = (warning, config.quiet) {
+            crate::summary::say(&format!("tapebuf: -O {peer}: {w}"));
+        }
+        return Ok(Box::new(sink));
+    }
     if let Plan::AsIs(path) = plan {
         let name = path.display().to_string();
         let device = Device::open_if_tape(path, Access::Write)

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::OpenError;
 use crate::config::{Config, ExistingFile, OutputSpec};
 use crate::file_id::{Identity, Kind};
+use crate::net::PeerAddr;
 use crate::tape::VolumeNames;
 
 /// How one output is to be opened.
@@ -23,6 +24,8 @@ pub enum Plan {
     Append(PathBuf),
     /// A device, FIFO or socket: open it as it is.
     AsIs(PathBuf),
+    /// A TCP receiver (`-O`).
+    Connect(PeerAddr),
 }
 
 /// Checks all outputs against each other and against the input.
@@ -35,6 +38,7 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
         let name = spec.display_name();
         let (plan, identity) = match spec {
             OutputSpec::Stdout => (Plan::Stdout, Identity::of_fd(std::io::stdout())),
+            OutputSpec::Connect(peer) => (Plan::Connect(peer.clone()), None),
             OutputSpec::File(pattern) => {
                 let names = VolumeNames::parse(pattern)
                     .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;

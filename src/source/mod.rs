@@ -1,17 +1,19 @@
 //! Where bytes come from. A source fills whole blocks: it joins the short
 //! reads that pipes and sockets give, so that a block is short only at the
 //! end of the input, or where a tape's next record would not fit. Today:
-//! standard input, files, tape drives and input volumes; tcp and rmt
+//! standard input, files, tape drives, input volumes and a TCP sender; rmt
 //! sources plug in behind the same trait.
 
 mod file;
 mod file_volumes;
 mod tape;
+mod tcp;
 mod volumes;
 
 pub use file::FdSource;
 pub use file_volumes::FileVolumesIn;
 pub use tape::TapeReader;
+pub use tcp::TcpSource;
 pub use volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
 
 use std::io;
@@ -64,6 +66,13 @@ pub trait Source: Send {
 pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
     let path = match &config.input {
         InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
+        InputSpec::Listen(addr) => {
+            return Ok(Box::new(TcpSource::listen(
+                addr,
+                &config.net,
+                config.quiet,
+            )?))
+        }
         InputSpec::File(path) => path,
     };
     let name = path.display().to_string();

@@ -1,0 +1,209 @@
+//! Network benchmark: tapebuf to tapebuf over loopback TCP, side by side
+//! with mbuffer to mbuffer, same block size and memory, in one run.
+//!
+//! `dd if=/dev/zero` feeds the sender; the receiver writes to /dev/null.
+//! tapebuf runs framed (checked frames, trailer, reply) as users get it by
+//! default, and once more with `--hash sha256` on the sender. Runs are
+//! interleaved so that machine noise hits every pair alike; medians and
+//! ratios are reported. CPU is both ends' own (wait4), per GiB moved.
+//!
+//!     cargo bench --bench network
+//!
+//! Environment: TAPEBUF_BENCH_GIB (default 4), TAPEBUF_BENCH_RUNS
+//! (default 5), TAPEBUF_BENCH_MEMORY (default 64M), TAPEBUF_BENCH_BLOCK
+//! (default 1M).
+
+mod common;
+
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{env_number, env_or, median, reap, verdict, Sample};
+
+const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
+
+/// Waits until something listens on `port` (see tests/network.rs).
+fn wait_listening(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let needle = format!(":{port:04X}");
+    while !["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|t| {
+        std::fs::read_to_string(t)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                c.len() > 3 && c[1].ends_with(&needle) && c[3] == "0A"
+            })
+    }) {
+        assert!(Instant::now() < deadline, "the receiver never listened");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// One transfer; returns wall time and both ends' CPU and peak RSS.
+#[allow(clippy::zombie_processes)]
+fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Sample, Sample) {
+    let fill = |args: &[String]| -> Vec<String> {
+        args.iter()
+            .map(|a| a.replace("PORT", &port.to_string()))
+            .collect()
+    };
+    let (receiver, sender) = (fill(receiver), fill(sender));
+    let rx = Command::new(&receiver[0])
+        .args(&receiver[1..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawning the receiver");
+    wait_listening(port);
+    let started = Instant::now();
+    let mut producer = Command::new("dd")
+        .args([
+            "if=/dev/zero",
+            "bs=1M",
+            &format!("count={}", gib * 1024),
+            "status=none",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawning dd");
+    let tx = Command::new(&sender[0])
+        .args(&sender[1..])
+        .stdin(producer.stdout.take().unwrap())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawning the sender");
+    let s = reap(&tx, &sender[0], started);
+    let r = reap(&rx, &receiver[0], started);
+    assert!(producer.wait().unwrap().success());
+    (s, r)
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn main() {
+    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
+    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
+    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
+    let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
+    let (b, m) = (block.as_str(), memory.as_str());
+    let pairs: Vec<(&str, Vec<String>, Vec<String>)> = vec![
+        (
+            "tapebuf",
+            args(&[
+                TAPEBUF,
+                "-q",
+                "-s",
+                b,
+                "-m",
+                m,
+                "-I",
+                "127.0.0.1:PORT",
+                "-o",
+                "/dev/null",
+            ]),
+            args(&[TAPEBUF, "-q", "-s", b, "-m", m, "-O", "127.0.0.1:PORT"]),
+        ),
+        (
+            "mbuffer",
+            args(&[
+                "mbuffer",
+                "-q",
+                "-s",
+                b,
+                "-m",
+                m,
+                "-I",
+                "127.0.0.1:PORT",
+                "-o",
+                "/dev/null",
+            ]),
+            args(&["mbuffer", "-q", "-s", b, "-m", m, "-O", "127.0.0.1:PORT"]),
+        ),
+        (
+            "tb+sha256",
+            args(&[
+                TAPEBUF,
+                "-q",
+                "-s",
+                b,
+                "-m",
+                m,
+                "-I",
+                "127.0.0.1:PORT",
+                "-o",
+                "/dev/null",
+            ]),
+            args(&[
+                TAPEBUF,
+                "-q",
+                "-s",
+                b,
+                "-m",
+                m,
+                "-O",
+                "127.0.0.1:PORT",
+                "--hash",
+                "sha256",
+            ]),
+        ),
+    ];
+    println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
+    println!("# medians; cpu is sender + receiver (wait4), per GiB moved");
+    println!(
+        "{:<10} {:>8} {:>9} {:>10} {:>10} {:>9} {:>11}",
+        "pair", "wall s", "MB/s", "cpu s/GiB", "tx rss MiB", "rx rss", "wall ratio"
+    );
+    let mut samples: Vec<Vec<(Sample, Sample)>> = vec![Vec::new(); pairs.len()];
+    for run in 0..runs {
+        for k in 0..pairs.len() {
+            let i = (run + k) % pairs.len();
+            let port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            samples[i].push(measure(&pairs[i].1, &pairs[i].2, gib, port));
+        }
+    }
+    let medians: Vec<(f64, f64, f64, f64)> = samples
+        .iter()
+        .map(|s| {
+            let rss = |f: fn(&(Sample, Sample)) -> u64| {
+                s.iter().map(f).max().unwrap_or(0) as f64 / 1024.0
+            };
+            (
+                median(s.iter().map(|(tx, rx)| tx.wall_s.max(rx.wall_s)).collect()),
+                median(s.iter().map(|(tx, rx)| tx.cpu_s + rx.cpu_s).collect()) / gib as f64,
+                rss(|(tx, _)| tx.max_rss_kib),
+                rss(|(_, rx)| rx.max_rss_kib),
+            )
+        })
+        .collect();
+    let tapebuf_wall = medians[0].0;
+    for (i, (name, _, _)) in pairs.iter().enumerate() {
+        let (wall, cpu, tx, rx) = medians[i];
+        println!(
+            "{:<10} {:>8.3} {:>9.0} {:>10.3} {:>10.1} {:>9.1} {:>11.2}",
+            name,
+            wall,
+            (gib << 30) as f64 / wall / 1e6,
+            cpu,
+            tx,
+            rx,
+            tapebuf_wall / wall
+        );
+    }
+    let ((tw, tc, _, _), (mw, mc, _, _)) = (medians[0], medians[1]);
+    println!(
+        "targets: throughput >= mbuffer {} ({:.2}x mbuffer's wall), cpu/GiB <= mbuffer {} ({:.2}x)",
+        verdict(tw <= mw),
+        tw / mw,
+        verdict(tc <= mc),
+        tc / mc
+    );
+}

@@ -1,0 +1,36 @@
+//! TCP endpoints: `-I` listens for one sender, `-O` connects to receivers.
+//!
+//! `addr` parses the names users type, `allow` decides which senders a
+//! listener accepts, `frame` is the wire format that makes truncation and
+//! damage detectable, and `socket` makes, tunes and waits on the sockets so
+//! that no wait on a peer is unbounded without a way out.
+
+pub mod addr;
+pub mod allow;
+pub mod frame;
+pub mod socket;
+
+pub use addr::{ListenAddr, PeerAddr};
+pub use allow::AllowRule;
+
+use std::time::Duration;
+
+/// How long a sender keeps trying to reach its receiver by default.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The network settings of one run, validated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetSettings {
+    /// `--timeout`: the longest a stream may stand still, in either
+    /// direction, before the run fails.
+    pub stall: Option<Duration>,
+    /// How long `-O` keeps retrying and `-I` waits for a sender. None:
+    /// `-I` waits until stopped (the sender's default is set in `Config`).
+    pub connect: Option<Duration>,
+    /// `--tcp-buffer`: SO_SNDBUF and SO_RCVBUF, before connect or listen.
+    pub buffer_bytes: Option<usize>,
+    /// `--raw`: send no framing, for mbuffer, nc and socat receivers.
+    pub raw: bool,
+    /// `--allow`: the senders `-I` accepts; empty accepts every one.
+    pub allow: Vec<AllowRule>,
+}

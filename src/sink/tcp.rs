@@ -1,0 +1,156 @@
+//! `-O HOST:PORT`: a TCP receiver as an output.
+//!
+//! The connection is made at start (see `net::socket::connect` for the
+//! retries). By default the stream is framed (`net::frame`): each block is
+//! a checked frame, and `finish` sends the trailer, half-closes, and waits
+//! for the receiver's reply, so a run ends in success only when the
+//! receiver has every byte intact. `--raw` sends the bytes alone, for
+//! mbuffer, nc and socat receivers; then nothing can tell the receiver
+//! whether the stream ended early.
+
+use std::io::{self, Read, Write};
+use std::net::Shutdown;
+
+use super::Sink;
+use crate::net::frame::{self, FramedWriter, Reply};
+use crate::net::socket::{self, Timed};
+use crate::net::{NetSettings, PeerAddr};
+use crate::summary::say;
+
+enum Wire {
+    Framed(Box<FramedWriter<Timed>>),
+    Raw(Timed),
+}
+
+/// A connected receiver.
+pub struct TcpSink {
+    wire: Option<Wire>,
+    name: String,
+}
+
+impl TcpSink {
+    /// Connects, tunes the socket and, unless raw, sends the header.
+    /// Returns the sink and any warning from tuning it.
+    pub fn connect(
+        peer: &PeerAddr,
+        settings: &NetSettings,
+        connect_limit: std::time::Duration,
+        block_bytes: usize,
+        quiet: bool,
+    ) -> anyhow::Result<(TcpSink, Option<String>)> {
+        let retrying = |why: &str| {
+            if !quiet {
+                say(&format!(
+                    "tapebuf: -O {peer}: {why}; retrying for up to {} s",
+                    connect_limit.as_secs()
+                ));
+            }
+        };
+        let (stream, addr, warning) = socket::connect(peer, settings, connect_limit, retrying)
+            .map_err(|e| anyhow::anyhow!("-O {peer}: {e}"))?;
+        let shown = socket::show(addr);
+        let name = if shown.starts_with(&peer.to_string()) {
+            format!("receiver {shown}")
+        } else {
+            format!("receiver {peer} ({shown})")
+        };
+        socket::tune(&stream, settings)
+            .map_err(|e| anyhow::anyhow!("{name}: cannot set socket options: {e}"))?;
+        let timed = Timed::new(stream, settings);
+        let wire = if settings.raw {
+            Wire::Raw(timed)
+        } else {
+            let block = u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME);
+            let writer = FramedWriter::start(timed, block)
+                .map_err(|e| anyhow::anyhow!("{name}: sending the stream header failed: {e}"))?;
+            Wire::Framed(Box::new(writer))
+        };
+        Ok((
+            TcpSink {
+                wire: Some(wire),
+                name,
+            },
+            warning,
+        ))
+    }
+}
+
+/// Waits for the receiver's reply after the trailer.
+fn await_reply(w: &mut FramedWriter<Timed>) -> io::Result<()> {
+    let sent = w.total();
+    let mut reply = [0u8; frame::REPLY_LEN];
+    match w.get_mut().read_exact(&mut reply) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+            return Err(io::Error::other(format!(
+                "the receiver closed the connection without confirming the end of the stream; it may not have all {sent} bytes"
+            )))
+        }
+        Err(e) => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("waiting for the receiver to confirm {sent} bytes: {e}"),
+            ))
+        }
+    }
+    match frame::parse_reply(&reply).map_err(io::Error::other)? {
+        Reply::Ok(n) if n == sent => Ok(()),
+        Reply::Ok(n) => Err(io::Error::other(format!(
+            "the receiver confirmed {n} bytes, but {sent} were sent"
+        ))),
+        Reply::Bad(at) => Err(io::Error::other(format!(
+            "the receiver found the stream damaged at byte {at}"
+        ))),
+    }
+}
+
+/// A receiver that finds damage replies and hangs up, so the sender's next
+/// write fails. If that reply is waiting on the socket, it is the better
+/// reason; otherwise the write's own error stands.
+fn explain_hangup(w: &mut FramedWriter<Timed>, err: io::Error) -> io::Error {
+    let stream = &mut w.get_mut().stream;
+    if stream.set_read_timeout(Some(HANGUP_REPLY_WAIT)).is_err() {
+        return err;
+    }
+    let mut reply = [0u8; frame::REPLY_LEN];
+    match stream
+        .read_exact(&mut reply)
+        .map(|_| frame::parse_reply(&reply))
+    {
+        Ok(Ok(Reply::Bad(at))) => io::Error::other(format!(
+            "the receiver found the stream damaged at byte {at} and hung up"
+        )),
+        _ => err,
+    }
+}
+
+/// How long a failed sender looks for the receiver's reason.
+const HANGUP_REPLY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Sink for TcpSink {
+    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.wire.as_mut() {
+            Some(Wire::Framed(w)) => w.write_frame(data).map_err(|e| explain_hangup(w, e)),
+            Some(Wire::Raw(t)) => t.write_all(data),
+            None => Err(io::Error::other("written after it was closed")),
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        match self.wire.take() {
+            Some(Wire::Framed(mut w)) => {
+                if let Err(e) = w.finish() {
+                    return Err(explain_hangup(&mut w, e));
+                }
+                w.get_mut().stream.shutdown(Shutdown::Write)?;
+                await_reply(&mut w)
+            }
+            Some(Wire::Raw(t)) => t.stream.shutdown(Shutdown::Write),
+            None => Ok(()),
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+}

@@ -1,0 +1,186 @@
+//! `-I [ADDR:]PORT`: one TCP sender as the input.
+//!
+//! The socket is bound when the run starts, so a busy port fails at once,
+//! but the wait for a sender happens on the first `fill`, in the reader
+//! thread, where a stop or the watchdog can end it. Senders that `--allow`
+//! does not cover are logged, disconnected, and the wait goes on. The
+//! listener is closed once a sender is in, so a second sender is refused at
+//! once rather than left hanging in the backlog.
+//!
+//! A tapebuf sender's stream is framed (`net::frame`) and checked as it
+//! arrives; the end is a success only after a trailer that matches, and the
+//! sender gets a reply. A stream without the header (mbuffer, nc, socat) is
+//! read raw, with a warning that a truncated stream cannot be detected.
+
+use std::io::{self, Cursor, Read, Write};
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use crossbeam_channel::Receiver;
+
+use super::{fill_from, End, Filled, Source};
+use crate::net::frame::{self, FrameError, FramedReader, Opening};
+use crate::net::socket::{self, Listener, Timed};
+use crate::net::{ListenAddr, NetSettings};
+use crate::summary::say;
+
+enum Wire {
+    Waiting(Listener),
+    Framed(Box<FramedReader<Timed>>),
+    Raw(io::Chain<Cursor<Vec<u8>>, Timed>),
+    Closed,
+}
+
+/// A listener, then the one sender it accepted.
+pub struct TcpSource {
+    wire: Wire,
+    name: String,
+    settings: NetSettings,
+    stop: Option<Receiver<()>>,
+    quiet: bool,
+    note: Option<String>,
+}
+
+impl TcpSource {
+    /// Binds and listens; the sender is awaited on the first fill.
+    pub fn listen(
+        addr: &ListenAddr,
+        settings: &NetSettings,
+        quiet: bool,
+    ) -> anyhow::Result<TcpSource> {
+        let listener = socket::listen(addr, settings)
+            .map_err(|e| anyhow::anyhow!("-I {addr}: cannot listen: {e}"))?;
+        if let Some(w) = &listener.warning {
+            if !quiet {
+                say(&format!("tapebuf: -I {addr}: {w}"));
+            }
+        }
+        Ok(TcpSource {
+            wire: Wire::Waiting(listener),
+            name: format!("-I {addr}"),
+            settings: settings.clone(),
+            stop: None,
+            quiet,
+            note: None,
+        })
+    }
+
+    /// Waits for an allowed sender and reads its opening bytes. Ok(false)
+    /// when the run was stopped first.
+    fn accept(&mut self) -> io::Result<bool> {
+        let Wire::Waiting(listener) = &self.wire else {
+            return Ok(true);
+        };
+        let deadline = self.settings.connect.map(|d| Instant::now() + d);
+        let name = &self.name;
+        let accepted =
+            listener.accept(&self.settings.allow, self.stop.as_ref(), deadline, |peer| {
+                say(&format!(
+                    "tapebuf: {name}: refused a connection from {}: not covered by --allow",
+                    socket::show(peer)
+                ))
+            })?;
+        let Some((stream, peer)) = accepted else {
+            return Ok(false);
+        };
+        self.name = format!("sender {}", socket::show(peer));
+        socket::tune(&stream, &self.settings)?;
+        let mut timed = Timed::new(stream, &self.settings);
+        let mut first = vec![0u8; frame::HEADER_LEN];
+        let got = read_up_to(&mut timed, &mut first)?;
+        first.truncate(got);
+        self.wire = match frame::classify(&first)? {
+            Opening::Framed => Wire::Framed(Box::new(FramedReader::new(timed))),
+            Opening::Raw => {
+                let why = "no tapebuf header: reading a raw stream (mbuffer, nc or socat?), in which a truncated stream cannot be detected";
+                if !self.quiet {
+                    say(&format!("tapebuf: {}: {why}", self.name));
+                }
+                self.note = Some(format!(
+                    "{}: raw stream, truncation undetectable",
+                    self.name
+                ));
+                Wire::Raw(Cursor::new(first).chain(timed))
+            }
+        };
+        Ok(true)
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+impl Source for TcpSource {
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        if matches!(self.wire, Wire::Waiting(_)) {
+            match self.accept() {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Filled {
+                        bytes: 0,
+                        end: End::Eof,
+                    }
+                }
+                Err(e) => {
+                    return Filled {
+                        bytes: 0,
+                        end: End::Failed(e),
+                    }
+                }
+            }
+        }
+        match &mut self.wire {
+            Wire::Framed(r) => {
+                let filled = fill_from(r, buf, arrived);
+                // Tell the sender how it went; it waits for this.
+                let reply = match &filled.end {
+                    End::Eof => Some(frame::reply_ok(r.total())),
+                    End::Failed(e) => {
+                        match e.get_ref().and_then(|e| e.downcast_ref::<FrameError>()) {
+                            Some(FrameError::Corrupt { at, .. }) => Some(frame::reply_bad(*at)),
+                            Some(FrameError::BadTrailer { .. }) => {
+                                Some(frame::reply_bad(r.total()))
+                            }
+                            _ => None,
+                        }
+                    }
+                    End::More => None,
+                };
+                if let Some(reply) = reply {
+                    // The sender may be gone; the outcome here stands.
+                    let _ = r.get_mut().write_all(&reply);
+                    self.wire = Wire::Closed;
+                }
+                filled
+            }
+            Wire::Raw(r) => fill_from(r, buf, arrived),
+            Wire::Waiting(_) | Wire::Closed => Filled {
+                bytes: 0,
+                end: End::Eof,
+            },
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.stop = Some(stop.clone());
+    }
+
+    fn note(&self) -> Option<String> {
+        self.note.clone()
+    }
+}
