@@ -81,6 +81,9 @@ fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Samp
     (s, r)
 }
 
+/// The receiver's and the sender's command lines.
+type Commands = (Vec<String>, Vec<String>);
+
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
@@ -91,66 +94,17 @@ fn main() {
     let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
     let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
     let (b, m) = (block.as_str(), memory.as_str());
-    let pairs: Vec<(&str, Vec<String>, Vec<String>)> = vec![
-        (
-            "tapebuf",
-            args(&[
-                TAPEBUF,
-                "-q",
-                "-s",
-                b,
-                "-m",
-                m,
-                "-I",
-                "127.0.0.1:PORT",
-                "-o",
-                "/dev/null",
-            ]),
-            args(&[TAPEBUF, "-q", "-s", b, "-m", m, "-O", "127.0.0.1:PORT"]),
-        ),
-        (
-            "mbuffer",
-            args(&[
-                "mbuffer",
-                "-q",
-                "-s",
-                b,
-                "-m",
-                m,
-                "-I",
-                "127.0.0.1:PORT",
-                "-o",
-                "/dev/null",
-            ]),
-            args(&["mbuffer", "-q", "-s", b, "-m", m, "-O", "127.0.0.1:PORT"]),
-        ),
-        (
-            "tb+sha256",
-            args(&[
-                TAPEBUF,
-                "-q",
-                "-s",
-                b,
-                "-m",
-                m,
-                "-I",
-                "127.0.0.1:PORT",
-                "-o",
-                "/dev/null",
-            ]),
-            args(&[
-                TAPEBUF,
-                "-q",
-                "-s",
-                b,
-                "-m",
-                m,
-                "-O",
-                "127.0.0.1:PORT",
-                "--hash",
-                "sha256",
-            ]),
-        ),
+    // The receiver's and the sender's command lines for one tool.
+    let pair = |tool: &str, sender_extra: &[&str]| {
+        let common = [tool, "-q", "-s", b, "-m", m];
+        let rx = args(&[&common[..], &["-I", "127.0.0.1:PORT", "-o", "/dev/null"]].concat());
+        let tx = args(&[&common[..], &["-O", "127.0.0.1:PORT"], sender_extra].concat());
+        (rx, tx)
+    };
+    let pairs: Vec<(&str, Commands)> = vec![
+        ("tapebuf", pair(TAPEBUF, &[])),
+        ("mbuffer", pair("mbuffer", &[])),
+        ("tb+sha256", pair(TAPEBUF, &["--hash", "sha256"])),
     ];
     println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
     println!("# medians; cpu is sender + receiver (wait4), per GiB moved");
@@ -167,7 +121,7 @@ fn main() {
                 .local_addr()
                 .unwrap()
                 .port();
-            samples[i].push(measure(&pairs[i].1, &pairs[i].2, gib, port));
+            samples[i].push(measure(&pairs[i].1 .0, &pairs[i].1 .1, gib, port));
         }
     }
     let medians: Vec<(f64, f64, f64, f64)> = samples
@@ -185,7 +139,7 @@ fn main() {
         })
         .collect();
     let tapebuf_wall = medians[0].0;
-    for (i, (name, _, _)) in pairs.iter().enumerate() {
+    for (i, (name, _)) in pairs.iter().enumerate() {
         let (wall, cpu, tx, rx) = medians[i];
         println!(
             "{:<10} {:>8.3} {:>9.0} {:>10.3} {:>10.1} {:>9.1} {:>11.2}",

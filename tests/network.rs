@@ -11,7 +11,7 @@ use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common::{pattern, run, sha256, tapebuf};
+use common::{pattern, run, sha256, spawn_piped};
 use sha2::{Digest, Sha256};
 
 const MIB: usize = 1 << 20;
@@ -20,17 +20,6 @@ const MIB: usize = 1 << 20;
 fn free_port() -> u16 {
     let l = TcpListener::bind("[::]:0").expect("binding a probe port");
     l.local_addr().unwrap().port()
-}
-
-/// Starts tapebuf with piped standard streams.
-fn start(args: &[&str]) -> Child {
-    tapebuf()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawning tapebuf")
 }
 
 /// Feeds `mib` MiB of a fixed pattern (for ever if None) and returns the
@@ -127,9 +116,9 @@ fn kill(child: &Child, sig: &str) {
 
 /// Sends `mib` MiB from one tapebuf to another and checks every byte.
 fn transfer(listen: &str, connect: &str, mib: usize) {
-    let mut receiver = start(&["-I", listen, "-s", "1M", "-m", "32M"]);
+    let mut receiver = spawn_piped(&["-I", listen, "-s", "1M", "-m", "32M"]);
     let received = drain(&mut receiver);
-    let mut sender = start(&["-O", connect, "-s", "1M", "-m", "32M", "-q"]);
+    let mut sender = spawn_piped(&["-O", connect, "-s", "1M", "-m", "32M", "-q"]);
     let sent = feed(&mut sender, Some(mib));
     let sender_err = stderr_of(&mut sender);
     assert!(sender.wait().unwrap().success(), "sender: {sender_err}");
@@ -181,10 +170,10 @@ fn a_name_that_resolves_to_several_addresses_reaches_the_listener() {
 #[test]
 fn two_receivers_get_the_same_stream() {
     let (p1, p2) = (free_port(), free_port());
-    let mut r1 = start(&["-I", &format!("127.0.0.1:{p1}")]);
-    let mut r2 = start(&["-I", &format!("[::1]:{p2}")]);
+    let mut r1 = spawn_piped(&["-I", &format!("127.0.0.1:{p1}")]);
+    let mut r2 = spawn_piped(&["-I", &format!("[::1]:{p2}")]);
     let (got1, got2) = (drain(&mut r1), drain(&mut r2));
-    let mut sender = start(&[
+    let mut sender = spawn_piped(&[
         "-O",
         &format!("127.0.0.1:{p1}"),
         "-O",
@@ -203,7 +192,7 @@ fn two_receivers_get_the_same_stream() {
 #[test]
 fn a_receiver_started_after_the_sender_is_reached_by_the_retries() {
     let port = free_port();
-    let mut sender = start(&[
+    let mut sender = spawn_piped(&[
         "-O",
         &format!("127.0.0.1:{port}"),
         "--connect-timeout",
@@ -214,7 +203,7 @@ fn a_receiver_started_after_the_sender_is_reached_by_the_retries() {
     // the receiver start.
     let (reader, seen) = stderr_until(&mut sender, "retrying for up to 60 s");
     assert!(seen.contains("Connection refused"), "{seen}");
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}")]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}")]);
     let received = drain(&mut receiver);
     let status = exit_within(&mut sender, Duration::from_secs(30));
     let err = rest_of(reader, seen);
@@ -226,9 +215,9 @@ fn a_receiver_started_after_the_sender_is_reached_by_the_retries() {
 #[test]
 fn a_killed_sender_fails_the_receiver_with_the_bytes_it_got() {
     let port = free_port();
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
     let mut stdout = receiver.stdout.take().unwrap();
-    let mut sender = start(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
     let _feeder = feed(&mut sender, None);
     // Once data flows, kill the sender mid-stream.
     let mut got = vec![0u8; 4 * MIB];
@@ -253,9 +242,9 @@ fn a_killed_sender_fails_the_receiver_with_the_bytes_it_got() {
 #[test]
 fn a_stalled_sender_fails_the_receiver_after_the_timeout() {
     let port = free_port();
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}"), "--timeout", "2"]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--timeout", "2"]);
     let mut stdout = receiver.stdout.take().unwrap();
-    let mut sender = start(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
     let mut stdin = sender.stdin.take().unwrap();
     stdin.write_all(&pattern(MIB, 3)).unwrap();
     // Once the first block has come through, the sender stops, but lives:
@@ -284,9 +273,9 @@ fn a_stalled_sender_fails_the_receiver_after_the_timeout() {
 #[test]
 fn a_killed_receiver_fails_the_sender() {
     let port = free_port();
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}")]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}")]);
     let mut stdout = receiver.stdout.take().unwrap();
-    let mut sender = start(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
     let _feeder = feed(&mut sender, None);
     let mut got = vec![0u8; 4 * MIB];
     stdout.read_exact(&mut got).unwrap();
@@ -306,9 +295,9 @@ fn a_killed_receiver_fails_the_sender() {
 fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
     let port = free_port();
     // Dual stack: the IPv4 sender is refused, the IPv6 one allowed.
-    let mut receiver = start(&["-I", &port.to_string(), "--allow", "::1"]);
+    let mut receiver = spawn_piped(&["-I", &port.to_string(), "--allow", "::1"]);
     let received = drain(&mut receiver);
-    let mut intruder = start(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
+    let mut intruder = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
     let _ = feed(&mut intruder, Some(1));
     let status = exit_within(&mut intruder, Duration::from_secs(20));
     let intruder_err = stderr_of(&mut intruder);
@@ -316,7 +305,7 @@ fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
     let (reader, seen) = stderr_until(&mut receiver, "refused a connection from 127.0.0.1:");
     assert!(seen.contains("not covered by --allow"), "{seen}");
 
-    let mut sender = start(&["-O", &format!("[::1]:{port}")]);
+    let mut sender = spawn_piped(&["-O", &format!("[::1]:{port}")]);
     let sent = feed(&mut sender, Some(4));
     assert!(
         sender.wait().unwrap().success(),
@@ -332,7 +321,7 @@ fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
 #[test]
 fn a_port_nobody_listens_on_fails_within_the_connect_timeout() {
     let port = free_port();
-    let mut sender = start(&["-O", &format!("127.0.0.1:{port}"), "--connect-timeout", "1"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--connect-timeout", "1"]);
     drop(sender.stdin.take());
     let status = exit_within(&mut sender, Duration::from_secs(10));
     let err = stderr_of(&mut sender);
@@ -393,10 +382,10 @@ fn damage_in_transit_fails_both_ends_and_names_the_frame() {
     // Header 16 bytes, then frames of 12 + 65536 bytes: this byte is in
     // the third frame's data, which starts at stream byte 131072.
     let flip = 16 + 2 * (12 + 65536) + 12 + 100;
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}"), "-s", "64k"]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "-s", "64k"]);
     let _received = drain(&mut receiver);
     let relay = damaging_relay(relay, port, flip);
-    let mut sender = start(&["-O", &format!("127.0.0.1:{relay_port}"), "-s", "64k"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{relay_port}"), "-s", "64k"]);
     let _ = feed(&mut sender, Some(1));
     let sender_status = exit_within(&mut sender, Duration::from_secs(20));
     let sender_err = stderr_of(&mut sender);
@@ -445,7 +434,7 @@ fn an_mbuffer_sender_is_read_raw_with_a_warning() {
     let input = dir.path().join("in");
     let data = pattern(3 * MIB + 77, 9);
     std::fs::write(&input, &data).unwrap();
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}")]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}")]);
     let received = drain(&mut receiver);
     wait_listening(port);
     let mbuffer = Command::new("mbuffer")
@@ -534,7 +523,7 @@ fn a_busy_port_is_named_at_start() {
 #[test]
 fn tcp_buffer_sizes_are_applied_and_the_stream_still_arrives() {
     let port = free_port();
-    let mut receiver = start(&["-I", &format!("127.0.0.1:{port}"), "--tcp-buffer", "128k"]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--tcp-buffer", "128k"]);
     let received = drain(&mut receiver);
     let data = pattern(5 * MIB, 8);
     let r = run(
