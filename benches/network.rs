@@ -19,7 +19,7 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{env_number, env_or, median, reap, verdict, Sample};
+use common::{env_number, env_or, median, reap, verdict, zero_producer, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
@@ -58,16 +58,7 @@ fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Samp
         .expect("spawning the receiver");
     wait_listening(port);
     let started = Instant::now();
-    let mut producer = Command::new("dd")
-        .args([
-            "if=/dev/zero",
-            "bs=1M",
-            &format!("count={}", gib * 1024),
-            "status=none",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawning dd");
+    let mut producer = zero_producer(gib);
     let tx = Command::new(&sender[0])
         .args(&sender[1..])
         .stdin(producer.stdout.take().unwrap())

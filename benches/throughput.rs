@@ -17,7 +17,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use common::{env_number, env_or, median, reap, verdict, Sample};
+use common::{env_number, env_or, median, reap, verdict, zero_producer, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
@@ -27,16 +27,7 @@ const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 #[allow(clippy::zombie_processes)]
 fn measure(tool: &[String], gib: u64) -> Sample {
     let started = Instant::now();
-    let mut producer = Command::new("dd")
-        .args([
-            "if=/dev/zero",
-            "bs=1M",
-            &format!("count={}", gib * 1024),
-            "status=none",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawning the producer dd");
+    let mut producer = zero_producer(gib);
     let mut middle = Command::new(&tool[0])
         .args(&tool[1..])
         .stdin(producer.stdout.take().unwrap())

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 /// One measured run.
@@ -65,4 +65,18 @@ pub fn verdict(ok: bool) -> &'static str {
     } else {
         "MISSED"
     }
+}
+
+/// `dd if=/dev/zero bs=1M` producing `gib` GiB on a pipe (its stdout).
+pub fn zero_producer(gib: u64) -> Child {
+    Command::new("dd")
+        .args([
+            "if=/dev/zero",
+            "bs=1M",
+            &format!("count={}", gib * 1024),
+            "status=none",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawning the producer dd")
 }

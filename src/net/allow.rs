@@ -73,7 +73,7 @@ fn strip_brackets(text: &str) -> &str {
 }
 
 /// An IPv4-mapped IPv6 address as the IPv4 address it carries.
-fn canonical(ip: IpAddr) -> IpAddr {
+pub fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6
             .to_ipv4_mapped()

@@ -23,7 +23,7 @@ use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{self as ns, sockopt, AddressFamily, SockFlag, SockType, SockaddrStorage};
 
-use super::allow::{allowed, AllowRule};
+use super::allow::{allowed, canonical, AllowRule};
 use super::{ListenAddr, NetSettings, PeerAddr};
 use crate::pipeline::stopped;
 
@@ -39,13 +39,7 @@ const RETRY_MAX: Duration = Duration::from_secs(2);
 
 /// A peer address as people write it: IPv4-mapped IPv6 shown as IPv4.
 pub fn show(addr: SocketAddr) -> String {
-    match addr.ip() {
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => SocketAddr::new(IpAddr::V4(v4), addr.port()).to_string(),
-            None => addr.to_string(),
-        },
-        IpAddr::V4(_) => addr.to_string(),
-    }
+    SocketAddr::new(canonical(addr.ip()), addr.port()).to_string()
 }
 
 fn new_socket(addr: &SocketAddr) -> io::Result<OwnedFd> {
