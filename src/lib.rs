@@ -19,6 +19,7 @@ pub mod pipeline;
 pub mod rate;
 pub mod reader;
 pub mod ring;
+pub mod rmt;
 pub mod run;
 pub mod sink;
 pub mod size;

@@ -6,7 +6,11 @@ use tapebuf::summary::say;
 use tapebuf::{run, Cli, Config, MachineInfo};
 
 fn main() {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(server_args) = tapebuf::rmt::server_args(&args) {
+        std::process::exit(tapebuf::rmt::server::main(server_args));
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => match run::usage_line(&e) {
             Some(line) => {
