@@ -21,12 +21,14 @@ kB, MB, GB, TB as powers of 1000. Exit status: 0 success, 1 I/O failure or data 
 committed, 2 usage error. See tapebuf(1)."
 )]
 pub struct Cli {
-    /// Read from FILE instead of standard input ('-' is standard input).
+    /// Read from FILE instead of standard input ('-' is standard input);
+    /// [USER@]HOST:PATH reads a remote tape or file over rmt.
     #[arg(short = 'i', long = "input", value_name = "FILE")]
     pub input: Option<PathBuf>,
 
     /// Write to FILE instead of standard output; repeat for several outputs
-    /// ('-' is standard output). Every output gets identical bytes.
+    /// ('-' is standard output; [USER@]HOST:PATH is a remote tape or file,
+    /// over rmt). Every output gets identical bytes.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub outputs: Vec<PathBuf>,
 
@@ -80,6 +82,31 @@ pub struct Cli {
     /// Also write the digests to PATH, in sha256sum's format.
     #[arg(long = "hash-file", value_name = "PATH")]
     pub hash_file: Option<PathBuf>,
+
+    /// Take every name as local, even one with a colon (HOST:PATH is
+    /// otherwise a remote tape or file, reached over rmt).
+    #[arg(long = "force-local")]
+    pub force_local: bool,
+
+    /// The remote shell for HOST:PATH, with its arguments [env: RSH;
+    /// default: ssh -T -e none -o BatchMode=yes, which never prompts].
+    #[arg(long = "rsh-command", value_name = "CMD")]
+    pub rsh_command: Option<String>,
+
+    /// The rmt server to run on the remote host [env: RMT; default:
+    /// /etc/rmt].
+    #[arg(long = "rmt-command", value_name = "CMD")]
+    pub rmt_command: Option<String>,
+
+    /// Requests kept in flight to a remote tape; 1 is lock-step, like
+    /// tar and rdump [default: adapts to the link].
+    #[arg(long = "rmt-window", value_name = "N")]
+    pub rmt_window: Option<u64>,
+
+    /// The remote server's tape operation numbering: gnu (Linux) or bsd
+    /// [default: gnu].
+    #[arg(long = "rmt-flavor", value_name = "FLAVOR", value_enum)]
+    pub rmt_flavor: Option<crate::rmt::flavor::Flavor>,
 
     /// Size of one block, the unit of every read and write [default: 256k].
     #[arg(short = 's', long = "block-size", value_name = "SIZE")]

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
+use crate::rmt::{self, name::RemoteName, session::RmtSettings};
 use crate::sink::VolumeSettings;
 use crate::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
 use crate::source::ReadVolumes;
@@ -54,6 +55,8 @@ pub enum InputSpec {
     File(PathBuf),
     /// `-I`: one TCP sender.
     Listen(ListenAddr),
+    /// `HOST:PATH`: a remote tape or file, over rmt.
+    Remote(RemoteName),
 }
 
 /// Where bytes go.
@@ -63,6 +66,8 @@ pub enum OutputSpec {
     File(PathBuf),
     /// `-O`: a TCP receiver.
     Connect(PeerAddr),
+    /// `HOST:PATH`: a remote tape or file, over rmt.
+    Remote(RemoteName),
 }
 
 impl OutputSpec {
@@ -72,6 +77,7 @@ impl OutputSpec {
             OutputSpec::Stdout => "stdout".to_string(),
             OutputSpec::File(p) => p.display().to_string(),
             OutputSpec::Connect(peer) => peer.to_string(),
+            OutputSpec::Remote(name) => name.to_string(),
         }
     }
 }
@@ -162,6 +168,8 @@ pub struct Config {
     pub hashes: Vec<HashAlg>,
     /// `--hash-file`: where to write them too.
     pub hash_file: Option<PathBuf>,
+    /// How remote tapes are reached (`HOST:PATH`).
+    pub rmt: RmtSettings,
 }
 
 impl Config {
@@ -209,11 +217,12 @@ impl Config {
     }
 
     /// How the input's volumes are read.
-    pub fn read_volumes(&self, names: &VolumeNames) -> ReadVolumes {
+    /// `numbered`: the input has a numbered name.
+    pub fn read_volumes(&self, numbered: bool) -> ReadVolumes {
         ReadVolumes {
             policy: self.change.clone(),
             count: self.input_volumes,
-            numbered: names.is_numbered(),
+            numbered,
             at_end: self.at_end,
         }
     }
@@ -241,19 +250,22 @@ impl Config {
             ),
             (None, None) => InputSpec::Stdin,
             (Some(p), None) if p.as_os_str() == "-" => InputSpec::Stdin,
-            (Some(p), None) => InputSpec::File(p.clone()),
+            (Some(p), None) => match rmt::settings::remote_name(cli, "-i/--input", p)? {
+                Some(name) => InputSpec::Remote(name),
+                None => InputSpec::File(p.clone()),
+            },
         };
-        let mut outputs: Vec<OutputSpec> = cli
-            .outputs
-            .iter()
-            .map(|p| {
-                if p.as_os_str() == "-" {
-                    OutputSpec::Stdout
-                } else {
-                    OutputSpec::File(p.clone())
+        let mut outputs = Vec::new();
+        for p in &cli.outputs {
+            outputs.push(if p.as_os_str() == "-" {
+                OutputSpec::Stdout
+            } else {
+                match rmt::settings::remote_name(cli, "-o/--output", p)? {
+                    Some(name) => OutputSpec::Remote(name),
+                    None => OutputSpec::File(p.clone()),
                 }
-            })
-            .collect();
+            });
+        }
         for text in &cli.connect {
             outputs.push(OutputSpec::Connect(
                 PeerAddr::parse(text).map_err(|why| ConfigError::new("-O/--connect", why))?,
@@ -262,7 +274,11 @@ impl Config {
         if outputs.is_empty() {
             outputs.push(OutputSpec::Stdout);
         }
-        let net = check_net(cli, &input, &outputs)?;
+        let remote_out = outputs.iter().any(|o| matches!(o, OutputSpec::Remote(_)));
+        let remote = remote_out || matches!(input, InputSpec::Remote(_));
+        let rmt = rmt::settings::resolve(cli, remote, block_bytes, |var| std::env::var(var).ok())?;
+        check_remote_outputs(cli, remote_out)?;
+        let net = check_net(cli, &input, &outputs, remote)?;
         let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
         let existing = if cli.force {
@@ -310,7 +326,40 @@ impl Config {
             net,
             hashes,
             hash_file,
+            rmt,
         })
+    }
+}
+
+/// Refuses what cannot be done to a remote output: rmt has no fsync, no
+/// O_DIRECT, and volumes end only at the end of the medium.
+fn check_remote_outputs(cli: &Cli, remote_out: bool) -> Result<(), ConfigError> {
+    if !remote_out {
+        return Ok(());
+    }
+    let refused = [
+        (
+            "-c/--sync",
+            cli.sync,
+            "rmt has no request to sync a remote file",
+        ),
+        (
+            "--direct",
+            cli.direct,
+            "rmt cannot open a remote file with O_DIRECT",
+        ),
+        (
+            "-D/--volume-size",
+            cli.volume_size.is_some(),
+            "a remote tape changes volumes at the end of the medium only",
+        ),
+    ];
+    match refused.iter().find(|(_, given, _)| *given) {
+        Some((flag, _, why)) => Err(ConfigError::new(
+            *flag,
+            format!("does not apply to a remote output (HOST:PATH): {why}"),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -372,7 +421,7 @@ fn check_volumes(
     }
     match cli.volumes {
         Some(0) => return Err(ConfigError::new("-n/--volumes", "must be at least 1")),
-        Some(_) if !matches!(input, InputSpec::File(_)) => {
+        Some(_) if !matches!(input, InputSpec::File(_) | InputSpec::Remote(_)) => {
             return Err(ConfigError::new(
                 "-n/--volumes",
                 "needs -i with a tape drive or files to read volumes from",
@@ -406,6 +455,7 @@ fn check_net(
     cli: &Cli,
     input: &InputSpec,
     outputs: &[OutputSpec],
+    remote: bool,
 ) -> Result<NetSettings, ConfigError> {
     let listening = matches!(input, InputSpec::Listen(_));
     let connecting = outputs.iter().any(|o| matches!(o, OutputSpec::Connect(_)));
@@ -429,8 +479,8 @@ fn check_net(
     let network = listening || connecting;
     needs(
         "--timeout",
-        cli.timeout.is_none() || network,
-        "to -I and -O",
+        cli.timeout.is_none() || network || remote,
+        "to -I, -O and remote tapes (HOST:PATH)",
     )?;
     needs(
         "--connect-timeout",

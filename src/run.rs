@@ -197,7 +197,7 @@ fn start(config: &Config) -> Result<(Running, Digests), Error> {
     let input = match &config.input {
         InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
         InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
-        InputSpec::Listen(_) => None,
+        InputSpec::Listen(_) | InputSpec::Remote(_) => None,
     };
     let sinks = sink::open_all(config, input, input_is_tape).map_err(|e| match e {
         OpenError::Io(e) => Error::Runtime(e),

@@ -8,7 +8,14 @@
 //! once per block. Every reply is matched to its block, so the bytes the
 //! server committed are always known exactly.
 
+pub mod flavor;
+pub mod name;
+pub mod remote;
 pub mod server;
+pub mod session;
+pub mod settings;
+pub mod window;
+pub mod wire;
 
 use std::ffi::OsString;
 use std::path::Path;

@@ -23,7 +23,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, never, Receiver, Sender};
 
-use super::{describe_write_error, Sink};
+use super::{describe_write_error, LateFailure, Sink};
 use crate::pipeline::stopped;
 use crate::ring::BlockRef;
 use crate::stats::Stats;
@@ -46,10 +46,15 @@ impl Slot {
             Ok(()) => {
                 out.committed_bytes.fetch_add(data.len() as u64, Relaxed);
             }
-            Err(e) => stats.fail_output(
-                self.index,
-                describe_write_error(self.sink.name(), offset, &e),
-            ),
+            Err(e) => {
+                if let Some(late) = LateFailure::within(&e) {
+                    out.committed_bytes.store(late.committed_bytes, Relaxed);
+                }
+                stats.fail_output(
+                    self.index,
+                    describe_write_error(self.sink.name(), offset, &e),
+                )
+            }
         }
     }
 
@@ -60,7 +65,15 @@ impl Slot {
         }
         if let Err(e) = self.sink.finish() {
             let name = self.sink.name().to_string();
-            stats.fail_output(self.index, format!("{name}: closing failed: {e}"));
+            let out = &stats.outputs[self.index];
+            let message = match LateFailure::within(&e) {
+                Some(late) => {
+                    out.committed_bytes.store(late.committed_bytes, Relaxed);
+                    format!("{name}: {late}")
+                }
+                None => format!("{name}: closing failed: {e}"),
+            };
+            stats.fail_output(self.index, message);
         }
     }
 }

@@ -55,6 +55,7 @@ impl FdSink {
         let path = match plan {
             Plan::Stdout => return FdSink::stdout(config.sync, config.block_bytes),
             Plan::Connect(peer) => anyhow::bail!("-O {peer}: is not a file"),
+            Plan::Remote(remote) => anyhow::bail!("-o {remote}: is not a local file"),
             Plan::Create(p) | Plan::Truncate(p) | Plan::Append(p) | Plan::AsIs(p) => p,
         };
         let name = path.display().to_string();
@@ -131,6 +132,11 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
     let path = match plan {
         Plan::Stdout => return io::stdout().as_fd().try_clone_to_owned().map(File::from),
         Plan::Connect(peer) => return Err(io::Error::other(format!("-O {peer}: is not a file"))),
+        Plan::Remote(remote) => {
+            return Err(io::Error::other(format!(
+                "-o {remote}: is not a local file"
+            )))
+        }
         Plan::Create(p) => {
             options.create_new(true).mode(0o666);
             p

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{self, Write};
 
 use super::preflight::{plan_path, Plan};
-use super::volumes::Medium;
+use super::volumes::{Medium, WriteMedium};
 use crate::blocking::Blocking;
 use crate::config::ExistingFile;
 use crate::tape::{AtEnd, VolumeNames};
@@ -42,7 +42,7 @@ impl FileMedium {
     }
 }
 
-impl Medium for FileMedium {
+impl WriteMedium for FileMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let file = self
             .file
@@ -50,7 +50,9 @@ impl Medium for FileMedium {
             .ok_or_else(|| io::Error::other("written after it was closed"))?;
         Blocking(file).write(data)
     }
+}
 
+impl Medium for FileMedium {
     fn end_volume(&mut self, _then: AtEnd) -> io::Result<()> {
         let Some(file) = self.file.take() else {
             return Ok(());

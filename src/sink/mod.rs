@@ -1,13 +1,14 @@
 //! Where bytes go. A sink takes whole blocks in order; `finish` flushes and
-//! closes it. Today: standard output, files, devices and FIFOs, tape
-//! drives, files split into volumes, and TCP receivers; rmt sinks plug in
-//! behind the same trait. `fanout` drives one or several sinks from the writer
+//! closes it: standard output, files, devices and FIFOs, tape drives,
+//! files split into volumes, TCP receivers, and remote tapes and files
+//! over rmt. `fanout` drives one or several sinks from the writer
 //! thread.
 
 mod fanout;
 mod file;
 mod file_volumes;
 mod preflight;
+mod rmt;
 mod tape;
 mod tcp;
 mod volumes;
@@ -16,9 +17,10 @@ pub use fanout::{Outputs, Tap};
 pub use file::{close_reporting, FdSink};
 pub use file_volumes::FileMedium;
 pub use preflight::Plan;
+pub use rmt::RmtSink;
 pub use tape::TapeMedium;
 pub use tcp::TcpSink;
-pub use volumes::{Medium, VolumeChangeFailed, VolumeSettings, VolumeSink};
+pub use volumes::{Medium, VolumeChangeFailed, VolumeSettings, VolumeSink, Volumes, WriteMedium};
 
 use std::io;
 use std::sync::Arc;
@@ -26,8 +28,10 @@ use std::sync::Arc;
 use anyhow::Context;
 use crossbeam_channel::Receiver;
 
-use crate::config::{Config, ConfigError, OutputSpec};
+use crate::config::{Config, ConfigError, ExistingFile, OutputSpec};
 use crate::file_id::Identity;
+use crate::rmt::flavor::OpenMode;
+use crate::rmt::name::RemoteName;
 use crate::tape::{Access, AtEnd, Device, VolumeLog, VolumeNames};
 
 /// A consumer of blocks.
@@ -70,7 +74,11 @@ pub fn open_all(
     let mut created = Vec::new();
     let mut failure = None;
     for (plan, spec) in plans.iter().zip(&config.outputs) {
-        match open_one(plan, spec, config) {
+        let opened = match plan {
+            Plan::Remote(remote) => open_remote(remote, config),
+            _ => open_one(plan, spec, config).map_err(OpenError::Io),
+        };
+        match opened {
             Ok(sink) => {
                 if let Plan::Create(path) = plan {
                     created.push(path.clone());
@@ -78,7 +86,7 @@ pub fn open_all(
                 sinks.push(sink);
             }
             Err(e) => {
-                failure = Some(OpenError::Io(e));
+                failure = Some(e);
                 break;
             }
         }
@@ -103,6 +111,28 @@ pub fn open_all(
             }
             Err(e)
         }
+    }
+}
+
+/// Opens a remote tape or file over rmt. A device is opened as it is; a
+/// file is created, and an existing one is refused unless `-f` or
+/// `--append` says what to do with it, as for a local file.
+fn open_remote(remote: &RemoteName, config: &Config) -> Result<Box<dyn Sink>, OpenError> {
+    let mode = match (remote.is_device(), config.existing) {
+        (true, _) => OpenMode::WriteDevice,
+        (false, ExistingFile::Truncate) => OpenMode::Truncate,
+        (false, ExistingFile::Append) => OpenMode::Append,
+        (false, ExistingFile::Refuse) => OpenMode::Create,
+    };
+    let settings = config.volume_settings();
+    match RmtSink::open(remote, &config.rmt, mode, config.block_bytes, settings) {
+        Ok(sink) => Ok(Box::new(sink)),
+        Err(e) if mode == OpenMode::Create && e.errno() == Some(libc::EEXIST) => {
+            Err(OpenError::Exists(remote.to_string()))
+        }
+        Err(e) => Err(OpenError::Io(
+            anyhow::Error::new(e).context(format!("-o {remote}: cannot open it over rmt")),
+        )),
     }
 }
 
@@ -166,6 +196,23 @@ pub enum OpenError {
     Io(anyhow::Error),
 }
 
+/// A failure from a sink whose writes are acknowledged late (rmt): the
+/// bytes the medium really holds, which replace the count of bytes handed
+/// to the sink.
+#[derive(Debug, thiserror::Error)]
+#[error("{why}")]
+pub struct LateFailure {
+    pub committed_bytes: u64,
+    pub why: String,
+}
+
+impl LateFailure {
+    /// The late failure inside `err`, if it is one.
+    pub fn within(err: &io::Error) -> Option<&LateFailure> {
+        err.get_ref().and_then(|e| e.downcast_ref::<LateFailure>())
+    }
+}
+
 /// The message for a failed write, naming the output and the byte offset.
 /// A closed pipe downstream is data loss, and says so in plain words.
 pub fn describe_write_error(name: &str, offset: u64, err: &io::Error) -> String {
@@ -174,6 +221,9 @@ pub fn describe_write_error(name: &str, offset: u64, err: &io::Error) -> String 
         .and_then(|e| e.downcast_ref::<VolumeChangeFailed>())
     {
         return format!("{name}: {change}");
+    }
+    if let Some(late) = LateFailure::within(err) {
+        return format!("{name}: {late}");
     }
     if err.kind() == io::ErrorKind::BrokenPipe {
         format!("{name}: output closed after {offset} bytes")

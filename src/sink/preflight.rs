@@ -10,6 +10,7 @@ use super::OpenError;
 use crate::config::{Config, ExistingFile, OutputSpec};
 use crate::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
+use crate::rmt::name::RemoteName;
 use crate::tape::VolumeNames;
 
 /// How one output is to be opened.
@@ -26,6 +27,8 @@ pub enum Plan {
     AsIs(PathBuf),
     /// A TCP receiver (`-O`).
     Connect(PeerAddr),
+    /// A remote tape or file, over rmt.
+    Remote(RemoteName),
 }
 
 /// Checks all outputs against each other and against the input.
@@ -39,6 +42,17 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
         let (plan, identity) = match spec {
             OutputSpec::Stdout => (Plan::Stdout, Identity::of_fd(std::io::stdout())),
             OutputSpec::Connect(peer) => (Plan::Connect(peer.clone()), None),
+            OutputSpec::Remote(remote) => {
+                let twice = plans
+                    .iter()
+                    .any(|p| matches!(p, Plan::Remote(r) if r == remote));
+                if twice {
+                    return Err(OpenError::Conflict(format!(
+                        "{remote} is named twice; every output would get the data twice"
+                    )));
+                }
+                (Plan::Remote(remote.clone()), None)
+            }
             OutputSpec::File(pattern) => {
                 let names = VolumeNames::parse(pattern)
                     .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;

@@ -6,7 +6,7 @@
 
 use std::io;
 
-use super::volumes::Medium;
+use super::volumes::{Medium, WriteMedium};
 use crate::tape::{AtEnd, Drive, TapeOp};
 
 pub struct TapeMedium {
@@ -20,11 +20,13 @@ impl TapeMedium {
     }
 }
 
-impl Medium for TapeMedium {
+impl WriteMedium for TapeMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.drive.write_record(data)
     }
+}
 
+impl Medium for TapeMedium {
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
         self.drive.op(TapeOp::WriteFilemarks(1))?;
         then.finish(self.drive.as_mut())

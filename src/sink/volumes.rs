@@ -18,12 +18,8 @@ use crossbeam_channel::{never, Receiver};
 use super::Sink;
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, VolumeLog};
 
-/// One medium at a time, as the volume logic sees it.
+/// One medium at a time, as the volume change sees it.
 pub trait Medium: Send {
-    /// One write of up to `data.len()` bytes; returns how many were taken.
-    /// `Ok(0)` or ENOSPC means the volume is full.
-    fn write(&mut self, data: &[u8]) -> io::Result<usize>;
-
     /// Finishes the volume in use (a filemark on a tape; fsync with `-c`
     /// and close on a file), then does `then` to a tape.
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
@@ -42,6 +38,13 @@ pub trait Medium: Send {
     fn whole_records(&self) -> bool;
 }
 
+/// A medium written one call at a time, as `VolumeSink` drives it.
+pub trait WriteMedium: Medium {
+    /// One write of up to `data.len()` bytes; returns how many were taken.
+    /// `Ok(0)` or ENOSPC means the volume is full.
+    fn write(&mut self, data: &[u8]) -> io::Result<usize>;
+}
+
 /// Settings shared by every volume output.
 #[derive(Debug, Clone, Default)]
 pub struct VolumeSettings {
@@ -58,10 +61,10 @@ pub struct VolumeSettings {
 #[error("{0}")]
 pub struct VolumeChangeFailed(pub String);
 
-/// A sink that spans volumes.
-pub struct VolumeSink {
-    medium: Box<dyn Medium>,
-    name: String,
+/// Where a multi-volume output stands, and the volume change itself:
+/// shared by `VolumeSink` and the pipelined rmt sink, which count bytes
+/// differently but change volumes the same way.
+pub struct Volumes {
     settings: VolumeSettings,
     volume: u32,
     on_volume: u64,
@@ -69,12 +72,10 @@ pub struct VolumeSink {
     stop: Receiver<()>,
 }
 
-impl VolumeSink {
-    /// `medium` has volume 1 open.
-    pub fn new(medium: Box<dyn Medium>, name: &str, settings: VolumeSettings) -> VolumeSink {
-        VolumeSink {
-            medium,
-            name: name.to_string(),
+impl Volumes {
+    /// Volume 1 is open.
+    pub fn new(name: &str, settings: VolumeSettings) -> Volumes {
+        Volumes {
             settings,
             volume: 1,
             on_volume: 0,
@@ -83,8 +84,32 @@ impl VolumeSink {
         }
     }
 
+    /// Counts `n` bytes committed to the volume in use.
+    pub fn add(&mut self, n: u64) {
+        self.on_volume += n;
+        self.log.add(n);
+    }
+
+    /// Bytes committed to the volume in use.
+    pub fn on_volume(&self) -> u64 {
+        self.on_volume
+    }
+
+    pub fn settings(&self) -> &VolumeSettings {
+        &self.settings
+    }
+
+    pub fn log(&self) -> Arc<VolumeLog> {
+        Arc::clone(&self.log)
+    }
+
+    /// Gives the volume change the run's stop signal.
+    pub fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.stop = stop.clone();
+    }
+
     /// Closes the full volume and opens the next one.
-    fn next_volume(&mut self) -> io::Result<()> {
+    pub fn next<M: Medium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
         let finished = self.volume;
         let on_volume = self.on_volume;
         let all: u64 = self.log.volumes().iter().sum();
@@ -104,17 +129,17 @@ impl VolumeSink {
                 "end of volume {finished} after {on_volume} bytes: {why}; {safe} bytes are safe on {place}"
             )))
         };
-        let swap = self.medium.needs_swap() || self.settings.policy.command.is_some();
-        let then = if swap && self.medium.whole_records() {
+        let swap = medium.needs_swap() || self.settings.policy.command.is_some();
+        let then = if swap && medium.whole_records() {
             AtEnd::Eject
         } else {
             AtEnd::Stay
         };
-        self.medium
+        medium
             .end_volume(then)
             .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
         if swap {
-            let device = self.medium.volume_name(finished + 1);
+            let device = medium.volume_name(finished + 1);
             let request = ChangeRequest {
                 access: Access::Write,
                 device: &device,
@@ -126,8 +151,8 @@ impl VolumeSink {
             self.log.set_changing(false);
             changed.map_err(|why| fail(why, true))?;
         }
-        let next_name = self.medium.volume_name(finished + 1);
-        self.medium.open_volume(finished + 1).map_err(|e| {
+        let next_name = medium.volume_name(finished + 1);
+        medium.open_volume(finished + 1).map_err(|e| {
             fail(
                 format!("cannot open volume {} ({next_name}): {e}", finished + 1),
                 true,
@@ -147,12 +172,31 @@ impl VolumeSink {
         }
     }
 
-    fn full_and_empty(&self) -> io::Error {
+    /// The error for a volume that takes nothing at all.
+    pub fn full_and_empty<M: Medium + ?Sized>(&self, medium: &M) -> io::Error {
         io::Error::other(VolumeChangeFailed(format!(
             "volume {} ({}) is full before its first byte",
             self.volume,
-            self.medium.volume_name(self.volume)
+            medium.volume_name(self.volume)
         )))
+    }
+}
+
+/// A sink that spans volumes.
+pub struct VolumeSink {
+    medium: Box<dyn WriteMedium>,
+    name: String,
+    volumes: Volumes,
+}
+
+impl VolumeSink {
+    /// `medium` has volume 1 open.
+    pub fn new(medium: Box<dyn WriteMedium>, name: &str, settings: VolumeSettings) -> VolumeSink {
+        VolumeSink {
+            medium,
+            name: name.to_string(),
+            volumes: Volumes::new(name, settings),
+        }
     }
 }
 
@@ -161,7 +205,7 @@ impl Sink for VolumeSink {
         let tape = self.medium.whole_records();
         let mut rest = data;
         while !rest.is_empty() {
-            let room = usize::try_from(self.room()).unwrap_or(usize::MAX);
+            let room = usize::try_from(self.volumes.room()).unwrap_or(usize::MAX);
             // A record is never split to fit --volume-size.
             let want = if tape && room < rest.len() {
                 0
@@ -173,8 +217,7 @@ impl Sink for VolumeSink {
             } else {
                 match self.medium.write(&rest[..want]) {
                     Ok(n) => {
-                        self.on_volume += n as u64;
-                        self.log.add(n as u64);
+                        self.volumes.add(n as u64);
                         rest = &rest[n..];
                         n == 0 || (tape && n < want)
                     }
@@ -184,17 +227,17 @@ impl Sink for VolumeSink {
                 }
             };
             if full && !rest.is_empty() {
-                if self.on_volume == 0 {
-                    return Err(self.full_and_empty());
+                if self.volumes.on_volume() == 0 {
+                    return Err(self.volumes.full_and_empty(self.medium.as_ref()));
                 }
-                self.next_volume()?;
+                self.volumes.next(self.medium.as_mut())?;
             }
         }
         Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.medium.end_volume(self.settings.at_end)
+        self.medium.end_volume(self.volumes.settings.at_end)
     }
 
     fn name(&self) -> &str {
@@ -202,11 +245,11 @@ impl Sink for VolumeSink {
     }
 
     fn attach_stop(&mut self, stop: &Receiver<()>) {
-        self.stop = stop.clone();
+        self.volumes.attach_stop(stop);
     }
 
     fn volumes(&self) -> Option<Arc<VolumeLog>> {
-        Some(Arc::clone(&self.log))
+        Some(self.volumes.log())
     }
 
     fn is_tape(&self) -> bool {

@@ -1,17 +1,19 @@
 //! Where bytes come from. A source fills whole blocks: it joins the short
 //! reads that pipes and sockets give, so that a block is short only at the
 //! end of the input, or where a tape's next record would not fit. Today:
-//! standard input, files, tape drives, input volumes and a TCP sender; rmt
-//! sources plug in behind the same trait.
+//! standard input, files, tape drives, input volumes, a TCP sender, and
+//! remote tapes and files over rmt.
 
 mod file;
 mod file_volumes;
+mod rmt;
 mod tape;
 mod tcp;
 mod volumes;
 
 pub use file::FdSource;
 pub use file_volumes::FileVolumesIn;
+pub use rmt::{Overrun, RmtReader};
 pub use tape::TapeReader;
 pub use tcp::TcpSource;
 pub use volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
@@ -24,6 +26,8 @@ use anyhow::Context;
 use crossbeam_channel::Receiver;
 
 use crate::config::{Config, InputSpec};
+use crate::rmt::flavor::OpenMode;
+use crate::rmt::remote::RemoteFile;
 use crate::tape::{Access, Device, VolumeLog, VolumeNames};
 
 /// A producer of blocks.
@@ -73,11 +77,19 @@ pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
                 config.quiet,
             )?))
         }
+        InputSpec::Remote(remote) => {
+            let name = remote.to_string();
+            let file = RemoteFile::open(remote, &config.rmt, OpenMode::Read)
+                .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
+            let reader = RmtReader::new(file, config.block_bytes);
+            let plan = config.read_volumes(false);
+            return Ok(Box::new(VolumeSource::new(Box::new(reader), &name, plan)));
+        }
         InputSpec::File(path) => path,
     };
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
-    let plan = config.read_volumes(&names);
+    let plan = config.read_volumes(names.is_numbered());
     let device = Device::open_if_tape(path, Access::Read)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(device) = device {

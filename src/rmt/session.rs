@@ -1,0 +1,409 @@
+//! One rmt session: the remote shell running the server on the far host,
+//! and the two pipes to it.
+//!
+//! Requests go out on the child's standard input from the caller's thread.
+//! A reply thread reads standard output, one reply per request in order;
+//! it learns each reply's shape (`R` and `S` replies carry bytes) from a
+//! queue filled as requests are sent, so it never has to guess. A third
+//! thread keeps the tail of the child's standard error, so that a failure
+//! can quote what ssh or the server said. Every wait is bounded: writes
+//! wait for room with poll(2) up to the timeout, replies are awaited with
+//! a timeout, and the child's exit is awaited with one too. A session that
+//! is dropped without `finish` kills the child, so none is left behind.
+
+use std::io::{self, BufReader, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+use super::flavor::Flavor;
+use super::name::RemoteName;
+use super::wire::{read_reply, Expect, Reply, ReplyError, Request, RequestError};
+
+/// The remote shell when neither `--rsh-command` nor `RSH` names one: ssh
+/// that never asks for a password or a host key, and passes bytes as they
+/// are, so that it fails at once under cron instead of waiting for a
+/// person.
+pub const DEFAULT_RSH: &[&str] = &["ssh", "-T", "-e", "none", "-o", "BatchMode=yes"];
+/// The server command when neither `--rmt-command` nor `RMT` names one.
+pub const DEFAULT_RMT_COMMAND: &str = "/etc/rmt";
+/// How long any one reply may take without `--timeout`: long enough for a
+/// drive to load, rewind or unload a cartridge.
+pub const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_secs(600);
+/// How much of the child's standard error is kept for messages.
+const STDERR_TAIL_BYTES: usize = 4096;
+/// The reply reader's buffer: one read takes many small replies at once.
+const REPLY_BUFFER_BYTES: usize = 1 << 20;
+
+/// How to reach rmt servers, shared by every session of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RmtSettings {
+    /// The remote shell and its own arguments.
+    pub rsh: Vec<String>,
+    /// The server command run on the far host.
+    pub rmt_command: String,
+    pub flavor: Flavor,
+    /// The longest wait for a reply, or for room to send.
+    pub timeout: Duration,
+    /// A fixed number of requests in flight; None adapts to the link.
+    pub window: Option<usize>,
+}
+
+/// Why a session failed. `Remote` is the server's own refusal, which the
+/// caller branches on (E28 is the end of the medium); the rest mean the
+/// session is unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum RmtError {
+    #[error("the server replied \"{message}\" (E{errno})")]
+    Remote { errno: i32, message: String },
+    #[error("{0}")]
+    Protocol(String),
+    #[error("{0}")]
+    Ended(String),
+    #[error("no reply from the rmt server for {0} s (--timeout)")]
+    TimedOut(u64),
+    #[error("cannot start the remote shell '{program}': {source}")]
+    Spawn { program: String, source: io::Error },
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
+
+impl RmtError {
+    /// The server's errno, for a refusal.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            RmtError::Remote { errno, .. } => Some(*errno),
+            _ => None,
+        }
+    }
+
+    /// Turns an `E` reply into an error; passes other replies through.
+    pub fn check(reply: Reply) -> Result<Reply, RmtError> {
+        match reply {
+            Reply::Failed { errno, message } => Err(RmtError::Remote { errno, message }),
+            other => Ok(other),
+        }
+    }
+}
+
+impl From<RmtError> for io::Error {
+    fn from(e: RmtError) -> io::Error {
+        io::Error::other(e)
+    }
+}
+
+/// A running remote shell with the server at its far end.
+pub struct Session {
+    pid: i32,
+    stdin: Option<ChildStdin>,
+    expects: Option<Sender<Expect>>,
+    replies: Receiver<Result<Reply, ReplyError>>,
+    spare: Sender<Vec<u8>>,
+    exited: Receiver<io::Result<ExitStatus>>,
+    status: Option<ExitStatus>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    timeout: Duration,
+    program: String,
+    header: Vec<u8>,
+    /// Requests sent whose replies have not been taken.
+    outstanding: usize,
+}
+
+impl Session {
+    /// Starts `RSH HOST [-l USER] RMT_COMMAND`. Nothing is sent yet.
+    pub fn start(remote: &RemoteName, settings: &RmtSettings) -> Result<Session, RmtError> {
+        let (program, args) = settings
+            .rsh
+            .split_first()
+            .expect("the remote shell command is never empty");
+        let mut command = Command::new(program);
+        command.args(args).arg(&remote.host);
+        if let Some(user) = &remote.user {
+            command.arg("-l").arg(user);
+        }
+        command
+            .arg(&settings.rmt_command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group: a Ctrl-C at the terminal reaches only
+            // tapebuf, which then closes the session in order.
+            .process_group(0);
+        let mut child = command.spawn().map_err(|source| RmtError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        let pid = child.id() as i32;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        crate::pipe_size::grow_to(stdin.as_fd(), 1 << 20);
+        let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(io::Error::from);
+        if let Ok(bits) = flags {
+            let nonblocking = OFlag::from_bits_truncate(bits) | OFlag::O_NONBLOCK;
+            let _ = fcntl(stdin.as_fd(), FcntlArg::F_SETFL(nonblocking));
+        }
+
+        let (expect_tx, expect_rx) = unbounded::<Expect>();
+        let (reply_tx, reply_rx) = unbounded();
+        let (spare_tx, spare_rx) = unbounded::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name("rmt-replies".into())
+            .spawn(move || {
+                let mut input = BufReader::with_capacity(REPLY_BUFFER_BYTES, stdout);
+                for expect in expect_rx {
+                    let buf = spare_rx.try_recv().unwrap_or_default();
+                    let reply = read_reply(&mut input, expect, buf);
+                    let failed = reply.is_err();
+                    if reply_tx.send(reply).is_err() || failed {
+                        break;
+                    }
+                }
+            })
+            .expect("spawning the rmt reply thread");
+
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let tail = Arc::clone(&stderr);
+        std::thread::Builder::new()
+            .name("rmt-stderr".into())
+            .spawn(move || keep_tail(stderr_pipe, &tail))
+            .expect("spawning the rmt stderr thread");
+
+        let (exit_tx, exit_rx) = bounded(1);
+        std::thread::Builder::new()
+            .name("rmt-child".into())
+            .spawn(move || {
+                let _ = exit_tx.send(child.wait());
+            })
+            .expect("spawning the rmt child waiter");
+
+        Ok(Session {
+            pid,
+            stdin: Some(stdin),
+            expects: Some(expect_tx),
+            replies: reply_rx,
+            spare: spare_tx,
+            exited: exit_rx,
+            status: None,
+            stderr,
+            timeout: settings.timeout,
+            program: program.clone(),
+            header: Vec::with_capacity(64),
+            outstanding: 0,
+        })
+    }
+
+    /// Sends one request (with W's data) without waiting for its reply.
+    pub fn send(&mut self, request: &Request, data: &[u8]) -> Result<(), RmtError> {
+        self.header.clear();
+        request.encode(&mut self.header)?;
+        let expect = match request {
+            Request::Read(n) => Expect::Data(*n),
+            Request::Status => Expect::Status,
+            _ => Expect::Number,
+        };
+        if let Some(expects) = &self.expects {
+            let _ = expects.send(expect);
+        }
+        self.outstanding += 1;
+        let header = std::mem::take(&mut self.header);
+        let sent = self.write_all(&header).and_then(|()| self.write_all(data));
+        self.header = header;
+        sent
+    }
+
+    /// Sends a request and waits for its reply: for everything but the
+    /// data path. An `E` reply is an error.
+    pub fn call(&mut self, request: &Request) -> Result<Reply, RmtError> {
+        debug_assert_eq!(self.outstanding, 0, "a call waits behind nothing");
+        self.send(request, &[])?;
+        RmtError::check(self.wait_reply()?)
+    }
+
+    /// The number of requests sent whose replies have not been taken.
+    pub fn outstanding(&self) -> usize {
+        self.outstanding
+    }
+
+    /// The next reply if it has arrived.
+    pub fn try_reply(&mut self) -> Result<Option<Reply>, RmtError> {
+        if self.outstanding == 0 {
+            return Ok(None);
+        }
+        match self.replies.try_recv() {
+            Ok(reply) => self.took(reply).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The next reply, waiting up to the timeout.
+    pub fn wait_reply(&mut self) -> Result<Reply, RmtError> {
+        assert!(self.outstanding > 0, "waiting for a reply to nothing");
+        match self.replies.recv_timeout(self.timeout) {
+            Ok(reply) => self.took(reply),
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                Err(RmtError::TimedOut(self.timeout.as_secs()))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.ended("the reply reader stopped")),
+        }
+    }
+
+    /// Gives a reply's buffer back for reuse.
+    pub fn recycle(&self, buf: Vec<u8>) {
+        let _ = self.spare.send(buf);
+    }
+
+    fn took(&mut self, reply: Result<Reply, ReplyError>) -> Result<Reply, RmtError> {
+        self.outstanding -= 1;
+        reply.map_err(|e| match e {
+            ReplyError::Garbage(line) => {
+                self.kill();
+                RmtError::Protocol(format!(
+                    "the remote end answered \"{line}\", which is not an rmt reply \
+                     (a login banner, or a shell that cannot run '{}'?){}",
+                    self.program,
+                    self.quoted_stderr()
+                ))
+            }
+            ReplyError::TooMuch { .. } => {
+                self.kill();
+                RmtError::Protocol(format!("protocol error: {e}"))
+            }
+            other => self.ended(&other.to_string()),
+        })
+    }
+
+    /// Closes standard input, waits for the child to end, and checks that
+    /// it ended well.
+    pub fn finish(mut self) -> Result<(), RmtError> {
+        self.stdin = None;
+        self.expects = None;
+        match self.exit_status(self.timeout) {
+            Some(status) if status.success() => Ok(()),
+            Some(_) => Err(self.ended("the remote shell failed after the session")),
+            None => {
+                self.kill();
+                Err(RmtError::TimedOut(self.timeout.as_secs()))
+            }
+        }
+    }
+
+    /// The error for a session that ended under us, with the child's exit
+    /// status and the last words on its standard error.
+    pub fn ended(&mut self, what: &str) -> RmtError {
+        self.stdin = None;
+        let status = match self.exit_status(Duration::from_secs(5)) {
+            Some(s) => describe_status(&self.program, s),
+            None => format!("{} is still running", self.program),
+        };
+        RmtError::Ended(format!("{what}; {status}{}", self.quoted_stderr()))
+    }
+
+    fn exit_status(&mut self, wait: Duration) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            if let Ok(Ok(status)) = self.exited.recv_timeout(wait) {
+                self.status = Some(status);
+            }
+        }
+        self.status
+    }
+
+    fn quoted_stderr(&self) -> String {
+        let tail = self.stderr.lock().map(|t| t.clone()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&tail);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        match lines.len() {
+            0 => String::new(),
+            n => format!(": \"{}\"", lines[n.saturating_sub(3)..].join(" / ")),
+        }
+    }
+
+    fn kill(&mut self) {
+        if self.status.is_none() && self.exited.is_empty() {
+            // The child leads its own process group; the waiter thread
+            // still holds it, so the pid cannot have been reused yet.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(self.pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+
+    fn write_all(&mut self, mut data: &[u8]) -> Result<(), RmtError> {
+        while !data.is_empty() {
+            let Some(stdin) = self.stdin.as_mut() else {
+                return Err(self.ended("the session is closed"));
+            };
+            match stdin.write(data) {
+                Ok(0) => return Err(self.ended("the rmt server stopped reading")),
+                Ok(n) => data = &data[n..],
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    let ms = self.timeout.as_millis().min(i32::MAX as u128) as i32;
+                    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLOUT)];
+                    match poll(
+                        &mut fds,
+                        PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX),
+                    ) {
+                        Ok(0) => {
+                            self.kill();
+                            return Err(RmtError::TimedOut(self.timeout.as_secs()));
+                        }
+                        Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                        Err(e) => return Err(self.ended(&format!("waiting to send failed: {e}"))),
+                    }
+                }
+                Err(e) => return Err(self.ended(&format!("sending to the rmt server failed: {e}"))),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stdin = None;
+        if self.exit_status(Duration::from_millis(200)).is_none() {
+            self.kill();
+        }
+    }
+}
+
+/// "ssh exited with status 255", or "was killed by signal 9".
+fn describe_status(program: &str, status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("{program} exited with status {code}"),
+        (None, Some(sig)) => format!("{program} was killed by signal {sig}"),
+        _ => format!("{program} ended"),
+    }
+}
+
+/// Keeps the last `STDERR_TAIL_BYTES` of `pipe` in `tail`.
+fn keep_tail(mut pipe: impl Read, tail: &Mutex<Vec<u8>>) {
+    let mut buf = [0u8; 1024];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                if let Ok(mut t) = tail.lock() {
+                    t.extend_from_slice(&buf[..n]);
+                    let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
+                    t.drain(..excess);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The client's settings from the command line and the environment:
+//! which names are remote, the remote shell and the server command, the
+//! server's flavour, the window and the reply timeout.
+//!
+//! Precedence is flag, then environment (`RSH`, `RMT`, as star and dump
+//! read them), then the default. The remote shell is split into words on
+//! white space, so `--rsh-command 'ssh -p 2222'` works as users expect.
+
+use std::path::Path;
+
+use super::name::RemoteName;
+use super::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
+use super::window::MAX_WINDOW;
+use super::wire::MAX_RECORD_BYTES;
+use crate::cli::Cli;
+use crate::config::ConfigError;
+
+/// The remote name in an `-i` or `-o` value, unless `--force-local`.
+pub fn remote_name(cli: &Cli, flag: &str, value: &Path) -> Result<Option<RemoteName>, ConfigError> {
+    if cli.force_local {
+        return Ok(None);
+    }
+    RemoteName::parse(value).map_err(|why| ConfigError::new(flag, why))
+}
+
+/// Reads the rmt flags and environment. `remote` says whether any input
+/// or output is remote: the flags mean nothing otherwise, and are refused.
+pub fn resolve(
+    cli: &Cli,
+    remote: bool,
+    block_bytes: u64,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<RmtSettings, ConfigError> {
+    if !remote {
+        let given = [
+            ("--rsh-command", cli.rsh_command.is_some()),
+            ("--rmt-command", cli.rmt_command.is_some()),
+            ("--rmt-window", cli.rmt_window.is_some()),
+            ("--rmt-flavor", cli.rmt_flavor.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
+            return Err(ConfigError::new(
+                *flag,
+                "no input or output is remote (HOST:PATH)",
+            ));
+        }
+    }
+    let (rsh_text, rsh_from) = match (&cli.rsh_command, env("RSH")) {
+        (Some(flag), _) => (Some(flag.clone()), "--rsh-command"),
+        (None, Some(var)) => (Some(var), "RSH"),
+        (None, None) => (None, ""),
+    };
+    let rsh: Vec<String> = match rsh_text {
+        Some(text) => {
+            let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+            if words.is_empty() {
+                return Err(ConfigError::new(rsh_from, "names no remote shell"));
+            }
+            words
+        }
+        None => DEFAULT_RSH.iter().map(|w| w.to_string()).collect(),
+    };
+    let rmt_command = match (&cli.rmt_command, env("RMT")) {
+        (Some(flag), _) => flag.clone(),
+        (None, Some(var)) if !var.trim().is_empty() => var,
+        _ => DEFAULT_RMT_COMMAND.to_string(),
+    };
+    if rmt_command.trim().is_empty() {
+        return Err(ConfigError::new("--rmt-command", "is empty"));
+    }
+    let window = match cli.rmt_window {
+        Some(n) if n == 0 || n > MAX_WINDOW as u64 => {
+            return Err(ConfigError::new(
+                "--rmt-window",
+                format!("must be 1 (lock-step) to {MAX_WINDOW}, not {n}"),
+            ))
+        }
+        n => n.map(|n| n as usize),
+    };
+    if remote && block_bytes > MAX_RECORD_BYTES as u64 {
+        return Err(ConfigError::new(
+            "-s/--block-size",
+            format!("a remote tape takes records of at most {MAX_RECORD_BYTES} bytes, not {block_bytes}"),
+        ));
+    }
+    Ok(RmtSettings {
+        rsh,
+        rmt_command,
+        flavor: cli.rmt_flavor.unwrap_or_default(),
+        timeout: cli
+            .timeout
+            .map(std::time::Duration::from_secs)
+            .unwrap_or(DEFAULT_REPLY_TIMEOUT),
+        window,
+    })
+}

@@ -1,0 +1,403 @@
+//! The rmt wire format as the client speaks it.
+//!
+//! Requests are built only from values checked here first: a path with a
+//! newline, or a count the server would misread, would make the server
+//! read the rest of the request as commands and lose its place. Replies
+//! are parsed strictly and with bounded reads: a line that is not `A`, `E`
+//! or `F` (a login banner, a shell error) is an error that quotes it, a
+//! reply claiming more data than was asked for is an error, and no reply
+//! can make the client allocate more than one record.
+
+use std::io::{self, BufRead};
+
+/// The longest reply line read: a number, or an error message.
+pub const MAX_LINE_BYTES: usize = 4096;
+/// The largest `struct mtget` accepted in an `S` reply.
+pub const MAX_STATUS_BYTES: usize = 4096;
+/// The largest record the client sends or asks for. GNU rmt and star
+/// parse counts as `int`; staying far below keeps every server safe.
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+
+/// One request, built from values that are valid on every server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// `O<path>\n<flags>\n`: the flags line is `<number> <SYMBOLIC>`.
+    Open { path: String, flags: String },
+    /// `C\n`.
+    Close,
+    /// `W<n>\n`, then n bytes of data, which the caller sends.
+    Write(usize),
+    /// `R<n>\n`.
+    Read(usize),
+    /// `I<op>\n<count>\n`, in the server's own op numbering.
+    Ioctl { op: u8, count: u32 },
+    /// `S\n`.
+    Status,
+}
+
+/// A value that cannot be sent without confusing the server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error("the remote path is empty")]
+    EmptyPath,
+    #[error(
+        "the remote path {0:?} holds a newline or a NUL byte, which the rmt protocol cannot carry"
+    )]
+    BadPath(String),
+    #[error("a record of {0} bytes is outside 1 to {MAX_RECORD_BYTES} bytes")]
+    BadCount(usize),
+    #[error("a tape operation count of {0} is larger than the protocol allows")]
+    BadOpCount(u32),
+}
+
+impl Request {
+    /// Appends the request's header (not W's data) to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), RequestError> {
+        use std::io::Write;
+        match self {
+            Request::Open { path, flags } => {
+                if path.is_empty() {
+                    return Err(RequestError::EmptyPath);
+                }
+                if path.contains(['\n', '\0']) || flags.contains(['\n', '\0']) {
+                    return Err(RequestError::BadPath(path.clone()));
+                }
+                let _ = write!(out, "O{path}\n{flags}\n");
+            }
+            Request::Close => out.extend_from_slice(b"C\n"),
+            Request::Write(n) | Request::Read(n) => {
+                if *n == 0 || *n > MAX_RECORD_BYTES {
+                    return Err(RequestError::BadCount(*n));
+                }
+                let letter = if matches!(self, Request::Write(_)) {
+                    'W'
+                } else {
+                    'R'
+                };
+                let _ = writeln!(out, "{letter}{n}");
+            }
+            Request::Ioctl { op, count } => {
+                if *count > i32::MAX as u32 {
+                    return Err(RequestError::BadOpCount(*count));
+                }
+                let _ = write!(out, "I{op}\n{count}\n");
+            }
+            Request::Status => out.extend_from_slice(b"S\n"),
+        }
+        Ok(())
+    }
+}
+
+/// The shape of reply a request gets, which the reply reader must know
+/// before it reads: `R` and `S` replies carry bytes after their line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// `A<n>` alone.
+    Number,
+    /// `A<k>` and k bytes, k at most the count asked for.
+    Data(usize),
+    /// `A<size>` and size bytes of `struct mtget`.
+    Status,
+}
+
+/// A reply, matched to its request by order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// `A<n>`.
+    Number(u64),
+    /// The bytes of an `R` or `S` reply.
+    Bytes(Vec<u8>),
+    /// `E<errno>\n<message>` (or `F`): the server's errno, in its own OS's
+    /// numbering, and its message.
+    Failed { errno: i32, message: String },
+}
+
+/// ENOSPC, the one errno number the client acts on: end of media.
+pub const END_OF_MEDIUM_ERRNO: i32 = 28;
+
+impl Reply {
+    /// True for the `E28` that means end of media.
+    pub fn is_end_of_medium(&self) -> bool {
+        matches!(self, Reply::Failed { errno, .. } if *errno == END_OF_MEDIUM_ERRNO)
+    }
+}
+
+/// A reply that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    #[error("the server closed the connection")]
+    Closed,
+    #[error("the server's reply was cut short")]
+    Truncated,
+    #[error("unexpected reply {0:?}")]
+    Garbage(String),
+    #[error("the server sent {got} bytes for a read of at most {asked}")]
+    TooMuch { got: u64, asked: u64 },
+    #[error("reading the reply failed: {0}")]
+    Io(String),
+}
+
+/// Reads one reply of the `expect` shape. `buf` is reused for the bytes
+/// of an `R` reply, so a steady read needs no new allocations.
+pub fn read_reply(
+    input: &mut impl BufRead,
+    expect: Expect,
+    mut buf: Vec<u8>,
+) -> Result<Reply, ReplyError> {
+    let line = read_line(input)?.ok_or(ReplyError::Closed)?;
+    let (kind, rest) = match line.split_first() {
+        Some((k, rest)) => (*k, rest),
+        None => return Err(garbage(&line)),
+    };
+    match kind {
+        b'A' => {
+            let n = parse_number(rest).ok_or_else(|| garbage(&line))?;
+            let limit = match expect {
+                Expect::Number => return Ok(Reply::Number(n)),
+                Expect::Data(asked) => asked,
+                Expect::Status => MAX_STATUS_BYTES,
+            };
+            if n > limit as u64 {
+                return Err(ReplyError::TooMuch {
+                    got: n,
+                    asked: limit as u64,
+                });
+            }
+            buf.clear();
+            buf.resize(n as usize, 0);
+            input.read_exact(&mut buf).map_err(|e| match e.kind() {
+                io::ErrorKind::UnexpectedEof => ReplyError::Truncated,
+                _ => ReplyError::Io(e.to_string()),
+            })?;
+            Ok(Reply::Bytes(buf))
+        }
+        b'E' | b'F' => {
+            let errno = parse_number(rest)
+                .and_then(|n| i32::try_from(n).ok())
+                .ok_or_else(|| garbage(&line))?;
+            let message = read_line(input)?.ok_or(ReplyError::Truncated)?;
+            let message = String::from_utf8_lossy(&message).trim().to_string();
+            Ok(Reply::Failed { errno, message })
+        }
+        _ => Err(garbage(&line)),
+    }
+}
+
+/// One line without its `\n`, or None at a clean end of input. A line
+/// longer than `MAX_LINE_BYTES` is an error, read no further.
+fn read_line(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, ReplyError> {
+    let mut line = Vec::new();
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(ReplyError::Io(e.to_string())),
+        };
+        if available.is_empty() {
+            return match line.is_empty() {
+                true => Ok(None),
+                false => Err(ReplyError::Truncated),
+            };
+        }
+        let (take, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        line.extend_from_slice(&available[..take]);
+        input.consume(take);
+        if line.len() > MAX_LINE_BYTES {
+            return Err(garbage(&line));
+        }
+        if done {
+            line.pop();
+            return Ok(Some(line));
+        }
+    }
+}
+
+/// A decimal number of digits only (GNU pads nothing; a `\r` or a sign is
+/// not a reply from an rmt server).
+fn parse_number(text: &[u8]) -> Option<u64> {
+    if text.is_empty() || text.len() > 20 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+/// The error for a reply line that is not a reply, quoting it (shortened).
+fn garbage(line: &[u8]) -> ReplyError {
+    let text = String::from_utf8_lossy(line);
+    let mut quoted: String = text.chars().take(120).collect();
+    if quoted.len() < text.len() {
+        quoted.push_str("...");
+    }
+    ReplyError::Garbage(quoted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn reply(bytes: &[u8], expect: Expect) -> Result<Reply, ReplyError> {
+        read_reply(&mut &bytes[..], expect, Vec::new())
+    }
+
+    #[test]
+    fn requests_encode_as_the_servers_expect() {
+        let mut out = Vec::new();
+        let open = Request::Open {
+            path: "/dev/nst0".into(),
+            flags: "1 O_WRONLY".into(),
+        };
+        open.encode(&mut out).unwrap();
+        Request::Write(10240).encode(&mut out).unwrap();
+        Request::Read(512).encode(&mut out).unwrap();
+        Request::Ioctl { op: 5, count: 1 }.encode(&mut out).unwrap();
+        Request::Status.encode(&mut out).unwrap();
+        Request::Close.encode(&mut out).unwrap();
+        assert_eq!(
+            out,
+            b"O/dev/nst0\n1 O_WRONLY\nW10240\nR512\nI5\n1\nS\nC\n".to_vec()
+        );
+    }
+
+    #[test]
+    fn values_that_would_desync_the_server_are_refused() {
+        let mut out = Vec::new();
+        let bad = Request::Open {
+            path: "/tmp/a\nC".into(),
+            flags: "0 O_RDONLY".into(),
+        };
+        assert!(bad.encode(&mut out).is_err());
+        assert!(Request::Write(0).encode(&mut out).is_err());
+        assert!(Request::Read(MAX_RECORD_BYTES + 1)
+            .encode(&mut out)
+            .is_err());
+        assert!(Request::Ioctl {
+            op: 4,
+            count: u32::MAX
+        }
+        .encode(&mut out)
+        .is_err());
+        assert!(out.is_empty(), "nothing is written for a refused request");
+    }
+
+    #[test]
+    fn replies_parse_with_their_data() {
+        assert_eq!(reply(b"A10240\n", Expect::Number), Ok(Reply::Number(10240)));
+        assert_eq!(
+            reply(b"A3\nabcA0\n", Expect::Data(512)),
+            Ok(Reply::Bytes(b"abc".to_vec()))
+        );
+        assert_eq!(
+            reply(b"E28\nNo space left on device\n", Expect::Number),
+            Ok(Reply::Failed {
+                errno: 28,
+                message: "No space left on device".into()
+            })
+        );
+        assert!(reply(b"E28\nNo space\n", Expect::Number)
+            .unwrap()
+            .is_end_of_medium());
+        assert_eq!(
+            reply(b"F5\nI/O error\n", Expect::Data(8)),
+            Ok(Reply::Failed {
+                errno: 5,
+                message: "I/O error".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_login_banner_is_an_error_that_quotes_it() {
+        assert_eq!(
+            reply(b"Welcome to vault!\nA0\n", Expect::Number),
+            Err(ReplyError::Garbage("Welcome to vault!".into()))
+        );
+    }
+
+    #[test]
+    fn a_reply_larger_than_the_request_is_refused_before_reading_it() {
+        assert_eq!(
+            reply(b"A999999999999\n", Expect::Data(512)),
+            Err(ReplyError::TooMuch {
+                got: 999_999_999_999,
+                asked: 512
+            })
+        );
+    }
+
+    #[test]
+    fn cut_replies_and_closed_pipes_are_told_apart() {
+        assert_eq!(reply(b"", Expect::Number), Err(ReplyError::Closed));
+        assert_eq!(reply(b"A1", Expect::Number), Err(ReplyError::Truncated));
+        assert_eq!(
+            reply(b"A5\nab", Expect::Data(9)),
+            Err(ReplyError::Truncated)
+        );
+        assert_eq!(reply(b"E5\n", Expect::Number), Err(ReplyError::Truncated));
+        assert!(matches!(
+            reply(b"A-1\n", Expect::Number),
+            Err(ReplyError::Garbage(_))
+        ));
+        assert!(matches!(
+            reply(b"A12\r\n", Expect::Number),
+            Err(ReplyError::Garbage(_))
+        ));
+    }
+
+    #[test]
+    fn an_endless_line_is_cut_off() {
+        let long = vec![b'A'; MAX_LINE_BYTES * 4];
+        assert!(matches!(
+            reply(&long, Expect::Number),
+            Err(ReplyError::Garbage(_))
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_give_a_reply_or_an_error_and_never_panic(
+            bytes in proptest::collection::vec(any::<u8>(), 0..600),
+            asked in 0usize..1024,
+        ) {
+            let _ = reply(&bytes, Expect::Data(asked));
+            let _ = reply(&bytes, Expect::Number);
+            let _ = reply(&bytes, Expect::Status);
+        }
+
+        #[test]
+        fn well_formed_replies_round_trip(
+            n in any::<u32>(),
+            data in proptest::collection::vec(any::<u8>(), 0..300),
+            errno in 0i32..200,
+            message in "[ -~]{0,80}",
+        ) {
+            prop_assert_eq!(
+                reply(format!("A{n}\n").as_bytes(), Expect::Number),
+                Ok(Reply::Number(n as u64))
+            );
+            let mut wire = format!("A{}\n", data.len()).into_bytes();
+            wire.extend_from_slice(&data);
+            prop_assert_eq!(reply(&wire, Expect::Data(300)), Ok(Reply::Bytes(data)));
+            let failed = reply(format!("E{errno}\n{message}\n").as_bytes(), Expect::Number);
+            prop_assert_eq!(failed, Ok(Reply::Failed { errno, message: message.trim().to_string() }));
+        }
+
+        #[test]
+        fn any_request_that_encodes_is_exactly_its_lines(
+            path in "[^\n\0]{1,64}",
+            n in 1usize..MAX_RECORD_BYTES,
+        ) {
+            let mut out = Vec::new();
+            Request::Open { path: path.clone(), flags: "0 O_RDONLY".into() }.encode(&mut out).unwrap();
+            Request::Write(n).encode(&mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let lines: Vec<&str> = text.split('\n').collect();
+            prop_assert_eq!(lines.len(), 4);
+            prop_assert_eq!(lines[0], format!("O{path}"));
+            prop_assert_eq!(lines[2], format!("W{n}"));
+        }
+    }
+}

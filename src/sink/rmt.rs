@@ -1,0 +1,265 @@
+//! Writing to a tape drive or file on another host over rmt, pipelined.
+//!
+//! A block is copied, sent as `W`, and held until its reply; up to the
+//! window's size of blocks are in flight at once, so the round trip is
+//! paid once per window instead of once per block. Replies come back in
+//! order, and each one settles the oldest block: `A<n>` commits it, `E28`
+//! is the end of the medium, any other `E` ends the output. So the bytes
+//! committed are known exactly at every moment, and a failure says how
+//! many there are.
+//!
+//! At the end of the medium the server has already been sent the blocks
+//! behind the one refused, and goes on executing them. A Linux tape drive
+//! past its early warning alternately refuses and takes writes, so some of
+//! those may land on the tape after the gap. The sink takes every
+//! outstanding reply, spaces back over the records that landed late and
+//! writes the filemark there, which erases them, so the volume ends with
+//! exactly the blocks before the first refusal. Then the volume is changed
+//! by the same logic as a local tape (each volume in its own session,
+//! because GNU rmt exits after `C`), and every block from the first refused
+//! one on is sent again to the new volume, in order.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::Receiver;
+
+use super::volumes::{Medium, VolumeChangeFailed, VolumeSettings, Volumes};
+use super::{LateFailure, Sink};
+use crate::rmt::flavor::{OpenMode, RemoteOp};
+use crate::rmt::name::RemoteName;
+use crate::rmt::remote::RemoteFile;
+use crate::rmt::session::{RmtError, RmtSettings};
+use crate::rmt::window::Window;
+use crate::rmt::wire::{Reply, Request, END_OF_MEDIUM_ERRNO};
+use crate::tape::{AtEnd, VolumeLog};
+
+pub struct RmtSink {
+    file: RemoteFile,
+    label: String,
+    window: Window,
+    /// Blocks sent and awaiting their replies, oldest first.
+    in_flight: VecDeque<(Vec<u8>, Instant)>,
+    /// Blocks to send before any new one: those carried to a new volume.
+    unsent: VecDeque<Vec<u8>>,
+    spare: Vec<Vec<u8>>,
+    volumes: Volumes,
+    committed_bytes: u64,
+}
+
+impl RmtSink {
+    /// Starts the first session and opens the file or device.
+    pub fn open(
+        name: &RemoteName,
+        settings: &RmtSettings,
+        mode: OpenMode,
+        block_bytes: usize,
+        volume_settings: VolumeSettings,
+    ) -> Result<RmtSink, RmtError> {
+        let file = RemoteFile::open(name, settings, mode)?;
+        let label = name.to_string();
+        Ok(RmtSink {
+            file,
+            window: Window::new(settings.window, block_bytes),
+            in_flight: VecDeque::new(),
+            unsent: VecDeque::new(),
+            spare: Vec::new(),
+            volumes: Volumes::new(&label, volume_settings),
+            label,
+            committed_bytes: 0,
+        })
+    }
+
+    /// Sends what is waiting while the window has room, and settles
+    /// replies; with `drain`, until every block has its reply.
+    fn pump(&mut self, drain: bool) -> io::Result<()> {
+        loop {
+            while let Some(reply) = self.file.session().try_reply()? {
+                self.settle(reply)?;
+            }
+            if !self.unsent.is_empty() && self.in_flight.len() < self.window.size() {
+                let block = self.unsent.pop_front().expect("checked non-empty");
+                let now = Instant::now();
+                self.window.sending(now);
+                let sent = self
+                    .file
+                    .session()
+                    .send(&Request::Write(block.len()), &block);
+                self.in_flight.push_back((block, now));
+                if let Err(e) = sent {
+                    return Err(self.explain(e));
+                }
+                continue;
+            }
+            let waiting = !self.unsent.is_empty() || (drain && !self.in_flight.is_empty());
+            if !waiting {
+                return Ok(());
+            }
+            let reply = self.file.session().wait_reply()?;
+            self.settle(reply)?;
+        }
+    }
+
+    /// Settles the oldest block in flight with its reply.
+    fn settle(&mut self, reply: Reply) -> io::Result<()> {
+        let (block, sent) = self
+            .in_flight
+            .pop_front()
+            .expect("every reply matches a block in flight");
+        match reply {
+            Reply::Number(n) if n == block.len() as u64 => {
+                self.window.replied(sent, block.len(), Instant::now());
+                self.commit(n);
+                self.spare.push(block);
+                Ok(())
+            }
+            Reply::Number(n) => {
+                let at = self.committed_bytes;
+                self.commit(n.min(block.len() as u64));
+                Err(io::Error::other(RmtError::Protocol(format!(
+                    "the server wrote only {n} of a {}-byte block at byte {at} (a short W count)",
+                    block.len()
+                ))))
+            }
+            Reply::Failed { errno, message } if errno == END_OF_MEDIUM_ERRNO => {
+                self.end_of_medium(block, &message)
+            }
+            Reply::Failed { errno, message } => Err(RmtError::Remote { errno, message }.into()),
+            Reply::Bytes(_) => Err(RmtError::Protocol("data in reply to a write".into()).into()),
+        }
+    }
+
+    fn commit(&mut self, n: u64) {
+        self.committed_bytes += n;
+        self.volumes.add(n);
+    }
+
+    /// The server refused `first` with E28: close this volume with exactly
+    /// the blocks before it, change volumes, and queue the rest again.
+    fn end_of_medium(&mut self, first: Vec<u8>, message: &str) -> io::Result<()> {
+        if self.volumes.on_volume() == 0 {
+            let empty = self.volumes.full_and_empty(&self.file);
+            return Err(io::Error::other(VolumeChangeFailed(format!(
+                "{empty}: the server replied \"{message}\" (E{END_OF_MEDIUM_ERRNO}, the end of the medium)"
+            ))));
+        }
+        let mut carry = vec![first];
+        let mut late_records = 0u32;
+        while let Some((block, _)) = self.in_flight.pop_front() {
+            if let Reply::Number(n) = self.file.session().wait_reply()? {
+                if n > 0 {
+                    late_records += 1;
+                }
+            }
+            carry.push(block);
+        }
+        if late_records > 0 {
+            let taken_back = self
+                .file
+                .op(RemoteOp::BackspaceRecords, late_records)
+                .and_then(|()| self.file.op(RemoteOp::WriteFilemarks, 1));
+            if let Err(e) = taken_back {
+                return Err(io::Error::other(VolumeChangeFailed(format!(
+                    "end of the medium after {} bytes: {late_records} records landed after the end \
+                     and could not be taken back ({e}); the volume ends with misplaced blocks",
+                    self.volumes.on_volume()
+                ))));
+            }
+        }
+        self.volumes.next(&mut self.file)?;
+        for block in carry.into_iter().rev() {
+            self.unsent.push_front(block);
+        }
+        Ok(())
+    }
+
+    /// The error for a send that failed: the server's own refusal if it
+    /// sent one before the session broke, else the broken session.
+    fn explain(&mut self, sent: RmtError) -> io::Error {
+        while self.file.session().outstanding() > 0 {
+            match self.file.session().wait_reply() {
+                Ok(reply @ Reply::Failed { .. }) => {
+                    return RmtError::check(reply).expect_err("a failed reply").into()
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        sent.into()
+    }
+
+    /// Wraps a failure with the exact number of bytes committed.
+    fn failure(&mut self, e: io::Error) -> io::Error {
+        self.file.abandon();
+        let change = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<VolumeChangeFailed>());
+        let why = match change {
+            Some(change) => change.to_string(),
+            None => format!("{e}; {} bytes committed", self.committed_bytes),
+        };
+        io::Error::other(LateFailure {
+            committed_bytes: self.committed_bytes,
+            why,
+        })
+    }
+}
+
+impl Sink for RmtSink {
+    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+        let mut block = self.spare.pop().unwrap_or_default();
+        block.clear();
+        block.extend_from_slice(data);
+        self.unsent.push_back(block);
+        self.pump(false).map_err(|e| self.failure(e))
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let at_end = self.volumes.settings().at_end;
+        self.pump(true)
+            .and_then(|()| self.file.close(at_end).map_err(io::Error::from))
+            .map_err(|e| self.failure(e))
+    }
+
+    fn name(&self) -> &str {
+        &self.label
+    }
+
+    fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.volumes.attach_stop(stop);
+    }
+
+    fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        Some(self.volumes.log())
+    }
+
+    fn is_tape(&self) -> bool {
+        true
+    }
+}
+
+/// A remote file changes volumes like a local tape: the same name each
+/// time, with a medium swapped in between.
+impl Medium for RemoteFile {
+    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
+        self.close(then).map_err(io::Error::from)
+    }
+
+    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
+        self.reopen().map_err(io::Error::from)
+    }
+
+    fn volume_name(&self, _n: u32) -> String {
+        self.name.to_string()
+    }
+
+    fn needs_swap(&self) -> bool {
+        true
+    }
+
+    fn whole_records(&self) -> bool {
+        true
+    }
+}

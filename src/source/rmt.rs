@@ -1,0 +1,245 @@
+//! Reading a tape drive or file on another host over rmt, pipelined.
+//!
+//! The reader keeps a window of `R` requests of one block each in flight,
+//! so a restore pays the round trip once per window, like a backup. Each
+//! reply holds one record (a tape) or one read's worth (a file); its bytes
+//! are copied into the ring's blocks, so blocks come out full whatever the
+//! record size. `A0` is a filemark or the end of a file, and ends the
+//! volume.
+//!
+//! Reading ahead is safe for the data but moves the tape: the requests
+//! behind the filemark have already read records of the next tape file.
+//! When the tape is to stay where it is (no `--rewind` or `--eject`), the
+//! reader steps back over what it read ahead, so the tape is left just
+//! after the filemark, as a lock-step reader leaves it: back over the
+//! records if it crossed no other filemark, else back over the filemarks
+//! and forward over one. Extra `A0` replies alone (the end of a file read
+//! again, or empty tape files) move nothing that can be told apart, and are
+//! left as they are.
+
+use std::collections::VecDeque;
+use std::io;
+use std::time::Instant;
+
+use super::volumes::{Got, ReadMedium};
+use crate::rmt::flavor::RemoteOp;
+use crate::rmt::remote::RemoteFile;
+use crate::rmt::session::RmtError;
+use crate::rmt::window::Window;
+use crate::rmt::wire::{Reply, Request};
+use crate::tape::AtEnd;
+
+/// What the read-ahead found behind the filemark.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Overrun {
+    /// Filemarks crossed after the one that ended the volume.
+    pub filemarks: u32,
+    /// Records read after the last of those filemarks.
+    pub records: u32,
+    /// Whether any record was read at all.
+    pub data_seen: bool,
+}
+
+impl Overrun {
+    /// The tape operations that undo the read-ahead.
+    pub fn undo(self) -> Vec<(RemoteOp, u32)> {
+        match (self.data_seen, self.filemarks, self.records) {
+            (false, _, _) => vec![],
+            (true, 0, records) => vec![(RemoteOp::BackspaceRecords, records)],
+            (true, filemarks, _) => vec![
+                (RemoteOp::BackspaceFiles, filemarks + 1),
+                (RemoteOp::ForwardFiles, 1),
+            ],
+        }
+    }
+}
+
+pub struct RmtReader {
+    file: RemoteFile,
+    block_bytes: usize,
+    window: Window,
+    in_flight: VecDeque<Instant>,
+    /// The record being copied out, and how far.
+    record: Vec<u8>,
+    copied: usize,
+    overrun: Overrun,
+    smallest: usize,
+    largest: usize,
+}
+
+impl RmtReader {
+    /// `file` is open for reading.
+    pub fn new(file: RemoteFile, block_bytes: usize) -> RmtReader {
+        let window = Window::new(file.settings.window, block_bytes);
+        RmtReader {
+            file,
+            block_bytes,
+            window,
+            in_flight: VecDeque::new(),
+            record: Vec::new(),
+            copied: 0,
+            overrun: Overrun::default(),
+            smallest: usize::MAX,
+            largest: 0,
+        }
+    }
+
+    fn request_more(&mut self) -> Result<(), RmtError> {
+        while self.in_flight.len() < self.window.size() {
+            let now = Instant::now();
+            self.window.sending(now);
+            self.file
+                .session()
+                .send(&Request::Read(self.block_bytes), &[])?;
+            self.in_flight.push_back(now);
+        }
+        Ok(())
+    }
+
+    /// The next record; empty at a filemark or the end of the file.
+    fn next_record(&mut self) -> Result<Vec<u8>, RmtError> {
+        self.request_more()?;
+        let reply = self.file.session().wait_reply()?;
+        let sent = self.in_flight.pop_front().expect("a reply to a request");
+        match RmtError::check(reply)? {
+            Reply::Bytes(data) => {
+                self.window.replied(sent, data.len().max(1), Instant::now());
+                Ok(data)
+            }
+            _ => Err(RmtError::Protocol("a read got no data".into())),
+        }
+    }
+
+    /// The error for a failed read; ENOMEM from the server means a record
+    /// larger than the block.
+    fn explain(&self, e: RmtError) -> io::Error {
+        if e.errno() == Some(libc::ENOMEM) {
+            return io::Error::other(format!(
+                "a tape record is larger than the {}-byte block; run again with a larger -s/--block-size",
+                self.block_bytes
+            ));
+        }
+        e.into()
+    }
+
+    /// Takes the replies to the requests behind the filemark.
+    fn drain_read_ahead(&mut self) -> Result<(), RmtError> {
+        let mut overrun = Overrun::default();
+        let mut failed = false;
+        while self.in_flight.pop_front().is_some() {
+            match self.file.session().wait_reply()? {
+                Reply::Bytes(data) if !failed && data.is_empty() => {
+                    overrun.filemarks += 1;
+                    overrun.records = 0;
+                }
+                Reply::Bytes(data) if !failed => {
+                    overrun.records += 1;
+                    overrun.data_seen = true;
+                    self.file.session().recycle(data);
+                }
+                Reply::Failed { .. } => failed = true,
+                _ => {}
+            }
+        }
+        self.overrun = overrun;
+        Ok(())
+    }
+}
+
+impl ReadMedium for RmtReader {
+    fn read(&mut self, buf: &mut [u8], _fresh: bool) -> io::Result<Got> {
+        if self.copied == self.record.len() {
+            let record = self.next_record().map_err(|e| self.explain(e))?;
+            if record.is_empty() {
+                self.drain_read_ahead()?;
+                return Ok(Got::EndOfVolume);
+            }
+            self.smallest = self.smallest.min(record.len());
+            self.largest = self.largest.max(record.len());
+            let old = std::mem::replace(&mut self.record, record);
+            self.file.session().recycle(old);
+            self.copied = 0;
+        }
+        let n = buf.len().min(self.record.len() - self.copied);
+        buf[..n].copy_from_slice(&self.record[self.copied..self.copied + n]);
+        self.copied += n;
+        Ok(Got::Bytes(n))
+    }
+
+    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
+        if then == AtEnd::Stay {
+            for (op, count) in self.overrun.undo() {
+                self.file.op(op, count).map_err(|e| {
+                    io::Error::other(format!(
+                        "the read-ahead went past the filemark and could not step back ({e}); \
+                         the tape is not left after this file"
+                    ))
+                })?;
+            }
+        }
+        self.overrun = Overrun::default();
+        self.file.close(then).map_err(io::Error::from)
+    }
+
+    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
+        self.record.clear();
+        self.copied = 0;
+        self.file.reopen().map_err(io::Error::from)
+    }
+
+    fn volume_exists(&self, _n: u32) -> bool {
+        true
+    }
+
+    fn volume_name(&self, _n: u32) -> String {
+        self.file.name.to_string()
+    }
+
+    fn needs_swap(&self) -> bool {
+        true
+    }
+
+    fn is_tape(&self) -> bool {
+        true
+    }
+
+    fn note(&self) -> Option<String> {
+        match (self.smallest, self.largest) {
+            (_, 0) => None,
+            (s, l) if s == l => Some(format!("remote records of {l} bytes")),
+            (s, l) => Some(format!("remote records of {s} to {l} bytes")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_ahead_is_undone_by_the_shortest_moves() {
+        let none = Overrun::default();
+        assert!(none.undo().is_empty());
+        let records = Overrun {
+            filemarks: 0,
+            records: 7,
+            data_seen: true,
+        };
+        assert_eq!(records.undo(), vec![(RemoteOp::BackspaceRecords, 7)]);
+        let crossed = Overrun {
+            filemarks: 2,
+            records: 0,
+            data_seen: true,
+        };
+        assert_eq!(
+            crossed.undo(),
+            vec![(RemoteOp::BackspaceFiles, 3), (RemoteOp::ForwardFiles, 1)]
+        );
+        let only_marks = Overrun {
+            filemarks: 3,
+            records: 0,
+            data_seen: false,
+        };
+        assert!(only_marks.undo().is_empty());
+    }
+}
