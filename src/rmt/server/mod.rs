@@ -17,10 +17,34 @@
 //! - `reply.rs` writes replies; `log.rs` records events to a file or
 //!   syslog.
 //!
+//! Two departures from GNU rmt, both deliberate: the session goes on after
+//! C (GNU exits; our clients start a new session per volume anyway, so
+//! staying is harmless), and nothing is opened outside the policy. L takes
+//! GNU's argument order, **whence first, then offset**; BSD, star and dump
+//! clients send the offset first, and the two orders agree only on
+//! `L0\n0\n`.
+//!
 //! Invariant: the process never writes to stderr once the session has
 //! started (under a remote shell it is the client's terminal) and never
 //! panics on client input; usage errors, before the session, are one line
 //! on stderr and exit status 2.
+//!
+//! In-process, for testing a client against the emulated tape drive:
+//!
+//! ```
+//! use std::io::Cursor;
+//! use tapebuf::rmt::server::{serve, DriveOpener, Log, Outcome, Policy};
+//! use tapebuf::tape::emulated::{Cartridge, Emulated};
+//!
+//! let (drive, shelf) = Emulated::new("emu", vec![Cartridge::blank(100, 30)]);
+//! let mut opener = DriveOpener::new(Box::new(drive));
+//! let mut input = Cursor::new(b"O/dev/nst0\n1 O_WRONLY\nW3\nabcC\n".to_vec());
+//! let mut replies = Vec::new();
+//! let outcome = serve(&mut input, &mut replies, &Policy::tape_devices(), &mut opener, &Log::none());
+//! assert_eq!(outcome, Outcome::Finished);
+//! assert_eq!(replies, b"A0\nA3\nA0\n");
+//! assert_eq!(shelf.lock().unwrap().slots[0].first_file(), b"abc");
+//! ```
 
 pub mod cli;
 pub mod conf;

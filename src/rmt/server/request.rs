@@ -11,6 +11,11 @@
 //! the rest as commands. Memory is bounded: no line is read past its
 //! limit, and W's data is read by the session into a buffer of at most
 //! [`MAX_RECORD_BYTES`].
+//!
+//! L is read in GNU rmt's order, `L<whence>\n<offset>\n`. BSD rmt, star
+//! and dump clients send `L<offset>\n<whence>\n`; only `L0\n0\n` (rewind a
+//! file) means the same to both, and any other L from such a client is
+//! misread or refused with "seek direction out of range".
 
 use std::ffi::OsStr;
 use std::io::{self, BufRead};
@@ -95,16 +100,7 @@ pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
         return Err(RequestError::Eof);
     };
     match command {
-        b'O' => {
-            let path = arg(input, command, MAX_PATH_BYTES, libc::ENAMETOOLONG)?;
-            let flags = arg(input, command, MAX_FLAGS_BYTES, libc::EINVAL)?;
-            if path.contains(&0) {
-                return Err(reject(command, "the path contains a NUL byte"));
-            }
-            let flags = OpenFlags::parse(&flags).map_err(|why| reject(command, &why))?;
-            let path = PathBuf::from(OsStr::from_bytes(&path));
-            Ok(Request::Open { path, flags })
-        }
+        b'O' => read_open(input),
         b'C' => {
             arg(input, command, MAX_PATH_BYTES, libc::EINVAL)?;
             Ok(Request::Close)
@@ -113,80 +109,10 @@ pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
             arg(input, command, MAX_NUMBER_BYTES, libc::EINVAL)?;
             Ok(Request::Status)
         }
-        b'W' => {
-            let line = number_arg(input, command)?;
-            let len = match parse_count(&line) {
-                Ok(n) if n <= MAX_RECORD_BYTES as u64 => n as usize,
-                Ok(_) | Err(NumberError::TooLarge) => {
-                    return Err(fatal(
-                        command,
-                        &format!(
-                            "W count {} is above the maximum record size of \
-                             {MAX_RECORD_BYTES} bytes",
-                            shown(&line)
-                        ),
-                    ))
-                }
-                Err(e) => return Err(fatal(command, &count_problem("W count", &line, e))),
-            };
-            Ok(Request::Write { len })
-        }
-        b'R' => {
-            let line = number_arg(input, command)?;
-            let len = match parse_count(&line) {
-                Ok(n) => n.min(MAX_RECORD_BYTES as u64) as usize,
-                Err(NumberError::TooLarge) => MAX_RECORD_BYTES,
-                Err(e) => return Err(reject(command, &count_problem("R count", &line, e))),
-            };
-            Ok(Request::Read { len })
-        }
-        b'I' => {
-            let op_line = number_arg(input, command)?;
-            let count_line = number_arg(input, command)?;
-            let op = parse_count(&op_line)
-                .map_err(|e| reject(command, &count_problem("tape operation", &op_line, e)))?;
-            let op = i32::try_from(op)
-                .ok()
-                .and_then(mtops::lookup)
-                .ok_or_else(|| {
-                    reject(
-                        command,
-                        &format!("tape operation {op} is not supported by this server"),
-                    )
-                })?;
-            let count = parse_count(&count_line)
-                .map_err(|e| reject(command, &count_problem("tape count", &count_line, e)))?;
-            let count = i32::try_from(count)
-                .map_err(|_| reject(command, &format!("tape count {count} is out of range")))?;
-            Ok(Request::Ioctl { op, count })
-        }
-        b'L' => {
-            let whence_line = number_arg(input, command)?;
-            let offset_line = number_arg(input, command)?;
-            let whence = match parse_count(&whence_line) {
-                Ok(w) if w <= 2 => w as i32,
-                _ => {
-                    return Err(reject(
-                        command,
-                        &format!(
-                            "seek direction \"{}\" out of range (GNU order: \
-                             L<whence>\\n<offset>\\n)",
-                            shown(&whence_line)
-                        ),
-                    ))
-                }
-            };
-            let offset = parse_signed(&offset_line).map_err(|_| {
-                reject(
-                    command,
-                    &format!(
-                        "seek offset \"{}\" is not a 64-bit number",
-                        shown(&offset_line)
-                    ),
-                )
-            })?;
-            Ok(Request::Seek { whence, offset })
-        }
+        b'W' => read_write(input),
+        b'R' => read_read(input),
+        b'I' => read_ioctl(input),
+        b'L' => read_seek(input),
         other => Err(RequestError::Rejected(Rejection {
             command: other,
             errno: libc::EINVAL,
@@ -194,6 +120,94 @@ pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
             fatal: true,
         })),
     }
+}
+
+fn read_open(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let path = arg(input, b'O', MAX_PATH_BYTES, libc::ENAMETOOLONG)?;
+    let flags = arg(input, b'O', MAX_FLAGS_BYTES, libc::EINVAL)?;
+    if path.contains(&0) {
+        return Err(reject(b'O', "the path contains a NUL byte"));
+    }
+    let flags = OpenFlags::parse(&flags).map_err(|why| reject(b'O', &why))?;
+    let path = PathBuf::from(OsStr::from_bytes(&path));
+    Ok(Request::Open { path, flags })
+}
+
+/// W's count decides how many bytes of data follow; a count that cannot
+/// be trusted cannot be skipped, so every problem with it is fatal.
+fn read_write(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let line = number_arg(input, b'W')?;
+    match parse_count(&line) {
+        Ok(n) if n <= MAX_RECORD_BYTES as u64 => Ok(Request::Write { len: n as usize }),
+        Ok(_) | Err(NumberError::TooLarge) => Err(fatal(
+            b'W',
+            &format!(
+                "W count {} is above the maximum record size of {MAX_RECORD_BYTES} bytes",
+                shown(&line)
+            ),
+        )),
+        Err(e) => Err(fatal(b'W', &count_problem("W count", &line, e))),
+    }
+}
+
+/// R's count is clamped: the reply may always be shorter than asked.
+fn read_read(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let line = number_arg(input, b'R')?;
+    let len = match parse_count(&line) {
+        Ok(n) => n.min(MAX_RECORD_BYTES as u64) as usize,
+        Err(NumberError::TooLarge) => MAX_RECORD_BYTES,
+        Err(e) => return Err(reject(b'R', &count_problem("R count", &line, e))),
+    };
+    Ok(Request::Read { len })
+}
+
+fn read_ioctl(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let op_line = number_arg(input, b'I')?;
+    let count_line = number_arg(input, b'I')?;
+    let code = parse_count(&op_line)
+        .map_err(|e| reject(b'I', &count_problem("tape operation", &op_line, e)))?;
+    let op = i32::try_from(code)
+        .ok()
+        .and_then(mtops::lookup)
+        .ok_or_else(|| {
+            reject(
+                b'I',
+                &format!("tape operation {code} is not supported by this server"),
+            )
+        })?;
+    let count = parse_count(&count_line)
+        .map_err(|e| reject(b'I', &count_problem("tape count", &count_line, e)))?;
+    let count = i32::try_from(count)
+        .map_err(|_| reject(b'I', &format!("tape count {count} is out of range")))?;
+    Ok(Request::Ioctl { op, count })
+}
+
+/// GNU's order: whence, then offset.
+fn read_seek(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let whence_line = number_arg(input, b'L')?;
+    let offset_line = number_arg(input, b'L')?;
+    let whence = match parse_count(&whence_line) {
+        Ok(w) if w <= 2 => w as i32,
+        _ => {
+            return Err(reject(
+                b'L',
+                &format!(
+                    "seek direction \"{}\" out of range (GNU order: L<whence>\\n<offset>\\n)",
+                    shown(&whence_line)
+                ),
+            ))
+        }
+    };
+    let offset = parse_signed(&offset_line).map_err(|_| {
+        reject(
+            b'L',
+            &format!(
+                "seek offset \"{}\" is not a 64-bit number",
+                shown(&offset_line)
+            ),
+        )
+    })?;
+    Ok(Request::Seek { whence, offset })
 }
 
 /// Parses a decimal count: digits only. A leading `-` is recognised only
