@@ -644,3 +644,32 @@ fn syslog_logging_never_disturbs_the_session() {
     );
     assert_eq!(served.stderr, "");
 }
+
+#[test]
+fn an_allowed_path_still_needs_the_users_own_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new();
+    for dir in [s.path(""), s.path("allowed")] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let target = s.s("allowed/new.tar");
+    // Through the rsh stand-in, as user nobody, who cannot write there.
+    let mut child = Command::new(RSH)
+        .args(["localhost", BIN, "rmt", "--config", "/dev/null", "--allow"])
+        .arg(format!("'{}/**'", s.s("allowed")))
+        .env("TAPEBUF_TEST_RSH_USER", "65534")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = format!("O{target}\n65 O_WRONLY|O_CREAT\nS\n").into_bytes();
+    let feeder = common::feed_stdin(&mut child, input, common::Feed::Fast);
+    let drainer = common::drain_stdout(&mut child, common::Drain::Fast);
+    let (status, stderr) = common::finish(&mut child);
+    feeder.join().unwrap();
+    let replies = String::from_utf8(drainer.join().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(replies, format!("E13\nPermission denied: {target}\n{E9}"));
+    assert!(!Path::new(&target).exists());
+}
