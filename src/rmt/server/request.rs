@@ -1,0 +1,352 @@
+//! Reading one rmt request from the client: a command letter, then its
+//! argument lines, each checked before anything acts on it.
+//!
+//! Invariant: after a request is read, the input is positioned at the next
+//! request, or the error says it is not. Every argument line is read whole
+//! before any is judged, so a bad value in one line still leaves the
+//! stream in step ([`Rejection::fatal`] is false). Only when that is
+//! impossible (a W count that cannot be trusted to skip its data, an
+//! argument longer than its limit, an unknown command letter) is the
+//! rejection fatal, and the session replies and ends instead of reading
+//! the rest as commands. Memory is bounded: no line is read past its
+//! limit, and W's data is read by the session into a buffer of at most
+//! [`MAX_RECORD_BYTES`].
+//!
+//! L is read in GNU rmt's order, `L<whence>\n<offset>\n`. BSD rmt, star
+//! and dump clients send `L<offset>\n<whence>\n`; only `L0\n0\n` (rewind a
+//! file) means the same to both, and any other L from such a client is
+//! misread or refused with "seek direction out of range".
+
+use std::ffi::OsStr;
+use std::io::{self, BufRead};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use super::flags::OpenFlags;
+use super::mtops::{self, MtOpInfo};
+use super::reply::{shown, shown_letter, strerror};
+
+/// The largest record a W may carry and an R may return: 64 MiB. Tape
+/// drives take at most a few MiB per record; the limit bounds the memory a
+/// client can make the server use. A larger R count is clamped, which the
+/// protocol allows (the reply may be shorter than asked); a larger W count
+/// ends the session, since its data cannot be skipped safely.
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+/// The longest path an O request may carry, as Linux's PATH_MAX.
+pub const MAX_PATH_BYTES: usize = 4096;
+/// The longest numeric argument line.
+pub const MAX_NUMBER_BYTES: usize = 64;
+/// The longest flags line of an O request (`577 O_WRONLY|O_CREAT|...`).
+pub const MAX_FLAGS_BYTES: usize = 256;
+
+/// A request, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// `O<path>\n<flags>\n`.
+    Open { path: PathBuf, flags: OpenFlags },
+    /// `C<ignored>\n`.
+    Close,
+    /// `W<len>\n`; the len bytes of data follow and are not yet read.
+    Write { len: usize },
+    /// `R<n>\n`, with n clamped to [`MAX_RECORD_BYTES`].
+    Read { len: usize },
+    /// `I<op>\n<count>\n`.
+    Ioctl { op: MtOpInfo, count: i32 },
+    /// `S\n`.
+    Status,
+    /// `L<whence>\n<offset>\n`, GNU's order: whence first.
+    Seek { whence: i32, offset: i64 },
+}
+
+/// Why no request could be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The input ended cleanly, between requests.
+    #[error("end of input")]
+    Eof,
+    /// The input ended inside a request.
+    #[error("the input ended inside a {} request", shown_letter(*.command))]
+    Truncated { command: u8 },
+    #[error("{}", .0.message)]
+    Rejected(Rejection),
+    #[error("reading requests: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// A request refused before anything acted on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The command letter as sent.
+    pub command: u8,
+    pub errno: i32,
+    /// The reply's message, one line.
+    pub message: String,
+    /// True when the input is no longer known to be at a request
+    /// boundary: the session must reply and then end.
+    pub fatal: bool,
+}
+
+/// Why a numeric argument is not acceptable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberError {
+    NotDecimal,
+    Negative,
+    TooLarge,
+}
+
+/// Reads the next request.
+pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let Some(command) = read_byte(input)? else {
+        return Err(RequestError::Eof);
+    };
+    match command {
+        b'O' => read_open(input),
+        b'C' => {
+            arg(input, command, MAX_PATH_BYTES, libc::EINVAL)?;
+            Ok(Request::Close)
+        }
+        b'S' => {
+            arg(input, command, MAX_NUMBER_BYTES, libc::EINVAL)?;
+            Ok(Request::Status)
+        }
+        b'W' => read_write(input),
+        b'R' => read_read(input),
+        b'I' => read_ioctl(input),
+        b'L' => read_seek(input),
+        other => Err(RequestError::Rejected(Rejection {
+            command: other,
+            errno: libc::EINVAL,
+            message: format!("Garbage command {}", shown_letter(other)),
+            fatal: true,
+        })),
+    }
+}
+
+fn read_open(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let path = arg(input, b'O', MAX_PATH_BYTES, libc::ENAMETOOLONG)?;
+    let flags = arg(input, b'O', MAX_FLAGS_BYTES, libc::EINVAL)?;
+    if path.contains(&0) {
+        return Err(reject(b'O', "the path contains a NUL byte"));
+    }
+    let flags = OpenFlags::parse(&flags).map_err(|why| reject(b'O', &why))?;
+    let path = PathBuf::from(OsStr::from_bytes(&path));
+    Ok(Request::Open { path, flags })
+}
+
+/// W's count decides how many bytes of data follow; a count that cannot
+/// be trusted cannot be skipped, so every problem with it is fatal.
+fn read_write(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let line = number_arg(input, b'W')?;
+    match parse_count(&line) {
+        Ok(n) if n <= MAX_RECORD_BYTES as u64 => Ok(Request::Write { len: n as usize }),
+        Ok(_) | Err(NumberError::TooLarge) => Err(fatal(
+            b'W',
+            &format!(
+                "W count {} is above the maximum record size of {MAX_RECORD_BYTES} bytes",
+                shown(&line)
+            ),
+        )),
+        Err(e) => Err(fatal(b'W', &count_problem("W count", &line, e))),
+    }
+}
+
+/// R's count is clamped: the reply may always be shorter than asked.
+fn read_read(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let line = number_arg(input, b'R')?;
+    let len = match parse_count(&line) {
+        Ok(n) => n.min(MAX_RECORD_BYTES as u64) as usize,
+        Err(NumberError::TooLarge) => MAX_RECORD_BYTES,
+        Err(e) => return Err(reject(b'R', &count_problem("R count", &line, e))),
+    };
+    Ok(Request::Read { len })
+}
+
+fn read_ioctl(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let op_line = number_arg(input, b'I')?;
+    let count_line = number_arg(input, b'I')?;
+    let code = parse_count(&op_line)
+        .map_err(|e| reject(b'I', &count_problem("tape operation", &op_line, e)))?;
+    let op = i32::try_from(code)
+        .ok()
+        .and_then(mtops::lookup)
+        .ok_or_else(|| {
+            reject(
+                b'I',
+                &format!("tape operation {code} is not supported by this server"),
+            )
+        })?;
+    let count = parse_count(&count_line)
+        .map_err(|e| reject(b'I', &count_problem("tape count", &count_line, e)))?;
+    let count = i32::try_from(count)
+        .map_err(|_| reject(b'I', &format!("tape count {count} is out of range")))?;
+    Ok(Request::Ioctl { op, count })
+}
+
+/// GNU's order: whence, then offset.
+fn read_seek(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+    let whence_line = number_arg(input, b'L')?;
+    let offset_line = number_arg(input, b'L')?;
+    let whence = match parse_count(&whence_line) {
+        Ok(w) if w <= 2 => w as i32,
+        _ => {
+            return Err(reject(
+                b'L',
+                &format!(
+                    "seek direction \"{}\" out of range (GNU order: L<whence>\\n<offset>\\n)",
+                    shown(&whence_line)
+                ),
+            ))
+        }
+    };
+    let offset = parse_signed(&offset_line).map_err(|_| {
+        reject(
+            b'L',
+            &format!(
+                "seek offset \"{}\" is not a 64-bit number",
+                shown(&offset_line)
+            ),
+        )
+    })?;
+    Ok(Request::Seek { whence, offset })
+}
+
+/// Parses a decimal count: digits only. A leading `-` is recognised only
+/// to say that the count is negative.
+pub fn parse_count(text: &[u8]) -> Result<u64, NumberError> {
+    if let Some(digits) = text.strip_prefix(b"-") {
+        digits_value(digits)?;
+        return Err(NumberError::Negative);
+    }
+    digits_value(text)
+}
+
+/// Parses a decimal number with an optional leading `-`.
+pub fn parse_signed(text: &[u8]) -> Result<i64, NumberError> {
+    match text.strip_prefix(b"-") {
+        Some(digits) => match digits_value(digits)? {
+            m if m <= i64::MAX as u64 + 1 => Ok((m as i64).wrapping_neg()),
+            _ => Err(NumberError::TooLarge),
+        },
+        None => i64::try_from(digits_value(text)?).map_err(|_| NumberError::TooLarge),
+    }
+}
+
+fn digits_value(digits: &[u8]) -> Result<u64, NumberError> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(NumberError::NotDecimal);
+    }
+    digits.iter().try_fold(0u64, |acc, d| {
+        acc.checked_mul(10)
+            .and_then(|a| a.checked_add(u64::from(d - b'0')))
+            .ok_or(NumberError::TooLarge)
+    })
+}
+
+fn count_problem(what: &str, line: &[u8], e: NumberError) -> String {
+    let text = shown(line);
+    match e {
+        NumberError::NotDecimal => format!("{what} \"{text}\" is not a decimal number"),
+        NumberError::Negative => format!("{what} {text} is negative"),
+        NumberError::TooLarge => format!("{what} {text} is out of range"),
+    }
+}
+
+fn reject(command: u8, context: &str) -> RequestError {
+    rejection(command, libc::EINVAL, context, false)
+}
+
+fn fatal(command: u8, context: &str) -> RequestError {
+    rejection(command, libc::EINVAL, context, true)
+}
+
+fn rejection(command: u8, errno: i32, context: &str, fatal: bool) -> RequestError {
+    RequestError::Rejected(Rejection {
+        command,
+        errno,
+        message: format!("{}: {context}", strerror(errno)),
+        fatal,
+    })
+}
+
+fn number_arg(input: &mut dyn BufRead, command: u8) -> Result<Vec<u8>, RequestError> {
+    arg(input, command, MAX_NUMBER_BYTES, libc::EINVAL)
+}
+
+/// One argument line, without its newline, of at most `limit` bytes.
+fn arg(
+    input: &mut dyn BufRead,
+    command: u8,
+    limit: usize,
+    too_long_errno: i32,
+) -> Result<Vec<u8>, RequestError> {
+    match read_line(input, limit)? {
+        Line::Complete(line) => Ok(line),
+        Line::Ended => Err(RequestError::Truncated { command }),
+        Line::TooLong => Err(rejection(
+            command,
+            too_long_errno,
+            &format!(
+                "an argument of the {} request is longer than {limit} bytes",
+                shown_letter(command)
+            ),
+            true,
+        )),
+    }
+}
+
+enum Line {
+    Complete(Vec<u8>),
+    /// The input ended before the newline.
+    Ended,
+    /// No newline within the limit; the rest is left unread.
+    TooLong,
+}
+
+fn read_line(input: &mut dyn BufRead, limit: usize) -> io::Result<Line> {
+    let mut line = Vec::new();
+    loop {
+        let available = match input.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(Line::Ended);
+        }
+        let room = limit - line.len();
+        let (used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) if i <= room => {
+                line.extend_from_slice(&available[..i]);
+                (i + 1, true)
+            }
+            _ if available.len() > room => return Ok(Line::TooLong),
+            _ => {
+                line.extend_from_slice(available);
+                (available.len(), false)
+            }
+        };
+        input.consume(used);
+        if done {
+            return Ok(Line::Complete(line));
+        }
+    }
+}
+
+fn read_byte(input: &mut dyn BufRead) -> io::Result<Option<u8>> {
+    loop {
+        match input.fill_buf() {
+            Ok([]) => return Ok(None),
+            Ok([first, ..]) => {
+                let b = *first;
+                input.consume(1);
+                return Ok(Some(b));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;
