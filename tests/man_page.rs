@@ -2,6 +2,7 @@
 //! long option clap knows must appear in it, and it keeps its key sections.
 
 use clap::CommandFactory;
+use tapebuf::rmt::server::RmtCli;
 use tapebuf::Cli;
 
 fn page() -> String {
@@ -13,13 +14,14 @@ fn page() -> String {
 fn every_long_option_appears_in_the_man_page() {
     let page = page();
     let mut missing = Vec::new();
-    let mut cmd = Cli::command();
-    cmd.build();
-    for arg in cmd.get_arguments() {
-        if let Some(long) = arg.get_long() {
-            let roff = format!("\\-\\-{}", long.replace('-', "\\-"));
-            if !page.contains(&roff) {
-                missing.push(long.to_string());
+    for mut cmd in [Cli::command(), RmtCli::command()] {
+        cmd.build();
+        for arg in cmd.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                let roff = format!("\\-\\-{}", long.replace('-', "\\-"));
+                if !page.contains(&roff) {
+                    missing.push(format!("{}: {long}", cmd.get_name()));
+                }
             }
         }
     }
@@ -37,6 +39,8 @@ fn man_page_has_exit_status_examples_and_watermarks() {
         ".SH EXAMPLES",
         ".SH WATERMARKS",
         ".SH SIGNALS",
+        ".SH REMOTE TAPES",
+        ".SH RMT SERVER",
     ] {
         assert!(page.contains(section), "missing {section}");
     }

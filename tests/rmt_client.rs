@@ -403,3 +403,33 @@ fn rmt_options_that_cannot_apply_are_usage_errors() {
         assert_eq!(stderr.trim(), *message, "{args:?}");
     }
 }
+
+#[test]
+fn the_client_and_tapebuf_rmt_round_trip_and_the_server_confines_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(5 << 20 | 99, 14);
+    let source = write_file(dir.path(), "source", &data);
+    let allowed = dir.path().join("backups");
+    std::fs::create_dir(&allowed).unwrap();
+    let server = format!("{} rmt --allow '{}/**'", common::BIN, allowed.display());
+    let ours = |args: &[&str]| {
+        let mut c = tapebuf();
+        c.args(["--rsh-command", &rsh(), "--rmt-command", &server])
+            .args(args)
+            .stdin(Stdio::null());
+        c
+    };
+    let target = format!("localhost:{}/monday.img", allowed.display());
+    let (code, stderr, _) = run(ours(&["-i", source.to_str().unwrap(), "-o", &target]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(std::fs::read(allowed.join("monday.img")).unwrap(), data);
+    let (code, stderr, stdout) = run(ours(&["-i", &target]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout == data);
+
+    let outside = format!("localhost:{}/escaped.img", dir.path().display());
+    let (code, stderr, _) = run(ours(&["-i", source.to_str().unwrap(), "-o", &outside]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("(E13)"), "{stderr}");
+    assert!(!dir.path().join("escaped.img").exists());
+}

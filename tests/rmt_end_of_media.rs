@@ -127,9 +127,7 @@ fn start_server(dir: &Path, drive: SharedDrive) -> String {
     let path = dir.join("rsh-to-test");
     std::fs::write(
         &path,
-        format!(
-            "#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/{port}\ncat <&3 &\ncat >&3\nwait\n"
-        ),
+        format!("#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/{port}\ncat <&3 &\ncat >&3\nwait\n"),
     )
     .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -169,7 +167,11 @@ fn records_landing_after_the_end_of_media_are_taken_back_and_resent() {
     let data = pattern(7 << 20, 11);
     let (code, stderr) = backup(&rsh, &data, &["--rmt-window", "8", "-A", "true"]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(summary_number(&stderr, "out "), data.len() as u64, "{stderr}");
+    assert_eq!(
+        summary_number(&stderr, "out "),
+        data.len() as u64,
+        "{stderr}"
+    );
 
     let lib = shelf.lock().unwrap();
     let mut joined = Vec::new();
@@ -186,7 +188,11 @@ fn records_landing_after_the_end_of_media_are_taken_back_and_resent() {
     }
     assert!(used >= 3, "7 MiB takes three 3 MiB cartridges, got {used}");
     assert!(joined == data, "the cartridges in order are the stream");
-    let backspaced = lib.log.iter().filter(|l| l.starts_with("backspace")).count();
+    let backspaced = lib
+        .log
+        .iter()
+        .filter(|l| l.starts_with("backspace"))
+        .count();
     assert!(
         backspaced >= 1,
         "some writes landed after the first refusal and were taken back: {:?}",
@@ -220,17 +226,18 @@ fn a_declined_volume_change_says_what_is_safe() {
     assert!(on_first.len() >= 2 << 20);
     assert!(data.starts_with(&on_first));
     assert!(
-        stderr.contains(&format!(
-            "end of volume 1 after {} bytes",
-            on_first.len()
-        )),
+        stderr.contains(&format!("end of volume 1 after {} bytes", on_first.len())),
         "{stderr}"
     );
     assert!(
         stderr.contains(&format!("{} bytes are safe on volume 1", on_first.len())),
         "{stderr}"
     );
-    assert_eq!(summary_number(&stderr, "out "), on_first.len() as u64, "{stderr}");
+    assert_eq!(
+        summary_number(&stderr, "out "),
+        on_first.len() as u64,
+        "{stderr}"
+    );
 }
 
 #[test]

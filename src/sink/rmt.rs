@@ -175,15 +175,17 @@ impl RmtSink {
         Ok(())
     }
 
-    /// The error for a send that failed: the server's own refusal if it
-    /// sent one before the session broke, else the broken session.
+    /// The error for a send that failed. The replies the server sent
+    /// before the session broke are settled first: they commit blocks, and
+    /// an `E` reply or a short count among them explains the failure better.
     fn explain(&mut self, sent: RmtError) -> io::Error {
         while self.file.session().outstanding() > 0 {
             match self.file.session().wait_reply() {
-                Ok(reply @ Reply::Failed { .. }) => {
-                    return RmtError::check(reply).expect_err("a failed reply").into()
+                Ok(reply) => {
+                    if let Err(e) = self.settle(reply) {
+                        return e;
+                    }
                 }
-                Ok(_) => {}
                 Err(_) => break,
             }
         }
