@@ -338,6 +338,14 @@ fn bench() {
         .prefix("tapebuf-rmt-bench.")
         .tempdir_in("/tmp")
         .expect("creating a temporary directory");
+    // Benchmarks abort on panic (the release profile), which would leave
+    // a gigabyte or more behind in /tmp.
+    let scratch = dir.path().to_path_buf();
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = std::fs::remove_dir_all(&scratch);
+        report(info);
+    }));
     let tar_rsh = dir.path().join("rsh");
     std::fs::write(&tar_rsh, format!("#!/bin/sh\nexec '{exe}' relay \"$@\"\n")).unwrap();
     std::fs::set_permissions(
@@ -425,6 +433,12 @@ fn bench() {
             walls[i].push(sample.wall_s);
         }
     }
+    // MB/s of every run, then the median; the spread shows the noise.
+    let rates: Vec<Vec<f64>> = contenders
+        .iter()
+        .zip(&walls)
+        .map(|(c, w)| w.iter().map(|w| c.input_bytes as f64 / w / 1e6).collect())
+        .collect();
     let wall: Vec<f64> = walls.into_iter().map(median).collect();
     let rate: Vec<f64> = contenders
         .iter()
@@ -433,16 +447,19 @@ fn bench() {
         .collect();
 
     println!(
-        "{:<10} {:>6} {:>8} {:>9} {:>11}",
-        "contender", "MiB", "wall s", "MB/s", "tapebuf is"
+        "{:<11} {:>5} {:>8} {:>8} {:>15} {:>11}",
+        "contender", "MiB", "wall s", "MB/s", "runs' MB/s", "tapebuf is"
     );
     for (i, c) in contenders.iter().enumerate() {
+        let low = rates[i].iter().copied().fold(f64::INFINITY, f64::min);
+        let high = rates[i].iter().copied().fold(0.0, f64::max);
         println!(
-            "{:<10} {:>6} {:>8.3} {:>9.1} {:>10.2}x",
+            "{:<11} {:>5} {:>8.3} {:>8.1} {:>15} {:>10.2}x",
             c.name,
             c.input_bytes >> 20,
             wall[i],
             rate[i],
+            format!("{low:.1}-{high:.1}"),
             rate[tb] / rate[i]
         );
     }

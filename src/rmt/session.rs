@@ -231,6 +231,11 @@ impl Session {
         self.outstanding
     }
 
+    /// True when a reply has arrived and not been taken.
+    pub fn reply_ready(&self) -> bool {
+        !self.replies.is_empty()
+    }
+
     /// The next reply if it has arrived.
     pub fn try_reply(&mut self) -> Result<Option<Reply>, RmtError> {
         if self.outstanding == 0 {

@@ -7,10 +7,13 @@
 //! starts small and grows from two measurements: the shortest time a reply
 //! has taken (the round trip plus the server's own work on one block) and
 //! the rate replies have come back at. While the window is what limits the
-//! rate, the estimate doubles it each round trip; once the link is the
-//! limit, the estimate settles. It never shrinks: a window larger than
-//! needed only costs memory that is already bounded. `--rmt-window N`
-//! fixes it; 1 is the classic lock-step client.
+//! rate, the estimate doubles it each round trip. On top of that, every
+//! time a block is ready but must wait because the window is full, the
+//! window grows by an eighth: the estimate alone settles too low when the
+//! round trip grows with the queue, or when both ends compete for the CPU.
+//! It never shrinks: a window larger than needed only costs memory that is
+//! already bounded. `--rmt-window N` fixes it; 1 is the classic lock-step
+//! client.
 
 use std::time::{Duration, Instant};
 
@@ -55,6 +58,13 @@ impl Window {
     /// Notes that a request is being sent.
     pub fn sending(&mut self, now: Instant) {
         self.first_sent.get_or_insert(now);
+    }
+
+    /// Notes that a block is ready but the window is full.
+    pub fn full(&mut self) {
+        if !self.fixed {
+            self.size = (self.size + self.size / 8 + 1).min(self.cap);
+        }
     }
 
     /// Learns from the reply to a request of `bytes` sent at `sent`.
@@ -127,8 +137,21 @@ mod tests {
     }
 
     #[test]
+    fn waiting_on_a_full_window_grows_it_up_to_the_cap() {
+        let mut w = Window::new(None, 1 << 20);
+        let start = w.size();
+        w.full();
+        assert_eq!(w.size(), start + start / 8 + 1);
+        for _ in 0..1000 {
+            w.full();
+        }
+        assert_eq!(w.size(), MAX_IN_FLIGHT_BYTES / (1 << 20));
+    }
+
+    #[test]
     fn a_fixed_window_stays_put() {
         let mut w = Window::new(Some(1), 10240);
+        w.full();
         let t = Instant::now();
         w.sending(t);
         w.replied(t, 10240, t + Duration::from_millis(5));

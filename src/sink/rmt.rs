@@ -97,6 +97,9 @@ impl RmtSink {
             if !waiting {
                 return Ok(());
             }
+            if !self.unsent.is_empty() {
+                self.window.full();
+            }
             let reply = self.file.session().wait_reply()?;
             self.settle(reply)?;
         }

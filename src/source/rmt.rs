@@ -99,6 +99,11 @@ impl RmtReader {
     /// The next record; empty at a filemark or the end of the file.
     fn next_record(&mut self) -> Result<Vec<u8>, RmtError> {
         self.request_more()?;
+        if !self.file.session().reply_ready() {
+            // The ring is waiting on the link: a wider window would help.
+            self.window.full();
+            self.request_more()?;
+        }
         let reply = self.file.session().wait_reply()?;
         let sent = self.in_flight.pop_front().expect("a reply to a request");
         match RmtError::check(reply)? {
