@@ -107,6 +107,16 @@ pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
     Ok(Box::new(FdSource::open(path)?))
 }
 
+/// The summary's note on the record sizes read (`what` of `largest` bytes,
+/// or of `smallest` to `largest`), None when nothing was read.
+pub fn records_note(what: &str, smallest: usize, largest: usize) -> Option<String> {
+    match (smallest, largest) {
+        (_, 0) => None,
+        (s, l) if s == l => Some(format!("{what} of {l} bytes")),
+        (s, l) => Some(format!("{what} of {s} to {l} bytes")),
+    }
+}
+
 /// What one `fill` produced: some bytes, and whether more may follow.
 #[derive(Debug)]
 pub struct Filled {

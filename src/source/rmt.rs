@@ -209,11 +209,7 @@ impl ReadMedium for RmtReader {
     }
 
     fn note(&self) -> Option<String> {
-        match (self.smallest, self.largest) {
-            (_, 0) => None,
-            (s, l) if s == l => Some(format!("remote records of {l} bytes")),
-            (s, l) => Some(format!("remote records of {s} to {l} bytes")),
-        }
+        super::records_note("remote records", self.smallest, self.largest)
     }
 }
 

@@ -121,11 +121,7 @@ impl ReadMedium for TapeReader {
     }
 
     fn note(&self) -> Option<String> {
-        match (self.smallest, self.largest) {
-            (_, 0) => None,
-            (s, l) if s == l => Some(format!("tape records of {l} bytes")),
-            (s, l) => Some(format!("tape records of {s} to {l} bytes")),
-        }
+        super::records_note("tape records", self.smallest, self.largest)
     }
 }
 
