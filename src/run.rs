@@ -252,6 +252,12 @@ fn signal_name(sig: i32) -> &'static str {
 /// The one `tapebuf: ...` line for a command-line error, or None when
 /// clap is answering --help or --version, which is not an error.
 pub fn usage_line(e: &clap::Error) -> Option<String> {
+    usage_text(e, "tapebuf").map(|text| format!("tapebuf: {text}"))
+}
+
+/// What clap says is wrong, in one line that points to `command --help`
+/// (an invalid choice lists the valid ones); None for --help or --version.
+pub fn usage_text(e: &clap::Error, command: &str) -> Option<String> {
     use clap::error::ErrorKind;
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => None,
@@ -269,7 +275,7 @@ pub fn usage_line(e: &clap::Error) -> Option<String> {
                 .and_then(|l| l.strip_suffix(']'))
                 .map(|l| format!("; one of {l}"))
                 .unwrap_or_default();
-            Some(format!("tapebuf: {first}{choices} (see 'tapebuf --help')"))
+            Some(format!("{first}{choices} (see '{command} --help')"))
         }
     }
 }

@@ -50,6 +50,19 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
     path.display().to_string()
 }
 
+/// Writes `source` to `target` through the remote shell `rsh`, as a user
+/// would; returns the exit status and standard error.
+fn send_via(rsh: &str, source: &Path, target: &str, extra: &[&str]) -> (i32, String) {
+    let mut command = tapebuf();
+    command
+        .args(["-i", source.to_str().unwrap(), "-o", target])
+        .args(["--rsh-command", rsh])
+        .args(extra)
+        .stdin(Stdio::null());
+    let (code, stderr, _) = run(command);
+    (code, stderr)
+}
+
 #[test]
 fn a_gibibyte_goes_out_to_gnu_rmt_and_comes_back_byte_exact() {
     let dir = tempfile::tempdir().unwrap();
@@ -244,12 +257,7 @@ fn a_remote_shell_that_fails_is_quoted_with_its_exit_status() {
         "ssh",
         "echo 'ssh: connect to host vault port 22: Connection refused' >&2; exit 255",
     );
-    let mut command = tapebuf();
-    command
-        .args(["-i", source.to_str().unwrap(), "-o", "vault:/dev/nst0"])
-        .args(["--rsh-command", &ssh])
-        .stdin(Stdio::null());
-    let (code, stderr, _) = run(command);
+    let (code, stderr) = send_via(&ssh, &source, "vault:/dev/nst0", &[]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(
@@ -268,12 +276,7 @@ fn a_login_banner_before_the_server_is_an_error_that_quotes_it() {
         "ssh",
         &format!("echo 'Welcome to vault, the tape host'; exec {GNU_RMT}"),
     );
-    let mut command = tapebuf();
-    command
-        .args(["-i", source.to_str().unwrap(), "-o", "vault:/dev/null"])
-        .args(["--rsh-command", &ssh])
-        .stdin(Stdio::null());
-    let (code, stderr, _) = run(command);
+    let (code, stderr) = send_via(&ssh, &source, "vault:/dev/null", &[]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("the remote end answered \"Welcome to vault, the tape host\", which is not an rmt reply"),
@@ -292,12 +295,7 @@ fn a_short_write_count_is_an_error_with_the_byte_offset() {
         "ssh",
         "read open; read flags; echo A0; read w; echo A100",
     );
-    let mut command = tapebuf();
-    command
-        .args(["-i", source.to_str().unwrap(), "-o", "vault:/dev/nst0"])
-        .args(["--rsh-command", &ssh, "-s", "64k"])
-        .stdin(Stdio::null());
-    let (code, stderr, _) = run(command);
+    let (code, stderr) = send_via(&ssh, &source, "vault:/dev/nst0", &["-s", "64k"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(
@@ -311,14 +309,13 @@ fn a_short_write_count_is_an_error_with_the_byte_offset() {
 fn a_server_that_never_answers_times_out() {
     let dir = tempfile::tempdir().unwrap();
     let source = write_file(dir.path(), "source", &pattern(10_000, 8));
-    let mut command = tapebuf();
-    command
-        .args(["-i", source.to_str().unwrap(), "-o", "vault:/dev/nst0"])
-        .args(["--rsh-command", &rsh(), "--rmt-command", "sleep 600"])
-        .args(["--timeout", "2"])
-        .stdin(Stdio::null());
     let started = Instant::now();
-    let (code, stderr, _) = run(command);
+    let (code, stderr) = send_via(
+        &rsh(),
+        &source,
+        "vault:/dev/nst0",
+        &["--rmt-command", "sleep 600", "--timeout", "2"],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("no reply from the rmt server for 2 s (--timeout)"),

@@ -168,14 +168,14 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Arc;
     use std::time::Duration;
 
     /// A writer whose bytes the test can read afterwards.
     #[derive(Clone, Default)]
-    pub struct Captured(Arc<Mutex<Vec<u8>>>);
+    pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
 
     impl Write for Captured {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

@@ -106,9 +106,9 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let argv = std::iter::once(OsString::from("tapebuf rmt")).chain(args);
     let cli = match RmtCli::try_parse_from(argv) {
         Ok(cli) => cli,
-        Err(e) => match usage_line(&e) {
-            Some(line) => {
-                eprintln!("tapebuf rmt: {line}");
+        Err(e) => match crate::run::usage_text(&e, "tapebuf rmt") {
+            Some(text) => {
+                eprintln!("tapebuf rmt: command line: {text}");
                 return USAGE;
             }
             None => {
@@ -175,24 +175,6 @@ fn standard_streams() -> io::Result<(File, File)> {
     let input = File::from(io::stdin().as_fd().try_clone_to_owned()?);
     let output = File::from(io::stdout().as_fd().try_clone_to_owned()?);
     Ok((input, output))
-}
-
-/// The one line for a command-line error, or None when clap is answering
-/// --help or --version.
-fn usage_line(e: &clap::Error) -> Option<String> {
-    use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => None,
-        _ => {
-            let text = e.to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid command line")
-                .trim_start_matches("error: ");
-            Some(format!("command line: {first} (see 'tapebuf rmt --help')"))
-        }
-    }
 }
 
 #[cfg(test)]

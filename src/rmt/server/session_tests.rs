@@ -2,25 +2,12 @@
 //! bytes that reach the file or drive, and what the log says.
 
 use std::io::Cursor;
-use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::rmt::server::drive_target::DriveOpener;
+use crate::rmt::server::log::tests::Captured;
 use crate::rmt::server::target::FileOpener;
 use crate::tape::emulated::{Cartridge, Emulated};
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 struct Ran {
     replies: Vec<u8>,
