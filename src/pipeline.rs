@@ -62,10 +62,18 @@ impl Running {
         taps: Vec<Box<dyn Tap>>,
         params: Params,
     ) -> Result<Running, RingError> {
+        // A lone output is lent the ring's blocks and may keep some (a
+        // remote tape, until their replies): the ring gets that many more,
+        // so that -m and the watermarks still mean what they say.
+        let kept = match (sinks.as_slice(), taps.is_empty()) {
+            ([only], true) => only.keeps_blocks(),
+            _ => 0,
+        };
+        let blocks = params.blocks + kept;
         let (reader_end, writer_end) =
-            ring::allocate(params.blocks, params.block_bytes, params.lock_memory)?;
+            ring::allocate(blocks, params.block_bytes, params.lock_memory)?;
         let (stop_tx, stop_rx) = bounded::<()>(0);
-        let mut stats = Stats::new(params.blocks, sinks.len());
+        let mut stats = Stats::new(blocks, sinks.len());
         source.attach_stop(&stop_rx);
         stats.input_volumes = source.volumes();
         for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
@@ -86,7 +94,7 @@ impl Running {
             events: params.events.clone(),
         };
         let writer = Writer {
-            outputs: Outputs::new(sinks, taps, &stats, params.blocks, &stop_rx),
+            outputs: Outputs::new(sinks, taps, &stats, blocks, &stop_rx),
             ring: writer_end,
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,

@@ -152,6 +152,44 @@ fn lock_step_and_small_blocks_give_the_same_bytes_both_ways() {
     }
 }
 
+/// As the only output, the client keeps the ring's own blocks until their
+/// replies, and the ring gets that many extra blocks. Here the window is
+/// four times the ring, under the tape watermarks (writing resumes at 90%
+/// full, reading at 50% empty): if the blocks in flight came out of the
+/// ring, the reader and the writer would wait on each other for ever (the
+/// watchdog turns that into exit 1). Beside a second output, the client
+/// holds copies instead.
+#[test]
+fn a_window_larger_than_the_ring_finishes_alone_and_beside_a_second_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = pattern(8 << 20 | 4321, 8);
+    let source = write_file(dir.path(), "source", &data);
+    let remote = dir.path().join("remote");
+    let target = format!("localhost:{}", remote.display());
+    let copy = dir.path().join("copy");
+    let ring = ["-m", "256k", "-s", "16k", "-P", "90", "-p", "50"];
+    for second in [None, Some(&copy)] {
+        let _ = std::fs::remove_file(&remote);
+        let mut args = vec!["-i", source.to_str().unwrap(), "-o", &target];
+        if let Some(path) = second {
+            args.extend(["-o", path.to_str().unwrap()]);
+        }
+        args.extend(ring);
+        args.extend(["--rmt-window", "64", "-W", "20"]);
+        let (code, stderr, _) = run(client(&args));
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(
+            summary_number(&stderr, "out "),
+            data.len() as u64,
+            "{stderr}"
+        );
+        assert_eq!(sha256_file(&remote), sha256(&data));
+        if let Some(path) = second {
+            assert_eq!(sha256_file(path), sha256(&data));
+        }
+    }
+}
+
 #[test]
 fn an_existing_remote_file_needs_force_or_append() {
     let dir = tempfile::tempdir().unwrap();

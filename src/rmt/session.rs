@@ -108,6 +108,8 @@ pub struct Session {
     exited: Receiver<io::Result<ExitStatus>>,
     status: Option<ExitStatus>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Disconnects when the child's standard error has ended.
+    stderr_ended: Receiver<()>,
     timeout: Duration,
     program: String,
     header: Vec<u8>,
@@ -170,9 +172,13 @@ impl Session {
 
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr);
+        let (stderr_open, stderr_ended) = bounded::<()>(0);
         std::thread::Builder::new()
             .name("rmt-stderr".into())
-            .spawn(move || keep_tail(stderr_pipe, &tail))
+            .spawn(move || {
+                keep_tail(stderr_pipe, &tail);
+                drop(stderr_open);
+            })
             .expect("spawning the rmt stderr thread");
 
         let (exit_tx, exit_rx) = bounded(1);
@@ -192,6 +198,7 @@ impl Session {
             exited: exit_rx,
             status: None,
             stderr,
+            stderr_ended,
             timeout: settings.timeout,
             program: program.clone(),
             header: Vec::with_capacity(64),
@@ -308,6 +315,11 @@ impl Session {
             Some(s) => describe_status(&self.program, s),
             None => format!("{} is still running", self.program),
         };
+        // Its last words may still be in the pipe when its exit is seen.
+        // A grandchild could hold the pipe open, hence the limit.
+        if self.status.is_some() {
+            let _ = self.stderr_ended.recv_timeout(Duration::from_secs(1));
+        }
         RmtError::Ended(format!("{what}; {status}{}", self.quoted_stderr()))
     }
 

@@ -55,6 +55,14 @@ impl Window {
         self.size
     }
 
+    /// The most requests that will ever be in flight.
+    pub fn most(&self) -> usize {
+        match self.fixed {
+            true => self.size,
+            false => self.cap,
+        }
+    }
+
     /// Notes that a request is being sent.
     pub fn sending(&mut self, now: Instant) {
         self.first_sent.get_or_insert(now);
@@ -134,6 +142,8 @@ mod tests {
     fn never_holds_more_than_the_memory_cap() {
         let size = settle(4 << 20, Duration::from_millis(200), 1e9);
         assert_eq!(size, MAX_IN_FLIGHT_BYTES / (4 << 20));
+        assert_eq!(Window::new(None, 4 << 20).most(), size);
+        assert_eq!(Window::new(Some(3), 4 << 20).most(), 3);
     }
 
     #[test]

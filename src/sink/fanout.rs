@@ -1,6 +1,9 @@
 //! Driving one or several outputs from the writer thread.
 //!
-//! One output is written inline: when `deliver` returns, the block is free.
+//! One output is written inline and is lent the block itself
+//! (`Sink::write_shared`): most sinks are done with it when the write
+//! returns, and a remote tape keeps it until the server's reply. Blocks
+//! go back to the free queue in order, as soon as nothing else holds them.
 //!
 //! Several outputs each get a worker thread and a queue. The writer lends
 //! every live worker a read-only clone of each block, in order, and keeps
@@ -36,15 +39,20 @@ pub struct Slot {
 
 impl Slot {
     /// Writes one block unless this output has failed; records the outcome.
-    fn write(&mut self, data: &[u8], stats: &Stats) {
+    /// With `lend`, the sink may keep the block after it returns.
+    fn write(&mut self, block: &BlockRef, lend: bool, stats: &Stats) {
         let out = &stats.outputs[self.index];
         if out.failed.load(Relaxed) {
             return;
         }
         let offset = out.committed_bytes.load(Relaxed);
-        match self.sink.write_block(data) {
+        let written = match lend {
+            true => self.sink.write_shared(block),
+            false => self.sink.write_block(block.data()),
+        };
+        match written {
             Ok(()) => {
-                out.committed_bytes.fetch_add(data.len() as u64, Relaxed);
+                out.committed_bytes.fetch_add(block.len() as u64, Relaxed);
             }
             Err(e) => {
                 if let Some(late) = LateFailure::within(&e) {
@@ -93,10 +101,10 @@ enum Job {
 }
 
 impl Job {
-    fn take(&mut self, data: &[u8], stats: &Stats) {
+    fn take(&mut self, block: &BlockRef, stats: &Stats) {
         match self {
-            Job::Output(slot) => slot.write(data, stats),
-            Job::Tap(tap) => tap.update(data),
+            Job::Output(slot) => slot.write(block, false, stats),
+            Job::Tap(tap) => tap.update(block.data()),
         }
     }
 
@@ -121,6 +129,8 @@ pub enum Outputs {
     Single {
         slot: Slot,
         idle: Receiver<()>,
+        /// Blocks the sink may still hold, oldest first.
+        lent: VecDeque<BlockRef>,
     },
     Many {
         workers: Vec<Worker>,
@@ -144,6 +154,7 @@ impl Outputs {
         if sinks.len() == 1 && taps.is_empty() {
             let sink = sinks.into_iter().next().expect("one sink");
             return Outputs::Single {
+                lent: VecDeque::with_capacity(sink.keeps_blocks() + 1),
                 slot: Slot { index: 0, sink },
                 idle: never(),
             };
@@ -170,7 +181,7 @@ impl Outputs {
                     .spawn(move || {
                         for block in jobs_rx {
                             if !stopped(&stop) {
-                                job.take(block.data(), &stats);
+                                job.take(&block, &stats);
                             }
                             drop(block);
                             // Only a wake-up: if the queue is full, the
@@ -195,14 +206,12 @@ impl Outputs {
     }
 
     /// Hands `block` to every live output. Calls `release` for every block
-    /// that no output needs any more: with one output that is `block`
-    /// itself, at once; with several, whichever lent blocks are done.
-    pub fn deliver(&mut self, block: BlockRef, stats: &Stats, mut release: impl FnMut(BlockRef)) {
+    /// that no output needs any more, in order.
+    pub fn deliver(&mut self, block: BlockRef, stats: &Stats, release: impl FnMut(BlockRef)) {
         match self {
-            Outputs::Single { slot, .. } => {
-                slot.write(block.data(), stats);
-                release(block);
-                return;
+            Outputs::Single { slot, lent, .. } => {
+                slot.write(&block, true, stats);
+                lent.push_back(block);
             }
             Outputs::Many {
                 workers, pending, ..
@@ -222,14 +231,17 @@ impl Outputs {
 
     /// Releases, in order, the lent blocks that every output is done with.
     pub fn reclaim(&mut self, mut release: impl FnMut(BlockRef)) {
-        if let Outputs::Many {
-            pending, wakeups, ..
-        } = self
-        {
-            while wakeups.try_recv().is_ok() {}
-            while pending.front().is_some_and(|b| Arc::strong_count(b) == 1) {
-                release(pending.pop_front().expect("front exists"));
+        let lent = match self {
+            Outputs::Single { lent, .. } => lent,
+            Outputs::Many {
+                pending, wakeups, ..
+            } => {
+                while wakeups.try_recv().is_ok() {}
+                pending
             }
+        };
+        while lent.front().is_some_and(|b| Arc::strong_count(b) == 1) {
+            release(lent.pop_front().expect("front exists"));
         }
     }
 

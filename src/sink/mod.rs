@@ -30,6 +30,7 @@ use crossbeam_channel::Receiver;
 
 use crate::config::{Config, ConfigError, ExistingFile, OutputSpec};
 use crate::file_id::Identity;
+use crate::ring::BlockRef;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
 use crate::tape::{Access, AtEnd, Device, VolumeLog, VolumeNames};
@@ -38,6 +39,21 @@ use crate::tape::{Access, AtEnd, Device, VolumeLog, VolumeNames};
 pub trait Sink: Send {
     /// Writes one block completely, or fails.
     fn write_block(&mut self, data: &[u8]) -> io::Result<()>;
+
+    /// Writes one block of the ring, which the sink may keep (a clone of
+    /// the reference) after it returns, up to `keeps_blocks` of them; the
+    /// writer frees a block only once nothing else holds it. Used when the
+    /// sink is the only output. By default, the same as `write_block`.
+    fn write_shared(&mut self, block: &BlockRef) -> io::Result<()> {
+        self.write_block(block.data())
+    }
+
+    /// The most ring blocks `write_shared` may keep. The ring gets this
+    /// many blocks beyond `-m`, so the watermarks are not disturbed and
+    /// the reader and the writer can never wait on each other for them.
+    fn keeps_blocks(&self) -> usize {
+        0
+    }
 
     /// Flushes (fsync with `--sync`) and closes. Called once, at the end.
     fn finish(&mut self) -> io::Result<()>;

@@ -1,8 +1,10 @@
 //! Writing to a tape drive or file on another host over rmt, pipelined.
 //!
-//! A block is copied, sent as `W`, and held until its reply; up to the
-//! window's size of blocks are in flight at once, so the round trip is
-//! paid once per window instead of once per block. Replies come back in
+//! A block is sent as `W` and held until its reply; up to the window's
+//! size of blocks are in flight at once, so the round trip is paid once
+//! per window instead of once per block. As the only output the sink holds
+//! the ring's own blocks (the ring has `keeps_blocks` extra for them);
+//! beside other outputs it holds copies. Replies come back in
 //! order, and each one settles the oldest block: `A<n>` commits it, `E28`
 //! is the end of the medium, any other `E` ends the output. So the bytes
 //! committed are known exactly at every moment, and a failure says how
@@ -28,6 +30,7 @@ use crossbeam_channel::Receiver;
 
 use super::volumes::{Medium, VolumeChangeFailed, VolumeSettings, Volumes};
 use super::{LateFailure, Sink};
+use crate::ring::BlockRef;
 use crate::rmt::flavor::{OpenMode, RemoteOp};
 use crate::rmt::name::RemoteName;
 use crate::rmt::remote::RemoteFile;
@@ -36,14 +39,32 @@ use crate::rmt::window::Window;
 use crate::rmt::wire::{Reply, Request, END_OF_MEDIUM_ERRNO};
 use crate::tape::{AtEnd, VolumeLog};
 
+/// A block the sink holds until its reply.
+enum Held {
+    /// The ring's own block, lent by the writer.
+    Ring(BlockRef),
+    /// A copy, when the block was only lent for the call.
+    Copy(Vec<u8>),
+}
+
+impl Held {
+    fn data(&self) -> &[u8] {
+        match self {
+            Held::Ring(block) => block.data(),
+            Held::Copy(bytes) => bytes,
+        }
+    }
+}
+
 pub struct RmtSink {
     file: RemoteFile,
     label: String,
     window: Window,
     /// Blocks sent and awaiting their replies, oldest first.
-    in_flight: VecDeque<(Vec<u8>, Instant)>,
+    in_flight: VecDeque<(Held, Instant)>,
     /// Blocks to send before any new one: those carried to a new volume.
-    unsent: VecDeque<Vec<u8>>,
+    unsent: VecDeque<Held>,
+    /// Copies whose replies have come, for reuse.
     spare: Vec<Vec<u8>>,
     volumes: Volumes,
     committed_bytes: u64,
@@ -83,10 +104,8 @@ impl RmtSink {
                 let block = self.unsent.pop_front().expect("checked non-empty");
                 let now = Instant::now();
                 self.window.sending(now);
-                let sent = self
-                    .file
-                    .session()
-                    .send(&Request::Write(block.len()), &block);
+                let data = block.data();
+                let sent = self.file.session().send(&Request::Write(data.len()), data);
                 self.in_flight.push_back((block, now));
                 if let Err(e) = sent {
                     return Err(self.explain(e));
@@ -111,19 +130,21 @@ impl RmtSink {
             .in_flight
             .pop_front()
             .expect("every reply matches a block in flight");
+        let len = block.data().len();
         match reply {
-            Reply::Number(n) if n == block.len() as u64 => {
-                self.window.replied(sent, block.len(), Instant::now());
+            Reply::Number(n) if n == len as u64 => {
+                self.window.replied(sent, len, Instant::now());
                 self.commit(n);
-                self.spare.push(block);
+                if let Held::Copy(bytes) = block {
+                    self.spare.push(bytes);
+                }
                 Ok(())
             }
             Reply::Number(n) => {
                 let at = self.committed_bytes;
-                self.commit(n.min(block.len() as u64));
+                self.commit(n.min(len as u64));
                 Err(io::Error::other(RmtError::Protocol(format!(
-                    "the server wrote only {n} of a {}-byte block at byte {at} (a short W count)",
-                    block.len()
+                    "the server wrote only {n} of a {len}-byte block at byte {at} (a short W count)"
                 ))))
             }
             Reply::Failed { errno, message } if errno == END_OF_MEDIUM_ERRNO => {
@@ -141,7 +162,7 @@ impl RmtSink {
 
     /// The server refused `first` with E28: close this volume with exactly
     /// the blocks before it, change volumes, and queue the rest again.
-    fn end_of_medium(&mut self, first: Vec<u8>, message: &str) -> io::Result<()> {
+    fn end_of_medium(&mut self, first: Held, message: &str) -> io::Result<()> {
         if self.volumes.on_volume() == 0 {
             let empty = self.volumes.full_and_empty(&self.file);
             return Err(io::Error::other(VolumeChangeFailed(format!(
@@ -214,11 +235,22 @@ impl RmtSink {
 
 impl Sink for RmtSink {
     fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
-        let mut block = self.spare.pop().unwrap_or_default();
-        block.clear();
-        block.extend_from_slice(data);
-        self.unsent.push_back(block);
+        let mut copy = self.spare.pop().unwrap_or_default();
+        copy.clear();
+        copy.extend_from_slice(data);
+        self.unsent.push_back(Held::Copy(copy));
         self.pump(false).map_err(|e| self.failure(e))
+    }
+
+    fn write_shared(&mut self, block: &BlockRef) -> io::Result<()> {
+        self.unsent.push_back(Held::Ring(Arc::clone(block)));
+        self.pump(false).map_err(|e| self.failure(e))
+    }
+
+    /// Every block in flight, and no more: `pump` returns with nothing
+    /// unsent, and a volume change only sends again what was in flight.
+    fn keeps_blocks(&self) -> usize {
+        self.window.most()
     }
 
     fn finish(&mut self) -> io::Result<()> {
