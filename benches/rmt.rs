@@ -27,7 +27,9 @@
 //! TAPEBUF_BENCH_BLOCK (default 256k), TAPEBUF_BENCH_MEMORY (default 64M),
 //! TAPEBUF_BENCH_WINDOW (--rmt-window for the first contender; default: it
 //! adapts), TAPEBUF_BENCH_LINK_MBPS (a bandwidth cap on the link; default
-//! none).
+//! none), TAPEBUF_BENCH_OUT (`disk`, the default: a file under /tmp; or
+//! `ram`: a file on /dev/shm, which like a tape drive takes the data with
+//! no page-cache writeback competing for the two cores).
 //!
 //! Besides the table, it prints the relay's round trip as a client sees
 //! it (one byte there and back) and the time per request of the lock-step
@@ -191,6 +193,9 @@ fn split_path(path: &Path) -> (String, String) {
 #[allow(clippy::zombie_processes)]
 fn measure(setup: &Setup, c: &Contender, out: &Path, compare: bool) -> Sample {
     let _ = std::fs::remove_file(out);
+    if out.starts_with("/dev/") {
+        File::create(out).expect("creating the output in /dev/shm");
+    }
     // Nothing left from the last run is still being written back.
     // SAFETY: sync(2) takes no arguments and cannot fail.
     unsafe { libc::sync() };
@@ -322,6 +327,11 @@ fn bench() {
     let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
     let window = env_or("TAPEBUF_BENCH_WINDOW", "");
     let link_mbps = env_or("TAPEBUF_BENCH_LINK_MBPS", "");
+    let in_ram = match env_or("TAPEBUF_BENCH_OUT", "disk").as_str() {
+        "disk" => false,
+        "ram" => true,
+        other => panic!("TAPEBUF_BENCH_OUT is disk or ram, not {other}"),
+    };
     let block_bytes = tapebuf::size::parse_size(&block).expect("TAPEBUF_BENCH_BLOCK");
     assert!(
         Path::new(RMT_SERVER).exists(),
@@ -356,7 +366,28 @@ fn bench() {
     let (full, slow) = (dir.path().join("full.bin"), dir.path().join("slow.bin"));
     write_input(&full, mib << 20);
     write_input(&slow, slow_mib << 20);
-    let out = dir.path().join("out");
+    // In RAM, the output is on /dev/shm: like a drive, it takes the data
+    // with no page-cache writeback behind it. A remote name under /dev/
+    // is opened as it is, not created, so each run starts from an empty
+    // file there (see `measure`).
+    let ram = in_ram.then(|| {
+        tempfile::Builder::new()
+            .prefix("tapebuf-rmt-bench.")
+            .tempdir_in("/dev/shm")
+            .expect("creating a directory in /dev/shm")
+    });
+    let out = match &ram {
+        Some(ram) => ram.path().join("out"),
+        None => dir.path().join("out"),
+    };
+    if let Some(ram) = &ram {
+        let scratch = ram.path().to_path_buf();
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = std::fs::remove_dir_all(&scratch);
+            report(info);
+        }));
+    }
     let setup = Setup {
         exe: exe.clone(),
         tar_rsh,
@@ -420,7 +451,13 @@ fn bench() {
         "# {mib} MiB for the pipelined and raw contenders, {slow_mib} MiB for the lock-step \
          ones (one block per round trip): compare MB/s, not wall time"
     );
-    println!("# medians of {runs} interleaved runs; the output goes to disk under /tmp");
+    println!(
+        "# medians of {runs} interleaved runs; the output goes to {}",
+        match in_ram {
+            true => "RAM (/dev/shm)",
+            false => "disk under /tmp",
+        }
+    );
     for c in &contenders {
         println!("#   {:<10} {}", c.name, c.shown(&setup, &out));
     }
@@ -492,7 +529,7 @@ fn bench() {
     println!(
         "reproduce: TAPEBUF_BENCH_DELAY_MS={delay_ms} TAPEBUF_BENCH_MIB={mib} \
          TAPEBUF_BENCH_SLOW_MIB={slow_mib} TAPEBUF_BENCH_RUNS={runs} TAPEBUF_BENCH_BLOCK={block} \
-         TAPEBUF_BENCH_MEMORY={memory}{}{} cargo bench --bench rmt",
+         TAPEBUF_BENCH_MEMORY={memory}{}{}{} cargo bench --bench rmt",
         if window.is_empty() {
             String::new()
         } else {
@@ -502,6 +539,10 @@ fn bench() {
             String::new()
         } else {
             format!(" TAPEBUF_BENCH_LINK_MBPS={link_mbps}")
+        },
+        match in_ram {
+            true => " TAPEBUF_BENCH_OUT=ram",
+            false => "",
         },
     );
 }
