@@ -2,7 +2,9 @@
 //! round trip of a few milliseconds. tapebuf's pipelined client runs side
 //! by side with its own lock-step mode (`--rmt-window 1`), with GNU tar's
 //! rmt client (`tar cf HOST:PATH -b 20`, lock-step with 10 KiB records) and
-//! with the raw stream through the same link, the ceiling.
+//! with the raw stream through the same link, the ceiling: `dd | relay`, and
+//! `tapebuf -o - | relay`, which has the buffer's cost and not the
+//! protocol's, so the two raw contenders tell those costs apart.
 //!
 //! The link is this binary. Run as `rmt relay HOST [-l USER] CMD...`, it
 //! stands in for ssh: it runs `sh -c CMD` here and passes bytes both ways,
@@ -57,8 +59,19 @@ enum Client {
     Tapebuf(Vec<String>),
     /// GNU tar's own rmt client, `-b 20`.
     Tar,
-    /// No rmt at all: `dd | relay HOST 'cat > OUT'`.
-    Raw,
+    /// No rmt at all: `dd | relay HOST 'cat > OUT'`, or with tapebuf
+    /// writing to its standard output in place of dd.
+    Raw(Sender),
+}
+
+/// What feeds the raw stream.
+#[derive(Clone, Copy)]
+enum Sender {
+    /// dd, with the same block size: the stream with no buffer at all.
+    Dd,
+    /// tapebuf with the same ring, to its standard output: the stream with
+    /// the buffer's own cost and none of the protocol's.
+    Tapebuf,
 }
 
 struct Contender {
@@ -106,8 +119,8 @@ impl Contender {
             quoted.join(" ")
         };
         match self.client {
-            Client::Raw => {
-                let (dd, relay) = self.raw_commands(setup, out);
+            Client::Raw(sender) => {
+                let (dd, relay) = self.raw_commands(sender, setup, out);
                 format!("{} | {}", quote(&dd), quote(&relay))
             }
             _ => quote(&self.command(setup, out)),
@@ -160,18 +173,37 @@ impl Contender {
                 .map(|s| s.to_string())
                 .collect()
             }
-            Client::Raw => unreachable!("the raw stream is two commands"),
+            Client::Raw(_) => unreachable!("the raw stream is two commands"),
         }
     }
 
-    /// For the raw stream: dd's and the relay's command lines.
-    fn raw_commands(&self, setup: &Setup, out: &Path) -> (Vec<String>, Vec<String>) {
-        let dd = vec![
-            "dd".to_string(),
-            format!("if={}", self.input.display()),
-            format!("bs={}", setup.block),
-            "status=none".to_string(),
-        ];
+    /// For the raw stream: the sender's and the relay's command lines.
+    fn raw_commands(
+        &self,
+        sender: Sender,
+        setup: &Setup,
+        out: &Path,
+    ) -> (Vec<String>, Vec<String>) {
+        let input = self.input.display().to_string();
+        let words: &[&str] = match sender {
+            Sender::Dd => &[
+                "dd",
+                &format!("if={input}"),
+                &format!("bs={}", setup.block),
+                "status=none",
+            ],
+            Sender::Tapebuf => &[
+                TAPEBUF,
+                "-q",
+                "-i",
+                &input,
+                "-m",
+                &setup.memory,
+                "-s",
+                &setup.block,
+            ],
+        };
+        let dd = words.iter().map(|w| w.to_string()).collect();
         let relay = vec![
             setup.exe.clone(),
             "relay".to_string(),
@@ -201,20 +233,20 @@ fn measure(setup: &Setup, c: &Contender, out: &Path, compare: bool) -> Sample {
     unsafe { libc::sync() };
     let started = Instant::now();
     let sample = match c.client {
-        Client::Raw => {
-            let (dd, relay) = c.raw_commands(setup, out);
+        Client::Raw(sender) => {
+            let (dd, relay) = c.raw_commands(sender, setup, out);
             let mut dd = Command::new(&dd[0])
                 .args(&dd[1..])
                 .stdout(Stdio::piped())
                 .spawn()
-                .expect("spawning dd");
+                .expect("spawning the raw sender");
             let relay = Command::new(&relay[0])
                 .args(&relay[1..])
                 .stdin(dd.stdout.take().unwrap())
                 .spawn()
                 .expect("spawning the relay");
             let sample = reap(&relay, &c.name, started);
-            assert!(dd.wait().unwrap().success(), "dd failed");
+            assert!(dd.wait().unwrap().success(), "the raw sender failed");
             sample
         }
         _ => {
@@ -429,12 +461,18 @@ fn bench() {
         },
         Contender {
             name: "raw relay".into(),
-            client: Client::Raw,
+            client: Client::Raw(Sender::Dd),
+            input: full.clone(),
+            input_bytes: mib << 20,
+        },
+        Contender {
+            name: "raw tapebuf".into(),
+            client: Client::Raw(Sender::Tapebuf),
             input: full.clone(),
             input_bytes: mib << 20,
         },
     ];
-    let (tb, lock_step, tar, raw) = (0, 2, 3, 4);
+    let (tb, lock_step, tar, raw, raw_tapebuf) = (0, 2, 3, 4, 5);
 
     let measured_rtt_ms = round_trip_ms(&exe);
     let cap = if link_mbps.is_empty() {
@@ -525,6 +563,11 @@ fn bench() {
         "target: tapebuf >= 80% of the raw relay: {} ({:.0}%)",
         verdict(rate[tb] >= 0.8 * rate[raw]),
         100.0 * rate[tb] / rate[raw]
+    );
+    println!(
+        "the protocol's own cost: tapebuf over rmt moves {:.0}% of what tapebuf moves as a raw \
+         stream through the same relay",
+        100.0 * rate[tb] / rate[raw_tapebuf]
     );
     println!(
         "reproduce: TAPEBUF_BENCH_DELAY_MS={delay_ms} TAPEBUF_BENCH_MIB={mib} \
