@@ -211,4 +211,41 @@ pub struct Cli {
     /// Print nothing but errors.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+
+    /// Show the live progress bar even when stderr is not a terminal
+    /// [default: only when stderr is a terminal].
+    #[arg(long = "progress", conflicts_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never show the live progress bar, even on a terminal.
+    #[arg(long = "no-progress")]
+    pub no_progress: bool,
+
+    /// The total size of the stream, for the progress bar's ETA [default:
+    /// the size of -i when it is a regular file].
+    #[arg(long = "size", value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Print a one-line status record every SECS seconds (decimals allowed),
+    /// to stderr or to --log.
+    #[arg(long = "status-interval", value_name = "SECS")]
+    pub status_interval: Option<String>,
+
+    /// Write the --status-interval records, and the summary line, to FILE
+    /// (appended) instead of stderr.
+    #[arg(short = 'l', long = "log", value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// Write the final summary as one JSON object to FILE.
+    #[arg(long = "summary-json", value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+
+    /// Write a timeline of the run to FILE as JSON lines, for `tapebuf
+    /// report` (schema in tapebuf(1), STATS FILE).
+    #[arg(long = "stats", value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+
+    /// Seconds between --stats records (decimals allowed) [default: 1].
+    #[arg(long = "stats-interval", value_name = "SECS")]
+    pub stats_interval: Option<String>,
 }

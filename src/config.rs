@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
+use crate::observe::{self, settings::ObserveSettings};
 use crate::rmt::{self, name::RemoteName, session::RmtSettings};
 use crate::sink::VolumeSettings;
 use crate::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
@@ -170,6 +171,8 @@ pub struct Config {
     pub hash_file: Option<PathBuf>,
     /// How remote tapes are reached (`HOST:PATH`).
     pub rmt: RmtSettings,
+    /// The progress bar, status records, stats file and JSON summary.
+    pub observe: ObserveSettings,
 }
 
 impl Config {
@@ -281,6 +284,7 @@ impl Config {
         let net = check_net(cli, &input, &outputs, remote)?;
         let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
+        let observe = observe::settings::resolve(cli)?;
         let existing = if cli.force {
             ExistingFile::Truncate
         } else if cli.append {
@@ -327,6 +331,7 @@ impl Config {
             hashes,
             hash_file,
             rmt,
+            observe,
         })
     }
 }

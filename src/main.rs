@@ -10,6 +10,9 @@ fn main() {
     if let Some(server_args) = tapebuf::rmt::server_args(&args) {
         std::process::exit(tapebuf::rmt::server::main(server_args));
     }
+    if let Some(report_args) = tapebuf::report::command_args(&args) {
+        std::process::exit(tapebuf::report::main(report_args));
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => match run::usage_line(&e) {

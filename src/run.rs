@@ -8,7 +8,9 @@
 //! path: SIGUSR1 prints a status line, SIGINT and SIGTERM stop the run, wait
 //! a short grace for the writer to finish its current block, print the
 //! summary of what was committed, and end with the signal. With `-W`, a
-//! timer lets the watchdog end a run in which nothing moves.
+//! timer lets the watchdog end a run in which nothing moves. The progress
+//! bar, status records and stats file run beside it (`observe`); they are
+//! finished, and the bar cleared, before the summary is printed.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,6 +25,7 @@ use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS};
 use crate::file_id::Identity;
 use crate::hash::{self, Digests};
+use crate::observe::{self, Observers};
 use crate::pipeline::{Params, Running};
 use crate::sink::{self, OpenError};
 use crate::source;
@@ -39,6 +42,9 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 pub fn run(config: &Config) -> Result<Exit, Error> {
     // Signals first: opening a FIFO or a device can block, and a SIGUSR1
     // sent meanwhile must not kill us.
+    // The observers' files next, so that a bad path is refused before any
+    // data moves.
+    let files = observe::open_files(config)?;
     let mut signals =
         Signals::new([SIGINT, SIGTERM, SIGUSR1]).context("cannot install signal handlers")?;
     let signal_handle = signals.handle();
@@ -70,7 +76,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         Some(_) => tick(WATCHDOG_TICK),
         None => never(),
     };
-    let (mut running, digests) = loop {
+    let (mut running, digests, high_pct) = loop {
         select! {
             recv(start_rx) -> started => break started.expect("the startup thread answers")?,
             recv(ticks) -> _ => {
@@ -105,6 +111,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         }
     };
     let stats = Arc::clone(running.stats());
+    let observers = Observers::start(config, files, &stats, high_pct);
 
     let mut stalled: Option<String> = None;
     if interrupted.is_none() {
@@ -124,7 +131,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
                     }
                 },
                 recv(sig_rx) -> sig => match sig {
-                    Ok(SIGUSR1) => say(&status_line(&stats)),
+                    Ok(SIGUSR1) => observers.console().say(&status_line(&stats)),
                     Ok(sig) => {
                         interrupted = Some(sig);
                         break;
@@ -144,11 +151,12 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     signal_handle.close();
 
     let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);
+    let observers_ok = observers.finish(&summary);
     let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
-        None if summary.is_clean() && digests_ok => Exit::Code(SUCCESS),
+        None if summary.is_clean() && digests_ok && observers_ok => Exit::Code(SUCCESS),
         None => Exit::Code(FAILURE),
     })
 }
@@ -191,7 +199,8 @@ fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
 
 /// Opens the input and the outputs, allocates the ring and starts it,
 /// with a tap for each `--hash`.
-fn start(config: &Config) -> Result<(Running, Digests), Error> {
+/// Also returns the high watermark in force.
+fn start(config: &Config) -> Result<(Running, Digests, u8), Error> {
     let source = source::open(config)?;
     let input_is_tape = source.is_tape();
     let input = match &config.input {
@@ -204,15 +213,12 @@ fn start(config: &Config) -> Result<(Running, Digests), Error> {
         OpenError::Refused(e) => Error::Usage(e),
         refusal => Error::Usage(ConfigError::new("-o/--output", refusal.to_string())),
     })?;
+    let high_pct = config.high_pct_for(sinks.iter().any(|s| s.is_tape()));
     let params = Params {
         blocks: config.blocks,
         block_bytes: config.block_bytes,
         lock_memory: config.lock_memory,
-        marks: Watermarks::new(
-            config.blocks,
-            config.high_pct_for(sinks.iter().any(|s| s.is_tape())),
-            config.low_pct,
-        ),
+        marks: Watermarks::new(config.blocks, high_pct, config.low_pct),
         input_rate_bytes_per_s: config.input_rate_bytes_per_s,
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
         pad: config.pad,
@@ -221,7 +227,7 @@ fn start(config: &Config) -> Result<(Running, Digests), Error> {
     let (taps, digests) = hash::taps(&config.hashes);
     let running =
         Running::start_with_taps(source, sinks, taps, params).map_err(anyhow::Error::from)?;
-    Ok((running, digests))
+    Ok((running, digests, high_pct))
 }
 
 /// Prints the errors and the summary line. With -q a clean run prints

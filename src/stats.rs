@@ -1,7 +1,7 @@
 //! Counters shared by the reader, the writer and the observers.
 //!
 //! The data path only ever does relaxed atomic adds here; observers (the
-//! status line, the summary, later the progress bar and stats log) read the
+//! status line, the summary, the progress bar and the stats log) read the
 //! counters whenever they like and never make the data path wait.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -49,6 +49,11 @@ pub struct Stats {
     pub input_volumes: Option<Arc<VolumeLog>>,
     /// Zeros added by `--pad` to the final block.
     pub pad_bytes: AtomicU64,
+    /// True while the writer waits for the ring to fill (at the start and
+    /// after each underrun); false while it streams.
+    pub writer_waiting: AtomicBool,
+    /// Nanoseconds the writer has spent waiting, summed over finished waits.
+    pub writer_wait_ns: AtomicU64,
     pub outputs: Vec<OutputStats>,
 }
 
@@ -65,6 +70,13 @@ pub struct Snapshot {
     pub overruns: u64,
     /// A volume change is under way: no byte moving is no stall.
     pub changing_volume: bool,
+    /// The writer is waiting for the ring to fill rather than streaming.
+    pub writer_waiting: bool,
+    /// Seconds the writer has spent waiting, over finished waits.
+    pub waiting_s: f64,
+    /// The volume in use, counting from 1: the highest over every input or
+    /// output that spans volumes, else 1.
+    pub volume: u32,
 }
 
 impl Stats {
@@ -82,6 +94,8 @@ impl Stats {
             input_note: Mutex::new(None),
             input_volumes: None,
             pad_bytes: AtomicU64::new(0),
+            writer_waiting: AtomicBool::new(true),
+            writer_wait_ns: AtomicU64::new(0),
             outputs: (0..outputs).map(|_| OutputStats::default()).collect(),
         }
     }
@@ -162,6 +176,14 @@ impl Stats {
             underruns: self.underruns.load(Relaxed),
             overruns: self.overruns.load(Relaxed),
             changing_volume: self.volume_logs().any(|v| v.is_changing()),
+            writer_waiting: self.writer_waiting.load(Relaxed),
+            waiting_s: self.writer_wait_ns.load(Relaxed) as f64 / 1e9,
+            volume: self
+                .volume_logs()
+                .map(|v| v.volumes().len() as u32)
+                .max()
+                .unwrap_or(1)
+                .max(1),
         }
     }
 }

@@ -57,6 +57,9 @@ mod tests {
             underruns: 0,
             overruns: 0,
             changing_volume: false,
+            writer_waiting: false,
+            waiting_s: 0.0,
+            volume: 1,
         }
     }
 

@@ -98,6 +98,8 @@ impl Writer {
         // Not streaming: at the start, or after an underrun. Gather blocks
         // up to the high watermark before writing again.
         *streaming = false;
+        self.stats.writer_waiting.store(true, Relaxed);
+        let waiting_since = std::time::Instant::now();
         while held.len() < self.start_blocks {
             select! {
                 recv(self.ring.full) -> msg => match msg {
@@ -109,6 +111,9 @@ impl Writer {
             }
         }
         *streaming = true;
+        let waited_ns = waiting_since.elapsed().as_nanos() as u64;
+        self.stats.writer_wait_ns.fetch_add(waited_ns, Relaxed);
+        self.stats.writer_waiting.store(false, Relaxed);
         held.pop_front()
     }
 }

@@ -2,6 +2,7 @@
 //! long option clap knows must appear in it, and it keeps its key sections.
 
 use clap::CommandFactory;
+use tapebuf::report::ReportCli;
 use tapebuf::rmt::server::RmtCli;
 use tapebuf::Cli;
 
@@ -14,7 +15,7 @@ fn page() -> String {
 fn every_long_option_appears_in_the_man_page() {
     let page = page();
     let mut missing = Vec::new();
-    for mut cmd in [Cli::command(), RmtCli::command()] {
+    for mut cmd in [Cli::command(), RmtCli::command(), ReportCli::command()] {
         cmd.build();
         for arg in cmd.get_arguments() {
             if let Some(long) = arg.get_long() {
@@ -41,6 +42,9 @@ fn man_page_has_exit_status_examples_and_watermarks() {
         ".SH SIGNALS",
         ".SH REMOTE TAPES",
         ".SH RMT SERVER",
+        ".SH WATCHING A RUN",
+        ".SH STATS FILE",
+        ".SH REPORT",
     ] {
         assert!(page.contains(section), "missing {section}");
     }

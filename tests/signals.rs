@@ -95,6 +95,29 @@ fn sigusr1_prints_a_status_line_and_the_run_continues() {
     );
 }
 
+#[test]
+fn sigusr1_status_line_stays_whole_beside_a_forced_progress_bar() {
+    let (mut live, _) = start_live(&["--progress", "-s", "4k", "-b", "8"], 8192);
+    kill(Pid::from_raw(live.child.id() as i32), Signal::SIGUSR1).unwrap();
+    // The bar's redraws share stderr: find the status line among them. The
+    // bar is cleared before it, so the line starts at the left margin.
+    let line = loop {
+        let line = next_line(&live);
+        if line.contains("tapebuf: status:") {
+            break line;
+        }
+    };
+    let visible = line.rsplit('\r').next().unwrap();
+    assert!(
+        visible.starts_with("tapebuf: status: in 8192 bytes"),
+        "{line:?}"
+    );
+    live.close_stdin.send(()).unwrap();
+    let mut rest = Vec::new();
+    live.stdout.read_to_end(&mut rest).unwrap();
+    assert_eq!(live.child.wait().unwrap().code(), Some(0));
+}
+
 fn assert_stops_on(signal: Signal, name: &str) {
     let (mut live, _) = start_live(&["-s", "4k", "-b", "8"], 12288);
     kill(Pid::from_raw(live.child.id() as i32), signal).unwrap();

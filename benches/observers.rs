@@ -1,0 +1,133 @@
+//! Observer cost: tapebuf plain against tapebuf with every observer on
+//! (`--stats` every 0.1 s, `--status-interval 1 --log`, and a forced
+//! `--progress` bar drawn to /dev/null), side by side in one run.
+//!
+//! Each variant sits between `dd if=/dev/zero` and `dd of=/dev/null`,
+//! joined by pipes. Runs are interleaved, variant by variant, so machine
+//! noise hits each alike; medians and ratios to plain are reported. The
+//! observers read atomic counters on their own threads, so the ratios
+//! should sit within the noise of 1.00.
+//!
+//!     cargo bench --bench observers
+//!
+//! Environment: TAPEBUF_BENCH_GIB (default 4), TAPEBUF_BENCH_RUNS
+//! (default 5), TAPEBUF_BENCH_MEMORY (default 64M).
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use common::{env_number, env_or, median, reap, zero_producer, Sample};
+
+const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
+
+/// Runs `dd if=/dev/zero | tapebuf ARGS | dd of=/dev/null`, tapebuf's
+/// stderr to /dev/null, and measures tapebuf (reaped by wait4 in `reap`).
+#[allow(clippy::zombie_processes)]
+fn measure(args: &[String], gib: u64) -> Sample {
+    let started = Instant::now();
+    let mut producer = zero_producer(gib);
+    let mut middle = Command::new(TAPEBUF)
+        .args(args)
+        .stdin(producer.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawning tapebuf");
+    let mut consumer = Command::new("dd")
+        .args(["of=/dev/null", "bs=1M", "status=none"])
+        .stdin(middle.stdout.take().unwrap())
+        .spawn()
+        .expect("spawning the consumer dd");
+    let sample = reap(&middle, "tapebuf", started);
+    assert!(consumer.wait().unwrap().success(), "consumer dd failed");
+    assert!(producer.wait().unwrap().success(), "producer dd failed");
+    Sample {
+        wall_s: started.elapsed().as_secs_f64(),
+        ..sample
+    }
+}
+
+fn main() {
+    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
+    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
+    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let stats = dir.path().join("run.jsonl").display().to_string();
+    let log = dir.path().join("run.log").display().to_string();
+    let base = |extra: &[&str]| -> Vec<String> {
+        ["-s", "1M", "-m", &memory]
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let variants: Vec<(&str, Vec<String>)> = vec![
+        ("plain", base(&[])),
+        (
+            "stats+log",
+            base(&[
+                "--stats",
+                &stats,
+                "--stats-interval",
+                "0.1",
+                "--status-interval",
+                "1",
+                "--log",
+                &log,
+            ]),
+        ),
+        (
+            "all+bar",
+            base(&[
+                "--stats",
+                &stats,
+                "--stats-interval",
+                "0.1",
+                "--status-interval",
+                "1",
+                "--log",
+                &log,
+                "--progress",
+            ]),
+        ),
+    ];
+    println!("# {gib} GiB from /dev/zero to /dev/null through pipes, {runs} runs per variant, -s 1M -m {memory}");
+    println!("# medians; cpu is tapebuf's own (wait4); ratios are to plain");
+    println!(
+        "{:<10} {:>8} {:>8} {:>9} {:>11} {:>10}",
+        "variant", "wall s", "cpu s", "MB/s", "wall ratio", "cpu ratio"
+    );
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); variants.len()];
+    for run in 0..runs {
+        for k in 0..variants.len() {
+            let i = (run + k) % variants.len();
+            samples[i].push(measure(&variants[i].1, gib));
+        }
+    }
+    let medians: Vec<(f64, f64)> = samples
+        .iter()
+        .map(|s| {
+            (
+                median(s.iter().map(|x| x.wall_s).collect()),
+                median(s.iter().map(|x| x.cpu_s).collect()),
+            )
+        })
+        .collect();
+    let (plain_wall, plain_cpu) = medians[0];
+    for (i, (name, _)) in variants.iter().enumerate() {
+        let (wall, cpu) = medians[i];
+        println!(
+            "{:<10} {:>8.3} {:>8.3} {:>9.0} {:>11.3} {:>10.3}",
+            name,
+            wall,
+            cpu,
+            (gib << 30) as f64 / wall / 1e6,
+            wall / plain_wall,
+            cpu / plain_cpu
+        );
+    }
+    let lines = std::fs::read_to_string(&stats).map_or(0, |t| t.lines().count());
+    println!("# the last observed run's stats file held {lines} records");
+}

@@ -1,0 +1,213 @@
+//! The observers of a run: the live progress bar, the periodic status
+//! records, the `--stats` timeline and the JSON summary.
+//!
+//! Each live observer is its own thread that reads the atomic counters in
+//! `Stats` on a timer; none of them ever makes the reader or the writer
+//! wait, and a slow terminal or disk only delays its own thread. Every
+//! line meant for stderr during the run goes through the [`Console`], so
+//! that a status line and the progress bar never garble each other.
+
+pub mod progress;
+pub mod record;
+pub mod settings;
+pub mod stats_log;
+pub mod status_log;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use anyhow::Context;
+use crossbeam_channel::{bounded, Sender};
+use indicatif::ProgressBar;
+
+use crate::config::{Config, InputSpec};
+use crate::stats::Stats;
+use crate::summary::{say, Summary};
+use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
+
+/// Stderr, shared with the progress bar: a line is printed with the bar
+/// cleared, and the bar is redrawn below it.
+#[derive(Debug, Clone, Default)]
+pub struct Console {
+    bar: Arc<Mutex<Option<ProgressBar>>>,
+}
+
+impl Console {
+    /// Prints one line on stderr without garbling the bar.
+    pub fn say(&self, line: &str) {
+        match &*self.bar.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(bar) => bar.suspend(|| say(line)),
+            None => say(line),
+        }
+    }
+
+    /// Shows `bar`, or clears and removes the one shown.
+    fn set_bar(&self, bar: Option<ProgressBar>) {
+        let mut slot = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = slot.take() {
+            old.finish_and_clear();
+        }
+        *slot = bar;
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
+        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|e| e.into_inner()) {
+            f(bar);
+        }
+    }
+}
+
+/// The files the observers write, opened before any data moves so that a
+/// bad path is refused at once.
+pub struct Files {
+    log: Option<(PathBuf, File)>,
+    stats: Option<(PathBuf, File)>,
+}
+
+/// Opens (creates or truncates) `--stats` and opens `--log` for appending.
+pub fn open_files(config: &Config) -> anyhow::Result<Files> {
+    let o = &config.observe;
+    let log = match &o.log {
+        Some(path) => Some((
+            path.clone(),
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("-l/--log {}: cannot open", path.display()))?,
+        )),
+        None => None,
+    };
+    let stats = match &o.stats {
+        Some((path, _)) => Some((
+            path.clone(),
+            File::create(path)
+                .with_context(|| format!("--stats {}: cannot create", path.display()))?,
+        )),
+        None => None,
+    };
+    Ok(Files { log, stats })
+}
+
+/// The observer threads of one run.
+pub struct Observers {
+    console: Console,
+    /// Dropped to stop the progress and status threads.
+    stop: Option<Sender<()>>,
+    threads: Vec<JoinHandle<bool>>,
+    /// Takes the summary to the stats thread, which then ends.
+    stats_end: Option<(Sender<SummaryRecord>, JoinHandle<bool>)>,
+    log: Option<status_log::Log>,
+    summary_json: Option<PathBuf>,
+}
+
+impl Observers {
+    /// Starts the observers `config` asks for. `high_pct` is the high
+    /// watermark in force, known once the outputs are open.
+    pub fn start(config: &Config, files: Files, stats: &Arc<Stats>, high_pct: u8) -> Observers {
+        let o = &config.observe;
+        let console = Console::default();
+        let (stop_tx, stop_rx) = bounded::<()>(0);
+        let mut threads = Vec::new();
+        let total_bytes = o.total_bytes.or_else(|| input_size(&config.input));
+        if progress::wanted(o.progress) {
+            threads.push(progress::spawn(
+                console.clone(),
+                Arc::clone(stats),
+                total_bytes,
+                o.progress,
+                stop_rx.clone(),
+            ));
+        }
+        let log = files
+            .log
+            .map(|(path, file)| status_log::Log::new(path, file));
+        if let Some(every) = o.status_interval {
+            threads.push(status_log::spawn(
+                console.clone(),
+                log.clone(),
+                Arc::clone(stats),
+                every,
+                stop_rx,
+            ));
+        }
+        let stats_end = files.stats.map(|(path, file)| {
+            let interval = o.stats.as_ref().map(|s| s.1).unwrap_or_default();
+            let start = Start {
+                schema: SCHEMA.to_string(),
+                version: SCHEMA_VERSION,
+                tapebuf: env!("CARGO_PKG_VERSION").to_string(),
+                block_bytes: config.block_bytes as u64,
+                ring_bytes: config.memory_bytes(),
+                high_pct,
+                low_pct: config.low_pct,
+                total_bytes,
+                interval_s: interval.as_secs_f64(),
+            };
+            stats_log::spawn(path, file, start, Arc::clone(stats), interval)
+        });
+        Observers {
+            console,
+            stop: Some(stop_tx),
+            threads,
+            stats_end,
+            log,
+            summary_json: o.summary_json.clone(),
+        }
+    }
+
+    pub fn console(&self) -> &Console {
+        &self.console
+    }
+
+    /// Stops the live observers and clears the bar, then writes the final
+    /// stats record, the summary to the log and `--summary-json`. False if
+    /// one of those files could not be written (each failure is said).
+    pub fn finish(mut self, summary: &Summary) -> bool {
+        self.stop.take();
+        let mut ok = true;
+        for t in self.threads.drain(..) {
+            ok &= t.join().unwrap_or(false);
+        }
+        self.console.set_bar(None);
+        let record = SummaryRecord::new(summary);
+        if let Some((tx, thread)) = self.stats_end.take() {
+            let _ = tx.send(record.clone());
+            ok &= thread.join().unwrap_or(false);
+        }
+        if let Some(log) = &self.log {
+            ok &= log.write_line(&record.line);
+        }
+        if let Some(path) = &self.summary_json {
+            ok &= write_summary_json(path, &record);
+        }
+        ok
+    }
+}
+
+/// The size of `-i` when it is a regular file.
+fn input_size(input: &InputSpec) -> Option<u64> {
+    match input {
+        InputSpec::File(path) => std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len()),
+        _ => None,
+    }
+}
+
+fn write_summary_json(path: &Path, record: &SummaryRecord) -> bool {
+    let text = serde_json::to_string(record).expect("a summary serialises") + "\n";
+    match std::fs::write(path, text) {
+        Ok(()) => true,
+        Err(e) => {
+            say(&format!(
+                "tapebuf: --summary-json {}: cannot write: {e}",
+                path.display()
+            ));
+            false
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! `--stats FILE`: the run's timeline as JSON lines (schema in `record.rs`
+//! and the man page). Its own thread samples the counters every interval
+//! and writes one record, flushed, so `tail -f` works; a slow disk only
+//! delays the samples (the timer drops ticks it missed), never the data.
+//! At the end it writes a last sample with the final totals, then the
+//! summary record.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, select, tick, Sender};
+
+use super::record::{Record, Sample, Start, SummaryRecord};
+use crate::stats::{Snapshot, Stats};
+use crate::summary::say;
+
+/// Starts the stats thread. Send it the summary to end it; it returns
+/// false if the file could not be written (said on stderr once).
+pub fn spawn(
+    path: PathBuf,
+    file: File,
+    start: Start,
+    stats: Arc<Stats>,
+    every: Duration,
+) -> (Sender<SummaryRecord>, JoinHandle<bool>) {
+    let (end_tx, end_rx) = bounded::<SummaryRecord>(1);
+    let thread = std::thread::Builder::new()
+        .name("stats-log".into())
+        .spawn(move || {
+            let mut out = StatsFile {
+                path,
+                out: BufWriter::new(file),
+                failed: false,
+            };
+            out.write(&Record::Start(start));
+            let ticks = tick(every);
+            let mut previous: Option<Snapshot> = None;
+            loop {
+                select! {
+                    recv(ticks) -> _ => {
+                        let now = stats.snapshot();
+                        out.write(&Record::Sample(Sample::from_snapshots(&now, previous.as_ref())));
+                        previous = Some(now);
+                    },
+                    recv(end_rx) -> end => {
+                        // The run is over: the counters are final.
+                        let now = stats.snapshot();
+                        out.write(&Record::Sample(Sample::from_snapshots(&now, previous.as_ref())));
+                        if let Ok(summary) = end {
+                            out.write(&Record::Summary(summary));
+                        }
+                        return !out.failed;
+                    },
+                }
+            }
+        })
+        .expect("spawning the stats-log thread");
+    (end_tx, thread)
+}
+
+struct StatsFile {
+    path: PathBuf,
+    out: BufWriter<File>,
+    failed: bool,
+}
+
+impl StatsFile {
+    /// Writes and flushes one record; after a failure, does nothing.
+    fn write(&mut self, record: &Record) {
+        if self.failed {
+            return;
+        }
+        let line = serde_json::to_string(record).expect("a record serialises");
+        let result = writeln!(self.out, "{line}").and_then(|_| self.out.flush());
+        if let Err(e) = result {
+            self.failed = true;
+            say(&format!(
+                "tapebuf: --stats {}: cannot write: {e}; the timeline stops here",
+                self.path.display()
+            ));
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `tapebuf report FILE [-o OUT.svg]`: reads a recorded run and prints a
+//! short text summary, and draws it as an SVG with `-o`.
+//!
+//! The input's kind is told by its first record's `schema` field, so that
+//! other recordings (a drive probe, later) can be added as another
+//! [`Input`] variant beside the `--stats` timeline. Every error is one line,
+//! `tapebuf: report: <path>: <why> (line N)`, and exit status 1; a wrong
+//! command line is exit status 2.
+
+pub mod analysis;
+pub mod plot;
+pub mod timeline;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use crate::exit::{FAILURE, SUCCESS, USAGE};
+use crate::observe::record::SCHEMA as STATS_SCHEMA;
+use crate::summary::say;
+use analysis::Analysis;
+use timeline::{Bad, Timeline};
+
+/// tapebuf report: summarise and draw a run recorded with --stats.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "tapebuf report", version, long_about = None)]
+#[command(
+    after_help = "Exit status: 0 success, 1 unreadable or invalid input or \
+an output that cannot be written, 2 usage error. See tapebuf(1), REPORT."
+)]
+pub struct ReportCli {
+    /// A file written by tapebuf --stats.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Draw the run as an SVG picture into OUT [default: no picture, only
+    /// the text summary].
+    #[arg(short = 'o', long = "output", value_name = "OUT.svg")]
+    pub output: Option<PathBuf>,
+}
+
+/// The arguments after `report` when the command line is `tapebuf report
+/// ...`, else None.
+pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
+    match args.get(1) {
+        Some(word) if word == "report" => Some(args[2..].to_vec()),
+        _ => None,
+    }
+}
+
+/// A recording `tapebuf report` understands.
+#[derive(Debug)]
+pub enum Input {
+    /// A `--stats` timeline.
+    Stats(Timeline),
+}
+
+impl Input {
+    /// Tells the kind of recording by its first record's `schema`.
+    pub fn parse(text: &str) -> Result<Input, Bad> {
+        let Some((i, first)) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty()) else {
+            return Err(Bad {
+                why: "is empty".into(),
+                line: None,
+            });
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(first).map_err(|e| Bad::at(i + 1, format!("not JSON: {e}")))?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(STATS_SCHEMA) => Timeline::parse(text).map(Input::Stats),
+            Some(other) => Err(Bad::at(i + 1, format!("unknown schema '{other}'"))),
+            None => Err(Bad::at(
+                i + 1,
+                "no schema field: not a file from tapebuf --stats",
+            )),
+        }
+    }
+}
+
+/// Runs `tapebuf report` on the words after `report`; returns the exit
+/// status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let words = std::iter::once(OsString::from("tapebuf report")).chain(args);
+    let cli = match ReportCli::try_parse_from(words) {
+        Ok(cli) => cli,
+        Err(e) => match crate::run::usage_text(&e, "tapebuf report") {
+            Some(text) => {
+                say(&format!("tapebuf: report: {text}"));
+                return USAGE;
+            }
+            None => {
+                let _ = e.print();
+                return SUCCESS;
+            }
+        },
+    };
+    match report(&cli) {
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            SUCCESS
+        }
+        Err(line) => {
+            say(&line);
+            FAILURE
+        }
+    }
+}
+
+/// The text summary, after writing the picture if asked; or the one error
+/// line.
+fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
+    let path = &cli.file;
+    let fail = |bad: Bad| match bad.line {
+        Some(n) => format!(
+            "tapebuf: report: {}: {} (line {n})",
+            path.display(),
+            bad.why
+        ),
+        None => format!("tapebuf: report: {}: {}", path.display(), bad.why),
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        fail(Bad {
+            why: e.to_string(),
+            line: None,
+        })
+    })?;
+    let Input::Stats(timeline) = Input::parse(&text).map_err(fail)?;
+    let mut lines = Analysis::of(&timeline).lines();
+    if timeline.summary.is_none() {
+        lines.push("note: no summary record; the run did not finish".into());
+    }
+    if let Some(out) = &cli.output {
+        let svg = plot::svg(&timeline, &title(path))
+            .map_err(|why| format!("tapebuf: report: {}: cannot draw: {why}", out.display()))?;
+        std::fs::write(out, svg)
+            .map_err(|e| format!("tapebuf: report: {}: cannot write: {e}", out.display()))?;
+    }
+    Ok(lines)
+}
+
+fn title(path: &Path) -> String {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("tapebuf run: {name}")
+}

@@ -1,0 +1,141 @@
+//! The picture half of `tapebuf report`: an SVG, drawn with plotters, with
+//! the ring's fill level over time above and the input and output rates
+//! below, and in both a red line at every underrun (a tape stop) and a
+//! purple one at every volume change. Axes are labelled with their units.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::timeline::Timeline;
+
+const WIDTH: u32 = 900;
+const HEIGHT: u32 = 640;
+const UNDERRUN: RGBColor = RGBColor(220, 30, 30);
+const VOLUME: RGBColor = RGBColor(140, 40, 180);
+const INPUT: RGBColor = RGBColor(30, 100, 220);
+const OUTPUT: RGBColor = RGBColor(20, 150, 60);
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+/// A named line: its legend label, its colour and its (time, value) points.
+type Series<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
+
+/// Draws `t` as an SVG document.
+pub fn svg(t: &Timeline, title: &str) -> Result<String, String> {
+    let mut out = String::new();
+    draw(t, title, &mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn draw(t: &Timeline, title: &str, out: &mut String) -> DrawResult {
+    let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(title, ("sans-serif", 20))?;
+    let (top, bottom) = root.split_vertically(HEIGHT / 2 - 20);
+    let x_max = t.last().t_s.max(0.001);
+    let underruns = t.rises(|s| s.underruns);
+    let volumes = t.rises(|s| s.volume.saturating_sub(1) as u64);
+
+    let fill: Vec<(f64, f64)> = t.samples.iter().map(|s| (s.t_s, s.fill_pct)).collect();
+    panel(
+        &top,
+        x_max,
+        100.0,
+        "ring fill (%)",
+        &[("ring fill level", INPUT, fill)],
+        &underruns,
+        &volumes,
+    )?;
+
+    let mb = |r: f64| r / 1e6;
+    let input: Vec<(f64, f64)> = t
+        .samples
+        .iter()
+        .map(|s| (s.t_s, mb(s.in_rate_bytes_per_s)))
+        .collect();
+    let output: Vec<(f64, f64)> = t
+        .samples
+        .iter()
+        .map(|s| (s.t_s, mb(s.out_rate_bytes_per_s)))
+        .collect();
+    let y_max = input
+        .iter()
+        .chain(&output)
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(0.001)
+        * 1.1;
+    panel(
+        &bottom,
+        x_max,
+        y_max,
+        "rate (MB/s)",
+        &[
+            ("input rate", INPUT, input),
+            ("output rate", OUTPUT, output),
+        ],
+        &underruns,
+        &volumes,
+    )?;
+    root.present()?;
+    Ok(())
+}
+
+/// One chart: the series, then the markers, then the legend.
+fn panel(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    x_max: f64,
+    y_max: f64,
+    y_desc: &str,
+    series: &[Series<'_>],
+    underruns: &[f64],
+    volumes: &[f64],
+) -> DrawResult {
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc(y_desc)
+        .light_line_style(WHITE)
+        .draw()?;
+    for (name, color, points) in series {
+        let color = *color;
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(2),
+            ))?
+            .label(*name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    for (times, color, name) in [
+        (underruns, UNDERRUN, "underrun (tape stop)"),
+        (volumes, VOLUME, "volume change"),
+    ] {
+        if times.is_empty() {
+            continue;
+        }
+        chart
+            .draw_series(
+                times
+                    .iter()
+                    .map(|&t| PathElement::new(vec![(t, 0.0), (t, y_max)], color.stroke_width(1))),
+            )?
+            .label(name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
