@@ -17,6 +17,7 @@ pub mod net;
 pub mod observe;
 pub mod pipe_size;
 pub mod pipeline;
+pub mod probe;
 pub mod rate;
 pub mod reader;
 pub mod report;
