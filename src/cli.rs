@@ -1,7 +1,7 @@
 //! The command line as the user typed it: clap derive definitions and help
 //! text only. Nothing here is validated beyond its own type; every check that
 //! involves more than one flag, and every default that depends on the
-//! machine, lives in `config.rs`.
+//! machine, lives in `config/`.
 
 use std::path::PathBuf;
 
