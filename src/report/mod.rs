@@ -1,14 +1,17 @@
-//! `tapebuf report FILE [-o OUT.svg]`: reads a recorded run and prints a
-//! short text summary, and draws it as an SVG with `-o`.
+//! `tapebuf report FILE [-o OUT.svg]`: reads a recorded run or a block
+//! size sweep and prints a short text summary, and draws it as an SVG with
+//! `-o`.
 //!
-//! The input's kind is told by its first record's `schema` field, so that
-//! other recordings (a drive probe, later) can be added as another
-//! [`Input`] variant beside the `--stats` timeline. Every error is one line,
+//! The input's kind is told by its first record's `schema` field: a
+//! `--stats` timeline or a `tapebuf probe --json` sweep, one [`Input`]
+//! variant each; another recording is another variant. Every error is one line,
 //! `tapebuf: report: <path>: <why> (line N)`, and exit status 1; a wrong
 //! command line is exit status 2.
 
 pub mod analysis;
 pub mod plot;
+pub mod probe;
+pub mod probe_plot;
 pub mod timeline;
 
 use std::ffi::OsString;
@@ -18,11 +21,13 @@ use clap::Parser;
 
 use crate::exit::{FAILURE, SUCCESS, USAGE};
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
+use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
 use crate::summary::say;
 use analysis::Analysis;
 use timeline::{Bad, Timeline};
 
-/// tapebuf report: summarise and draw a run recorded with --stats.
+/// tapebuf report: summarise and draw a run recorded with --stats, or a
+/// block size sweep written by tapebuf probe --json.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "tapebuf report", version, long_about = None)]
 #[command(
@@ -30,12 +35,12 @@ use timeline::{Bad, Timeline};
 an output that cannot be written, 2 usage error. See tapebuf(1), REPORT."
 )]
 pub struct ReportCli {
-    /// A file written by tapebuf --stats.
+    /// A file written by tapebuf --stats or by tapebuf probe --json.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Draw the run as an SVG picture into OUT [default: no picture, only
-    /// the text summary].
+    /// Draw the run, or the probe's rates against block size, as an SVG
+    /// picture into OUT [default: no picture, only the text summary].
     #[arg(short = 'o', long = "output", value_name = "OUT.svg")]
     pub output: Option<PathBuf>,
 }
@@ -54,6 +59,8 @@ pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
 pub enum Input {
     /// A `--stats` timeline.
     Stats(Timeline),
+    /// A `tapebuf probe --json` sweep.
+    Probe(ProbeResults),
 }
 
 impl Input {
@@ -69,11 +76,34 @@ impl Input {
             serde_json::from_str(first).map_err(|e| Bad::at(i + 1, format!("not JSON: {e}")))?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(STATS_SCHEMA) => Timeline::parse(text).map(Input::Stats),
+            Some(PROBE_SCHEMA) => probe::parse(text).map(Input::Probe),
             Some(other) => Err(Bad::at(i + 1, format!("unknown schema '{other}'"))),
             None => Err(Bad::at(
                 i + 1,
-                "no schema field: not a file from tapebuf --stats",
+                "no schema field: not a file from tapebuf --stats or tapebuf probe --json",
             )),
+        }
+    }
+
+    /// The text summary printed on stdout.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            Input::Stats(timeline) => {
+                let mut lines = Analysis::of(timeline).lines();
+                if timeline.summary.is_none() {
+                    lines.push("note: no summary record; the run did not finish".into());
+                }
+                lines
+            }
+            Input::Probe(p) => probe::lines(p),
+        }
+    }
+
+    /// The picture as an SVG document; `path` is the file it was read from.
+    pub fn svg(&self, path: &Path) -> Result<String, String> {
+        match self {
+            Input::Stats(timeline) => plot::svg(timeline, &title(path)),
+            Input::Probe(p) => probe_plot::svg(p),
         }
     }
 }
@@ -127,13 +157,11 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
             line: None,
         })
     })?;
-    let Input::Stats(timeline) = Input::parse(&text).map_err(fail)?;
-    let mut lines = Analysis::of(&timeline).lines();
-    if timeline.summary.is_none() {
-        lines.push("note: no summary record; the run did not finish".into());
-    }
+    let input = Input::parse(&text).map_err(fail)?;
+    let lines = input.lines();
     if let Some(out) = &cli.output {
-        let svg = plot::svg(&timeline, &title(path))
+        let svg = input
+            .svg(path)
             .map_err(|why| format!("tapebuf: report: {}: cannot draw: {why}", out.display()))?;
         std::fs::write(out, svg)
             .map_err(|e| format!("tapebuf: report: {}: cannot write: {e}", out.display()))?;
@@ -147,4 +175,31 @@ fn title(path: &Path) -> String {
         |n| n.to_string_lossy().into_owned(),
     );
     format!("tapebuf run: {name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_probe_result_round_trips_through_its_json_line() {
+        let sent = probe::tests::sample();
+        let line = serde_json::to_string(&sent).unwrap();
+        assert!(!line.contains('\n'));
+        match Input::parse(&format!("{line}\n")).unwrap() {
+            Input::Probe(got) => assert_eq!(got, sent),
+            Input::Stats(_) => panic!("a probe file read as a stats file"),
+        }
+    }
+
+    #[test]
+    fn a_probe_reader_ignores_fields_it_does_not_know() {
+        let mut value = serde_json::to_value(probe::tests::sample()).unwrap();
+        value["from_the_future"] = serde_json::json!({"x": 1});
+        value["results"][0]["write"]["p99_bytes_per_s"] = serde_json::json!(1.0);
+        let Input::Probe(got) = Input::parse(&value.to_string()).unwrap() else {
+            panic!("not read as a probe file");
+        };
+        assert_eq!(got, probe::tests::sample());
+    }
 }
