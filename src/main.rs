@@ -13,6 +13,9 @@ fn main() {
     if let Some(report_args) = tapebuf::report::command_args(&args) {
         std::process::exit(tapebuf::report::main(report_args));
     }
+    if let Some(probe_args) = tapebuf::probe::command_args(&args) {
+        end(tapebuf::probe::main(probe_args));
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => match run::usage_line(&e) {
@@ -30,14 +33,22 @@ fn main() {
         .map_err(tapebuf::exit::Error::from)
         .and_then(|config| run::run(&config));
     match outcome {
-        Ok(Exit::Code(code)) => std::process::exit(code),
-        Ok(Exit::Signal(sig)) => {
-            let _ = signal_hook::low_level::emulate_default_handler(sig);
-            std::process::exit(128 + sig);
-        }
+        Ok(exit) => end(exit),
         Err(e) => {
             say(&format!("tapebuf: {e}"));
             std::process::exit(e.exit_code());
+        }
+    }
+}
+
+/// Exits with the status, or dies of the signal (128 + signal if dying
+/// fails).
+fn end(exit: Exit) -> ! {
+    match exit {
+        Exit::Code(code) => std::process::exit(code),
+        Exit::Signal(sig) => {
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(128 + sig);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! long option clap knows must appear in it, and it keeps its key sections.
 
 use clap::CommandFactory;
+use tapebuf::probe::ProbeCli;
 use tapebuf::report::ReportCli;
 use tapebuf::rmt::server::RmtCli;
 use tapebuf::Cli;
@@ -15,7 +16,12 @@ fn page() -> String {
 fn every_long_option_appears_in_the_man_page() {
     let page = page();
     let mut missing = Vec::new();
-    for mut cmd in [Cli::command(), RmtCli::command(), ReportCli::command()] {
+    for mut cmd in [
+        Cli::command(),
+        RmtCli::command(),
+        ReportCli::command(),
+        ProbeCli::command(),
+    ] {
         cmd.build();
         for arg in cmd.get_arguments() {
             if let Some(long) = arg.get_long() {
@@ -45,6 +51,7 @@ fn man_page_has_exit_status_examples_and_watermarks() {
         ".SH WATCHING A RUN",
         ".SH STATS FILE",
         ".SH REPORT",
+        ".SH PROBE",
     ] {
         assert!(page.contains(section), "missing {section}");
     }

@@ -1,4 +1,42 @@
 //! `tapebuf probe`: finds the best block size for a target by writing a
 //! test stream at each size, reading it back, and timing both.
+//!
+//! The parts: `cli` and `config` (the command line, checked), `target`
+//! (the trait every target implements) with `file`, `tape` and `remote`,
+//! `data` (the test stream, regenerated for checking), `measure` (the
+//! clock, the differential method, medians), `sweep` (the loop over sizes
+//! and runs), `recommend` (the rule), `table` (the text), `schema` (the
+//! JSON shared with `tapebuf report`) and `run` (one probe, signals
+//! included). The invariant the whole keeps: the target is left safe (a
+//! created file removed, a tape rewound) whatever ends the probe.
 
+pub mod aligned;
+pub mod cli;
+pub mod config;
+pub mod data;
+pub mod file;
+pub mod measure;
+pub mod recommend;
+pub mod remote;
+pub mod run;
 pub mod schema;
+pub mod sweep;
+pub mod table;
+pub mod tape;
+pub mod target;
+
+use std::ffi::OsString;
+
+pub use cli::ProbeCli;
+pub use config::ProbeConfig;
+pub use run::main;
+pub use target::{Pass, ProbeTarget};
+
+/// The arguments after `probe` when the command line is `tapebuf probe
+/// ...`, else None.
+pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
+    match args.get(1) {
+        Some(word) if word == "probe" => Some(args[2..].to_vec()),
+        _ => None,
+    }
+}

@@ -1,0 +1,239 @@
+//! One probe from start to end: parse, confirm, open the target, watch for
+//! signals, sweep, clean up, print, and say how the process should end.
+//!
+//! SIGINT and SIGTERM only set a flag, which the sweep reads between
+//! blocks; the probe then cleans up (removes its file, rewinds the tape)
+//! and ends as killed by that signal. The handlers are installed after the
+//! confirmation, so Ctrl-C at the prompt simply ends the program, and
+//! before the target is opened, so nothing the probe creates can be left
+//! behind. The invariant: `cleanup` runs exactly once after the target was
+//! opened, whatever happened.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::os::unix::fs::FileTypeExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use anyhow::{anyhow, Context};
+use clap::Parser;
+use signal_hook::consts::{SIGINT, SIGTERM};
+
+use super::cli::ProbeCli;
+use super::config::{ProbeConfig, TargetSpec};
+use super::file::{FileOpenError, FileTarget};
+use super::measure::RealClock;
+use super::remote::RemoteTarget;
+use super::sweep::{show_size, sweep, Progress, SweepError};
+use super::table;
+use super::tape::TapeTarget;
+use super::target::ProbeTarget;
+use crate::config::ConfigError;
+use crate::exit::{Error, Exit, FAILURE, SUCCESS, USAGE};
+use crate::size::Rate;
+use crate::summary::say;
+
+/// Runs `tapebuf probe` on the words after `probe`.
+pub fn main(args: Vec<OsString>) -> Exit {
+    let words = std::iter::once(OsString::from("tapebuf probe")).chain(args);
+    let cli = match ProbeCli::try_parse_from(words) {
+        Ok(cli) => cli,
+        Err(e) => match crate::run::usage_text(&e, "tapebuf probe") {
+            Some(text) => {
+                say(&format!("tapebuf: probe: {text}"));
+                return Exit::Code(USAGE);
+            }
+            None => {
+                let _ = e.print();
+                return Exit::Code(SUCCESS);
+            }
+        },
+    };
+    let outcome = ProbeConfig::from_cli(&cli, |name| std::env::var(name).ok())
+        .map_err(Error::from)
+        .and_then(|config| probe(&config));
+    match outcome {
+        Ok(exit) => exit,
+        Err(e) => {
+            say(&format!("tapebuf: probe: {e}"));
+            Exit::Code(e.exit_code())
+        }
+    }
+}
+
+/// The whole probe, once the command line is known to be good.
+pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
+    confirm(config)?;
+    let stop = Arc::new(AtomicUsize::new(0));
+    let mut handlers = Vec::new();
+    for sig in [SIGINT, SIGTERM] {
+        let id = signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)
+            .context("cannot install signal handlers")?;
+        handlers.push(id);
+    }
+    let mut target = open_target(config)?;
+    let chatty = std::io::stderr().is_terminal();
+    let stopped = || match stop.load(Ordering::Relaxed) {
+        0 => None,
+        sig => Some(sig as i32),
+    };
+    let mut progress = |p: Progress<'_>| {
+        if chatty {
+            say(&format!(
+                "tapebuf: probe: run {}/{}, {}: write {}, read {}{}",
+                p.run,
+                p.runs,
+                show_size(p.block_bytes),
+                Rate(p.write.rate_bytes_per_s()),
+                Rate(p.read.rate_bytes_per_s()),
+                if p.mismatch.is_some() {
+                    ", READ-BACK DIFFERS"
+                } else {
+                    ""
+                }
+            ));
+        }
+    };
+    let outcome = sweep(
+        target.as_mut(),
+        &config.plan,
+        &RealClock::new(),
+        &stopped,
+        &mut progress,
+    );
+    let cleaned = target.cleanup();
+    for id in handlers {
+        signal_hook::low_level::unregister(id);
+    }
+    let cleaned_note = match &cleaned {
+        Ok(done) if !done.is_empty() => format!("; {done}"),
+        Ok(_) => String::new(),
+        Err(e) => format!("; and cleaning up failed: {e}"),
+    };
+    let done = match outcome {
+        Err(SweepError::Interrupted(sig)) => {
+            let name = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
+            say(&format!(
+                "tapebuf: probe: {}: interrupted by {name}{cleaned_note}",
+                config.label
+            ));
+            return Ok(Exit::Signal(sig));
+        }
+        Err(e) => return Err(anyhow!("{}: {e}{cleaned_note}", config.label).into()),
+        Ok(done) => done,
+    };
+    let results = done.results(target.as_ref(), &config.plan, config.direct);
+    let mut lines = table::lines_of(&results);
+    lines.insert(1, format!("method: {}", target.method()));
+    if config.json {
+        let json = serde_json::to_string(&results).context("cannot write the results as JSON")?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{json}")
+            .and_then(|()| out.flush())
+            .context("cannot write the results to standard output")?;
+        lines.iter().for_each(|l| say(l));
+    } else {
+        let mut out = std::io::stdout().lock();
+        lines
+            .iter()
+            .try_for_each(|l| writeln!(out, "{l}"))
+            .and_then(|()| out.flush())
+            .context("cannot write the results to standard output")?;
+    }
+    let mut code = SUCCESS;
+    for m in done.mismatches() {
+        say(&format!("tapebuf: probe: {}: {m}", config.label));
+        code = FAILURE;
+    }
+    if let Err(e) = cleaned {
+        say(&format!("tapebuf: probe: {}: {e}", config.label));
+        code = FAILURE;
+    }
+    Ok(Exit::Code(code))
+}
+
+/// A device or remote target is overwritten only with `--yes`, or a "yes"
+/// typed at the terminal.
+fn confirm(config: &ProbeConfig) -> Result<(), Error> {
+    if config.yes || !config.target.needs_confirmation() {
+        return Ok(());
+    }
+    let label = &config.label;
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        eprint!("tapebuf: probe: this overwrites everything on {label}; type yes to go on: ");
+        let mut answer = String::new();
+        std::io::stdin()
+            .read_line(&mut answer)
+            .context("cannot read the answer")?;
+        if answer.trim() == "yes" {
+            return Ok(());
+        }
+        return Err(ConfigError::new(label.clone(), "not confirmed; nothing was written").into());
+    }
+    let what = match config.target {
+        TargetSpec::Remote(_) => "a remote target",
+        _ => "a device",
+    };
+    Err(ConfigError::new(
+        label.clone(),
+        format!(
+            "is {what}: the probe overwrites everything on it; give --yes to go on \
+             (there is no terminal to ask on)"
+        ),
+    )
+    .into())
+}
+
+fn open_target(config: &ProbeConfig) -> Result<Box<dyn ProbeTarget>, Error> {
+    let label = config.label.as_str();
+    let direct = config.direct;
+    let file = |opened: Result<FileTarget, FileOpenError>| -> Result<Box<dyn ProbeTarget>, Error> {
+        match opened {
+            Ok(t) => Ok(Box::new(t)),
+            Err(e @ FileOpenError::DirectRefused { .. }) => {
+                Err(ConfigError::new("--direct", e.to_string()).into())
+            }
+            Err(e) => Err(anyhow!(e).into()),
+        }
+    };
+    match &config.target {
+        TargetSpec::NewFile(path) => file(FileTarget::create(path, label, direct)),
+        TargetSpec::InDirectory(dir) => file(FileTarget::create_in(dir, label, direct)),
+        TargetSpec::ExistingFile(path) => file(FileTarget::existing(path, label, direct)),
+        TargetSpec::Device(path) => {
+            let is_char = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device());
+            if is_char {
+                if let Some(tape) = TapeTarget::local(path, label)
+                    .with_context(|| format!("{label}: cannot open"))?
+                {
+                    return Ok(Box::new(tape));
+                }
+            }
+            let device = FileTarget::device(path, label, direct);
+            if let Ok(d) = &device {
+                if let Some(bytes) = d.device_bytes() {
+                    if bytes < config.plan.stream_bytes {
+                        return Err(ConfigError::new(
+                            "--size",
+                            format!(
+                                "{} bytes is more than {label} holds ({bytes} bytes)",
+                                config.plan.stream_bytes
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            }
+            file(device)
+        }
+        TargetSpec::Remote(name) => {
+            let settings = config
+                .rmt
+                .as_ref()
+                .expect("a remote target has rmt settings");
+            let remote = RemoteTarget::open(name, settings)
+                .with_context(|| format!("{label}: cannot open over rmt"))?;
+            Ok(Box::new(remote))
+        }
+    }
+}
