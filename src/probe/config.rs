@@ -21,7 +21,7 @@ use super::cli::ProbeCli;
 use super::sweep::Plan;
 use crate::config::ConfigError;
 use crate::rmt::name::RemoteName;
-use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
+use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT};
 use crate::rmt::wire::MAX_RECORD_BYTES;
 use crate::size::parse_size;
 
@@ -267,29 +267,11 @@ fn rmt_settings(
     cli: &ProbeCli,
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<RmtSettings, ConfigError> {
-    let (rsh_text, rsh_from) = match (&cli.rsh_command, env("RSH")) {
-        (Some(flag), _) => (Some(flag.clone()), "--rsh-command"),
-        (None, Some(var)) => (Some(var), "RSH"),
-        (None, None) => (None, ""),
-    };
-    let rsh: Vec<String> = match rsh_text {
-        Some(text) => {
-            let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-            if words.is_empty() {
-                return Err(ConfigError::new(rsh_from, "names no remote shell"));
-            }
-            words
-        }
-        None => DEFAULT_RSH.iter().map(|w| w.to_string()).collect(),
-    };
-    let rmt_command = match (&cli.rmt_command, env("RMT")) {
-        (Some(flag), _) => flag.clone(),
-        (None, Some(var)) if !var.trim().is_empty() => var,
-        _ => DEFAULT_RMT_COMMAND.to_string(),
-    };
-    if rmt_command.trim().is_empty() {
-        return Err(ConfigError::new("--rmt-command", "is empty"));
-    }
+    let (rsh, rmt_command) = crate::rmt::settings::commands(
+        cli.rsh_command.as_deref(),
+        cli.rmt_command.as_deref(),
+        env,
+    )?;
     let timeout = match cli.timeout {
         Some(0) => return Err(ConfigError::new("--timeout", "must be at least 1 second")),
         Some(s) => std::time::Duration::from_secs(s),

@@ -45,29 +45,8 @@ pub fn resolve(
             ));
         }
     }
-    let (rsh_text, rsh_from) = match (&cli.rsh_command, env("RSH")) {
-        (Some(flag), _) => (Some(flag.clone()), "--rsh-command"),
-        (None, Some(var)) => (Some(var), "RSH"),
-        (None, None) => (None, ""),
-    };
-    let rsh: Vec<String> = match rsh_text {
-        Some(text) => {
-            let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-            if words.is_empty() {
-                return Err(ConfigError::new(rsh_from, "names no remote shell"));
-            }
-            words
-        }
-        None => DEFAULT_RSH.iter().map(|w| w.to_string()).collect(),
-    };
-    let rmt_command = match (&cli.rmt_command, env("RMT")) {
-        (Some(flag), _) => flag.clone(),
-        (None, Some(var)) if !var.trim().is_empty() => var,
-        _ => DEFAULT_RMT_COMMAND.to_string(),
-    };
-    if rmt_command.trim().is_empty() {
-        return Err(ConfigError::new("--rmt-command", "is empty"));
-    }
+    let (rsh, rmt_command) =
+        commands(cli.rsh_command.as_deref(), cli.rmt_command.as_deref(), &env)?;
     let window = match cli.rmt_window {
         Some(n) if n == 0 || n > MAX_WINDOW as u64 => {
             return Err(ConfigError::new(
@@ -93,4 +72,37 @@ pub fn resolve(
             .unwrap_or(DEFAULT_REPLY_TIMEOUT),
         window,
     })
+}
+
+/// The remote shell (split into words) and the server's command: by flag,
+/// then the environment (`RSH`, `RMT`), then the defaults.
+pub fn commands(
+    rsh_flag: Option<&str>,
+    rmt_flag: Option<&str>,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<(Vec<String>, String), ConfigError> {
+    let (rsh_text, rsh_from) = match (rsh_flag, env("RSH")) {
+        (Some(flag), _) => (Some(flag.to_string()), "--rsh-command"),
+        (None, Some(var)) => (Some(var), "RSH"),
+        (None, None) => (None, ""),
+    };
+    let rsh: Vec<String> = match rsh_text {
+        Some(text) => {
+            let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+            if words.is_empty() {
+                return Err(ConfigError::new(rsh_from, "names no remote shell"));
+            }
+            words
+        }
+        None => DEFAULT_RSH.iter().map(|w| w.to_string()).collect(),
+    };
+    let rmt_command = match (rmt_flag, env("RMT")) {
+        (Some(flag), _) => flag.to_string(),
+        (None, Some(var)) if !var.trim().is_empty() => var,
+        _ => DEFAULT_RMT_COMMAND.to_string(),
+    };
+    if rmt_command.trim().is_empty() {
+        return Err(ConfigError::new("--rmt-command", "is empty"));
+    }
+    Ok((rsh, rmt_command))
 }
