@@ -15,39 +15,9 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-use std::time::Instant;
-
-use common::{env_number, env_or, median, reap, zero_producer, Sample};
+use common::{between_zero_and_null, env_number, env_or, wall_and_cpu_medians, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
-
-/// Runs `dd if=/dev/zero | tapebuf ARGS | dd of=/dev/null`, tapebuf's
-/// stderr to /dev/null, and measures tapebuf (reaped by wait4 in `reap`).
-#[allow(clippy::zombie_processes)]
-fn measure(args: &[String], gib: u64) -> Sample {
-    let started = Instant::now();
-    let mut producer = zero_producer(gib);
-    let mut middle = Command::new(TAPEBUF)
-        .args(args)
-        .stdin(producer.stdout.take().unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawning tapebuf");
-    let mut consumer = Command::new("dd")
-        .args(["of=/dev/null", "bs=1M", "status=none"])
-        .stdin(middle.stdout.take().unwrap())
-        .spawn()
-        .expect("spawning the consumer dd");
-    let sample = reap(&middle, "tapebuf", started);
-    assert!(consumer.wait().unwrap().success(), "consumer dd failed");
-    assert!(producer.wait().unwrap().success(), "producer dd failed");
-    Sample {
-        wall_s: started.elapsed().as_secs_f64(),
-        ..sample
-    }
-}
 
 fn main() {
     let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
@@ -57,7 +27,7 @@ fn main() {
     let stats = dir.path().join("run.jsonl").display().to_string();
     let log = dir.path().join("run.log").display().to_string();
     let base = |extra: &[&str]| -> Vec<String> {
-        ["-s", "1M", "-m", &memory]
+        [TAPEBUF, "-s", "1M", "-m", &memory]
             .iter()
             .chain(extra)
             .map(|s| s.to_string())
@@ -103,18 +73,10 @@ fn main() {
     for run in 0..runs {
         for k in 0..variants.len() {
             let i = (run + k) % variants.len();
-            samples[i].push(measure(&variants[i].1, gib));
+            samples[i].push(between_zero_and_null(&variants[i].1, gib));
         }
     }
-    let medians: Vec<(f64, f64)> = samples
-        .iter()
-        .map(|s| {
-            (
-                median(s.iter().map(|x| x.wall_s).collect()),
-                median(s.iter().map(|x| x.cpu_s).collect()),
-            )
-        })
-        .collect();
+    let medians = wall_and_cpu_medians(&samples);
     let (plain_wall, plain_cpu) = medians[0];
     for (i, (name, _)) in variants.iter().enumerate() {
         let (wall, cpu) = medians[i];

@@ -14,41 +14,9 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-use std::time::Instant;
-
-use common::{env_number, env_or, median, reap, verdict, zero_producer, Sample};
+use common::{between_zero_and_null, env_number, env_or, median, verdict, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
-
-/// Runs `dd if=/dev/zero | tool | dd of=/dev/null` and measures the tool.
-/// The tool is reaped by wait4 rather than `Child::wait`, to get its rusage.
-// Reaped by wait4 in `reap`, which clippy cannot see.
-#[allow(clippy::zombie_processes)]
-fn measure(tool: &[String], gib: u64) -> Sample {
-    let started = Instant::now();
-    let mut producer = zero_producer(gib);
-    let mut middle = Command::new(&tool[0])
-        .args(&tool[1..])
-        .stdin(producer.stdout.take().unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawning {}: {e} (is it installed?)", tool[0]));
-    let mut consumer = Command::new("dd")
-        .args(["of=/dev/null", "bs=1M", "status=none"])
-        .stdin(middle.stdout.take().unwrap())
-        .spawn()
-        .expect("spawning the consumer dd");
-
-    let sample = reap(&middle, &tool[0], started);
-    assert!(consumer.wait().unwrap().success(), "consumer dd failed");
-    assert!(producer.wait().unwrap().success(), "producer dd failed");
-    Sample {
-        wall_s: started.elapsed().as_secs_f64(),
-        ..sample
-    }
-}
 
 fn main() {
     // `cargo bench` passes --bench; a filter argument is not supported.
@@ -91,7 +59,7 @@ fn main() {
             // Rotate the order so no tool always runs first.
             for k in 0..tools.len() {
                 let i = (run + k) % tools.len();
-                samples[i].push(measure(&tools[i].1, gib));
+                samples[i].push(between_zero_and_null(&tools[i].1, gib));
             }
         }
         let medians: Vec<(f64, f64, f64)> = samples

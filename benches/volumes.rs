@@ -21,7 +21,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use common::{env_number, env_or, median, reap, Sample};
+use common::{env_number, env_or, reap, wall_and_cpu_medians, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
@@ -106,15 +106,7 @@ fn main() {
             samples[i].push(measure(pipeline, &dir));
         }
     }
-    let medians: Vec<(f64, f64)> = samples
-        .iter()
-        .map(|s| {
-            (
-                median(s.iter().map(|x| x.wall_s).collect()),
-                median(s.iter().map(|x| x.cpu_s).collect()),
-            )
-        })
-        .collect();
+    let medians = wall_and_cpu_medians(&samples);
     for (i, (name, _, _)) in tools.iter().enumerate() {
         let (wall, cpu) = medians[i];
         println!(

@@ -57,7 +57,8 @@ pub struct Stats {
     pub outputs: Vec<OutputStats>,
 }
 
-/// A consistent-enough copy of the counters at one moment.
+/// A consistent-enough copy of the counters at one moment. The default is
+/// the moment before anything moved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Snapshot {
     pub seconds: f64,
@@ -77,6 +78,23 @@ pub struct Snapshot {
     /// The volume in use, counting from 1: the highest over every input or
     /// output that spans volumes, else 1.
     pub volume: u32,
+}
+
+impl Default for Snapshot {
+    fn default() -> Snapshot {
+        Snapshot {
+            seconds: 0.0,
+            read_bytes: 0,
+            written_bytes: 0,
+            fill_pct: 0.0,
+            underruns: 0,
+            overruns: 0,
+            changing_volume: false,
+            writer_waiting: false,
+            waiting_s: 0.0,
+            volume: 1,
+        }
+    }
 }
 
 impl Stats {

@@ -50,16 +50,9 @@ mod tests {
 
     fn snap(read: u64, written: u64) -> Snapshot {
         Snapshot {
-            seconds: 0.0,
             read_bytes: read,
             written_bytes: written,
-            fill_pct: 0.0,
-            underruns: 0,
-            overruns: 0,
-            changing_volume: false,
-            writer_waiting: false,
-            waiting_s: 0.0,
-            volume: 1,
+            ..Snapshot::default()
         }
     }
 

@@ -1,5 +1,6 @@
 //! Shared by the benchmarks: reaping a child with its resource usage,
-//! medians, and settings from the environment.
+//! a tool measured between two dd processes, medians, and settings from
+//! the environment.
 
 #![allow(dead_code)]
 
@@ -79,4 +80,45 @@ pub fn zero_producer(gib: u64) -> Child {
         .stdout(Stdio::piped())
         .spawn()
         .expect("spawning the producer dd")
+}
+
+/// Runs `dd if=/dev/zero | TOOL | dd of=/dev/null`, the tool's stderr to
+/// /dev/null, and measures the tool, reaped by wait4 in `reap` so that its
+/// own CPU time and peak RSS are known; the wall time is the pipeline's.
+#[allow(clippy::zombie_processes)]
+pub fn between_zero_and_null(tool: &[String], gib: u64) -> Sample {
+    let started = Instant::now();
+    let mut producer = zero_producer(gib);
+    let mut middle = Command::new(&tool[0])
+        .args(&tool[1..])
+        .stdin(producer.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {}: {e} (is it installed?)", tool[0]));
+    let mut consumer = Command::new("dd")
+        .args(["of=/dev/null", "bs=1M", "status=none"])
+        .stdin(middle.stdout.take().unwrap())
+        .spawn()
+        .expect("spawning the consumer dd");
+    let sample = reap(&middle, &tool[0], started);
+    assert!(consumer.wait().unwrap().success(), "consumer dd failed");
+    assert!(producer.wait().unwrap().success(), "producer dd failed");
+    Sample {
+        wall_s: started.elapsed().as_secs_f64(),
+        ..sample
+    }
+}
+
+/// The median wall and CPU seconds of each contender's samples.
+pub fn wall_and_cpu_medians(samples: &[Vec<Sample>]) -> Vec<(f64, f64)> {
+    samples
+        .iter()
+        .map(|s| {
+            (
+                median(s.iter().map(|x| x.wall_s).collect()),
+                median(s.iter().map(|x| x.cpu_s).collect()),
+            )
+        })
+        .collect()
 }

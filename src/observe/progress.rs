@@ -170,11 +170,7 @@ mod tests {
             written_bytes: written,
             fill_pct: 50.0,
             underruns: 2,
-            overruns: 0,
-            changing_volume: false,
-            writer_waiting: false,
-            waiting_s: 0.0,
-            volume: 1,
+            ..Snapshot::default()
         }
     }
 
