@@ -83,30 +83,13 @@ pub struct Cli {
     #[arg(long = "hash-file", value_name = "PATH")]
     pub hash_file: Option<PathBuf>,
 
-    /// Take every name as local, even one with a colon (HOST:PATH is
-    /// otherwise a remote tape or file, reached over rmt).
-    #[arg(long = "force-local")]
-    pub force_local: bool,
-
-    /// The remote shell for HOST:PATH, with its arguments [env: RSH;
-    /// default: ssh -T -e none -o BatchMode=yes, which never prompts].
-    #[arg(long = "rsh-command", value_name = "CMD")]
-    pub rsh_command: Option<String>,
-
-    /// The rmt server to run on the remote host [env: RMT; default:
-    /// /etc/rmt].
-    #[arg(long = "rmt-command", value_name = "CMD")]
-    pub rmt_command: Option<String>,
+    #[command(flatten)]
+    pub remote: RemoteArgs,
 
     /// Requests kept in flight to a remote tape; 1 is lock-step, like
     /// tar and rdump [default: adapts to the link].
     #[arg(long = "rmt-window", value_name = "N")]
     pub rmt_window: Option<u64>,
-
-    /// The remote server's tape operation numbering: gnu (Linux) or bsd
-    /// [default: gnu].
-    #[arg(long = "rmt-flavor", value_name = "FLAVOR", value_enum)]
-    pub rmt_flavor: Option<crate::rmt::flavor::Flavor>,
 
     /// Size of one block, the unit of every read and write [default: 256k].
     #[arg(short = 's', long = "block-size", value_name = "SIZE")]
@@ -248,4 +231,28 @@ pub struct Cli {
     /// Seconds between --stats records (decimals allowed) [default: 1].
     #[arg(long = "stats-interval", value_name = "SECS")]
     pub stats_interval: Option<String>,
+}
+
+/// How a HOST:PATH name is reached, for `tapebuf` and `tapebuf probe` alike.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RemoteArgs {
+    /// Take every name as local, even one with a colon (HOST:PATH is
+    /// otherwise a remote tape or file, reached over rmt).
+    #[arg(long = "force-local")]
+    pub force_local: bool,
+
+    /// The remote shell for HOST:PATH, with its arguments [env: RSH;
+    /// default: ssh -T -e none -o BatchMode=yes, which never prompts].
+    #[arg(long = "rsh-command", value_name = "CMD")]
+    pub rsh_command: Option<String>,
+
+    /// The rmt server to run on the remote host [env: RMT; default:
+    /// /etc/rmt].
+    #[arg(long = "rmt-command", value_name = "CMD")]
+    pub rmt_command: Option<String>,
+
+    /// The remote server's tape operation numbering: gnu (Linux) or bsd
+    /// [default: gnu].
+    #[arg(long = "rmt-flavor", value_name = "FLAVOR", value_enum)]
+    pub rmt_flavor: Option<crate::rmt::flavor::Flavor>,
 }

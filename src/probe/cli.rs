@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::probe::schema::DataKind;
-use crate::rmt::flavor::Flavor;
 
 /// tapebuf probe: find the best block size for a tape, file or device by
 /// writing a test stream at each size, reading it back, and timing both.
@@ -61,24 +60,8 @@ pub struct ProbeCli {
     #[arg(short = 'f', long = "force")]
     pub force: bool,
 
-    /// Take TARGET as local even if it has a colon.
-    #[arg(long = "force-local")]
-    pub force_local: bool,
-
-    /// The remote shell for HOST:PATH [env: RSH; default: ssh -T -e none
-    /// -o BatchMode=yes].
-    #[arg(long = "rsh-command", value_name = "CMD")]
-    pub rsh_command: Option<String>,
-
-    /// The rmt server to run on the remote host [env: RMT; default:
-    /// /etc/rmt].
-    #[arg(long = "rmt-command", value_name = "CMD")]
-    pub rmt_command: Option<String>,
-
-    /// The remote server's tape operation numbering: gnu or bsd [default:
-    /// gnu].
-    #[arg(long = "rmt-flavor", value_name = "FLAVOR", value_enum)]
-    pub rmt_flavor: Option<Flavor>,
+    #[command(flatten)]
+    pub remote: crate::cli::RemoteArgs,
 
     /// The longest wait for any rmt reply, in seconds [default: 600].
     #[arg(long = "timeout", value_name = "SECS")]

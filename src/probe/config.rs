@@ -144,9 +144,9 @@ impl ProbeConfig {
             Some(rmt_settings(cli, &env)?)
         } else {
             let given = [
-                ("--rsh-command", cli.rsh_command.is_some()),
-                ("--rmt-command", cli.rmt_command.is_some()),
-                ("--rmt-flavor", cli.rmt_flavor.is_some()),
+                ("--rsh-command", cli.remote.rsh_command.is_some()),
+                ("--rmt-command", cli.remote.rmt_command.is_some()),
+                ("--rmt-flavor", cli.remote.rmt_flavor.is_some()),
                 ("--timeout", cli.timeout.is_some()),
             ];
             if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
@@ -178,7 +178,7 @@ impl ProbeConfig {
 fn classify(cli: &ProbeCli) -> Result<TargetSpec, ConfigError> {
     let path = &cli.target;
     let shown = path.display().to_string();
-    if !cli.force_local {
+    if !cli.remote.force_local {
         match RemoteName::parse(path) {
             Ok(Some(name)) => return Ok(TargetSpec::Remote(name)),
             Ok(None) => {}
@@ -268,8 +268,8 @@ fn rmt_settings(
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<RmtSettings, ConfigError> {
     let (rsh, rmt_command) = crate::rmt::settings::commands(
-        cli.rsh_command.as_deref(),
-        cli.rmt_command.as_deref(),
+        cli.remote.rsh_command.as_deref(),
+        cli.remote.rmt_command.as_deref(),
         env,
     )?;
     let timeout = match cli.timeout {
@@ -280,7 +280,7 @@ fn rmt_settings(
     Ok(RmtSettings {
         rsh,
         rmt_command,
-        flavor: cli.rmt_flavor.unwrap_or_default(),
+        flavor: cli.remote.rmt_flavor.unwrap_or_default(),
         timeout,
         window: None,
     })

@@ -17,7 +17,7 @@ use crate::config::ConfigError;
 
 /// The remote name in an `-i` or `-o` value, unless `--force-local`.
 pub fn remote_name(cli: &Cli, flag: &str, value: &Path) -> Result<Option<RemoteName>, ConfigError> {
-    if cli.force_local {
+    if cli.remote.force_local {
         return Ok(None);
     }
     RemoteName::parse(value).map_err(|why| ConfigError::new(flag, why))
@@ -33,10 +33,10 @@ pub fn resolve(
 ) -> Result<RmtSettings, ConfigError> {
     if !remote {
         let given = [
-            ("--rsh-command", cli.rsh_command.is_some()),
-            ("--rmt-command", cli.rmt_command.is_some()),
+            ("--rsh-command", cli.remote.rsh_command.is_some()),
+            ("--rmt-command", cli.remote.rmt_command.is_some()),
             ("--rmt-window", cli.rmt_window.is_some()),
-            ("--rmt-flavor", cli.rmt_flavor.is_some()),
+            ("--rmt-flavor", cli.remote.rmt_flavor.is_some()),
         ];
         if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
             return Err(ConfigError::new(
@@ -45,8 +45,11 @@ pub fn resolve(
             ));
         }
     }
-    let (rsh, rmt_command) =
-        commands(cli.rsh_command.as_deref(), cli.rmt_command.as_deref(), &env)?;
+    let (rsh, rmt_command) = commands(
+        cli.remote.rsh_command.as_deref(),
+        cli.remote.rmt_command.as_deref(),
+        &env,
+    )?;
     let window = match cli.rmt_window {
         Some(n) if n == 0 || n > MAX_WINDOW as u64 => {
             return Err(ConfigError::new(
@@ -65,7 +68,7 @@ pub fn resolve(
     Ok(RmtSettings {
         rsh,
         rmt_command,
-        flavor: cli.rmt_flavor.unwrap_or_default(),
+        flavor: cli.remote.rmt_flavor.unwrap_or_default(),
         timeout: cli
             .timeout
             .map(std::time::Duration::from_secs)
