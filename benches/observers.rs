@@ -33,35 +33,21 @@ fn main() {
             .map(|s| s.to_string())
             .collect()
     };
+    let observers = [
+        "--stats",
+        &stats,
+        "--stats-interval",
+        "0.1",
+        "--status-interval",
+        "1",
+        "--log",
+        &log,
+    ];
+    let with_bar: Vec<&str> = observers.iter().copied().chain(["--progress"]).collect();
     let variants: Vec<(&str, Vec<String>)> = vec![
         ("plain", base(&[])),
-        (
-            "stats+log",
-            base(&[
-                "--stats",
-                &stats,
-                "--stats-interval",
-                "0.1",
-                "--status-interval",
-                "1",
-                "--log",
-                &log,
-            ]),
-        ),
-        (
-            "all+bar",
-            base(&[
-                "--stats",
-                &stats,
-                "--stats-interval",
-                "0.1",
-                "--status-interval",
-                "1",
-                "--log",
-                &log,
-                "--progress",
-            ]),
-        ),
+        ("stats+log", base(&observers)),
+        ("all+bar", base(&with_bar)),
     ];
     println!("# {gib} GiB from /dev/zero to /dev/null through pipes, {runs} runs per variant, -s 1M -m {memory}");
     println!("# medians; cpu is tapebuf's own (wait4); ratios are to plain");
