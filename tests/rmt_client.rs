@@ -286,60 +286,56 @@ fn a_permission_error_on_the_server_is_reported_as_it_said() {
     assert!(!locked.join("x").exists());
 }
 
+/// Sends `source_len` bytes to `target` through a scripted remote end
+/// (`body` is the script's shell code) and expects exit 1 with `expected`
+/// in standard error.
+fn refused_by_scripted_remote(
+    body: &str,
+    source_len: usize,
+    target: &str,
+    extra: &[&str],
+    expected: &str,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write_file(dir.path(), "source", &pattern(source_len, 5));
+    let ssh = script(dir.path(), "ssh", body);
+    let (code, stderr) = send_via(&ssh, &source, target, extra);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
 #[test]
 fn a_remote_shell_that_fails_is_quoted_with_its_exit_status() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = write_file(dir.path(), "source", &pattern(10_000, 5));
-    let ssh = script(
-        dir.path(),
-        "ssh",
+    refused_by_scripted_remote(
         "echo 'ssh: connect to host vault port 22: Connection refused' >&2; exit 255",
-    );
-    let (code, stderr) = send_via(&ssh, &source, "vault:/dev/nst0", &[]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains(
-            "exited with status 255: \"ssh: connect to host vault port 22: Connection refused\""
-        ),
-        "{stderr}"
+        10_000,
+        "vault:/dev/nst0",
+        &[],
+        "exited with status 255: \"ssh: connect to host vault port 22: Connection refused\"",
     );
 }
 
 #[test]
 fn a_login_banner_before_the_server_is_an_error_that_quotes_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = write_file(dir.path(), "source", &pattern(10_000, 6));
-    let ssh = script(
-        dir.path(),
-        "ssh",
+    refused_by_scripted_remote(
         &format!("echo 'Welcome to vault, the tape host'; exec {GNU_RMT}"),
-    );
-    let (code, stderr) = send_via(&ssh, &source, "vault:/dev/null", &[]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("the remote end answered \"Welcome to vault, the tape host\", which is not an rmt reply"),
-        "{stderr}"
+        10_000,
+        "vault:/dev/null",
+        &[],
+        "the remote end answered \"Welcome to vault, the tape host\", which is not an rmt reply",
     );
 }
 
 #[test]
 fn a_short_write_count_is_an_error_with_the_byte_offset() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = write_file(dir.path(), "source", &pattern(1 << 20, 7));
     // A server that opens, then says it wrote only 100 bytes of the first
     // block, and hangs up.
-    let ssh = script(
-        dir.path(),
-        "ssh",
+    refused_by_scripted_remote(
         "read open; read flags; echo A0; read w; echo A100",
-    );
-    let (code, stderr) = send_via(&ssh, &source, "vault:/dev/nst0", &["-s", "64k"]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains(
-            "the server wrote only 100 of a 65536-byte block at byte 0 (a short W count)"
-        ),
-        "{stderr}"
+        1 << 20,
+        "vault:/dev/nst0",
+        &["-s", "64k"],
+        "the server wrote only 100 of a 65536-byte block at byte 0 (a short W count)",
     );
 }
 
