@@ -8,8 +8,8 @@ use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
-/// The alignment the probe uses for O_DIRECT.
-pub const DIRECT_ALIGN_BYTES: usize = 4096;
+/// The alignment the probe uses for O_DIRECT, the same as the ring's.
+pub const DIRECT_ALIGN_BYTES: usize = crate::config::DIRECT_ALIGN_BYTES as usize;
 
 pub struct AlignedBuf {
     ptr: NonNull<u8>,

@@ -9,12 +9,8 @@
 //! (`crate::probe::schema`); this module adds no second copy of them.
 
 use super::timeline::Bad;
+use crate::probe::measure::{is_noisy, NOISY_SPREAD_PCT};
 use crate::probe::schema::{DataKind, Measured, ProbeResults, TargetKind, SCHEMA_VERSION};
-
-/// A size whose runs differ by more than this share of their median, as
-/// `100 x (max - min) / median`, gets a warning: one of its runs was
-/// disturbed (`reference/004` saw such anomalies with one run per size).
-pub const SPREAD_WARN_PCT: f64 = 10.0;
 
 /// Parses a probe file: one JSON object on the first non-empty line, and
 /// nothing after it. The caller has already seen its `schema` field.
@@ -209,9 +205,9 @@ pub fn warnings(p: &ProbeResults) -> Vec<String> {
             ));
         }
         for (dir, m) in [("write", &r.write), ("read", &r.read)] {
-            if m.spread_pct > SPREAD_WARN_PCT {
+            if is_noisy(m) {
                 out.push(format!(
-                    "warning: {size}: {dir} rates spread {:.1}% over {} runs (above {SPREAD_WARN_PCT}%): a run was disturbed; probe again",
+                    "warning: {size}: {dir} rates spread {:.1}% over {} runs (above {NOISY_SPREAD_PCT}%): a run was disturbed; probe again",
                     m.spread_pct,
                     m.rates_bytes_per_s.len()
                 ));
