@@ -1,19 +1,24 @@
-//! rmt benchmark: writing a file on an rmt server through a link with a
-//! round trip of a few milliseconds. tapebuf's pipelined client runs side
-//! by side with its own lock-step mode (`--rmt-window 1`), with GNU tar's
-//! rmt client (`tar cf HOST:PATH -b 20`, lock-step with 10 KiB records) and
+//! rmt benchmark: writing to an rmt server through a link with a round
+//! trip of a few milliseconds. tapebuf's pipelined client runs side by
+//! side with its own lock-step mode (`--rmt-window 1`), with GNU tar's rmt
+//! client (`tar cf HOST:PATH -b 20`, lock-step with 10 KiB records) and
 //! with the raw stream through the same link, the ceiling: `dd | relay`, and
 //! `tapebuf -o - | relay`, which has the buffer's cost and not the
 //! protocol's, so the two raw contenders tell those costs apart.
 //!
 //! The link is this binary. Run as `rmt relay HOST [-l USER] CMD...`, it
 //! stands in for ssh: it runs `sh -c CMD` here and passes bytes both ways,
-//! each after a one-way delay, like a link with latency and no bandwidth
-//! cap. The server is GNU rmt (/usr/sbin/rmt) writing a file in a
-//! temporary directory under /tmp, on disk; every contender pays for that
-//! alike. The input is pseudo-random. Every output is checked for its size,
-//! and on each contender's first run byte for byte, so that a broken run
-//! cannot look fast.
+//! each after a one-way delay, like a link with latency (and, if asked, a
+//! bandwidth cap). The server is GNU rmt (/usr/sbin/rmt). By default it
+//! writes to a FIFO that a thread of this benchmark drains and counts,
+//! which takes each write with one copy and keeps nothing, as a drive
+//! does; on a file, the page cache that fills behind the writes makes the
+//! runs on this VM alternate between fast and slow (its memory is handed
+//! back to the host as it is freed, and taken back slowly). The inputs are
+//! pseudo-random and in RAM (/dev/shm). Before the timed runs, each
+//! contender writes once to a file that is checked byte for byte; every
+//! timed run is checked for its byte count, so a broken run cannot look
+//! fast.
 //!
 //! A lock-step client moves one block per round trip (tar would need
 //! minutes for 1 GiB), so tar and lock-step tapebuf write a smaller file
@@ -29,9 +34,9 @@
 //! TAPEBUF_BENCH_BLOCK (default 256k), TAPEBUF_BENCH_MEMORY (default 64M),
 //! TAPEBUF_BENCH_WINDOW (--rmt-window for the first contender; default: it
 //! adapts), TAPEBUF_BENCH_LINK_MBPS (a bandwidth cap on the link; default
-//! none), TAPEBUF_BENCH_OUT (`disk`, the default: a file under /tmp; or
-//! `ram`: a file on /dev/shm, which like a tape drive takes the data with
-//! no page-cache writeback competing for the two cores).
+//! none), TAPEBUF_BENCH_OUT (where the server writes: `drive`, the
+//! default, the drained FIFO; `disk`, a file under /tmp; `ram`, a file on
+//! /dev/shm).
 //!
 //! Besides the table, it prints the relay's round trip as a client sees
 //! it (one byte there and back) and the time per request of the lock-step
@@ -41,8 +46,11 @@ mod common;
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
 use common::{env_number, env_or, median, reap, verdict, Sample};
@@ -220,19 +228,82 @@ fn split_path(path: &Path) -> (String, String) {
     (dir, name)
 }
 
-/// One run of `c` writing `out`; checks the output, byte for byte if
-/// `compare`, and removes it.
-#[allow(clippy::zombie_processes)]
-fn measure(setup: &Setup, c: &Contender, out: &Path, compare: bool) -> Sample {
-    let _ = std::fs::remove_file(out);
-    if out.starts_with("/dev/") {
-        File::create(out).expect("creating the output in /dev/shm");
+/// Where the server writes.
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    /// A FIFO drained by a thread of this benchmark, which counts the
+    /// bytes and keeps none: like a tape drive, it takes each write with
+    /// one copy, and no page cache fills behind it.
+    Drive,
+    /// A file in the temporary directory under /tmp, on disk.
+    Disk,
+    /// A file on /dev/shm, in RAM.
+    Ram,
+}
+
+impl Output {
+    fn parse(word: &str) -> Output {
+        match word {
+            "drive" => Output::Drive,
+            "disk" => Output::Disk,
+            "ram" => Output::Ram,
+            other => panic!("TAPEBUF_BENCH_OUT is drive, disk or ram, not {other}"),
+        }
     }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Output::Drive => "a FIFO drained and counted by the benchmark, like a drive",
+            Output::Disk => "a file on disk under /tmp",
+            Output::Ram => "a file in RAM (/dev/shm)",
+        }
+    }
+}
+
+/// Drains the FIFO at `path` in a thread: returns the thread, which
+/// returns the bytes it read once every writer has closed the FIFO.
+fn drain(path: &Path) -> JoinHandle<u64> {
+    let path = path.to_path_buf();
+    thread::spawn(move || {
+        let mut fifo = File::open(&path).expect("opening the FIFO to drain it");
+        // A drive takes a whole record per write; so does a FIFO this size.
+        tapebuf::pipe_size::grow_to(fifo.as_fd(), 1 << 20);
+        let mut buf = vec![0u8; 1 << 20];
+        let mut bytes = 0u64;
+        loop {
+            match fifo.read(&mut buf) {
+                Ok(0) => return bytes,
+                Ok(n) => bytes += n as u64,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => panic!("draining the FIFO: {e}"),
+            }
+        }
+    })
+}
+
+/// One run of `c` writing `out`, which is a FIFO (`Output::Drive`) or a
+/// file. Checks the bytes that arrived, and with `compare` the contents,
+/// byte for byte, which needs a file; removes the file.
+#[allow(clippy::zombie_processes)]
+fn measure(setup: &Setup, c: &Contender, out: &Path, output: Output, compare: bool) -> Sample {
+    assert!(
+        !compare || output != Output::Drive,
+        "comparing needs a file"
+    );
+    let _ = std::fs::remove_file(out);
+    match output {
+        Output::Drive => nix::unistd::mkfifo(out, nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .expect("making the FIFO"),
+        // A remote name under /dev/ is opened as it is, not created.
+        Output::Ram => drop(File::create(out).expect("creating the output in /dev/shm")),
+        Output::Disk => {}
+    }
+    let drained = (output == Output::Drive).then(|| drain(out));
     // Nothing left from the last run is still being written back.
     // SAFETY: sync(2) takes no arguments and cannot fail.
     unsafe { libc::sync() };
     let started = Instant::now();
-    let sample = match c.client {
+    let mut sample = match c.client {
         Client::Raw(sender) => {
             let (dd, relay) = c.raw_commands(sender, setup, out);
             let mut dd = Command::new(&dd[0])
@@ -259,8 +330,22 @@ fn measure(setup: &Setup, c: &Contender, out: &Path, compare: bool) -> Sample {
             reap(&child, &c.name, started)
         }
     };
-    let written = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
-    assert_eq!(written, c.output_bytes(), "{}: the output's size", c.name);
+    let written = match drained {
+        Some(drained) => {
+            // If the server never opened the FIFO, the drain still waits
+            // in open(2): a writer that comes and goes lets it see the end.
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(out);
+            let bytes = drained.join().expect("the drain panicked");
+            // The run ends when the last byte is in the drive.
+            sample.wall_s = started.elapsed().as_secs_f64();
+            bytes
+        }
+        None => std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+    };
+    assert_eq!(written, c.output_bytes(), "{}: the bytes written", c.name);
     if compare {
         check_contents(c, out);
     }
@@ -359,11 +444,7 @@ fn bench() {
     let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
     let window = env_or("TAPEBUF_BENCH_WINDOW", "");
     let link_mbps = env_or("TAPEBUF_BENCH_LINK_MBPS", "");
-    let in_ram = match env_or("TAPEBUF_BENCH_OUT", "disk").as_str() {
-        "disk" => false,
-        "ram" => true,
-        other => panic!("TAPEBUF_BENCH_OUT is disk or ram, not {other}"),
-    };
+    let output = Output::parse(&env_or("TAPEBUF_BENCH_OUT", "drive"));
     let block_bytes = tapebuf::size::parse_size(&block).expect("TAPEBUF_BENCH_BLOCK");
     assert!(
         Path::new(RMT_SERVER).exists(),
@@ -395,31 +476,31 @@ fn bench() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let (full, slow) = (dir.path().join("full.bin"), dir.path().join("slow.bin"));
+    // The inputs are in RAM, on /dev/shm, where nothing can evict them
+    // (tmpfs, and no swap here). Read from the page cache instead, parts
+    // of them went back to disk between runs (this VM reclaims cold page
+    // cache with DAMON), and every contender read at a different speed.
+    let shm = tempfile::Builder::new()
+        .prefix("tapebuf-rmt-bench.")
+        .tempdir_in("/dev/shm")
+        .expect("creating a directory in /dev/shm");
+    let scratch = shm.path().to_path_buf();
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = std::fs::remove_dir_all(&scratch);
+        report(info);
+    }));
+    let (full, slow) = (shm.path().join("full.bin"), shm.path().join("slow.bin"));
     write_input(&full, mib << 20);
     write_input(&slow, slow_mib << 20);
-    // In RAM, the output is on /dev/shm: like a drive, it takes the data
-    // with no page-cache writeback behind it. A remote name under /dev/
-    // is opened as it is, not created, so each run starts from an empty
-    // file there (see `measure`).
-    let ram = in_ram.then(|| {
-        tempfile::Builder::new()
-            .prefix("tapebuf-rmt-bench.")
-            .tempdir_in("/dev/shm")
-            .expect("creating a directory in /dev/shm")
-    });
-    let out = match &ram {
-        Some(ram) => ram.path().join("out"),
-        None => dir.path().join("out"),
+    let out = match output {
+        Output::Drive => dir.path().join("out.fifo"),
+        Output::Disk => dir.path().join("out"),
+        Output::Ram => shm.path().join("out"),
     };
-    if let Some(ram) = &ram {
-        let scratch = ram.path().to_path_buf();
-        let report = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let _ = std::fs::remove_dir_all(&scratch);
-            report(info);
-        }));
-    }
+    // Each contender's first run writes a file on disk, which is checked
+    // byte for byte and not timed.
+    let checked = dir.path().join("checked");
     let setup = Setup {
         exe: exe.clone(),
         tar_rsh,
@@ -490,21 +571,21 @@ fn bench() {
          ones (one block per round trip): compare MB/s, not wall time"
     );
     println!(
-        "# medians of {runs} interleaved runs; the output goes to {}",
-        match in_ram {
-            true => "RAM (/dev/shm)",
-            false => "disk under /tmp",
-        }
+        "# medians of {runs} interleaved runs after one checked run each; the output goes to {}",
+        output.describe()
     );
     for c in &contenders {
         println!("#   {:<10} {}", c.name, c.shown(&setup, &out));
     }
 
+    for c in &contenders {
+        measure(&setup, c, &checked, Output::Disk, true);
+    }
     let mut walls: Vec<Vec<f64>> = vec![Vec::new(); contenders.len()];
     for run in 0..runs {
         for k in 0..contenders.len() {
             let i = (run + k) % contenders.len();
-            let sample = measure(&setup, &contenders[i], &out, run == 0);
+            let sample = measure(&setup, &contenders[i], &out, output, false);
             walls[i].push(sample.wall_s);
         }
     }
@@ -583,9 +664,10 @@ fn bench() {
         } else {
             format!(" TAPEBUF_BENCH_LINK_MBPS={link_mbps}")
         },
-        match in_ram {
-            true => " TAPEBUF_BENCH_OUT=ram",
-            false => "",
+        match output {
+            Output::Drive => "",
+            Output::Disk => " TAPEBUF_BENCH_OUT=disk",
+            Output::Ram => " TAPEBUF_BENCH_OUT=ram",
         },
     );
 }
@@ -670,14 +752,14 @@ mod relay {
         mut to: impl Write + Send + 'static,
         link: Link,
     ) -> JoinHandle<io::Result<()>> {
-        let (chunks, arrivals) = sync_channel::<(Instant, Vec<u8>)>(CHUNKS_IN_FLIGHT);
-        // Delivered chunks go back to the reader, to be filled again.
+        let (chunks, arrivals) = sync_channel::<(Instant, Vec<u8>, usize)>(CHUNKS_IN_FLIGHT);
+        // Delivered chunks go back to the reader, to be filled again. They
+        // keep their full length, so a short read costs no clearing.
         let (spare, spares) = channel::<Vec<u8>>();
         thread::spawn(move || {
             let mut link_free = Instant::now();
             loop {
-                let mut chunk = spares.try_recv().unwrap_or_default();
-                chunk.resize(CHUNK_BYTES, 0);
+                let mut chunk = spares.try_recv().unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
                 let n = match from.read(&mut chunk) {
                     Ok(0) => break,
                     Ok(n) => n,
@@ -687,7 +769,6 @@ mod relay {
                         break;
                     }
                 };
-                chunk.truncate(n);
                 let now = Instant::now();
                 let sent = match link.rate_bytes_per_s {
                     None => now,
@@ -696,18 +777,18 @@ mod relay {
                         link_free
                     }
                 };
-                if chunks.send((sent + link.delay, chunk)).is_err() {
+                if chunks.send((sent + link.delay, chunk, n)).is_err() {
                     break; // the writer failed
                 }
             }
         });
         thread::spawn(move || {
-            for (due, chunk) in arrivals {
+            for (due, chunk, n) in arrivals {
                 let wait = due.saturating_duration_since(Instant::now());
                 if !wait.is_zero() {
                     thread::sleep(wait);
                 }
-                to.write_all(&chunk)?;
+                to.write_all(&chunk[..n])?;
                 let _ = spare.send(chunk);
             }
             Ok(()) // dropping `to` closes it

@@ -220,7 +220,7 @@ impl Session {
         }
         self.outstanding += 1;
         let header = std::mem::take(&mut self.header);
-        let sent = self.write_all(&header).and_then(|()| self.write_all(data));
+        let sent = self.write_all(&header, data);
         self.header = header;
         sent
     }
@@ -357,14 +357,20 @@ impl Session {
         }
     }
 
-    fn write_all(&mut self, mut data: &[u8]) -> Result<(), RmtError> {
-        while !data.is_empty() {
+    /// Sends `header` and then `data`, in one system call when the pipe
+    /// has room: a header on its own would wake the remote shell for eight
+    /// bytes, and every program after it in turn.
+    fn write_all(&mut self, header: &[u8], data: &[u8]) -> Result<(), RmtError> {
+        let mut parts = [io::IoSlice::new(header), io::IoSlice::new(data)];
+        let mut left = &mut parts[..];
+        io::IoSlice::advance_slices(&mut left, 0);
+        while !left.is_empty() {
             let Some(stdin) = self.stdin.as_mut() else {
                 return Err(self.ended("the session is closed"));
             };
-            match stdin.write(data) {
+            match stdin.write_vectored(left) {
                 Ok(0) => return Err(self.ended("the rmt server stopped reading")),
-                Ok(n) => data = &data[n..],
+                Ok(n) => io::IoSlice::advance_slices(&mut left, n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     let ms = self.timeout.as_millis().min(i32::MAX as u128) as i32;
