@@ -426,6 +426,23 @@ fn round_trip_ms(exe: &str) -> f64 {
     median(times)
 }
 
+/// A temporary directory in `parent`, removed when it is dropped and
+/// also on a panic: benchmarks abort on panic (the release profile), which
+/// would leave a gigabyte or more behind.
+fn scratch_dir(parent: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("tapebuf-rmt-bench.")
+        .tempdir_in(parent)
+        .unwrap_or_else(|e| panic!("creating a temporary directory in {parent}: {e}"));
+    let scratch = dir.path().to_path_buf();
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = std::fs::remove_dir_all(&scratch);
+        report(info);
+    }));
+    dir
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("relay") {
@@ -457,18 +474,7 @@ fn bench() {
         !exe.contains(char::is_whitespace),
         "the benchmark's path has a space in it: {exe}"
     );
-    let dir = tempfile::Builder::new()
-        .prefix("tapebuf-rmt-bench.")
-        .tempdir_in("/tmp")
-        .expect("creating a temporary directory");
-    // Benchmarks abort on panic (the release profile), which would leave
-    // a gigabyte or more behind in /tmp.
-    let scratch = dir.path().to_path_buf();
-    let report = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let _ = std::fs::remove_dir_all(&scratch);
-        report(info);
-    }));
+    let dir = scratch_dir("/tmp");
     let tar_rsh = dir.path().join("rsh");
     std::fs::write(&tar_rsh, format!("#!/bin/sh\nexec '{exe}' relay \"$@\"\n")).unwrap();
     std::fs::set_permissions(
@@ -480,16 +486,7 @@ fn bench() {
     // (tmpfs, and no swap here). Read from the page cache instead, parts
     // of them went back to disk between runs (this VM reclaims cold page
     // cache with DAMON), and every contender read at a different speed.
-    let shm = tempfile::Builder::new()
-        .prefix("tapebuf-rmt-bench.")
-        .tempdir_in("/dev/shm")
-        .expect("creating a directory in /dev/shm");
-    let scratch = shm.path().to_path_buf();
-    let report = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let _ = std::fs::remove_dir_all(&scratch);
-        report(info);
-    }));
+    let shm = scratch_dir("/dev/shm");
     let (full, slow) = (shm.path().join("full.bin"), shm.path().join("slow.bin"));
     write_input(&full, mib << 20);
     write_input(&slow, slow_mib << 20);
