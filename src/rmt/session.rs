@@ -363,7 +363,6 @@ impl Session {
     fn write_all(&mut self, header: &[u8], data: &[u8]) -> Result<(), RmtError> {
         let mut parts = [io::IoSlice::new(header), io::IoSlice::new(data)];
         let mut left = &mut parts[..];
-        io::IoSlice::advance_slices(&mut left, 0);
         while !left.is_empty() {
             let Some(stdin) = self.stdin.as_mut() else {
                 return Err(self.ended("the session is closed"));
