@@ -3,7 +3,10 @@
 //!
 //! Signal handlers come first, and the endpoints are opened in a helper
 //! thread, so that a signal is answered even while opening a FIFO blocks.
-//! Then the main thread is the observer. It waits on a `select!` over the
+//! The helper only opens: the main thread starts the pipeline, so no byte
+//! moves before the main thread knows the run has begun, and a signal that
+//! comes while opening can truly say that nothing was read. Then the main
+//! thread is the observer. It waits on a `select!` over the
 //! pipeline's end and a signal channel, so signals never touch the data
 //! path: SIGUSR1 prints a status line, SIGINT and SIGTERM stop the run, wait
 //! a short grace for the writer to finish its current block, print the
@@ -27,8 +30,8 @@ use crate::file_id::Identity;
 use crate::hash::{self, Digests};
 use crate::observe::{self, Observers};
 use crate::pipeline::{Params, Running};
-use crate::sink::{self, OpenError};
-use crate::source;
+use crate::sink::{self, OpenError, Sink};
+use crate::source::{self, Source};
 use crate::summary::{say, status_line, Summary};
 use crate::watchdog::Watchdog;
 use crate::watermark::Watermarks;
@@ -60,25 +63,24 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         })
         .context("cannot start the signal thread")?;
 
-    // Open and start in a helper thread, so that signals are answered
-    // while an open blocks.
-    let (start_tx, start_rx) = bounded(1);
-    let start_config = config.clone();
+    // Open in a helper thread, so that signals are answered while an open
+    // blocks. Only this thread starts the pipeline, below.
+    let (open_tx, open_rx) = bounded(1);
+    let open_config = config.clone();
     std::thread::Builder::new()
         .name("startup".into())
         .spawn(move || {
-            let _ = start_tx.send(start(&start_config));
+            let _ = open_tx.send(open(&open_config));
         })
         .context("cannot start the startup thread")?;
-    let mut interrupted: Option<i32> = None;
     let started_at = Instant::now();
     let ticks = match config.watchdog {
         Some(_) => tick(WATCHDOG_TICK),
         None => never(),
     };
-    let (mut running, digests, high_pct) = loop {
+    let endpoints = loop {
         select! {
-            recv(start_rx) -> started => break started.expect("the startup thread answers")?,
+            recv(open_rx) -> opened => break opened.expect("the startup thread answers")?,
             recv(ticks) -> _ => {
                 // The watchdog covers a start that never finishes too, such
                 // as a FIFO whose reader never comes.
@@ -93,52 +95,51 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
             },
             recv(sig_rx) -> sig => match sig {
                 Ok(SIGUSR1) => say("tapebuf: status: starting: opening the input and outputs"),
-                Ok(sig) => match start_rx.try_recv() {
-                    Ok(started) => {
-                        interrupted = Some(sig);
-                        break started?;
-                    }
-                    Err(_) => {
-                        say(&format!(
-                            "tapebuf: interrupted by {} while opening the input and outputs; nothing was read",
-                            signal_name(sig)
-                        ));
-                        return Ok(Exit::Signal(sig));
-                    }
-                },
+                Ok(sig) => {
+                    // The pipeline starts only in this thread, after this
+                    // loop, so no byte has been read yet.
+                    say(&format!(
+                        "tapebuf: interrupted by {} while opening the input and outputs; nothing was read",
+                        signal_name(sig)
+                    ));
+                    return Ok(Exit::Signal(sig));
+                }
                 Err(_) => {}
             },
         }
     };
+    let high_pct = endpoints.high_pct;
+    let (mut running, digests) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
     let observers = Observers::start(config, files, &stats, high_pct);
 
+    // A signal that came while the ring was allocated waits in `sig_rx`
+    // and is answered at once here, with the pipeline running.
+    let mut interrupted: Option<i32> = None;
     let mut stalled: Option<String> = None;
-    if interrupted.is_none() {
-        let mut watchdog = config
-            .watchdog
-            .map(|limit| Watchdog::new(limit, Instant::now()));
-        loop {
-            select! {
-                recv(running.done()) -> _ => break,
-                recv(ticks) -> _ => {
-                    if let Some(why) = watchdog
-                        .as_mut()
-                        .and_then(|w| w.check(&stats.snapshot(), Instant::now()))
-                    {
-                        stalled = Some(why);
-                        break;
-                    }
-                },
-                recv(sig_rx) -> sig => match sig {
-                    Ok(SIGUSR1) => observers.console().say(&status_line(&stats)),
-                    Ok(sig) => {
-                        interrupted = Some(sig);
-                        break;
-                    }
-                    Err(_) => break,
-                },
-            }
+    let mut watchdog = config
+        .watchdog
+        .map(|limit| Watchdog::new(limit, Instant::now()));
+    loop {
+        select! {
+            recv(running.done()) -> _ => break,
+            recv(ticks) -> _ => {
+                if let Some(why) = watchdog
+                    .as_mut()
+                    .and_then(|w| w.check(&stats.snapshot(), Instant::now()))
+                {
+                    stalled = Some(why);
+                    break;
+                }
+            },
+            recv(sig_rx) -> sig => match sig {
+                Ok(SIGUSR1) => observers.console().say(&status_line(&stats)),
+                Ok(sig) => {
+                    interrupted = Some(sig);
+                    break;
+                }
+                Err(_) => break,
+            },
         }
     }
     let grace = if interrupted.is_some() || stalled.is_some() {
@@ -197,10 +198,16 @@ fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
     }
 }
 
-/// Opens the input and the outputs, allocates the ring and starts it,
-/// with a tap for each `--hash`.
-/// Also returns the high watermark in force.
-fn start(config: &Config) -> Result<(Running, Digests, u8), Error> {
+/// The opened input and outputs, and the high watermark they call for.
+struct Endpoints {
+    source: Box<dyn Source>,
+    sinks: Vec<Box<dyn Sink>>,
+    high_pct: u8,
+}
+
+/// Opens the input and the outputs. This may block (a FIFO, a remote
+/// shell), so it runs in the startup thread; it reads no data.
+fn open(config: &Config) -> Result<Endpoints, Error> {
     let source = source::open(config)?;
     let input_is_tape = source.is_tape();
     let input = match &config.input {
@@ -214,20 +221,30 @@ fn start(config: &Config) -> Result<(Running, Digests, u8), Error> {
         refusal => Error::Usage(ConfigError::new("-o/--output", refusal.to_string())),
     })?;
     let high_pct = config.high_pct_for(sinks.iter().any(|s| s.is_tape()));
+    Ok(Endpoints {
+        source,
+        sinks,
+        high_pct,
+    })
+}
+
+/// Allocates the ring and starts the pipeline on the opened endpoints,
+/// with a tap for each `--hash`.
+fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests), Error> {
     let params = Params {
         blocks: config.blocks,
         block_bytes: config.block_bytes,
         lock_memory: config.lock_memory,
-        marks: Watermarks::new(config.blocks, high_pct, config.low_pct),
+        marks: Watermarks::new(config.blocks, endpoints.high_pct, config.low_pct),
         input_rate_bytes_per_s: config.input_rate_bytes_per_s,
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
         pad: config.pad,
         events: Events::default(),
     };
     let (taps, digests) = hash::taps(&config.hashes);
-    let running =
-        Running::start_with_taps(source, sinks, taps, params).map_err(anyhow::Error::from)?;
-    Ok((running, digests, high_pct))
+    let running = Running::start_with_taps(endpoints.source, endpoints.sinks, taps, params)
+        .map_err(anyhow::Error::from)?;
+    Ok((running, digests))
 }
 
 /// Prints the errors and the summary line. With -q a clean run prints
