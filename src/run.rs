@@ -108,8 +108,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
             },
         }
     };
-    let high_pct = endpoints.high_pct;
-    let (mut running, digests) = start(config, endpoints)?;
+    let (mut running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
     let observers = Observers::start(config, files, &stats, high_pct);
 
@@ -198,11 +197,10 @@ fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
     }
 }
 
-/// The opened input and outputs, and the high watermark they call for.
+/// The opened input and outputs.
 struct Endpoints {
     source: Box<dyn Source>,
     sinks: Vec<Box<dyn Sink>>,
-    high_pct: u8,
 }
 
 /// Opens the input and the outputs. This may block (a FIFO, a remote
@@ -220,22 +218,18 @@ fn open(config: &Config) -> Result<Endpoints, Error> {
         OpenError::Refused(e) => Error::Usage(e),
         refusal => Error::Usage(ConfigError::new("-o/--output", refusal.to_string())),
     })?;
-    let high_pct = config.high_pct_for(sinks.iter().any(|s| s.is_tape()));
-    Ok(Endpoints {
-        source,
-        sinks,
-        high_pct,
-    })
+    Ok(Endpoints { source, sinks })
 }
 
 /// Allocates the ring and starts the pipeline on the opened endpoints,
-/// with a tap for each `--hash`.
-fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests), Error> {
+/// with a tap for each `--hash`. Also returns the high watermark in force.
+fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8), Error> {
+    let high_pct = config.high_pct_for(endpoints.sinks.iter().any(|s| s.is_tape()));
     let params = Params {
         blocks: config.blocks,
         block_bytes: config.block_bytes,
         lock_memory: config.lock_memory,
-        marks: Watermarks::new(config.blocks, endpoints.high_pct, config.low_pct),
+        marks: Watermarks::new(config.blocks, high_pct, config.low_pct),
         input_rate_bytes_per_s: config.input_rate_bytes_per_s,
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
         pad: config.pad,
@@ -244,7 +238,7 @@ fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests), Er
     let (taps, digests) = hash::taps(&config.hashes);
     let running = Running::start_with_taps(endpoints.source, endpoints.sinks, taps, params)
         .map_err(anyhow::Error::from)?;
-    Ok((running, digests))
+    Ok((running, digests, high_pct))
 }
 
 /// Prints the errors and the summary line. With -q a clean run prints
