@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 /// How long the relay waits for a sender, for the receiver to listen, and,
 /// when stalled, for the test to let it go.
 const PATIENCE: Duration = Duration::from_secs(20);
+/// How long the bytes after a flipped one are held back.
+const DAMAGE_PAUSE: Duration = Duration::from_millis(100);
 /// The pause in the polling loops that wait for a connection.
 const POLL: Duration = Duration::from_millis(10);
 
@@ -35,7 +37,9 @@ pub enum Fault {
     /// After this many bytes of the sender's stream, passes nothing more in
     /// either direction, but keeps both connections open.
     StallAt(u64),
-    /// Flips the lowest bit of the sender's byte at this offset.
+    /// Flips the lowest bit of the sender's byte at this offset, and holds
+    /// the bytes after it back for a moment, so that the receiver has the
+    /// damaged byte before the rest of its frame.
     FlipBitAt(u64),
     /// Passes the whole stream on, but none of the receiver's reply: the
     /// sender sees the connection end without it.
@@ -220,10 +224,14 @@ fn pass_stream(
         Fault::CutAt(k) | Fault::StallAt(k) => Some(k),
         _ => None,
     };
+    let mut pause_after = match fault {
+        Fault::FlipBitAt(k) => Some(k + 1),
+        _ => None,
+    };
     let mut buf = vec![0u8; 64 * 1024];
     let mut passed = 0u64;
     loop {
-        let room = match stop_at {
+        let room = match stop_at.or(pause_after) {
             Some(k) => buf.len().min((k - passed) as usize),
             None => buf.len(),
         };
@@ -265,6 +273,10 @@ fn pass_stream(
         }
         passed += n as u64;
         let _ = events.send(Event::Forwarded(passed));
+        if pause_after == Some(passed) {
+            pause_after = None;
+            std::thread::sleep(DAMAGE_PAUSE);
+        }
     }
 }
 
