@@ -69,8 +69,8 @@ pub struct Cli {
     pub tcp_buffer: Option<String>,
 
     /// With -O, send the bytes alone, without tapebuf's framing, for an
-    /// mbuffer, nc or socat receiver. A truncated stream then cannot be
-    /// detected.
+    /// mbuffer, nc or socat receiver; with -I, also take such a sender. A
+    /// truncated stream then cannot be detected.
     #[arg(long = "raw")]
     pub raw: bool,
 

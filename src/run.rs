@@ -8,19 +8,21 @@
 //! comes while opening can truly say that nothing was read. Then the main
 //! thread is the observer. It waits on a `select!` over the
 //! pipeline's end and a signal channel, so signals never touch the data
-//! path: SIGUSR1 prints a status line, SIGINT and SIGTERM stop the run, wait
+//! path: SIGUSR1 prints a status line; SIGINT, SIGTERM and SIGHUP (a
+//! dropped ssh session, a cron parent gone) stop the run, wait
 //! a short grace for the writer to finish its current block, print the
 //! summary of what was committed, and end with the signal. With `-W`, a
 //! timer lets the watchdog end a run in which nothing moves. The progress
 //! bar, status records and stats file run beside it (`observe`); they are
 //! finished, and the bar cleared, before the summary is printed.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use crossbeam_channel::{bounded, never, select, tick, unbounded};
-use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
 use crate::config::{Config, ConfigError, InputSpec};
@@ -48,8 +50,12 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     // The observers' files next, so that a bad path is refused before any
     // data moves.
     let files = observe::open_files(config)?;
-    let mut signals =
-        Signals::new([SIGINT, SIGTERM, SIGUSR1]).context("cannot install signal handlers")?;
+    let mut stops = vec![SIGINT, SIGTERM, SIGUSR1];
+    // Under nohup SIGHUP is ignored, and must stay so.
+    if !ignored(SIGHUP) {
+        stops.push(SIGHUP);
+    }
+    let mut signals = Signals::new(stops).context("cannot install signal handlers")?;
     let signal_handle = signals.handle();
     let (sig_tx, sig_rx) = unbounded();
     std::thread::Builder::new()
@@ -108,6 +114,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
             },
         }
     };
+    let created = endpoints.created.clone();
     let (mut running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
     let observers = Observers::start(config, files, &stats, high_pct);
@@ -154,6 +161,9 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     let observers_ok = observers.finish(&summary);
     let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);
+    if !summary.is_clean() && summary.snapshot.read_bytes == 0 {
+        remove_empty(&created);
+    }
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
         None if summary.is_clean() && digests_ok && observers_ok => Exit::Code(SUCCESS),
@@ -201,6 +211,8 @@ fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
 struct Endpoints {
     source: Box<dyn Source>,
     sinks: Vec<Box<dyn Sink>>,
+    /// Output files this run created.
+    created: Vec<PathBuf>,
 }
 
 /// Opens the input and the outputs. This may block (a FIFO, a remote
@@ -213,12 +225,16 @@ fn open(config: &Config) -> Result<Endpoints, Error> {
         InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
         InputSpec::Listen(_) | InputSpec::Remote(_) => None,
     };
-    let sinks = sink::open_all(config, input, input_is_tape).map_err(|e| match e {
+    let opened = sink::open_all(config, input, input_is_tape).map_err(|e| match e {
         OpenError::Io(e) => Error::Runtime(e),
         OpenError::Refused(e) => Error::Usage(e),
         refusal => Error::Usage(ConfigError::new("-o/--output", refusal.to_string())),
     })?;
-    Ok(Endpoints { source, sinks })
+    Ok(Endpoints {
+        source,
+        sinks: opened.sinks,
+        created: opened.created,
+    })
 }
 
 /// Allocates the ring and starts the pipeline on the opened endpoints,
@@ -241,6 +257,21 @@ fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8)
     Ok((running, digests, high_pct))
 }
 
+/// Removes the files this run created that are still empty, after a run
+/// that failed before its first byte (a receiver whose sender never came):
+/// an empty file left behind would look like an empty backup.
+fn remove_empty(created: &[PathBuf]) {
+    for path in created {
+        let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
+        if empty && std::fs::remove_file(path).is_ok() {
+            say(&format!(
+                "tapebuf: -o {}: removed the empty file, since no byte arrived",
+                path.display()
+            ));
+        }
+    }
+}
+
 /// Prints the errors and the summary line. With -q a clean run prints
 /// nothing, but a run that lost data still prints its summary.
 fn report(config: &Config, summary: &Summary) {
@@ -258,10 +289,22 @@ fn report(config: &Config, summary: &Summary) {
     }
 }
 
+/// True when the signal's disposition is to be ignored, as `nohup` leaves
+/// SIGHUP.
+fn ignored(sig: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one
+    // into `old`, which is a valid, zeroed struct owned here.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
 fn signal_name(sig: i32) -> &'static str {
     match sig {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
         _ => "a signal",
     }
 }

@@ -55,7 +55,7 @@ impl Writer {
                 p.pace(len, &self.stop);
             }
         }
-        self.outputs.finish(&self.stats);
+        self.outputs.finish(&self.stats, &self.stop);
     }
 
     fn reclaim(&mut self) {

@@ -427,17 +427,9 @@ fn wait_listening(port: u16) {
     }
 }
 
-#[test]
-fn an_mbuffer_sender_is_read_raw_with_a_warning() {
-    let port = free_port();
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in");
-    let data = pattern(3 * MIB + 77, 9);
-    std::fs::write(&input, &data).unwrap();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}")]);
-    let received = drain(&mut receiver);
-    wait_listening(port);
-    let mbuffer = Command::new("mbuffer")
+/// Sends `input` with mbuffer to `port`; returns mbuffer's status.
+fn mbuffer_sends(input: &std::path::Path, port: u16) -> std::process::ExitStatus {
+    Command::new("mbuffer")
         .args([
             "-q",
             "-i",
@@ -447,15 +439,50 @@ fn an_mbuffer_sender_is_read_raw_with_a_warning() {
         ])
         .stderr(Stdio::null())
         .status()
-        .expect("running mbuffer (.ci/run installs it)");
-    assert!(mbuffer.success());
+        .expect("running mbuffer (.ci/run installs it)")
+}
+
+#[test]
+fn an_mbuffer_sender_is_refused_without_raw_and_the_receiver_does_not_succeed() {
+    let port = free_port();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::write(&input, pattern(MIB, 3)).unwrap();
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--connect-timeout", "3"]);
+    let received = drain(&mut receiver);
+    wait_listening(port);
+    // mbuffer's own status depends on when it notices the hang-up.
+    let _ = mbuffer_sends(&input, port);
+    let status = exit_within(&mut receiver, Duration::from_secs(20));
+    let err = stderr_of(&mut receiver);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("ignored a connection from 127.0.0.1:")
+            && err.contains("did not begin with a tapebuf stream header (to take a raw stream from mbuffer, nc or socat, start the receiver with --raw)"),
+        "{err}"
+    );
+    assert!(err.contains("no sender connected in time"), "{err}");
+    assert_eq!(received.join().unwrap().0, 0);
+}
+
+#[test]
+fn an_mbuffer_sender_is_read_raw_with_a_warning() {
+    let port = free_port();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let data = pattern(3 * MIB + 77, 9);
+    std::fs::write(&input, &data).unwrap();
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--raw"]);
+    let received = drain(&mut receiver);
+    wait_listening(port);
+    assert!(mbuffer_sends(&input, port).success());
     let status = exit_within(&mut receiver, Duration::from_secs(20));
     let err = stderr_of(&mut receiver);
     assert!(status.success(), "{err}");
     let (n, hash) = received.join().unwrap();
     assert_eq!((n, hash), (data.len() as u64, sha256(&data)));
     assert!(
-        err.contains("no tapebuf header: reading a raw stream (mbuffer, nc or socat?), in which a truncated stream cannot be detected"),
+        err.contains("no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected"),
         "{err}"
     );
     assert!(err.contains("raw stream, truncation undetectable"), "{err}");
@@ -494,7 +521,7 @@ fn bad_network_options_are_usage_errors_naming_the_flag() {
         (&["-I", "99999"], "tapebuf: -I/--listen: '99999' is not a port number (1 to 65535)"),
         (&["--allow", "10.0.0.1"], "tapebuf: --allow: only applies to -I/--listen"),
         (&["-I", "9", "--allow", "10.0.0.0/40"], "tapebuf: --allow: '/40' is not a prefix length (0 to 32)"),
-        (&["-I", "9", "--raw"], "tapebuf: --raw: only applies to -O/--connect"),
+        (&["--raw"], "tapebuf: --raw: only applies to -I and -O"),
         (&["-O", "h:1", "--timeout", "0"], "tapebuf: --timeout: must be at least 1 second"),
         (&["-O", "h:1", "--tcp-buffer", "1k"], "tapebuf: --tcp-buffer: 1.00 KiB is outside 4 KiB to 1 GiB"),
     ];

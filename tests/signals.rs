@@ -1,5 +1,6 @@
-//! Signals: SIGUSR1 prints a status line and the run goes on; SIGINT and
-//! SIGTERM stop the run, print what was committed, and end with the signal.
+//! Signals: SIGUSR1 prints a status line and the run goes on; SIGINT,
+//! SIGTERM and SIGHUP stop the run, print what was committed, and end with
+//! the signal (SIGHUP only where it is not ignored, as under nohup).
 
 mod common;
 
@@ -144,6 +145,44 @@ fn sigint_mid_run_stops_with_the_summary_and_the_signal_status() {
 #[test]
 fn sigterm_mid_run_stops_with_the_summary_and_the_signal_status() {
     assert_stops_on(Signal::SIGTERM, "SIGTERM");
+}
+
+#[test]
+fn sighup_mid_run_stops_with_the_summary_like_sigterm() {
+    // A dropped ssh session or a cron parent going away.
+    assert_stops_on(Signal::SIGHUP, "SIGHUP");
+}
+
+#[test]
+fn sighup_stays_ignored_under_nohup_and_the_run_completes() {
+    let data = pattern(64 * 1024, 5);
+    let mut child = std::process::Command::new("nohup")
+        .arg(BIN)
+        .args(["-s", "4k", "-q"])
+        .arg("-o")
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("nohup from coreutils");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&data[..4096]).unwrap();
+    // nohup ignores SIGHUP: tapebuf must not catch it, but SIGUSR1 yes.
+    wait_until_caught(pid, Signal::SIGUSR1);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let ignored = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap();
+    assert_ne!(ignored & (1 << (libc::SIGHUP - 1)), 0, "{status}");
+    kill(Pid::from_raw(pid as i32), Signal::SIGHUP).unwrap();
+    stdin.write_all(&data[4096..]).unwrap();
+    drop(stdin);
+    let (status, stderr) = finish(&mut child);
+    assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
 #[test]

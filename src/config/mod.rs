@@ -428,11 +428,7 @@ fn check_net(
         cli.allow.is_empty() || listening,
         "to -I/--listen",
     )?;
-    needs(
-        "--raw",
-        !cli.raw || connecting,
-        "to -O/--connect (a receiver detects raw streams itself)",
-    )?;
+    needs("--raw", !cli.raw || connecting || listening, "to -I and -O")?;
     let network = listening || connecting;
     needs(
         "--timeout",

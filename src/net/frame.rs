@@ -9,7 +9,9 @@
 //!                    the sender's block size (u32)
 //! frame    12 bytes  length (u32, 1 ..= 2^31), XXH3-64 of the data (u64)
 //!          then the data
-//! end      4 bytes   length 0
+//! end      4 bytes   length 0 when the sender's input ended, or
+//!                    0xFFFFFFFF when the sender stopped early (a signal,
+//!                    its watchdog, an input failure)
 //! trailer  24 bytes  total data bytes (u64), frame count (u64), XXH3-64
 //!                    of every frame's checksum in order (u64)
 //! reply    16 bytes  receiver to sender: "TBUF-OK\0" and the byte count,
@@ -17,7 +19,9 @@
 //! ```
 //!
 //! Each frame is one block, checked as it arrives, so damage is named by
-//! its byte offset. The reply tells the sender that every byte arrived
+//! its byte offset. A sender that stops early still closes the stream in
+//! order, but with the abort marker: the receiver then knows the bytes it
+//! kept are intact and that the stream is incomplete, and fails. The reply tells the sender that every byte arrived
 //! intact; it does not say the receiver's outputs have committed them.
 //! None of this is encryption or authentication.
 
@@ -38,6 +42,9 @@ pub const MAX_FRAME: u32 = 1 << 31;
 const ACK_OK: [u8; 8] = *b"TBUF-OK\0";
 const ACK_BAD: [u8; 8] = *b"TBUF-BAD";
 pub const REPLY_LEN: usize = 16;
+/// The end marker of a stream whose sender stopped before its input ended.
+/// Larger than `MAX_FRAME`, so a receiver that predates it fails too.
+const ABORT_MARK: u32 = u32::MAX;
 
 /// Why a framed stream is not what the sender sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,6 +61,8 @@ pub enum FrameError {
     BadTrailer { why: String },
     #[error("the sender speaks tapebuf stream version {0}; this tapebuf knows version {VERSION}")]
     Version(u8),
+    #[error("the sender stopped before the end of its input, after {at} bytes (it was interrupted, stopped by its watchdog, or its input failed): the stream is incomplete")]
+    Aborted { at: u64 },
 }
 
 impl From<FrameError> for io::Error {
@@ -74,17 +83,24 @@ pub fn header(block_bytes: u32) -> [u8; HEADER_LEN] {
 /// What the first bytes of a connection say about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Opening {
-    /// A tapebuf header: the rest is frames.
+    /// A whole tapebuf header: the rest is frames.
     Framed,
-    /// Anything else (mbuffer, nc, socat): these bytes are data.
+    /// Bytes that cannot begin a tapebuf header (mbuffer, nc, socat, or a
+    /// stranger): data, if raw streams are allowed.
     Raw,
+    /// Nothing yet, or the start of a header: more bytes are needed. A
+    /// connection that ends here sent no stream at all.
+    Incomplete,
 }
 
-/// Classifies the first bytes of a connection (up to `HEADER_LEN`; fewer
-/// only if the stream is that short).
+/// Classifies the first bytes of a connection.
 pub fn classify(first: &[u8]) -> Result<Opening, FrameError> {
-    if first.len() < HEADER_LEN || first[..8] != MAGIC {
+    let magic = first.len().min(MAGIC.len());
+    if first[..magic] != MAGIC[..magic] {
         return Ok(Opening::Raw);
+    }
+    if first.len() < HEADER_LEN {
+        return Ok(Opening::Incomplete);
     }
     match first[8] {
         VERSION => Ok(Opening::Framed),
@@ -132,9 +148,20 @@ impl<W: Write> FramedWriter<W> {
         Ok(())
     }
 
-    /// Sends the end marker and the trailer.
+    /// Sends the end marker and the trailer: the stream is complete.
     pub fn finish(&mut self) -> io::Result<()> {
+        self.end(0)
+    }
+
+    /// Sends the abort marker and the trailer: the bytes sent are intact,
+    /// but the stream stopped before the end of the sender's input.
+    pub fn abort(&mut self) -> io::Result<()> {
+        self.end(ABORT_MARK)
+    }
+
+    fn end(&mut self, marker: u32) -> io::Result<()> {
         let mut end = [0u8; 4 + TRAILER_LEN];
+        end[..4].copy_from_slice(&marker.to_be_bytes());
         end[4..12].copy_from_slice(&self.total.to_be_bytes());
         end[12..20].copy_from_slice(&self.frames.to_be_bytes());
         end[20..].copy_from_slice(&self.chain.digest().to_be_bytes());
@@ -240,7 +267,14 @@ impl<R: Read> FramedReader<R> {
         self.exact(&mut head[..4])?;
         let len = u32::from_be_bytes(head[..4].try_into().expect("4 bytes"));
         if len == 0 {
-            return self.trailer();
+            self.trailer()?;
+            self.ended = true;
+            return Ok(());
+        }
+        if len == ABORT_MARK {
+            // The trailer is checked first: damage is the better reason.
+            self.trailer()?;
+            return Err(FrameError::Aborted { at: self.total }.into());
         }
         if len > MAX_FRAME {
             return Err(FrameError::BadLength {
@@ -258,6 +292,7 @@ impl<R: Read> FramedReader<R> {
         Ok(())
     }
 
+    /// Reads the trailer and checks it against what arrived.
     fn trailer(&mut self) -> io::Result<()> {
         let mut t = [0u8; TRAILER_LEN];
         self.exact(&mut t)?;
@@ -272,11 +307,10 @@ impl<R: Read> FramedReader<R> {
         } else {
             None
         };
-        if let Some(why) = why {
-            return Err(FrameError::BadTrailer { why }.into());
+        match why {
+            Some(why) => Err(FrameError::BadTrailer { why }.into()),
+            None => Ok(()),
         }
-        self.ended = true;
-        Ok(())
     }
 }
 
@@ -463,9 +497,47 @@ mod tests {
         assert_eq!(classify(b"ustar and more bytes").unwrap(), Opening::Raw);
         assert_eq!(classify(b"short").unwrap(), Opening::Raw);
         let mut h = header(1 << 20);
+        assert_eq!(classify(&[]).unwrap(), Opening::Incomplete);
+        for cut in 1..HEADER_LEN {
+            assert_eq!(classify(&h[..cut]).unwrap(), Opening::Incomplete, "{cut}");
+        }
         assert_eq!(classify(&h).unwrap(), Opening::Framed);
         h[8] = 9;
         assert_eq!(classify(&h).unwrap_err(), FrameError::Version(9));
+    }
+
+    #[test]
+    fn an_aborted_stream_keeps_its_intact_bytes_and_fails_naming_them() {
+        let mut w = FramedWriter::start(Vec::new(), 4096).unwrap();
+        w.write_frame(&[5u8; 300]).unwrap();
+        w.abort().unwrap();
+        let wire = w.inner;
+        let mut r = FramedReader::new(Trickle {
+            data: &wire[HEADER_LEN..],
+            step: 64,
+        });
+        let mut out = vec![0u8; 300];
+        r.read_exact(&mut out).unwrap();
+        assert_eq!(out, vec![5u8; 300]);
+        let e = frame_error(r.read(&mut out).unwrap_err());
+        assert_eq!(e, FrameError::Aborted { at: 300 });
+        assert!(e
+            .to_string()
+            .contains("stopped before the end of its input"));
+        assert!(!r.ended());
+    }
+
+    #[test]
+    fn an_abort_marker_with_a_wrong_trailer_is_damage() {
+        let mut w = FramedWriter::start(Vec::new(), 4096).unwrap();
+        w.write_frame(&[5u8; 10]).unwrap();
+        w.abort().unwrap();
+        let mut wire = w.inner;
+        let last = wire.len() - 1;
+        wire[last] ^= 1;
+        let mut r = FramedReader::new(&wire[HEADER_LEN..]);
+        let e = frame_error(r.read_to_end(&mut Vec::new()).unwrap_err());
+        assert!(matches!(e, FrameError::BadTrailer { .. }), "{e:?}");
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! TCP endpoints: `-I` listens for one sender, `-O` connects to receivers.
 //!
 //! `addr` parses the names users type, `allow` decides which senders a
-//! listener accepts, `frame` is the wire format that makes truncation and
+//! listener accepts, `accept` finds the one sender among everything else
+//! that connects, `frame` is the wire format that makes truncation and
 //! damage detectable, and `socket` makes, tunes and waits on the sockets so
 //! that no wait on a peer is unbounded without a way out.
 
+pub mod accept;
 pub mod addr;
 pub mod allow;
 pub mod frame;
@@ -29,7 +31,8 @@ pub struct NetSettings {
     pub connect: Option<Duration>,
     /// `--tcp-buffer`: SO_SNDBUF and SO_RCVBUF, before connect or listen.
     pub buffer_bytes: Option<usize>,
-    /// `--raw`: send no framing, for mbuffer, nc and socat receivers.
+    /// `--raw`: with -O, send no framing, for mbuffer, nc and socat
+    /// receivers; with -I, also take a sender that sends no header.
     pub raw: bool,
     /// `--allow`: the senders `-I` accepts; empty accepts every one.
     pub allow: Vec<AllowRule>,

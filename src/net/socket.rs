@@ -2,8 +2,7 @@
 //!
 //! - Listening binds `[::]` with IPV6_V6ONLY off, so one socket takes IPv6
 //!   and IPv4 senders; a host without IPv6 falls back to `0.0.0.0`. A bind
-//!   address restricts it. Waiting for a sender polls, so a stop or a
-//!   deadline ends the wait.
+//!   address restricts it. Waiting for the sender is `accept`'s.
 //! - Connecting tries every address a name resolves to, each with a
 //!   non-blocking connect bounded by the time left, and retries with a
 //!   growing pause until `--connect-timeout`, so a receiver that starts a
@@ -18,21 +17,17 @@ use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::Receiver;
 use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{self as ns, sockopt, AddressFamily, SockFlag, SockType, SockaddrStorage};
 
-use super::allow::{allowed, canonical, AllowRule};
+use super::allow::canonical;
 use super::{ListenAddr, NetSettings, PeerAddr};
-use crate::pipeline::stopped;
 
 /// Keepalive: first probe after this much silence, then every interval.
 const KEEPALIVE_IDLE_S: u32 = 60;
 const KEEPALIVE_INTERVAL_S: u32 = 10;
 const KEEPALIVE_PROBES: u32 = 6;
-/// How often a wait for a sender looks at the stop signal.
-const ACCEPT_POLL: Duration = Duration::from_millis(200);
 /// Pauses between connect rounds grow from the first to the last.
 const RETRY_FIRST: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(2);
@@ -128,48 +123,15 @@ fn bind_one(
 }
 
 impl Listener {
-    /// Waits for a sender that `allow` accepts. A refused sender is passed
-    /// to `refused`, disconnected, and the wait goes on. Ends early with
-    /// `Ok(None)` when `stop` fires, and with TimedOut at `deadline`.
-    pub fn accept(
-        &self,
-        allow: &[AllowRule],
-        stop: Option<&Receiver<()>>,
-        deadline: Option<Instant>,
-        mut refused: impl FnMut(SocketAddr),
-    ) -> io::Result<Option<(TcpStream, SocketAddr)>> {
-        loop {
-            if stop.is_some_and(stopped) {
-                return Ok(None);
-            }
-            let mut wait = ACCEPT_POLL;
-            if let Some(d) = deadline {
-                let left = d.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "no sender connected in time (--connect-timeout)",
-                    ));
-                }
-                wait = wait.min(left);
-            }
-            if !ready(self.socket.as_fd(), PollFlags::POLLIN, wait)? {
-                continue;
-            }
-            let (stream, peer) = match self.socket.accept() {
-                Ok(pair) => pair,
-                // The sender gave up between poll and accept.
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EINTR)) => {
-                    continue
-                }
-                Err(e) => return Err(e),
-            };
-            if allowed(allow, peer.ip()) {
-                return Ok(Some((stream, peer)));
-            }
-            refused(peer);
-            let _ = stream.shutdown(std::net::Shutdown::Both);
-        }
+    /// Accepts one waiting connection (blocking if none is waiting).
+    pub fn accept_one(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        self.socket.accept()
+    }
+}
+
+impl AsFd for Listener {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.socket.as_fd()
     }
 }
 
@@ -399,43 +361,11 @@ mod tests {
                 |_| {},
             )
             .unwrap();
-            let (_, from) = l.accept(&[], None, None, |_| {}).unwrap().unwrap();
+            let (_, from) = l.accept_one().unwrap();
             assert!(
                 from.ip().is_loopback() || show(from).starts_with("127."),
                 "{from}"
             );
         }
-    }
-
-    #[test]
-    fn a_refused_sender_is_reported_and_the_wait_goes_on() {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let l = listen(
-            &ListenAddr::parse(&format!("127.0.0.1:{port}")).unwrap(),
-            &NetSettings::default(),
-        )
-        .unwrap();
-        let peer = PeerAddr::parse(&format!("127.0.0.1:{port}")).unwrap();
-        let _c = connect(
-            &peer,
-            &NetSettings::default(),
-            Duration::from_secs(5),
-            |_| {},
-        )
-        .unwrap();
-        let rule = AllowRule::parse("10.9.9.9").unwrap();
-        let mut seen = Vec::new();
-        let deadline = Some(Instant::now() + Duration::from_millis(500));
-        let e = l
-            .accept(std::slice::from_ref(&rule), None, deadline, |p| {
-                seen.push(p)
-            })
-            .unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(seen.len(), 1);
     }
 }

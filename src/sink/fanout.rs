@@ -26,7 +26,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, never, Receiver, Sender};
 
-use super::{describe_write_error, LateFailure, Sink};
+use super::{describe_write_error, LateFailure, PartialWrite, Sink};
 use crate::pipeline::stopped;
 use crate::ring::BlockRef;
 use crate::stats::Stats;
@@ -55,23 +55,30 @@ impl Slot {
                 out.committed_bytes.fetch_add(block.len() as u64, Relaxed);
             }
             Err(e) => {
-                if let Some(late) = LateFailure::within(&e) {
+                let (written, cause) = PartialWrite::split(&e);
+                out.committed_bytes.fetch_add(written, Relaxed);
+                if let Some(late) = LateFailure::within(cause) {
                     out.committed_bytes.store(late.committed_bytes, Relaxed);
                 }
                 stats.fail_output(
                     self.index,
-                    describe_write_error(self.sink.name(), offset, &e),
+                    describe_write_error(self.sink.name(), offset + written, cause),
                 )
             }
         }
     }
 
-    /// Flushes and closes, unless the output already failed.
-    fn finish(&mut self, stats: &Stats) {
+    /// Flushes and closes, unless the output already failed. `early`: the
+    /// stream stopped before the end of the input.
+    fn finish(&mut self, stats: &Stats, early: bool) {
         if stats.outputs[self.index].failed.load(Relaxed) {
             return;
         }
-        if let Err(e) = self.sink.finish() {
+        let closed = match early {
+            true => self.sink.finish_early(),
+            false => self.sink.finish(),
+        };
+        if let Err(e) = closed {
             let name = self.sink.name().to_string();
             let out = &stats.outputs[self.index];
             let message = match LateFailure::within(&e) {
@@ -84,6 +91,13 @@ impl Slot {
             stats.fail_output(self.index, message);
         }
     }
+}
+
+/// True when the stream stopped before the end of the input: the run was
+/// stopped (a signal, the watchdog) or the input failed. Asked once the
+/// writer is done, when both are settled.
+fn ended_early(stats: &Stats, stop: &Receiver<()>) -> bool {
+    stopped(stop) || stats.input_error().is_some()
 }
 
 /// A reader of the stream that is not an output, such as a digest.
@@ -108,10 +122,11 @@ impl Job {
         }
     }
 
-    fn finish(&mut self, stats: &Stats, stopped: bool) {
+    fn finish(&mut self, stats: &Stats, stop: &Receiver<()>) {
         match self {
-            Job::Output(slot) => slot.finish(stats),
-            Job::Tap(_) if stopped => {}
+            Job::Output(slot) => slot.finish(stats, ended_early(stats, stop)),
+            // A digest of a failed input still covers its first bytes.
+            Job::Tap(_) if stopped(stop) => {}
             Job::Tap(tap) => tap.finish(),
         }
     }
@@ -188,7 +203,7 @@ impl Outputs {
                             // writer has wake-ups enough.
                             let _ = wake_tx.try_send(());
                         }
-                        job.finish(&stats, stopped(&stop));
+                        job.finish(&stats, &stop);
                     })
                     .expect("spawning an output thread");
                 Worker {
@@ -263,9 +278,9 @@ impl Outputs {
 
     /// Lets every output write what it was given, then flushes and closes
     /// each one and waits for the workers to end.
-    pub fn finish(self, stats: &Stats) {
+    pub fn finish(self, stats: &Stats, stop: &Receiver<()>) {
         match self {
-            Outputs::Single { mut slot, .. } => slot.finish(stats),
+            Outputs::Single { mut slot, .. } => slot.finish(stats, ended_early(stats, stop)),
             Outputs::Many { workers, .. } => {
                 for w in workers {
                     drop(w.jobs);

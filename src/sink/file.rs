@@ -16,7 +16,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
-use super::{Plan, Sink};
+use super::{PartialWrite, Plan, Sink};
 use crate::blocking::Blocking;
 use crate::config::{Config, DIRECT_ALIGN_BYTES};
 
@@ -182,16 +182,18 @@ impl Sink for FdSink {
         let mut done = 0;
         while done < data.len() {
             match Blocking(self.file()?).write(&data[done..]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(0) => return Err(PartialWrite::wrap(done, io::ErrorKind::WriteZero.into())),
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 // Some filesystems accept O_DIRECT and then refuse the
                 // writes. A failed write(2) wrote nothing, so the rest of
                 // the block can go through the page cache.
                 Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
-                    self.clear_direct()?;
+                    self.clear_direct()
+                        .map_err(|e| PartialWrite::wrap(done, e))?;
                 }
-                Err(e) => return Err(e),
+                // The bytes written before a full disk are kept, and count.
+                Err(e) => return Err(PartialWrite::wrap(done, e)),
             }
         }
         Ok(())

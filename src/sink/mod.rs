@@ -23,6 +23,7 @@ pub use tcp::TcpSink;
 pub use volumes::{Medium, VolumeChangeFailed, VolumeSettings, VolumeSink, Volumes, WriteMedium};
 
 use std::io;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -55,8 +56,19 @@ pub trait Sink: Send {
         0
     }
 
-    /// Flushes (fsync with `--sync`) and closes. Called once, at the end.
+    /// Flushes (fsync with `--sync`) and closes. Called once, at the end,
+    /// when the input ended and every block read was handed over.
     fn finish(&mut self) -> io::Result<()>;
+
+    /// Closes instead of `finish` when the run stopped before the end of
+    /// its input (a signal, the watchdog, an input failure), so the stream
+    /// is short. A sink whose receiver would take a clean close for a
+    /// complete stream (a TCP receiver) must tell it otherwise. By
+    /// default the same as `finish`: what was written is kept, and the
+    /// run's summary and exit status say the stream is short.
+    fn finish_early(&mut self) -> io::Result<()> {
+        self.finish()
+    }
 
     /// The name used in messages: a path, `stdout`, a host.
     fn name(&self) -> &str;
@@ -76,6 +88,14 @@ pub trait Sink: Send {
     }
 }
 
+/// The opened outputs, and the files that opening them created.
+pub struct Opened {
+    pub sinks: Vec<Box<dyn Sink>>,
+    /// Files that did not exist before: a run that fails before its first
+    /// byte removes them again while they are still empty.
+    pub created: Vec<PathBuf>,
+}
+
 /// Opens every configured output, in order, after checking them all
 /// (see `preflight`). If one cannot be opened, or the command line turns
 /// out not to fit what was found (`--eject` with no tape), the files this
@@ -84,7 +104,7 @@ pub fn open_all(
     config: &Config,
     input: Option<Identity>,
     input_is_tape: bool,
-) -> Result<Vec<Box<dyn Sink>>, OpenError> {
+) -> Result<Opened, OpenError> {
     let plans = preflight::check(config, input)?;
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
     let mut created = Vec::new();
@@ -119,7 +139,7 @@ pub fn open_all(
         )));
     }
     match failure {
-        None => Ok(sinks),
+        None => Ok(Opened { sinks, created }),
         Some(e) => {
             drop(sinks);
             for path in created {
@@ -226,6 +246,39 @@ impl LateFailure {
     /// The late failure inside `err`, if it is one.
     pub fn within(err: &io::Error) -> Option<&LateFailure> {
         err.get_ref().and_then(|e| e.downcast_ref::<LateFailure>())
+    }
+}
+
+/// A write that failed after part of the block had gone out, as when a
+/// disk fills in the middle of a block. Those bytes are on the medium, so
+/// they count as committed: the count stays exact, not merely safe.
+#[derive(Debug, thiserror::Error)]
+#[error("{source}")]
+pub struct PartialWrite {
+    pub written_bytes: u64,
+    pub source: io::Error,
+}
+
+impl PartialWrite {
+    /// `err`, marked with the bytes of the block written before it.
+    pub fn wrap(written_bytes: usize, err: io::Error) -> io::Error {
+        if written_bytes == 0 {
+            return err;
+        }
+        let kind = err.kind();
+        let partial = PartialWrite {
+            written_bytes: written_bytes as u64,
+            source: err,
+        };
+        io::Error::new(kind, partial)
+    }
+
+    /// The bytes of the block written before `err`, and its cause.
+    pub fn split(err: &io::Error) -> (u64, &io::Error) {
+        match err.get_ref().and_then(|e| e.downcast_ref::<PartialWrite>()) {
+            Some(p) => (p.written_bytes, &p.source),
+            None => (0, err),
+        }
     }
 }
 

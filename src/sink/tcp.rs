@@ -4,12 +4,17 @@
 //! retries). By default the stream is framed (`net::frame`): each block is
 //! a checked frame, and `finish` sends the trailer, half-closes, and waits
 //! for the receiver's reply, so a run ends in success only when the
-//! receiver has every byte intact. `--raw` sends the bytes alone, for
+//! receiver has every byte intact. A run that stops before the end of its
+//! input (a signal, the watchdog, an input failure) ends the stream with
+//! the abort marker instead (`finish_early`), so the receiver fails rather
+//! than take a short stream for a whole one. `--raw` sends the bytes alone, for
 //! mbuffer, nc and socat receivers; then nothing can tell the receiver
 //! whether the stream ended early.
 
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
+
+use nix::sys::socket::{setsockopt, sockopt};
 
 use super::Sink;
 use crate::net::frame::{self, FramedWriter, Reply};
@@ -146,6 +151,28 @@ impl Sink for TcpSink {
                 await_reply(&mut w)
             }
             Some(Wire::Raw(t)) => t.stream.shutdown(Shutdown::Write),
+            None => Ok(()),
+        }
+    }
+
+    /// Marks the stream incomplete and half-closes. The receiver fails on
+    /// the marker, so its reply is not awaited: this run fails anyway.
+    /// A raw stream has no marker: it is reset instead of closed.
+    fn finish_early(&mut self) -> io::Result<()> {
+        match self.wire.take() {
+            Some(Wire::Framed(mut w)) => {
+                w.abort()?;
+                w.get_mut().stream.shutdown(Shutdown::Write)
+            }
+            Some(Wire::Raw(t)) => {
+                // A raw receiver cannot be told, but a reset is at least
+                // not the clean end that a finished stream makes.
+                let reset = libc::linger {
+                    l_onoff: 1,
+                    l_linger: 0,
+                };
+                setsockopt(&t.stream, sockopt::Linger, &reset).map_err(io::Error::from)
+            }
             None => Ok(()),
         }
     }

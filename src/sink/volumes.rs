@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{never, Receiver};
 
-use super::Sink;
+use super::{PartialWrite, Sink};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, VolumeLog};
 
 /// One medium at a time, as the volume change sees it.
@@ -200,11 +200,14 @@ impl VolumeSink {
     }
 }
 
-impl Sink for VolumeSink {
-    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+impl VolumeSink {
+    /// Writes the block across volumes. A failure returns how many of its
+    /// bytes went out before it.
+    fn write_pieces(&mut self, data: &[u8]) -> Result<(), (usize, io::Error)> {
         let tape = self.medium.whole_records();
         let mut rest = data;
         while !rest.is_empty() {
+            let written = data.len() - rest.len();
             let room = usize::try_from(self.volumes.room()).unwrap_or(usize::MAX);
             // A record is never split to fit --volume-size.
             let want = if tape && room < rest.len() {
@@ -223,17 +226,30 @@ impl Sink for VolumeSink {
                     }
                     Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => true,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => false,
-                    Err(e) => return Err(e),
+                    Err(e) => return Err((written, e)),
                 }
             };
             if full && !rest.is_empty() {
+                let written = data.len() - rest.len();
                 if self.volumes.on_volume() == 0 {
-                    return Err(self.volumes.full_and_empty(self.medium.as_ref()));
+                    let e = self.volumes.full_and_empty(self.medium.as_ref());
+                    return Err((written, e));
                 }
-                self.volumes.next(self.medium.as_mut())?;
+                self.volumes
+                    .next(self.medium.as_mut())
+                    .map_err(|e| (written, e))?;
             }
         }
         Ok(())
+    }
+}
+
+impl Sink for VolumeSink {
+    /// A failure part-way through the block says how much of it went out,
+    /// so the committed count matches the volume list.
+    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+        self.write_pieces(data)
+            .map_err(|(written, e)| PartialWrite::wrap(written, e))
     }
 
     fn finish(&mut self) -> io::Result<()> {

@@ -1,22 +1,30 @@
 //! Standard input and files as a source: a plain file descriptor read with
 //! `read(2)`. O_DIRECT is for outputs only: reads go through the page cache.
+//!
+//! A regular file's size is known at the start. One that ends short of it
+//! shrank while it was read (truncated, or rewritten in place), so the
+//! stream is not the file as it was: that is an input failure, as GNU tar
+//! treats a file that shrank. A file that grows is read to its new end.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Seek};
 use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
 use anyhow::Context;
 
-use super::{fill_from, Filled, Source};
+use super::{fill_from, End, Filled, Source};
 use crate::blocking::Blocking;
 
 /// A source reading from a file descriptor.
 pub struct FdSource {
     file: File,
     name: String,
+    /// The bytes left to read when the run started, for a regular file.
     size: Option<u64>,
+    /// Bytes read so far.
+    read: u64,
 }
 
 impl FdSource {
@@ -34,6 +42,7 @@ impl FdSource {
             file,
             name: "stdin".into(),
             size,
+            read: 0,
         })
     }
 
@@ -45,20 +54,36 @@ impl FdSource {
             anyhow::bail!("-i {name}: is a directory");
         }
         let size = regular_size(&file);
-        Ok(FdSource { file, name, size })
+        Ok(FdSource {
+            file,
+            name,
+            size,
+            read: 0,
+        })
     }
 }
 
-fn regular_size(file: &File) -> Option<u64> {
-    file.metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
+/// The bytes from the file's offset to its end, for a regular file.
+/// Standard input may have been read from already, so the offset counts.
+fn regular_size(mut file: &File) -> Option<u64> {
+    let len = file.metadata().ok().filter(|m| m.is_file())?.len();
+    let at = file.stream_position().ok()?;
+    Some(len.saturating_sub(at))
 }
 
 impl Source for FdSource {
     fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        fill_from(&mut Blocking(&self.file), buf, arrived)
+        let mut filled = fill_from(&mut Blocking(&self.file), buf, arrived);
+        self.read += filled.bytes as u64;
+        if let (End::Eof, Some(size)) = (&filled.end, self.size) {
+            if self.read < size {
+                filled.end = End::Failed(io::Error::other(format!(
+                    "the file shrank while it was read: it had {size} bytes to read when the run started, and ended after {}",
+                    self.read
+                )));
+            }
+        }
+        filled
     }
 
     fn name(&self) -> &str {

@@ -2,15 +2,17 @@
 //!
 //! The socket is bound when the run starts, so a busy port fails at once,
 //! but the wait for a sender happens on the first `fill`, in the reader
-//! thread, where a stop or the watchdog can end it. Senders that `--allow`
-//! does not cover are logged, disconnected, and the wait goes on. The
-//! listener is closed once a sender is in, so a second sender is refused at
-//! once rather than left hanging in the backlog.
+//! thread, where a stop or the watchdog can end it. `net::accept` finds the
+//! sender: connections that `--allow` does not cover, that send nothing,
+//! or that send no tapebuf header are logged, disconnected, and the wait
+//! goes on. The listener is closed once a sender is in, so a second sender
+//! is refused at once rather than left hanging in the backlog.
 //!
 //! A tapebuf sender's stream is framed (`net::frame`) and checked as it
 //! arrives; the end is a success only after a trailer that matches, and the
 //! sender gets a reply. A stream without the header (mbuffer, nc, socat) is
-//! read raw, with a warning that a truncated stream cannot be detected.
+//! taken only with `--raw`, with a warning that a truncated stream cannot
+//! be detected.
 
 use std::io::{self, Cursor, Read, Write};
 use std::sync::atomic::AtomicU64;
@@ -19,6 +21,7 @@ use std::time::Instant;
 use crossbeam_channel::Receiver;
 
 use super::{fill_from, End, Filled, Source};
+use crate::net::accept;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
@@ -65,34 +68,31 @@ impl TcpSource {
         })
     }
 
-    /// Waits for an allowed sender and reads its opening bytes. Ok(false)
-    /// when the run was stopped first.
+    /// Waits for the sender and reads its opening bytes. Ok(false) when
+    /// the run was stopped first.
     fn accept(&mut self) -> io::Result<bool> {
         let Wire::Waiting(listener) = &self.wire else {
             return Ok(true);
         };
         let deadline = self.settings.connect.map(|d| Instant::now() + d);
         let name = &self.name;
-        let accepted =
-            listener.accept(&self.settings.allow, self.stop.as_ref(), deadline, |peer| {
-                say(&format!(
-                    "tapebuf: {name}: refused a connection from {}: not covered by --allow",
-                    socket::show(peer)
-                ))
-            })?;
-        let Some((stream, peer)) = accepted else {
+        let accepted = accept::await_sender(
+            listener,
+            &self.settings,
+            self.stop.as_ref(),
+            deadline,
+            |line| say(&format!("tapebuf: {name}: {line}")),
+        )?;
+        let Some(sender) = accepted else {
             return Ok(false);
         };
-        self.name = format!("sender {}", socket::show(peer));
-        socket::tune(&stream, &self.settings)?;
-        let mut timed = Timed::new(stream, &self.settings);
-        let mut first = vec![0u8; frame::HEADER_LEN];
-        let got = read_up_to(&mut timed, &mut first)?;
-        first.truncate(got);
-        self.wire = match frame::classify(&first)? {
+        self.name = format!("sender {}", socket::show(sender.peer));
+        socket::tune(&sender.stream, &self.settings)?;
+        let timed = Timed::new(sender.stream, &self.settings);
+        self.wire = match sender.opening {
             Opening::Framed => Wire::Framed(Box::new(FramedReader::new(timed))),
-            Opening::Raw => {
-                let why = "no tapebuf header: reading a raw stream (mbuffer, nc or socat?), in which a truncated stream cannot be detected";
+            _ => {
+                let why = "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected";
                 if !self.quiet {
                     say(&format!("tapebuf: {}: {why}", self.name));
                 }
@@ -100,25 +100,11 @@ impl TcpSource {
                     "{}: raw stream, truncation undetectable",
                     self.name
                 ));
-                Wire::Raw(Cursor::new(first).chain(timed))
+                Wire::Raw(Cursor::new(sender.first).chain(timed))
             }
         };
         Ok(true)
     }
-}
-
-/// Reads until `buf` is full or the stream ends; returns the bytes read.
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 impl Source for TcpSource {

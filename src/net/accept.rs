@@ -1,0 +1,352 @@
+//! Finding the one sender of `-I` among everything else that connects to
+//! its port: health checks and port scans that connect and close at once,
+//! strangers that send something that is not a stream, and hosts that
+//! `--allow` does not cover.
+//!
+//! Every allowed connection is held, without blocking on it, until its
+//! opening bytes say what it is. The first one whose opening is a whole
+//! tapebuf header is the sender; with `--raw`, so is the first one that
+//! sends any bytes that cannot begin a header. A connection that closes
+//! before that, sends something else while raw streams are not allowed, or
+//! says nothing for too long is ignored with one line, and the wait goes
+//! on: none of them can end the run or stand in for the sender. At most
+//! `MAX_PENDING` connections are held at once, so a flood cannot exhaust
+//! descriptors. A stop or the deadline ends the wait.
+
+use std::io::{self, Read};
+use std::net::{SocketAddr, TcpStream};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+use super::allow::allowed;
+use super::frame::{self, Opening};
+use super::socket::{show, Listener};
+use super::NetSettings;
+use crate::pipeline::stopped;
+
+/// How often the wait looks at the stop signal and the deadlines.
+const POLL_EVERY: Duration = Duration::from_millis(200);
+/// The most connections held at once while they say what they are.
+const MAX_PENDING: usize = 8;
+/// How long a connection may take to send a whole tapebuf header when
+/// `--timeout` does not say. A tapebuf sender sends it as it connects.
+pub const HEADER_WAIT: Duration = Duration::from_secs(30);
+
+/// The sender: its connection and the opening bytes already read from it.
+#[derive(Debug)]
+pub struct Accepted {
+    pub stream: TcpStream,
+    pub peer: SocketAddr,
+    pub opening: Opening,
+    /// Up to a header's worth of bytes: the header itself, or raw data.
+    pub first: Vec<u8>,
+}
+
+/// A connection that has not yet said what it is.
+struct Pending {
+    stream: TcpStream,
+    peer: SocketAddr,
+    first: Vec<u8>,
+    since: Instant,
+}
+
+/// What one look at a pending connection found.
+enum Verdict {
+    Waiting,
+    Sender(Opening),
+    Ignored(String),
+}
+
+/// Waits for the sender. `note` hears, one line each, every connection
+/// that is refused or ignored. `Ok(None)` when `stop` fired first; a
+/// TimedOut error at `deadline`.
+pub fn await_sender(
+    listener: &Listener,
+    settings: &NetSettings,
+    stop: Option<&Receiver<()>>,
+    deadline: Option<Instant>,
+    mut note: impl FnMut(String),
+) -> io::Result<Option<Accepted>> {
+    let limit = match settings.raw {
+        true => settings.stall,
+        false => Some(settings.stall.unwrap_or(HEADER_WAIT)),
+    };
+    let mut pending: Vec<Pending> = Vec::new();
+    loop {
+        if stop.is_some_and(stopped) {
+            return Ok(None);
+        }
+        let mut wait = POLL_EVERY;
+        if let Some(d) = deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "no sender connected in time (--connect-timeout)",
+                ));
+            }
+            wait = wait.min(left);
+        }
+        if wait_any(listener, &pending, wait)? {
+            if let Some(p) = take_connection(listener, settings, &mut note)? {
+                if pending.len() == MAX_PENDING {
+                    let oldest = pending.remove(0);
+                    note(ignored(
+                        oldest.peer,
+                        &format!("more than {MAX_PENDING} connections waited at once"),
+                    ));
+                }
+                pending.push(p);
+            }
+        }
+        let mut i = 0;
+        while i < pending.len() {
+            // A look is one non-blocking read, so every held connection
+            // gets one each round.
+            let verdict = match look(&mut pending[i], settings.raw) {
+                Verdict::Waiting if limit.is_some_and(|l| pending[i].since.elapsed() >= l) => {
+                    Verdict::Ignored(format!(
+                        "it sent no tapebuf stream header within {} s",
+                        limit.unwrap_or_default().as_secs()
+                    ))
+                }
+                v => v,
+            };
+            match verdict {
+                Verdict::Waiting => i += 1,
+                Verdict::Ignored(why) => {
+                    let p = pending.remove(i);
+                    note(ignored(p.peer, &why));
+                }
+                Verdict::Sender(opening) => {
+                    let p = pending.swap_remove(i);
+                    p.stream.set_nonblocking(false)?;
+                    return Ok(Some(Accepted {
+                        stream: p.stream,
+                        peer: p.peer,
+                        opening,
+                        first: p.first,
+                    }));
+                }
+            }
+        }
+    }
+}
+
+fn ignored(peer: SocketAddr, why: &str) -> String {
+    format!(
+        "ignored a connection from {}: {why}; still waiting for the sender",
+        show(peer)
+    )
+}
+
+/// Waits up to `wait` for the listener or a pending connection to have
+/// something. Returns whether the listener has a connection.
+fn wait_any(listener: &Listener, pending: &[Pending], wait: Duration) -> io::Result<bool> {
+    let mut fds: Vec<PollFd<'_>> = std::iter::once(listener.as_fd())
+        .chain(pending.iter().map(|p| p.stream.as_fd()))
+        .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
+        .collect();
+    let ms = u16::try_from(wait.as_millis().max(1)).unwrap_or(u16::MAX);
+    match poll(&mut fds, PollTimeout::from(ms)) {
+        Ok(_) => {}
+        Err(Errno::EINTR) => return Ok(false),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(fds[0].revents().is_some_and(|r| !r.is_empty()))
+}
+
+/// Accepts one connection. One that `--allow` does not cover is refused
+/// and noted; None then, and when the peer gave up before the accept.
+fn take_connection(
+    listener: &Listener,
+    settings: &NetSettings,
+    note: &mut impl FnMut(String),
+) -> io::Result<Option<Pending>> {
+    let (stream, peer) = match listener.accept_one() {
+        Ok(pair) => pair,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EINTR)) => {
+            return Ok(None)
+        }
+        Err(e) => return Err(e),
+    };
+    if !allowed(&settings.allow, peer.ip()) {
+        note(format!(
+            "refused a connection from {}: not covered by --allow",
+            show(peer)
+        ));
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        return Ok(None);
+    }
+    stream.set_nonblocking(true)?;
+    Ok(Some(Pending {
+        stream,
+        peer,
+        first: Vec::with_capacity(frame::HEADER_LEN),
+        since: Instant::now(),
+    }))
+}
+
+/// Reads what a pending connection has sent so far, up to a header, and
+/// judges it.
+fn look(p: &mut Pending, raw_allowed: bool) -> Verdict {
+    let mut buf = [0u8; frame::HEADER_LEN];
+    let want = frame::HEADER_LEN - p.first.len();
+    match p.stream.read(&mut buf[..want]) {
+        Ok(0) if p.first.is_empty() => {
+            return Verdict::Ignored("it closed without sending anything".into())
+        }
+        Ok(0) => {
+            return Verdict::Ignored(format!(
+                "it closed after {} bytes, inside a tapebuf stream header",
+                p.first.len()
+            ))
+        }
+        Ok(n) => p.first.extend_from_slice(&buf[..n]),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+            ) =>
+        {
+            return Verdict::Waiting
+        }
+        Err(e) => return Verdict::Ignored(format!("reading it failed: {e}")),
+    }
+    match frame::classify(&p.first) {
+        Ok(Opening::Incomplete) => Verdict::Waiting,
+        Ok(Opening::Framed) => Verdict::Sender(Opening::Framed),
+        Ok(Opening::Raw) if raw_allowed => Verdict::Sender(Opening::Raw),
+        Ok(Opening::Raw) => Verdict::Ignored(
+            "it did not begin with a tapebuf stream header (to take a raw stream from mbuffer, nc or socat, start the receiver with --raw)"
+                .into(),
+        ),
+        Err(e) => Verdict::Ignored(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{ListenAddr, PeerAddr};
+    use std::io::Write;
+
+    fn listener() -> (Listener, u16) {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let l = super::super::socket::listen(
+            &ListenAddr::parse(&format!("127.0.0.1:{port}")).unwrap(),
+            &NetSettings::default(),
+        )
+        .unwrap();
+        (l, port)
+    }
+
+    fn connect(port: u16) -> TcpStream {
+        TcpStream::connect(("127.0.0.1", port)).unwrap()
+    }
+
+    fn soon() -> Option<Instant> {
+        Some(Instant::now() + Duration::from_secs(10))
+    }
+
+    #[test]
+    fn empty_and_foreign_connections_are_ignored_and_the_sender_is_found() {
+        let (l, port) = listener();
+        drop(connect(port)); // a health check
+        let mut http = connect(port);
+        http.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        let mut cut = connect(port);
+        cut.write_all(&frame::header(4096)[..9]).unwrap();
+        drop(cut);
+        let mut sender = connect(port);
+        sender.write_all(&frame::header(4096)).unwrap();
+        let mut notes = Vec::new();
+        let got = await_sender(&l, &NetSettings::default(), None, soon(), |n| notes.push(n))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.opening, Opening::Framed);
+        assert_eq!(got.first, frame::header(4096));
+        let all = notes.join("\n");
+        assert!(all.contains("closed without sending anything"), "{all}");
+        assert!(
+            all.contains("did not begin with a tapebuf stream header"),
+            "{all}"
+        );
+        assert!(
+            all.contains("closed after 9 bytes, inside a tapebuf stream header"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn with_raw_allowed_any_bytes_make_a_sender_but_nothing_does_not() {
+        let (l, port) = listener();
+        drop(connect(port));
+        let mut nc = connect(port);
+        nc.write_all(b"ustar").unwrap();
+        let settings = NetSettings {
+            raw: true,
+            ..NetSettings::default()
+        };
+        let mut notes = Vec::new();
+        let got = await_sender(&l, &settings, None, soon(), |n| notes.push(n))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.opening, Opening::Raw);
+        assert_eq!(got.first, b"ustar");
+        assert!(
+            notes[0].contains("closed without sending anything"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_silent_connection_is_dropped_after_the_stall_limit() {
+        let (l, port) = listener();
+        let _silent = connect(port);
+        let settings = NetSettings {
+            stall: Some(Duration::from_secs(1)),
+            ..NetSettings::default()
+        };
+        let mut notes = Vec::new();
+        let deadline = Some(Instant::now() + Duration::from_millis(2500));
+        let e = await_sender(&l, &settings, None, deadline, |n| notes.push(n)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("no tapebuf stream header within 1 s"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_refused_sender_is_reported_and_the_wait_goes_on() {
+        let (l, port) = listener();
+        let peer = PeerAddr::parse(&format!("127.0.0.1:{port}")).unwrap();
+        let _c = super::super::socket::connect(
+            &peer,
+            &NetSettings::default(),
+            Duration::from_secs(5),
+            |_| {},
+        )
+        .unwrap();
+        let settings = NetSettings {
+            allow: vec![crate::net::AllowRule::parse("10.9.9.9").unwrap()],
+            ..NetSettings::default()
+        };
+        let mut notes = Vec::new();
+        let deadline = Some(Instant::now() + Duration::from_millis(500));
+        let e = await_sender(&l, &settings, None, deadline, |n| notes.push(n)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("not covered by --allow"), "{notes:?}");
+    }
+}
