@@ -116,7 +116,10 @@ impl Peer {
 
     /// Queues `bytes` for standard input; returns at once.
     pub fn feed(&self, bytes: &[u8]) {
-        let stdin = self.stdin.as_ref().expect("standard input is piped and open");
+        let stdin = self
+            .stdin
+            .as_ref()
+            .expect("standard input is piped and open");
         let _ = stdin.send(bytes.to_vec());
     }
 

@@ -57,6 +57,9 @@ pub enum Event {
     Stalled(u64),
     /// The sender half-closed after this many bytes; the end was passed on.
     SenderDone(u64),
+    /// The receiver took no more after this many bytes: it hung up or
+    /// died. What it sent is passed on, then the sender is cut off.
+    ReceiverGone(u64),
     /// A connection failed or a deadline passed; both were shut down.
     Broken(String),
 }
@@ -128,8 +131,11 @@ impl Relay {
                 let (shared, release) = (shared.clone(), release_rx);
                 std::thread::spawn(move || pass_replies(from, to, fault, &shared, &release))
             };
-            pass_stream(sender, receiver, fault, &shared, &events_tx);
+            let receiver_gone = pass_stream(sender, receiver, fault, &shared, &events_tx);
             let _ = down.join();
+            if receiver_gone {
+                shared.close_all();
+            }
         });
         relay.threads.push(up);
         relay
@@ -150,7 +156,9 @@ impl Relay {
                 Ok(e) if want(&e) => return e,
                 Ok(Event::Broken(why)) => panic!("the relay broke: {why}"),
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => panic!("the relay saw nothing wanted in {limit:?}"),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("the relay saw nothing wanted in {limit:?}")
+                }
                 Err(RecvTimeoutError::Disconnected) => panic!("the relay ended first"),
             }
         }
@@ -212,14 +220,16 @@ fn connect_both(
     Some((sender, receiver))
 }
 
-/// Sender to receiver, with the fault applied.
+/// Sender to receiver, with the fault applied. Returns true when the
+/// receiver stopped taking bytes: the caller cuts the sender off once the
+/// receiver's last words (a reply naming damage) have been passed back.
 fn pass_stream(
     mut sender: TcpStream,
     mut receiver: TcpStream,
     fault: Fault,
     shared: &Shared,
     events: &Sender<Event>,
-) {
+) -> bool {
     let stop_at = match fault {
         Fault::CutAt(k) | Fault::StallAt(k) => Some(k),
         _ => None,
@@ -240,24 +250,24 @@ fn pass_stream(
                 shared.stalled.store(true, SeqCst);
                 let _ = events.send(Event::Stalled(passed));
                 // The handle's drop shuts the connections down.
-                return;
+                return false;
             }
             shared.close_all();
             let _ = events.send(Event::Cut(passed));
-            return;
+            return false;
         }
         let n = match sender.read(&mut buf[..room]) {
             Ok(0) => {
                 let _ = receiver.shutdown(Shutdown::Write);
                 let _ = events.send(Event::SenderDone(passed));
-                return;
+                return false;
             }
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 shared.close_all();
                 let _ = events.send(Event::Broken(format!("reading the sender: {e}")));
-                return;
+                return false;
             }
         };
         if let Fault::FlipBitAt(k) = fault {
@@ -265,11 +275,9 @@ fn pass_stream(
                 buf[(k - passed) as usize] ^= 1;
             }
         }
-        if let Err(e) = receiver.write_all(&buf[..n]) {
-            // The receiver is gone: the sender must find out.
-            shared.close_all();
-            let _ = events.send(Event::Broken(format!("writing to the receiver: {e}")));
-            return;
+        if receiver.write_all(&buf[..n]).is_err() {
+            let _ = events.send(Event::ReceiverGone(passed));
+            return true;
         }
         passed += n as u64;
         let _ = events.send(Event::Forwarded(passed));

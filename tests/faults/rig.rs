@@ -69,30 +69,56 @@ impl Ending {
 
     /// What every case must keep, whatever its fault.
     pub fn holds_the_invariants(&self, sent: &[u8]) {
-        let out = self.out.as_deref().unwrap_or_default();
-        let context = format!(
-            "receiver: {}\nsender: {}",
-            self.receiver.stderr,
-            self.sender.as_ref().map_or("", |s| &s.stderr)
-        );
+        self.counts_what_it_holds();
+        self.keeps_only_what_was_sent(sent);
+        self.succeeds_only_when_exact(sent);
+    }
+
+    /// The receiver's committed count is what OUT holds.
+    pub fn counts_what_it_holds(&self) {
         if let Some(committed) = self.committed {
-            assert_eq!(committed, self.held(), "committed vs held\n{context}");
+            assert_eq!(
+                committed,
+                self.held(),
+                "committed vs held\n{}",
+                self.context()
+            );
         }
+    }
+
+    /// OUT is the start of what was sent: no damaged or foreign byte.
+    pub fn keeps_only_what_was_sent(&self, sent: &[u8]) {
+        let out = self.out.as_deref().unwrap_or_default();
         assert!(
             out.len() <= sent.len() && out == &sent[..out.len()],
-            "OUT ({} bytes) is not the start of what was sent\n{context}",
-            out.len()
+            "OUT ({} bytes) is not the start of what was sent\n{}",
+            out.len(),
+            self.context()
         );
+    }
+
+    /// No side exits 0 unless OUT is byte-exact.
+    pub fn succeeds_only_when_exact(&self, sent: &[u8]) {
         let success = self.receiver.status.success()
             || self.sender.as_ref().is_some_and(|s| s.status.success());
         if success {
             assert!(
-                out.len() == sent.len(),
-                "a side exited 0 with {} of {} bytes in OUT\n{context}",
-                out.len(),
-                sent.len()
+                self.out.as_deref() == Some(sent),
+                "a side exited 0 with {} of {} bytes in OUT\n{}",
+                self.held(),
+                sent.len(),
+                self.context()
             );
         }
+    }
+
+    /// Both sides' stderr, for a failed assertion.
+    fn context(&self) -> String {
+        format!(
+            "receiver: {}\nsender: {}",
+            self.receiver.stderr,
+            self.sender.as_ref().map_or("", |s| &s.stderr)
+        )
     }
 
     /// The receiver failed (exit 1) saying `what`, short of `total` bytes,
