@@ -173,13 +173,39 @@ fn a_receiver_stopped_by_sigterm_commits_what_it_holds_and_fails_the_sender() {
     assert!(end.held() < whole.len() as u64);
 }
 
+#[test]
+fn a_receiver_whose_output_fails_fails_the_sender() {
+    let data = data();
+    let end = Rig::receiver_to(Some("/dev/full".into()), &[])
+        .sender(Fault::None, Input::File(&data), &[])
+        .finish();
+    end.receiver.fails_saying(1, "No space left on device");
+    assert_eq!(end.committed, Some(0), "{}", end.receiver.stderr);
+    end.sender().fails_saying(1, "receiver");
+}
+
+#[test]
+fn a_receiver_stopped_by_its_watchdog_fails_both_sides() {
+    let data = data();
+    let rig = Rig::receiver(&["-W", "1"]).sender(
+        Fault::StallAt(frame_at(3) + 100),
+        Input::File(&data),
+        &["--timeout", "2"],
+    );
+    rig.relay()
+        .wait_for(LIMIT, |e| matches!(e, Event::Stalled(_)));
+    let end = rig.finish();
+    end.sender().fails_saying(1, "--timeout");
+    end.receiver_fails_short(&data, data.len() as u64, "--watchdog");
+}
+
 // --- cuts at every structural boundary -----------------------------------
 
 /// A cut inside the 16-byte header: the connection never was a sender, so
 /// the receiver ignores it, waits on, and gives up without leaving OUT.
 fn a_cut_inside_the_header_at(k: u64) {
     let data = data();
-    let end = Rig::run(Fault::CutAt(k), &data, &["--connect-timeout", "2"]);
+    let end = Rig::run(Fault::CutAt(k), &data, &["--connect-timeout", "3"]);
     end.sender().fails_saying(1, "receiver");
     end.receiver.fails_saying(1, "no sender connected in time");
     end.receiver.says("ignored a connection");
@@ -340,11 +366,28 @@ fn a_damaged_trailer_fails_both_sides() {
 #[test]
 fn a_damaged_magic_is_not_a_sender() {
     let data = data();
-    let end = Rig::run(Fault::FlipBitAt(3), &data, &["--connect-timeout", "2"]);
+    let end = Rig::run(Fault::FlipBitAt(3), &data, &["--connect-timeout", "3"]);
     end.sender().fails_saying(1, "receiver");
     end.receiver.fails_saying(1, "no sender connected in time");
     end.receiver.says("ignored a connection");
     assert_eq!(end.out, None);
+}
+
+#[test]
+fn a_delay_shorter_than_the_timeout_is_no_fault() {
+    let data = data();
+    assert!(relay::DELAY < std::time::Duration::from_secs(3));
+    let end = Rig::receiver(&["--timeout", "3"])
+        .sender(
+            Fault::DelayAt(frame_at(3) + 100),
+            Input::File(&data),
+            &["--timeout", "3"],
+        )
+        .finish();
+    assert_eq!(end.receiver.code(), Some(0), "{}", end.receiver.stderr);
+    assert_eq!(end.sender().code(), Some(0), "{}", end.sender().stderr);
+    assert_eq!(end.out.as_deref(), Some(&data[..]));
+    end.holds_the_invariants(&data);
 }
 
 #[test]

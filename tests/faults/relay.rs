@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 const PATIENCE: Duration = Duration::from_secs(20);
 /// How long the bytes after a flipped one are held back.
 const DAMAGE_PAUSE: Duration = Duration::from_millis(100);
+/// How long `DelayAt` holds the stream back.
+pub const DELAY: Duration = Duration::from_millis(1500);
 /// The pause in the polling loops that wait for a connection.
 const POLL: Duration = Duration::from_millis(10);
 
@@ -41,6 +43,9 @@ pub enum Fault {
     /// the bytes after it back for a moment, so that the receiver has the
     /// damaged byte before the rest of its frame.
     FlipBitAt(u64),
+    /// Holds the bytes after this many back for `DELAY`, then passes
+    /// everything: a slow link, not a broken one.
+    DelayAt(u64),
     /// Passes the whole stream on, but none of the receiver's reply: the
     /// sender sees the connection end without it.
     CutReply,
@@ -234,9 +239,10 @@ fn pass_stream(
         Fault::CutAt(k) | Fault::StallAt(k) => Some(k),
         _ => None,
     };
-    let mut pause_after = match fault {
-        Fault::FlipBitAt(k) => Some(k + 1),
-        _ => None,
+    let (mut pause_after, pause) = match fault {
+        Fault::FlipBitAt(k) => (Some(k + 1), DAMAGE_PAUSE),
+        Fault::DelayAt(k) => (Some(k), DELAY),
+        _ => (None, Duration::ZERO),
     };
     let mut buf = vec![0u8; 64 * 1024];
     let mut passed = 0u64;
@@ -283,7 +289,7 @@ fn pass_stream(
         let _ = events.send(Event::Forwarded(passed));
         if pause_after == Some(passed) {
             pause_after = None;
-            std::thread::sleep(DAMAGE_PAUSE);
+            std::thread::sleep(pause);
         }
     }
 }

@@ -51,7 +51,7 @@ pub enum Input<'a> {
 pub struct Ending {
     pub sender: Option<Side>,
     pub receiver: Side,
-    /// OUT's bytes; None when OUT does not exist.
+    /// OUT's bytes; None when OUT does not exist or is not a regular file.
     pub out: Option<Vec<u8>>,
     /// The receiver's summary "out N bytes"; None without a summary.
     pub committed: Option<u64>,
@@ -155,8 +155,14 @@ fn strings(args: &[&str]) -> Vec<String> {
 impl Rig {
     /// Starts a receiver writing OUT, with `extra` flags.
     pub fn receiver(extra: &[&str]) -> Rig {
+        Rig::receiver_to(None, extra)
+    }
+
+    /// Starts a receiver writing `out` (a file in the case's directory if
+    /// None), with `extra` flags.
+    pub fn receiver_to(out: Option<PathBuf>, extra: &[&str]) -> Rig {
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("out");
+        let out = out.unwrap_or_else(|| dir.path().join("out"));
         let port = free_port();
         let mut args = strings(&["-s", "64k", "-m", "1M", "-I"]);
         args.push(format!("127.0.0.1:{port}"));
@@ -230,8 +236,10 @@ impl Rig {
             .stderr
             .contains("tapebuf: summary: ")
             .then(|| summary_number(&receiver.stderr, "out "));
+        // Only a regular file is read back: /dev/full reads as endless zeros.
+        let is_file = std::fs::metadata(&self.out).is_ok_and(|m| m.is_file());
         Ending {
-            out: std::fs::read(&self.out).ok(),
+            out: is_file.then(|| std::fs::read(&self.out).unwrap()),
             sender,
             receiver,
             committed,
