@@ -121,6 +121,29 @@ impl Ending {
         )
     }
 
+    /// The receiver exited 0 with a byte-exact OUT, and so did the sender
+    /// if there was one.
+    pub fn succeeds_byte_exact(&self, sent: &[u8]) {
+        assert_eq!(self.receiver.code(), Some(0), "{}", self.context());
+        if let Some(sender) = &self.sender {
+            assert_eq!(sender.code(), Some(0), "{}", self.context());
+        }
+        assert!(
+            self.out.as_deref() == Some(sent),
+            "OUT differs\n{}",
+            self.context()
+        );
+        self.holds_the_invariants(sent);
+    }
+
+    /// The receiver never took a sender: it gave up waiting, having
+    /// ignored a connection, and left no OUT behind.
+    pub fn no_sender_was_found(&self) {
+        self.receiver.fails_saying(1, "no sender connected in time");
+        self.receiver.says("ignored a connection");
+        assert_eq!(self.out, None, "an output without a sender was left behind");
+    }
+
     /// The receiver failed (exit 1) saying `what`, short of `total` bytes,
     /// with the invariants kept.
     pub fn receiver_fails_short(&self, sent: &[u8], total: u64, what: &str) {
