@@ -52,7 +52,11 @@ fn os(text: &str) -> &OsStr {
 fn marking_rsh(dir: &Path) -> (String, std::path::PathBuf) {
     let mark = dir.join("rsh-started");
     let path = dir.join("rsh");
-    std::fs::write(&path, format!("#!/bin/sh\n: > '{}'\nexit 1\n", mark.display())).unwrap();
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\n: > '{}'\nexit 1\n", mark.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     (path.display().to_string(), mark)
 }
@@ -83,14 +87,25 @@ fn a_remote_name_that_is_not_utf8_is_refused_and_never_written_locally() {
         "tapebuf: -o/--output: vault:backup\\xff.tar: a remote name (HOST:PATH) must be valid \
          UTF-8; for a local file, write ./vault:backup\\xff.tar or give --force-local\n"
     );
-    assert_eq!(entries(work.path()), Vec::<OsString>::new(), "nothing is created");
+    assert_eq!(
+        entries(work.path()),
+        Vec::<OsString>::new(),
+        "nothing is created"
+    );
     assert!(!mark.exists(), "no remote shell is started");
 
     // As an input, a local file of that name is not read in its place.
     std::fs::write(work.path().join(bad), b"local bytes").unwrap();
     let ran = run_in(
         work.path(),
-        &[os("-i"), bad, os("-o"), os("out"), os("--rsh-command"), os(&rsh)],
+        &[
+            os("-i"),
+            bad,
+            os("-o"),
+            os("out"),
+            os("--rsh-command"),
+            os(&rsh),
+        ],
         b"",
     );
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
