@@ -70,6 +70,14 @@ fn entries(dir: &Path) -> Vec<OsString> {
     names
 }
 
+/// The one line a non-UTF-8 remote name gets, for `flag`.
+fn not_utf8_refusal(flag: &str) -> String {
+    format!(
+        "tapebuf: {flag}: vault:backup\\xff.tar: a remote name (HOST:PATH) must be valid \
+         UTF-8; for a local file, write ./vault:backup\\xff.tar or give --force-local\n"
+    )
+}
+
 #[test]
 fn a_remote_name_that_is_not_utf8_is_refused_and_never_written_locally() {
     let tools = tempfile::tempdir().unwrap();
@@ -82,11 +90,7 @@ fn a_remote_name_that_is_not_utf8_is_refused_and_never_written_locally() {
         b"data that must not land in ./vault:backup?.tar",
     );
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
-    assert_eq!(
-        ran.stderr,
-        "tapebuf: -o/--output: vault:backup\\xff.tar: a remote name (HOST:PATH) must be valid \
-         UTF-8; for a local file, write ./vault:backup\\xff.tar or give --force-local\n"
-    );
+    assert_eq!(ran.stderr, not_utf8_refusal("-o/--output"));
     assert_eq!(
         entries(work.path()),
         Vec::<OsString>::new(),
@@ -109,11 +113,7 @@ fn a_remote_name_that_is_not_utf8_is_refused_and_never_written_locally() {
         b"",
     );
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
-    assert_eq!(
-        ran.stderr,
-        "tapebuf: -i/--input: vault:backup\\xff.tar: a remote name (HOST:PATH) must be valid \
-         UTF-8; for a local file, write ./vault:backup\\xff.tar or give --force-local\n"
-    );
+    assert_eq!(ran.stderr, not_utf8_refusal("-i/--input"));
     assert!(ran.stdout.is_empty());
     assert!(!work.path().join("out").exists());
     assert!(!mark.exists());
