@@ -52,6 +52,25 @@ fn serve(args: &[&str], input: impl Into<Vec<u8>>) -> Served {
     }
 }
 
+/// Runs the server as `command` starts it, with `input` on stdin.
+fn serve_command(mut command: Command, input: impl Into<Vec<u8>>) -> Served {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let feeder = common::feed_stdin(&mut child, input.into(), common::Feed::Fast);
+    let drainer = common::drain_stdout(&mut child, common::Drain::Fast);
+    let (status, stderr) = common::finish(&mut child);
+    feeder.join().unwrap();
+    Served {
+        status,
+        replies: drainer.join().unwrap(),
+        stderr,
+    }
+}
+
 /// A scratch directory, canonical, with an `allowed` directory inside.
 struct Scratch {
     _dir: tempfile::TempDir,
@@ -357,15 +376,12 @@ fn paths_outside_the_allowed_directory_are_refused() {
     );
     let served = s.serve(&[], input);
     served.exited(0);
-    let secret = s.s("secret");
     assert_eq!(
         served.text(),
         format!(
             "E13\nPermission denied: /etc/passwd is outside the allowed paths\n\
-             E13\nPermission denied: {a}/../secret resolves to {secret}, which is outside \
-             the allowed paths\n\
-             E13\nPermission denied: {a}/link resolves to {secret}, which is outside the \
-             allowed paths\n{E9}",
+             E13\nPermission denied: {a}/../secret is outside the allowed paths\n\
+             E13\nPermission denied: {a}/link is outside the allowed paths\n{E9}",
             a = s.s("allowed")
         )
     );
@@ -572,20 +588,9 @@ fn the_log_records_opens_refusals_and_closes_with_byte_counts() {
     let mut args = vec!["rmt".to_string()];
     args.extend(s.allow_args());
     args.extend(["--log".into(), log.display().to_string()]);
-    let mut child = Command::new(BIN)
-        .args(&args)
-        .env("SSH_CLIENT", "192.0.2.7 50122 22")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let feeder = common::feed_stdin(&mut child, input.into_bytes(), common::Feed::Fast);
-    let drainer = common::drain_stdout(&mut child, common::Drain::Fast);
-    let (status, stderr) = common::finish(&mut child);
-    feeder.join().unwrap();
-    drainer.join().unwrap();
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    let mut command = Command::new(BIN);
+    command.args(&args).env("SSH_CLIENT", "192.0.2.7 50122 22");
+    serve_command(command, input).exited(0);
 
     let text = std::fs::read_to_string(&log).unwrap();
     let events: Vec<&str> = text
@@ -601,8 +606,7 @@ fn the_log_records_opens_refusals_and_closes_with_byte_counts() {
         events,
         vec![
             format!("session start; policy: allow {}/**", s.s("allowed")),
-            "open /etc/shadow O_RDONLY: refused: Permission denied: /etc/shadow is outside \
-             the allowed paths"
+            "open /etc/shadow O_RDONLY: refused: /etc/shadow is outside the allowed paths"
                 .to_string(),
             format!("open {f} O_WRONLY|O_CREAT: allowed"),
             format!("close {f}: 5 bytes written, 0 bytes read"),
@@ -654,22 +658,100 @@ fn an_allowed_path_still_needs_the_users_own_permissions() {
     }
     let target = s.s("allowed/new.tar");
     // Through the rsh stand-in, as user nobody, who cannot write there.
-    let mut child = Command::new(RSH)
+    let mut command = Command::new(RSH);
+    command
         .args(["localhost", BIN, "rmt", "--config", "/dev/null", "--allow"])
         .arg(format!("'{}/**'", s.s("allowed")))
-        .env("TAPEBUF_TEST_RSH_USER", "65534")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = format!("O{target}\n65 O_WRONLY|O_CREAT\nS\n").into_bytes();
-    let feeder = common::feed_stdin(&mut child, input, common::Feed::Fast);
-    let drainer = common::drain_stdout(&mut child, common::Drain::Fast);
-    let (status, stderr) = common::finish(&mut child);
-    feeder.join().unwrap();
-    let replies = String::from_utf8(drainer.join().unwrap()).unwrap();
-    assert_eq!(status.code(), Some(0), "{stderr}");
-    assert_eq!(replies, format!("E13\nPermission denied: {target}\n{E9}"));
+        .env("TAPEBUF_TEST_RSH_USER", "65534");
+    let served = serve_command(command, format!("O{target}\n65 O_WRONLY|O_CREAT\nS\n"));
+    served.exited(0);
+    assert_eq!(
+        served.text(),
+        format!("E13\nPermission denied: {target}\n{E9}")
+    );
     assert!(!Path::new(&target).exists());
+}
+
+#[test]
+fn refusals_reveal_nothing_beyond_the_path_sent_and_the_log_has_the_detail() {
+    // The probes of issue 15, against the default policy (tape devices
+    // only), from a known working directory.
+    let s = Scratch::new();
+    let log = s.path("rmt.log");
+    let probes = [
+        "/etc/./alternatives/awk",
+        "/proc/self/./cwd",
+        "/etc/./zzz",
+        "/nonexist/./zzz",
+        "/etc/passwd/./zzz",
+        "/dev/./null",
+    ];
+    let input: String = probes
+        .iter()
+        .map(|p| format!("O{p}\n0 O_RDONLY\n"))
+        .collect();
+    let mut command = Command::new(BIN);
+    command
+        .args(["rmt", "--config", "/dev/null", "--log"])
+        .arg(&log)
+        .current_dir(s.path("allowed"));
+    let served = serve_command(command, input);
+    served.exited(0);
+    assert_eq!(served.stderr, "");
+    let replies = served.text();
+
+    let lines: Vec<&str> = replies.lines().collect();
+    assert_eq!(lines.len(), 2 * probes.len(), "{replies:?}");
+    for (probe, reply) in probes.iter().zip(lines.chunks(2)) {
+        assert_eq!(
+            [reply[0].to_string(), reply[1].replace(probe, "PATH")],
+            [
+                "E13".to_string(),
+                "Permission denied: PATH is outside the allowed paths".to_string()
+            ],
+            "{probe}"
+        );
+    }
+    assert!(!replies.contains(&s.s("allowed")), "{replies}");
+    assert!(!replies.contains("mawk") && !replies.contains("resolves"));
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    let detail = |probe: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(": open {probe} O_RDONLY: refused: ")))
+            .unwrap_or_else(|| panic!("no refusal of {probe} in {text}"))
+            .split_once(": refused: ")
+            .unwrap()
+            .1
+            .to_string()
+    };
+    assert_eq!(
+        detail("/proc/self/./cwd"),
+        format!(
+            "/proc/self/./cwd resolves to {}, which is outside the allowed paths",
+            s.s("allowed")
+        )
+    );
+    assert_eq!(
+        detail("/nonexist/./zzz"),
+        "/nonexist/./zzz cannot be resolved (No such file or directory) and is outside the \
+         allowed paths"
+    );
+    assert_eq!(
+        detail("/etc/./zzz"),
+        "/etc/./zzz resolves to /etc/zzz, which is outside the allowed paths"
+    );
+    assert_eq!(
+        detail("/etc/passwd/./zzz"),
+        "/etc/passwd/./zzz cannot be resolved (Not a directory) and is outside the allowed paths"
+    );
+    if let Ok(real) = std::fs::canonicalize("/etc/alternatives/awk") {
+        assert_eq!(
+            detail("/etc/./alternatives/awk"),
+            format!(
+                "/etc/./alternatives/awk resolves to {}, which is outside the allowed paths",
+                real.display()
+            )
+        );
+    }
 }

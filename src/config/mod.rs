@@ -232,6 +232,7 @@ impl Config {
         let remote_out = outputs.iter().any(|o| matches!(o, OutputSpec::Remote(_)));
         let remote = remote_out || matches!(input, InputSpec::Remote(_));
         let rmt = rmt::settings::resolve(cli, remote, block_bytes, |var| std::env::var(var).ok())?;
+        check_remote_arguments(&rmt, &input, &outputs)?;
         check_remote_outputs(cli, remote_out)?;
         let net = check_net(cli, &input, &outputs, remote)?;
         let (hashes, hash_file) = check_hashes(cli)?;
@@ -286,6 +287,29 @@ impl Config {
             observe,
         })
     }
+}
+
+/// Refuses a remote name the server would read cut in two (a BSD server's
+/// 63-byte arguments), before any session starts.
+fn check_remote_arguments(
+    rmt: &RmtSettings,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+) -> Result<(), ConfigError> {
+    let inputs = match input {
+        InputSpec::Remote(name) => Some(("-i/--input", name)),
+        _ => None,
+    };
+    let outputs = outputs.iter().filter_map(|o| match o {
+        OutputSpec::Remote(name) => Some(("-o/--output", name)),
+        _ => None,
+    });
+    for (flag, name) in inputs.into_iter().chain(outputs) {
+        rmt.flavor
+            .check_name(name)
+            .map_err(|why| ConfigError::new(flag, why))?;
+    }
+    Ok(())
 }
 
 /// Refuses what cannot be done to a remote output: rmt has no fsync, no

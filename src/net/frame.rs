@@ -71,6 +71,11 @@ impl From<FrameError> for io::Error {
     }
 }
 
+/// The block size a header announces (the largest frame that follows).
+pub fn announced_block_bytes(header: &[u8; HEADER_LEN]) -> u32 {
+    u32::from_be_bytes(header[12..].try_into().expect("4 bytes"))
+}
+
 /// The stream header for a sender with this block size.
 pub fn header(block_bytes: u32) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
@@ -200,17 +205,24 @@ fn write_both(w: &mut impl Write, head: &[u8], data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads a framed stream (after its header) as plain data: `read` returns
-/// the frames' bytes, checks each frame as it completes, and returns 0 only
-/// after a trailer that matches. Any other end is an error.
+/// Reads a framed stream (after its header) as plain data. `read` hands
+/// out only bytes of frames that passed their checksum, so a damaged frame
+/// never reaches an output, not even in part; it returns 0 only after a
+/// trailer that matches. Any other end is an error.
+///
+/// A frame that fits the caller's buffer is read straight into it and
+/// checked there (the usual case: the ring's blocks are as large as the
+/// sender's). A larger one is gathered here first, growing only as its
+/// bytes arrive, so a header that claims a huge frame costs nothing until
+/// the bytes come.
 pub struct FramedReader<R> {
     inner: R,
-    /// Data bytes of the current frame not yet read.
-    left: u32,
-    frame_len: u32,
-    frame_at: u64,
-    frame_sum: u64,
-    frame_hash: Xxh3,
+    /// The largest frame the sender announced (its block size).
+    max_frame: u32,
+    /// A checked frame larger than the caller's buffer, and how much of it
+    /// was handed out.
+    held: Vec<u8>,
+    held_out: usize,
     total: u64,
     frames: u64,
     chain: Xxh3,
@@ -218,14 +230,13 @@ pub struct FramedReader<R> {
 }
 
 impl<R: Read> FramedReader<R> {
-    pub fn new(inner: R) -> FramedReader<R> {
+    /// A reader for a stream whose header announced `block_bytes`.
+    pub fn new(inner: R, block_bytes: u32) -> FramedReader<R> {
         FramedReader {
             inner,
-            left: 0,
-            frame_len: 0,
-            frame_at: 0,
-            frame_sum: 0,
-            frame_hash: Xxh3::new(),
+            max_frame: block_bytes.clamp(1, MAX_FRAME),
+            held: Vec::new(),
+            held_out: 0,
             total: 0,
             frames: 0,
             chain: Xxh3::new(),
@@ -233,7 +244,7 @@ impl<R: Read> FramedReader<R> {
         }
     }
 
-    /// Data bytes that arrived so far.
+    /// Data bytes that arrived and passed their checksum so far.
     pub fn total(&self) -> u64 {
         self.total
     }
@@ -261,22 +272,23 @@ impl<R: Read> FramedReader<R> {
         Ok(())
     }
 
-    /// Reads the next frame header, or the end marker and trailer.
-    fn next_frame(&mut self) -> io::Result<()> {
+    /// Reads the next frame's head: its length and checksum, or None
+    /// after the end marker and a matching trailer.
+    fn next_frame(&mut self) -> io::Result<Option<(usize, u64)>> {
         let mut head = [0u8; FRAME_HEAD_LEN];
         self.exact(&mut head[..4])?;
         let len = u32::from_be_bytes(head[..4].try_into().expect("4 bytes"));
         if len == 0 {
             self.trailer()?;
             self.ended = true;
-            return Ok(());
+            return Ok(None);
         }
         if len == ABORT_MARK {
             // The trailer is checked first: damage is the better reason.
             self.trailer()?;
             return Err(FrameError::Aborted { at: self.total }.into());
         }
-        if len > MAX_FRAME {
+        if len > self.max_frame {
             return Err(FrameError::BadLength {
                 at: self.total,
                 len,
@@ -284,11 +296,22 @@ impl<R: Read> FramedReader<R> {
             .into());
         }
         self.exact(&mut head[4..])?;
-        self.frame_sum = u64::from_be_bytes(head[4..].try_into().expect("8 bytes"));
-        self.frame_len = len;
-        self.frame_at = self.total;
-        self.left = len;
-        self.frame_hash.reset();
+        let sum = u64::from_be_bytes(head[4..].try_into().expect("8 bytes"));
+        Ok(Some((len as usize, sum)))
+    }
+
+    /// Checks a whole frame's data against its checksum and counts it.
+    fn check(&mut self, data: &[u8], sum: u64) -> io::Result<()> {
+        if xxh3_64(data) != sum {
+            return Err(FrameError::Corrupt {
+                at: self.total,
+                len: data.len() as u32,
+            }
+            .into());
+        }
+        self.total += data.len() as u64;
+        self.frames += 1;
+        self.chain.update(&sum.to_be_bytes());
         Ok(())
     }
 
@@ -319,35 +342,33 @@ impl<R: Read> Read for FramedReader<R> {
         if buf.is_empty() {
             return Ok(0);
         }
-        while self.left == 0 {
-            if self.ended {
-                return Ok(0);
-            }
-            self.next_frame()?;
+        if self.held_out < self.held.len() {
+            let n = buf.len().min(self.held.len() - self.held_out);
+            buf[..n].copy_from_slice(&self.held[self.held_out..self.held_out + n]);
+            self.held_out += n;
+            return Ok(n);
         }
-        let want = buf.len().min(self.left as usize);
-        let n = loop {
-            match self.inner.read(&mut buf[..want]) {
-                Ok(0) => return Err(FrameError::Truncated { at: self.total }.into()),
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+        if self.ended {
+            return Ok(0);
+        }
+        let Some((len, sum)) = self.next_frame()? else {
+            return Ok(0);
         };
-        self.frame_hash.update(&buf[..n]);
-        self.left -= n as u32;
-        self.total += n as u64;
-        if self.left == 0 {
-            if self.frame_hash.digest() != self.frame_sum {
-                return Err(FrameError::Corrupt {
-                    at: self.frame_at,
-                    len: self.frame_len,
-                }
-                .into());
-            }
-            self.frames += 1;
-            self.chain.update(&self.frame_sum.to_be_bytes());
+        if len <= buf.len() {
+            self.exact(&mut buf[..len])?;
+            self.check(&buf[..len], sum)?;
+            return Ok(len);
         }
+        let mut frame = std::mem::take(&mut self.held);
+        frame.clear();
+        (&mut self.inner).take(len as u64).read_to_end(&mut frame)?;
+        if frame.len() < len {
+            return Err(FrameError::Truncated { at: self.total }.into());
+        }
+        self.check(&frame, sum)?;
+        let n = buf.len();
+        buf.copy_from_slice(&frame[..n]);
+        (self.held, self.held_out) = (frame, n);
         Ok(n)
     }
 }
@@ -424,10 +445,13 @@ mod tests {
 
     fn decode(wire: &[u8], step: usize) -> io::Result<Vec<u8>> {
         assert_eq!(classify(&wire[..HEADER_LEN]).unwrap(), Opening::Framed);
-        let mut r = FramedReader::new(Trickle {
-            data: &wire[HEADER_LEN..],
-            step,
-        });
+        let mut r = FramedReader::new(
+            Trickle {
+                data: &wire[HEADER_LEN..],
+                step,
+            },
+            4096,
+        );
         let mut out = Vec::new();
         r.read_to_end(&mut out)?;
         assert!(r.ended());
@@ -465,6 +489,42 @@ mod tests {
         }
 
         #[test]
+        fn no_byte_of_a_damaged_or_cut_frame_is_ever_handed_out(
+            blocks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..300), 1..5),
+            pick in any::<prop::sample::Index>(),
+            bit in 0u8..8,
+            cut in any::<bool>(),
+            caller_buf in 1usize..400,
+        ) {
+            let mut wire = encode(&blocks);
+            let i = HEADER_LEN + pick.index(wire.len() - HEADER_LEN);
+            if cut {
+                wire.truncate(i);
+            } else {
+                wire[i] ^= 1 << bit;
+            }
+            let mut r = FramedReader::new(&wire[HEADER_LEN..], 4096);
+            let mut out = Vec::new();
+            let mut buf = vec![0u8; caller_buf];
+            let failed = loop {
+                match r.read(&mut buf) {
+                    Ok(0) => break false,
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                    Err(_) => break true,
+                }
+            };
+            prop_assert!(failed);
+            // What came out is whole frames of the true stream, no more.
+            let whole: Vec<usize> = blocks
+                .iter()
+                .scan(0, |at, b| { *at += b.len(); Some(*at) })
+                .collect();
+            let full = blocks.concat();
+            prop_assert_eq!(&out[..], &full[..out.len()]);
+            prop_assert!(out.is_empty() || whole.contains(&out.len()), "{} bytes out", out.len());
+        }
+
+        #[test]
         fn any_cut_short_stream_is_an_error(
             blocks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..300), 1..5),
             pick in any::<prop::sample::Index>(),
@@ -480,8 +540,9 @@ mod tests {
         let wire = encode(&[vec![7u8; 100], vec![8u8; 100]]);
         let cut = HEADER_LEN + 12 + 100 + 12 + 50;
         let e = frame_error(decode(&wire[..cut], 1000).unwrap_err());
-        assert_eq!(e, FrameError::Truncated { at: 150 });
-        assert!(e.to_string().contains("after 150 bytes"));
+        // Only whole, checked frames count as arrived.
+        assert_eq!(e, FrameError::Truncated { at: 100 });
+        assert!(e.to_string().contains("after 100 bytes"));
     }
 
     #[test]
@@ -512,10 +573,13 @@ mod tests {
         w.write_frame(&[5u8; 300]).unwrap();
         w.abort().unwrap();
         let wire = w.inner;
-        let mut r = FramedReader::new(Trickle {
-            data: &wire[HEADER_LEN..],
-            step: 64,
-        });
+        let mut r = FramedReader::new(
+            Trickle {
+                data: &wire[HEADER_LEN..],
+                step: 64,
+            },
+            4096,
+        );
         let mut out = vec![0u8; 300];
         r.read_exact(&mut out).unwrap();
         assert_eq!(out, vec![5u8; 300]);
@@ -535,7 +599,7 @@ mod tests {
         let mut wire = w.inner;
         let last = wire.len() - 1;
         wire[last] ^= 1;
-        let mut r = FramedReader::new(&wire[HEADER_LEN..]);
+        let mut r = FramedReader::new(&wire[HEADER_LEN..], 4096);
         let e = frame_error(r.read_to_end(&mut Vec::new()).unwrap_err());
         assert!(matches!(e, FrameError::BadTrailer { .. }), "{e:?}");
     }

@@ -141,7 +141,12 @@ impl ProbeConfig {
             }
         }
         let rmt = if remote {
-            Some(rmt_settings(cli, &env)?)
+            let rmt = rmt_settings(cli, &env)?;
+            if let TargetSpec::Remote(name) = &target {
+                let fits = rmt.flavor.check_name(name);
+                fits.map_err(|why| ConfigError::new("TARGET", why))?;
+            }
+            Some(rmt)
         } else {
             let given = [
                 ("--rsh-command", cli.remote.rsh_command.is_some()),

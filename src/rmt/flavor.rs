@@ -3,6 +3,21 @@
 //! open flags (BSD servers read only the number). Any probe or extension
 //! request makes GNU rmt reply "Garbage command" and exit, so the flavour
 //! is a setting, never detected.
+//!
+//! It also says how long an argument may be. BSD servers read each
+//! argument byte by byte into a 64-byte buffer, so at most 63 bytes with
+//! its newline; a longer one is cut there and its tail (and every line
+//! after it) is read as the next request: a long path ending in `I6`
+//! rewinds or unloads the tape. GNU rmt reads whole lines of any length;
+//! an overlong path then fails in open(2) with ENAMETOOLONG, a plain error
+//! reply. [`Flavor::check_name`] refuses, before any session starts, a
+//! name whose arguments the server would cut.
+
+use super::name::RemoteName;
+
+/// The longest argument, newline not counted, that a BSD rmt server reads
+/// as one (its buffer holds 64 bytes: 62, the newline and a NUL).
+pub const BSD_MAX_ARGUMENT_BYTES: usize = 62;
 
 /// The server's operating system family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -12,6 +27,20 @@ pub enum Flavor {
     Gnu,
     /// BSD and Solaris servers: WEOF 0, REW 5, OFFL 6.
     Bsd,
+}
+
+/// An argument the server would cut in two.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {what} is {len} bytes, but a BSD rmt server (--rmt-flavor bsd) reads at most \
+     {limit} bytes per argument ({} with its newline) and would run the rest as another \
+     request",
+    limit + 1
+)]
+pub struct ArgumentTooLong {
+    pub what: &'static str,
+    pub len: usize,
+    pub limit: usize,
 }
 
 /// The tape operations the client sends.
@@ -39,6 +68,14 @@ pub enum OpenMode {
     Append,
 }
 
+const ALL_OPEN_MODES: [OpenMode; 5] = [
+    OpenMode::Read,
+    OpenMode::WriteDevice,
+    OpenMode::Create,
+    OpenMode::Truncate,
+    OpenMode::Append,
+];
+
 impl Flavor {
     /// The op number the server passes to MTIOCTOP.
     pub fn op(self, op: RemoteOp) -> u8 {
@@ -54,6 +91,46 @@ impl Flavor {
             (Flavor::Bsd, Rewind) => 5,
             (Flavor::Bsd, Unload) => 6,
         }
+    }
+
+    /// The longest argument the server reads whole, newline not counted;
+    /// `None` when any length is read.
+    pub fn max_argument_bytes(self) -> Option<usize> {
+        match self {
+            Flavor::Gnu => None,
+            Flavor::Bsd => Some(BSD_MAX_ARGUMENT_BYTES),
+        }
+    }
+
+    /// Checks that every argument a session on `path` can send fits the
+    /// server: the path, each open flags line and the widest count (a u64
+    /// in decimal; W, R and I counts, L offsets, are all narrower).
+    pub fn check_arguments(self, path: &str) -> Result<(), ArgumentTooLong> {
+        let Some(limit) = self.max_argument_bytes() else {
+            return Ok(());
+        };
+        let flags = ALL_OPEN_MODES.map(|mode| ("open flags line", self.open_flags(mode)));
+        let widest_count = ("largest count", u64::MAX.to_string());
+        let arguments = [("remote path", path.to_string()), widest_count]
+            .into_iter()
+            .chain(flags);
+        for (what, text) in arguments {
+            if text.len() > limit {
+                return Err(ArgumentTooLong {
+                    what,
+                    len: text.len(),
+                    limit,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Flavor::check_arguments`] for a remote name, as a usage error's
+    /// text naming it.
+    pub fn check_name(self, name: &RemoteName) -> Result<(), String> {
+        self.check_arguments(&name.path)
+            .map_err(|e| format!("{name}: {e}"))
     }
 
     /// The flags line of an `O` request: the server's number, then the
@@ -88,6 +165,52 @@ mod tests {
         assert_eq!(Flavor::Bsd.op(RemoteOp::Rewind), 5);
         assert_eq!(Flavor::Bsd.op(RemoteOp::Unload), 6);
         assert_eq!(Flavor::Bsd.op(RemoteOp::BackspaceRecords), 4);
+    }
+
+    #[test]
+    fn bsd_refuses_a_path_the_server_would_cut_and_gnu_takes_any_length() {
+        let fits = "/".to_string() + &"a".repeat(BSD_MAX_ARGUMENT_BYTES - 1);
+        assert_eq!(Flavor::Bsd.check_arguments(&fits), Ok(()));
+        let cut = fits.clone() + "b";
+        assert_eq!(
+            Flavor::Bsd.check_arguments(&cut),
+            Err(ArgumentTooLong {
+                what: "remote path",
+                len: 63,
+                limit: 62
+            })
+        );
+        let long = "/".to_string() + &"a".repeat(4000);
+        assert_eq!(Flavor::Gnu.check_arguments(&long), Ok(()));
+        assert_eq!(Flavor::Gnu.max_argument_bytes(), None);
+    }
+
+    #[test]
+    fn the_refusal_names_the_name_the_length_and_the_limit() {
+        let name = RemoteName {
+            user: None,
+            host: "vault".into(),
+            path: format!("/srv/{}I6", "x".repeat(121)),
+        };
+        assert_eq!(
+            Flavor::Bsd.check_name(&name).unwrap_err(),
+            format!(
+                "{name}: the remote path is 128 bytes, but a BSD rmt server (--rmt-flavor bsd) \
+                 reads at most 62 bytes per argument (63 with its newline) and would run the \
+                 rest as another request"
+            )
+        );
+    }
+
+    #[test]
+    fn every_other_argument_fits_a_bsd_server() {
+        for flavor in [Flavor::Gnu, Flavor::Bsd] {
+            for mode in ALL_OPEN_MODES {
+                assert!(flavor.open_flags(mode).len() <= BSD_MAX_ARGUMENT_BYTES);
+            }
+        }
+        assert!(u64::MAX.to_string().len() <= BSD_MAX_ARGUMENT_BYTES);
+        assert_eq!(Flavor::Bsd.check_arguments("/dev/nsa0"), Ok(()));
     }
 
     #[test]

@@ -2,9 +2,18 @@
 //! when it has a colon that is not its first character and no slash comes
 //! before that colon. So `./a:b`, `/mnt/a:b` and `:x` stay local, and
 //! `--force-local` keeps every name local.
+//!
+//! The rule is applied to the name's bytes, so whether a name is remote
+//! never depends on its encoding. A remote name must then be UTF-8 (the
+//! host goes to the remote shell and the path into a text request): one
+//! that is not is an error naming it with the bad bytes escaped, never a
+//! local file by accident.
 
 use std::fmt;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+
+use super::server::reply::shown;
 
 /// A tape or file on another host, reached through the remote shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,16 +27,21 @@ impl RemoteName {
     /// The remote name in `name`, if it is one. Errors are for names that
     /// are remote by the rule but cannot work: an empty host, user or path.
     pub fn parse(name: &Path) -> Result<Option<RemoteName>, String> {
-        let Some(text) = name.to_str() else {
-            return Ok(None);
-        };
-        let colon = match text.find(':') {
+        let bytes = name.as_os_str().as_bytes();
+        let colon = match bytes.iter().position(|&b| b == b':') {
             Some(0) | None => return Ok(None),
             Some(i) => i,
         };
-        if text[..colon].contains('/') {
+        if bytes[..colon].contains(&b'/') {
             return Ok(None);
         }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            let shown = shown(bytes);
+            return Err(format!(
+                "{shown}: a remote name (HOST:PATH) must be valid UTF-8; for a local file, \
+                 write ./{shown} or give --force-local"
+            ));
+        };
         let (login, path) = (&text[..colon], &text[colon + 1..]);
         let (user, host) = match login.split_once('@') {
             Some((user, host)) => (Some(user), host),
@@ -114,6 +128,29 @@ mod tests {
         assert!(RemoteName::parse(Path::new("vault:")).is_err());
         assert!(RemoteName::parse(Path::new("@vault:/x")).is_err());
         assert!(RemoteName::parse(Path::new("-oProxyCommand=x:/x")).is_err());
+    }
+
+    #[test]
+    fn a_remote_name_that_is_not_utf8_is_an_error_never_a_local_file() {
+        use std::ffi::OsStr;
+        let bad = |bytes: &[u8]| RemoteName::parse(Path::new(OsStr::from_bytes(bytes)));
+        assert_eq!(
+            bad(b"vault:backup\xff.tar").unwrap_err(),
+            "vault:backup\\xff.tar: a remote name (HOST:PATH) must be valid UTF-8; for a \
+             local file, write ./vault:backup\\xff.tar or give --force-local"
+        );
+        assert!(
+            bad(b"va\xe9ult:/dev/nst0").is_err(),
+            "a bad byte in the host"
+        );
+        assert!(bad(b"\x1b]0;x\x07:a\xff")
+            .unwrap_err()
+            .starts_with("\\u{1b}]0;x\\u{7}:a\\xff: "));
+        // Local by the rule, whatever the bytes.
+        assert_eq!(bad(b"./vault:backup\xff.tar"), Ok(None));
+        assert_eq!(bad(b"/mnt/a\xff:b"), Ok(None));
+        assert_eq!(bad(b"backup\xff.tar"), Ok(None));
+        assert_eq!(bad(b":\xff"), Ok(None));
     }
 
     #[test]

@@ -90,7 +90,13 @@ impl TcpSource {
         socket::tune(&sender.stream, &self.settings)?;
         let timed = Timed::new(sender.stream, &self.settings);
         self.wire = match sender.opening {
-            Opening::Framed => Wire::Framed(Box::new(FramedReader::new(timed))),
+            Opening::Framed => {
+                let header = sender.first[..frame::HEADER_LEN]
+                    .try_into()
+                    .expect("a framed opening is a whole header");
+                let block = frame::announced_block_bytes(header);
+                Wire::Framed(Box::new(FramedReader::new(timed, block)))
+            }
             _ => {
                 let why = "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected";
                 if !self.quiet {

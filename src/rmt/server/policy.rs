@@ -10,6 +10,15 @@
 //! Invariant: [`Policy::admit`] is the only way to a path the opener will
 //! open, and it returns the canonical path it judged, so the file judged
 //! is the file opened (short of a rename race inside an allowed directory).
+//!
+//! A refusal tells the client nothing it did not send: every path that is
+//! outside, cannot be resolved, or leads outside through `..` or a
+//! symbolic link gets the same errno (EACCES) and the same message, naming
+//! only the path as sent. What it resolved to and why it failed go to the
+//! audit log ([`Refusal::detail`]). The real reason is told only when
+//! resolving fails on the plain way to an allowed path (no `..`, no
+//! symbolic link), where it is a fact about the allowed paths themselves:
+//! "No such file or directory" for a missing directory under `/srv/backup`.
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -46,12 +55,16 @@ enum Rules {
     },
 }
 
-/// Why an open is refused: the errno and the reply's whole message.
+/// Why an open is refused: what the client is told (the errno and the
+/// reply's whole message) and what only the audit log is told.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Refusal {
     pub errno: i32,
+    /// The reply's message, which names only the path as the client sent it.
     pub message: String,
+    /// For the log: what the path resolved to, or why it could not be.
+    pub detail: String,
 }
 
 impl Policy {
@@ -128,30 +141,51 @@ impl Policy {
         let asked = shown(requested.as_os_str().as_encoded_bytes());
         let real = match resolve(requested) {
             Ok(real) => real,
-            // Say why only about paths that could be allowed, so that
-            // refused clients cannot probe what exists elsewhere.
-            Err(_) if !self.allows(&lexically_absolute(requested)) => {
-                return Err(outside(&asked, None));
-            }
             Err(e) => {
+                let why = strerror(errno_of(&e));
+                let lexical = lexically_absolute(requested);
+                if !self.allows(&lexical) {
+                    return Err(outside(
+                        &asked,
+                        format!(
+                            "{asked} cannot be resolved ({why}) and is outside the allowed paths"
+                        ),
+                    ));
+                }
+                if !fails_on_the_plain_way(requested) {
+                    return Err(outside(
+                        &asked,
+                        format!(
+                            "{asked} cannot be resolved ({why}) through '..' or a symbolic link"
+                        ),
+                    ));
+                }
+                let message = format!("{why}: {asked}");
                 return Err(Refusal {
                     errno: errno_of(&e),
-                    message: format!("{}: {asked}", strerror(errno_of(&e))),
-                })
+                    detail: message.clone(),
+                    message,
+                });
             }
         };
         if !self.allows(&real) {
             let shown_real = shown(real.as_os_str().as_encoded_bytes());
-            let via = (shown_real != asked).then_some(shown_real);
-            return Err(outside(&asked, via.as_deref()));
+            let detail = if shown_real == asked {
+                format!("{asked} is outside the allowed paths")
+            } else {
+                format!("{asked} resolves to {shown_real}, which is outside the allowed paths")
+            };
+            return Err(outside(&asked, detail));
         }
         if self.read_only && flags.modifies() {
+            let message = format!(
+                "{}: {asked}: this server is read-only and refuses {flags}",
+                strerror(libc::EACCES)
+            );
             return Err(Refusal {
                 errno: libc::EACCES,
-                message: format!(
-                    "{}: {asked}: this server is read-only and refuses {flags}",
-                    strerror(libc::EACCES)
-                ),
+                detail: message.clone(),
+                message,
             });
         }
         Ok(real)
@@ -182,21 +216,48 @@ impl fmt::Display for Policy {
     }
 }
 
-fn outside(asked: &str, real: Option<&str>) -> Refusal {
-    let message = match real {
-        Some(real) => format!(
-            "{}: {asked} resolves to {real}, which is outside the allowed paths",
-            strerror(libc::EACCES)
-        ),
-        None => format!(
+/// The one refusal every path outside gets, whatever it is or leads to:
+/// the client learns nothing beyond the path it sent.
+fn outside(asked: &str, detail: String) -> Refusal {
+    Refusal {
+        errno: libc::EACCES,
+        message: format!(
             "{}: {asked} is outside the allowed paths",
             strerror(libc::EACCES)
         ),
-    };
-    Refusal {
-        errno: libc::EACCES,
-        message,
+        detail,
     }
+}
+
+/// True when resolving `requested` failed on its plain way down from the
+/// root: no `..`, and no symbolic link among the components that exist.
+/// Then the failure (a missing directory, a file where a directory should
+/// be) is about the path as written, which the caller found allowed;
+/// otherwise it may be about a place outside, and is not told.
+fn fails_on_the_plain_way(requested: &Path) -> bool {
+    let absolute = match std::env::current_dir() {
+        Ok(here) if requested.is_relative() => here.join(requested),
+        Ok(_) => requested.to_path_buf(),
+        Err(_) => return false,
+    };
+    if absolute
+        .components()
+        .any(|c| matches!(c, Component::ParentDir))
+    {
+        return false;
+    }
+    let mut prefix = PathBuf::new();
+    for component in absolute.components() {
+        prefix.push(component);
+        match std::fs::symlink_metadata(&prefix) {
+            Err(_) => return true,
+            Ok(meta) if meta.file_type().is_symlink() => return false,
+            Ok(_) => {}
+        }
+    }
+    // Everything exists as written, yet resolving failed: a race; say
+    // nothing.
+    false
 }
 
 /// `path` made absolute and with `.` and `..` removed by text alone,

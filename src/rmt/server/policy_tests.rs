@@ -68,7 +68,8 @@ fn dot_dot_and_symbolic_links_cannot_escape() {
         .admit(&t.path("backup/../private/secret"), OpenFlags::READ)
         .unwrap_err();
     assert_eq!(r.errno, libc::EACCES);
-    assert!(r.message.contains("resolves to"), "{}", r.message);
+    assert!(!r.message.contains("resolves to"), "{}", r.message);
+    assert!(r.detail.contains("resolves to"), "{}", r.detail);
     symlink(t.path("private/secret"), t.path("backup/link")).unwrap();
     assert_eq!(
         p.admit(&t.path("backup/link"), OpenFlags::READ)
@@ -105,6 +106,86 @@ fn missing_directories_outside_are_not_revealed() {
         .admit(&t.path("backup/nowhere/x"), OpenFlags::READ)
         .unwrap_err();
     assert_eq!(r.errno, libc::ENOENT, "inside, the real reason is given");
+    assert_eq!(
+        r.message,
+        format!(
+            "No such file or directory: {}",
+            t.path("backup/nowhere/x").display()
+        )
+    );
+}
+
+/// The refusal of `rest` (under the tree) with everything that varies
+/// with the path as sent replaced by `PATH`, as the client sees it.
+fn refusal_seen(t: &Tree, p: &Policy, rest: &str) -> (i32, String) {
+    let asked = t.path(rest);
+    let r = p.admit(&asked, OpenFlags::READ).unwrap_err();
+    let asked = asked.display().to_string();
+    assert!(r.message.contains(&asked), "{}", r.message);
+    (r.errno, r.message.replace(&asked, "PATH"))
+}
+
+#[test]
+fn every_refusal_outside_reads_the_same_whatever_the_path_leads_to() {
+    let t = Tree::new();
+    let p = t.policy();
+    fs::create_dir(t.path("private/dir")).unwrap();
+    symlink(t.path("private"), t.path("backup/to-private")).unwrap();
+    symlink(t.path("private/secret"), t.path("backup/to-secret")).unwrap();
+    symlink(t.path("private/missing/x"), t.path("backup/dangling")).unwrap();
+    let expected = (
+        libc::EACCES,
+        "Permission denied: PATH is outside the allowed paths".to_string(),
+    );
+    for rest in [
+        "private/secret",
+        "private/./secret",
+        "private/./zzz",
+        "nonexist/./zzz",
+        "private/secret/x",
+        "private/dir/../secret",
+        "backup/../private/secret",
+        "backup/../private/zzz",
+        "backup/../nonexist/zzz",
+        "backup/to-secret",
+        "backup/to-private/zzz",
+        "backup/to-private/nonexist/zzz",
+        "backup/to-private/secret/zzz",
+        "backup/to-private/dir/zzz",
+        "backup/dangling",
+        "backup/../backup/nowhere/x",
+    ] {
+        assert_eq!(refusal_seen(&t, &p, rest), expected, "{rest}");
+    }
+}
+
+#[test]
+fn the_detail_of_a_refusal_is_for_the_log_only() {
+    let t = Tree::new();
+    let p = t.policy();
+    symlink(t.path("private/secret"), t.path("backup/to-secret")).unwrap();
+    let r = p
+        .admit(&t.path("backup/to-secret"), OpenFlags::READ)
+        .unwrap_err();
+    assert_eq!(
+        r.detail,
+        format!(
+            "{} resolves to {}, which is outside the allowed paths",
+            t.path("backup/to-secret").display(),
+            t.path("private/secret").display()
+        )
+    );
+    assert!(!r.message.contains("private"), "{}", r.message);
+    let r = p
+        .admit(&t.path("nonexist/./zzz"), OpenFlags::READ)
+        .unwrap_err();
+    assert_eq!(
+        r.detail,
+        format!(
+            "{} cannot be resolved (No such file or directory) and is outside the allowed paths",
+            t.path("nonexist/./zzz").display()
+        )
+    );
 }
 
 #[test]

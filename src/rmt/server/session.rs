@@ -247,8 +247,10 @@ impl Session<'_> {
         let real = match self.policy.admit(path, flags) {
             Ok(real) => real,
             Err(refusal) => {
-                self.journal
-                    .warn(&format!("open {asked} {flags}: refused: {refusal}"));
+                self.journal.warn(&format!(
+                    "open {asked} {flags}: refused: {}",
+                    refusal.detail
+                ));
                 return Reply::Error {
                     errno: refusal.errno,
                     message: refusal.message,
