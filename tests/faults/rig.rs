@@ -261,12 +261,24 @@ impl Rig {
             .then(|| summary_number(&receiver.stderr, "out "));
         // Only a regular file is read back: /dev/full reads as endless zeros.
         let is_file = std::fs::metadata(&self.out).is_ok_and(|m| m.is_file());
-        Ending {
+        let end = Ending {
             out: is_file.then(|| std::fs::read(&self.out).unwrap()),
             sender,
             receiver,
             committed,
-        }
+        };
+        // Shown with a failure (or --nocapture): the outcome at a glance.
+        eprintln!(
+            "case {}: sender {}, receiver {}, committed {:?}, held {}",
+            std::thread::current().name().unwrap_or("?"),
+            end.sender
+                .as_ref()
+                .map_or("none".into(), |s| s.status.to_string()),
+            end.receiver.status,
+            end.committed,
+            end.held()
+        );
+        end
     }
 
     /// Runs a whole case: a receiver with `receiver_extra`, a sender of
