@@ -7,6 +7,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -237,6 +238,28 @@ fn a_killed_sender_fails_the_receiver_with_the_bytes_it_got() {
         "{total}: {err}"
     );
     assert!(err.contains("INPUT FAILED"), "{err}");
+}
+
+#[test]
+fn a_raw_sender_stopped_early_resets_the_connection_so_a_raw_receiver_fails() {
+    let port = free_port();
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--raw"]);
+    let mut stdout = receiver.stdout.take().unwrap();
+    wait_listening(port);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--raw", "-q"]);
+    let _feeder = feed(&mut sender, None);
+    let mut got = vec![0u8; 4 * MIB];
+    stdout.read_exact(&mut got).unwrap();
+    kill(&sender, "-INT");
+    let status = sender.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT));
+    let mut rest = Vec::new();
+    let _ = stdout.read_to_end(&mut rest);
+    let status = exit_within(&mut receiver, Duration::from_secs(10));
+    let err = stderr_of(&mut receiver);
+    // Without framing nothing can be proved, but a reset is no clean end.
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("Connection reset by peer"), "{err}");
 }
 
 #[test]
