@@ -134,6 +134,9 @@ pub enum RmtError {
     Desync(String),
     #[error("no reply from the rmt server for {0} s (--timeout)")]
     TimedOut(u64),
+    /// `C` was refused, or its session failed.
+    #[error(transparent)]
+    Close(Box<super::remote::CloseFailed>),
     /// The run was stopped while waiting on the server.
     #[error("stopped while waiting for the rmt server")]
     Stopped,
