@@ -316,8 +316,16 @@ impl RmtSink {
             ),
             None => format!("{e}; {committed} bytes committed"),
         };
-        if let Some(beyond) = self.beyond.take() {
-            why = format!("{why}; {beyond}");
+        match self.beyond.take() {
+            Some(beyond) => why = format!("{why}; {beyond}"),
+            None if !stopped && !self.in_flight.is_empty() => {
+                why = format!(
+                    "{why}; {} more blocks were sent and got no reply that could be trusted \
+                     (they may or may not be on the medium)",
+                    self.in_flight.len()
+                )
+            }
+            None => {}
         }
         io::Error::other(LateFailure {
             committed_bytes: self.committed_bytes,

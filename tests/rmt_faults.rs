@@ -1,0 +1,662 @@
+//! The rmt client against a misbehaving server: no fault may end in a
+//! false success.
+//!
+//! The real binary is the client. Its remote shell is a bash script that
+//! joins its standard input and output to a TCP connection to this test,
+//! where a scripted fake rmt server answers: it dies mid-write, replies
+//! garbage, replies twice or to nothing, stalls, fails a close, says E28
+//! on a file, and reads back more or less than was asked. The fake keeps
+//! what it really accepted, so each case checks tapebuf's exit status,
+//! that the committed count it reports equals what the server accepted
+//! (or what the output holds, for reads), and that exit 0 comes only with
+//! a byte-exact result.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+use common::{pattern, summary_number, tapebuf};
+
+const BLOCK: usize = 64 << 10;
+
+/// How the fake server misbehaves. Writes and reads are counted from 0.
+#[derive(Clone, Debug)]
+enum Fault {
+    /// A well-behaved server.
+    None,
+    /// Acks this many writes, then drops the connection on the next.
+    DieAtWrite(usize),
+    /// Answers this write with a line that is no reply, and hangs up.
+    GarbageAtWrite(usize),
+    /// Answers write `at` twice, and `C` with `close`.
+    TwiceAtWrite { at: usize, close: &'static str },
+    /// Sends an extra `A0` right after the open's reply.
+    ExtraAfterOpen,
+    /// Acks this many writes, then reads on and answers nothing.
+    StallAfterWrites(usize),
+    /// Answers `C` with this text.
+    Close(&'static str),
+    /// Refuses this write with `E<errno>`, after taking `then` more writes
+    /// (which land), answered after it. With `sticky`, every later write
+    /// is refused too, as on a full disk.
+    FailWrite {
+        at: usize,
+        errno: i32,
+        message: &'static str,
+        then: usize,
+        sticky: bool,
+    },
+    /// Acks this write with one byte more than it held.
+    AckTooMuch(usize),
+    /// Answers this read with more bytes than asked.
+    ReadMore(usize),
+    /// Answers this read with half what it could, then goes on.
+    ReadShort(usize),
+    /// Sends an extra reply of `len` junk bytes after this read's.
+    ReadExtra { at: usize, len: usize },
+    /// Drops the connection at this read.
+    DieAtRead(usize),
+}
+
+/// What the fake server saw and kept.
+#[derive(Default)]
+struct Seen {
+    /// The bytes of every write it took, in order: the medium.
+    accepted: Vec<u8>,
+    /// The request letters, in order.
+    requests: String,
+}
+
+struct Fake {
+    seen: Arc<Mutex<Seen>>,
+    /// Each write request as it arrives (its index).
+    writes: Receiver<usize>,
+    rsh: String,
+    /// Where the remote shell writes its pid.
+    pid_file: PathBuf,
+}
+
+/// Starts a fake server that answers every session with `fault`, reads
+/// serving `file`.
+fn fake(dir: &Path, fault: Fault, file: Vec<u8>) -> Fake {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let (tx, rx) = unbounded();
+    let shared = Arc::clone(&seen);
+    let file = Arc::new(file);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let (fault, seen, tx, file) = (fault.clone(), Arc::clone(&shared), tx.clone(), Arc::clone(&file));
+            std::thread::spawn(move || serve(stream, &fault, &seen, &tx, &file));
+        }
+    });
+    let pid_file = dir.join("rsh.pid");
+    let path = dir.join("rsh-to-fake");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/bash\necho $$ > {}\nexec 3<>/dev/tcp/127.0.0.1/{port}\ncat <&3 &\ncat >&3\nwait\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    Fake {
+        seen,
+        writes: rx,
+        rsh: path.display().to_string(),
+        pid_file,
+    }
+}
+
+fn line(input: &mut impl BufRead) -> Option<String> {
+    let mut l = String::new();
+    match input.read_line(&mut l) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(l.trim_end_matches('\n').to_string()),
+    }
+}
+
+/// One session of the fake server.
+fn serve(stream: TcpStream, fault: &Fault, seen: &Mutex<Seen>, tx: &Sender<usize>, file: &[u8]) {
+    let mut input = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    let (mut writes, mut reads, mut read_at) = (0usize, 0usize, 0usize);
+    // Replies held back behind a refusal that waits for more writes.
+    let mut held: Vec<String> = Vec::new();
+    let mut refusing = false;
+    while let Some(request) = line(&mut input) {
+        let (letter, arg) = request.split_at(1);
+        seen.lock().unwrap().requests.push_str(letter);
+        let reply: Vec<u8> = match letter {
+            "O" => {
+                line(&mut input);
+                match fault {
+                    Fault::ExtraAfterOpen => b"A0\nA0\n".to_vec(),
+                    _ => b"A0\n".to_vec(),
+                }
+            }
+            "I" => {
+                line(&mut input);
+                b"A0\n".to_vec()
+            }
+            "C" => {
+                let text = match fault {
+                    Fault::Close(text) | Fault::TwiceAtWrite { close: text, .. } => text,
+                    _ => "A0\n",
+                };
+                let _ = out.write_all(text.as_bytes());
+                return;
+            }
+            "W" => {
+                let n: usize = arg.parse().unwrap();
+                let mut data = vec![0; n];
+                if input.read_exact(&mut data).is_err() {
+                    return;
+                }
+                let k = writes;
+                writes += 1;
+                let _ = tx.send(k);
+                let accept = |data: &[u8]| seen.lock().unwrap().accepted.extend_from_slice(data);
+                match *fault {
+                    Fault::DieAtWrite(at) if k == at => return,
+                    Fault::GarbageAtWrite(at) if k == at => {
+                        let _ = out.write_all(b"Permission denied, please try again.\n");
+                        return;
+                    }
+                    Fault::StallAfterWrites(m) if k >= m => continue,
+                    Fault::TwiceAtWrite { at, .. } if k == at => {
+                        accept(&data);
+                        format!("A{n}\nA{n}\n").into_bytes()
+                    }
+                    Fault::AckTooMuch(at) if k == at => {
+                        accept(&data);
+                        format!("A{}\n", n + 1).into_bytes()
+                    }
+                    Fault::FailWrite { at, errno, message, then, sticky } if k == at || (sticky && k > at) => {
+                        refusing = then > 0;
+                        held.push(format!("E{errno}\n{message}\n"));
+                        if refusing {
+                            continue;
+                        }
+                        held.drain(..).collect::<String>().into_bytes()
+                    }
+                    Fault::FailWrite { at, then, .. } if refusing => {
+                        accept(&data);
+                        held.push(format!("A{n}\n"));
+                        if k < at + then {
+                            continue;
+                        }
+                        refusing = false;
+                        held.drain(..).collect::<String>().into_bytes()
+                    }
+                    _ => {
+                        accept(&data);
+                        format!("A{n}\n").into_bytes()
+                    }
+                }
+            }
+            "R" => {
+                let n: usize = arg.parse().unwrap();
+                let k = reads;
+                reads += 1;
+                let end = (read_at + n).min(file.len());
+                let mut chunk = file[read_at..end].to_vec();
+                let mut extra = Vec::new();
+                match *fault {
+                    Fault::DieAtRead(at) if k == at => return,
+                    Fault::ReadMore(at) if k == at => chunk.resize(n + 10, b'#'),
+                    Fault::ReadShort(at) if k == at => chunk.truncate(chunk.len() / 2),
+                    Fault::ReadExtra { at, len } if k == at => {
+                        extra = format!("A{len}\n").into_bytes();
+                        extra.resize(extra.len() + len, b'#');
+                    }
+                    _ => {}
+                }
+                read_at += chunk.len().min(end - read_at);
+                let mut reply = format!("A{}\n", chunk.len()).into_bytes();
+                reply.extend_from_slice(&chunk);
+                reply.extend_from_slice(&extra);
+                reply
+            }
+            _ => return,
+        };
+        if out.write_all(&reply).is_err() {
+            return;
+        }
+    }
+}
+
+/// tapebuf writing `data` to `target` through the fake; returns the exit
+/// status and standard error.
+fn backup(fake: &Fake, target: &str, data: &[u8], extra: &[&str]) -> (ExitStatus, String) {
+    let mut child = spawn_backup(fake, target, extra);
+    let feeder = common::feed_stdin(&mut child, data.to_vec(), common::Feed::Fast);
+    let outcome = common::finish(&mut child);
+    let _ = feeder.join();
+    outcome
+}
+
+fn spawn_backup(fake: &Fake, target: &str, extra: &[&str]) -> Child {
+    tapebuf()
+        .args(["-o", target, "-s", "64k", "-m", "2M"])
+        .args(["--rsh-command", &fake.rsh, "--rmt-command", "rmt"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// tapebuf reading `source` (a path on the fake) to standard output.
+fn restore(fake: &Fake, source: &str) -> (ExitStatus, String, Vec<u8>) {
+    let out = tapebuf()
+        .args(["-i", source, "-s", "64k", "--rmt-window", "8", "--timeout", "10"])
+        .args(["--rsh-command", &fake.rsh, "--rmt-command", "rmt"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status, stderr, out.stdout)
+}
+
+/// The checks every write fault shares: the exit code, the committed
+/// count equal to what the fake holds, and success only when exact.
+fn assert_write_outcome(fake: &Fake, status: ExitStatus, stderr: &str, data: &[u8], code: i32) -> u64 {
+    let accepted = fake.seen.lock().unwrap().accepted.clone();
+    assert_eq!(status.code(), Some(code), "{stderr}");
+    if status.success() {
+        assert!(accepted == data, "exit 0 with a medium that is not the stream: {stderr}");
+    }
+    let committed = summary_number(stderr, "out ");
+    assert!(data.starts_with(&accepted[..committed as usize]), "{stderr}");
+    committed
+}
+
+#[test]
+fn a_well_behaved_server_gets_the_stream_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::None, vec![]);
+    let data = pattern(2 << 20, 1);
+    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &[]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 0);
+    assert_eq!(committed, data.len() as u64);
+}
+
+#[test]
+fn a_server_that_dies_mid_write_leaves_exactly_its_acknowledged_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::DieAtWrite(5), vec![]);
+    let data = pattern(2 << 20, 2);
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 5 * BLOCK as u64, "{stderr}");
+    assert_eq!(fake.seen.lock().unwrap().accepted.len(), 5 * BLOCK);
+}
+
+#[test]
+fn a_garbage_reply_is_an_error_that_quotes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::GarbageAtWrite(3), vec![]);
+    let data = pattern(1 << 20, 3);
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
+    assert!(stderr.contains("\"Permission denied, please try again.\", which is not an rmt reply"), "{stderr}");
+}
+
+#[test]
+fn a_write_answered_twice_is_a_desync_whether_the_close_fails_or_not() {
+    // The case is the E5: the extra A was taken as C's reply, and
+    // the E5 that C really got was never read. The extra reply is seen as
+    // soon as it arrives when no request awaits one, else at the close.
+    for close in ["E5\nI/O error\n", "A0\n"] {
+        for window in ["1", "8"] {
+            let dir = tempfile::tempdir().unwrap();
+            let fake = fake(dir.path(), Fault::TwiceAtWrite { at: 2, close }, vec![]);
+            let data = pattern(1 << 20, 5);
+            let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &["--rmt-window", window]);
+            let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+            assert!(committed >= 3 * BLOCK as u64, "{stderr}");
+            assert!(
+                stderr.contains("desync: C was answered \"A65536\", not A0")
+                    || stderr.contains("desync: the server sent \"A65536\" when no request awaited a reply"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_reply_to_a_request_never_sent_is_a_desync() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::ExtraAfterOpen, vec![]);
+    let data = pattern(1 << 20, 6);
+    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &[]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 0, "{stderr}");
+    // The extra A0 is seen as unsolicited, or (if it came late) as a
+    // write of none of a block's bytes.
+    assert!(
+        stderr.contains("desync: the server sent \"A0\" when no request awaited a reply")
+            || stderr.contains("wrote only 0 of a 65536-byte block"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_stalled_server_times_out_with_its_acknowledged_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::StallAfterWrites(3), vec![]);
+    let data = pattern(1 << 20, 7);
+    let started = Instant::now();
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &["--timeout", "2"]);
+    // (Every other case leaves the default timeout: none of them waits.)
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
+    assert!(stderr.contains("no reply from the rmt server for 2 s (--timeout)"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_failed_close_says_the_data_may_not_be_on_the_medium() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::Close("E5\nInput/output error\n"), vec![]);
+    let data = pattern(1 << 20, 8);
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, data.len() as u64, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "closing failed: the server replied \"Input/output error\" (E5); the data may not be on the medium; {} bytes were acknowledged before the close",
+            data.len()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_full_remote_disk_is_a_write_failure_and_no_volume_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let fault = Fault::FailWrite {
+        at: 4,
+        errno: 28,
+        message: "No space left on device",
+        then: 0,
+        sticky: true,
+    };
+    let fake = fake(dir.path(), fault, vec![]);
+    let data = pattern(1 << 20, 9);
+    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &[]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 4 * BLOCK as u64, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the remote disk is full: the server replied \"No space left on device\" (E28) at byte {}",
+            4 * BLOCK
+        )),
+        "{stderr}"
+    );
+    let seen = fake.seen.lock().unwrap();
+    assert!(!seen.requests.contains('I'), "no tape operation on a file: {}", seen.requests);
+    assert_eq!(seen.requests.matches('O').count(), 1, "no second volume: {}", seen.requests);
+}
+
+#[test]
+fn blocks_landing_after_a_refusal_are_counted_and_named_as_stray() {
+    let dir = tempfile::tempdir().unwrap();
+    let fault = Fault::FailWrite {
+        at: 2,
+        errno: 5,
+        message: "Input/output error",
+        then: 4,
+        sticky: false,
+    };
+    let fake = fake(dir.path(), fault, vec![]);
+    let data = pattern(2 << 20, 10);
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &["--rmt-window", "8"]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 2 * BLOCK as u64, "{stderr}");
+    // The four held behind the refusal, and any sent before the client
+    // read it.
+    let stray = fake.seen.lock().unwrap().accepted.len() - 2 * BLOCK;
+    assert!(stray >= 4 * BLOCK);
+    assert!(
+        stderr.contains(&format!(
+            "({stray} bytes beyond the committed prefix): the medium has a gap, then stray data after the committed prefix"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_acknowledgement_larger_than_the_block_is_not_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::AckTooMuch(1), vec![]);
+    let data = pattern(1 << 20, 11);
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &["--rmt-window", "1"]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, BLOCK as u64, "{stderr}");
+    assert!(stderr.contains("acknowledged 65537 bytes of a 65536-byte block at byte 65536, more than was sent"), "{stderr}");
+}
+
+#[test]
+fn server_text_reaches_the_terminal_with_its_escapes_made_harmless() {
+    let dir = tempfile::tempdir().unwrap();
+    let fault = Fault::FailWrite {
+        at: 0,
+        errno: 5,
+        message: "\x1b]0;owned\x07\x1b[2Jgone",
+        then: 0,
+        sticky: false,
+    };
+    let fake = fake(dir.path(), fault, vec![]);
+    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &pattern(1 << 20, 12), &[]);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains('\x1b') && !stderr.contains('\x07'), "{stderr:?}");
+    assert!(stderr.contains("\\x1b]0;owned\\x07\\x1b[2Jgone"), "{stderr}");
+}
+
+#[test]
+fn a_remote_shell_that_cannot_start_is_one_error_line() {
+    let out = tapebuf()
+        .args(["-o", "vault:/srv/b.tar", "--rsh-command", "/nonexistent/ssh"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("No such file or directory").count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot start the remote shell '/nonexistent/ssh'"), "{stderr}");
+}
+
+/// Waits for the process `pid` to be gone (or a zombie nobody reaps).
+fn gone(pid: i32, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        let alive = state.is_some_and(|s| {
+            let after = s.rsplit_once(')').map(|(_, rest)| rest.trim_start()).unwrap_or("");
+            !after.starts_with('Z')
+        });
+        if !alive {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for `path` to hold a number.
+fn pid_in(path: &Path, within: Duration) -> i32 {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path).ok().and_then(|s| s.trim().parse().ok()) {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "the remote shell never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_with_deadline(child: &mut Child, within: Duration) -> ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("tapebuf did not end within {within:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_interrupt_while_the_server_stalls_reports_only_acknowledged_bytes() {
+    for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = fake(dir.path(), Fault::StallAfterWrites(3), vec![]);
+        let json = dir.path().join("summary.json");
+        let mut child = tapebuf()
+            .args(["-o", "vault:/srv/b.tar", "-s", "256k", "-m", "4M"])
+            .args(["--rsh-command", &fake.rsh, "--rmt-command", "rmt"])
+            .args(["--summary-json", json.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let feeder = common::feed_stdin(&mut child, pattern(16 << 20, 13), common::Feed::Fast);
+        // Blocks beyond the three acknowledged ones have reached the server.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while fake.writes.recv_deadline(deadline).expect("writes reach the server") < 6 {}
+        let shell = pid_in(&fake.pid_file, Duration::from_secs(5));
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let status = wait_with_deadline(&mut child, Duration::from_secs(10));
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        drop(feeder);
+        assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
+        let acked = 3 * (256 << 10) as u64;
+        assert_eq!(summary_number(&stderr, "out "), acked, "{stderr}");
+        assert!(stderr.contains(&format!("interrupted by {name}")), "{stderr}");
+        assert!(stderr.contains(&format!("volumes: #1 {acked} bytes")), "{stderr}");
+        let json = std::fs::read_to_string(&json).unwrap();
+        assert!(json.contains(&format!("\"out_bytes\":{acked}")), "{json}");
+        assert!(gone(shell, Duration::from_secs(5)), "the remote shell {shell} outlived tapebuf");
+    }
+}
+
+#[test]
+fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let hang = dir.path().join("hang");
+    std::fs::write(
+        &hang,
+        format!("#!/bin/sh\nsleep 600 &\necho $! > {p}.child\necho $$ > {p}\nwait\n", p = pids.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(common::BIN)
+        .args(["-o", "vault:/dev/nst0", "--rsh-command", hang.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let shell = pid_in(&pids, Duration::from_secs(10));
+    let grandchild = pid_in(&dir.path().join("pids.child"), Duration::from_secs(10));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let status = wait_with_deadline(&mut child, Duration::from_secs(10));
+    assert_eq!(status.signal(), Some(libc::SIGTERM));
+    assert!(gone(shell, Duration::from_secs(5)), "the remote shell {shell} outlived tapebuf");
+    assert!(gone(grandchild, Duration::from_secs(5)), "its child {grandchild} outlived tapebuf");
+}
+
+/// The checks every read fault shares: the summary's count is what the
+/// output holds, the output is a prefix of the file, and exit 0 comes
+/// only with the whole file.
+fn assert_read_outcome(status: ExitStatus, stderr: &str, out: &[u8], file: &[u8], code: i32) {
+    assert_eq!(status.code(), Some(code), "{stderr}");
+    assert_eq!(summary_number(stderr, "out "), out.len() as u64, "{stderr}");
+    assert!(file.starts_with(out), "the output holds bytes the file does not: {stderr}");
+    if status.success() {
+        assert!(out == file, "{stderr}");
+    }
+}
+
+fn read_case(fault: Fault, code: i32, expected: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pattern((1 << 20) + 1000, 14);
+    let fake = fake(dir.path(), fault, file.clone());
+    let (status, stderr, out) = restore(&fake, "vault:/srv/b.tar");
+    assert_read_outcome(status, &stderr, &out, &file, code);
+    assert!(stderr.contains(expected), "{stderr}");
+    out
+}
+
+#[test]
+fn a_well_behaved_server_reads_back_exactly() {
+    let out = read_case(Fault::None, 0, "summary");
+    assert_eq!(out.len(), (1 << 20) + 1000);
+}
+
+#[test]
+fn a_read_answered_with_more_than_asked_is_refused() {
+    read_case(
+        Fault::ReadMore(3),
+        1,
+        "protocol error: the server sent 65546 bytes for a read of at most 65536",
+    );
+}
+
+#[test]
+fn a_short_read_in_the_middle_of_a_file_never_reaches_the_output() {
+    read_case(Fault::ReadShort(3), 1, "desync: a read of 65536 bytes at byte 196608 got 32768");
+}
+
+#[test]
+fn an_extra_read_reply_never_reaches_the_output() {
+    read_case(
+        Fault::ReadExtra { at: 3, len: 100 },
+        1,
+        "desync: a read of 65536 bytes at byte 262144 got 100",
+    );
+}
+
+#[test]
+fn an_extra_full_size_read_reply_fails_the_run_at_the_close() {
+    // Junk the size of a block can't be told from data until the end; the
+    // run must not succeed.
+    let dir = tempfile::tempdir().unwrap();
+    let file = pattern((1 << 20) + 1000, 15);
+    let fake = fake(dir.path(), Fault::ReadExtra { at: 3, len: BLOCK }, file.clone());
+    let (status, stderr, out) = restore(&fake, "vault:/srv/b.tar");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(summary_number(&stderr, "out "), out.len() as u64, "{stderr}");
+    assert!(stderr.contains("desync"), "{stderr}");
+}
+
+#[test]
+fn a_server_that_dies_mid_read_fails_with_what_came() {
+    read_case(Fault::DieAtRead(4), 1, "the server closed the connection");
+}
