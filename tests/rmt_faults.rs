@@ -99,7 +99,12 @@ fn fake(dir: &Path, fault: Fault, file: Vec<u8>) -> Fake {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { return };
-            let (fault, seen, tx, file) = (fault.clone(), Arc::clone(&shared), tx.clone(), Arc::clone(&file));
+            let (fault, seen, tx, file) = (
+                fault.clone(),
+                Arc::clone(&shared),
+                tx.clone(),
+                Arc::clone(&file),
+            );
             std::thread::spawn(move || serve(stream, &fault, &seen, &tx, &file));
         }
     });
@@ -186,7 +191,13 @@ fn serve(stream: TcpStream, fault: &Fault, seen: &Mutex<Seen>, tx: &Sender<usize
                         accept(&data);
                         format!("A{}\n", n + 1).into_bytes()
                     }
-                    Fault::FailWrite { at, errno, message, then, sticky } if k == at || (sticky && k > at) => {
+                    Fault::FailWrite {
+                        at,
+                        errno,
+                        message,
+                        then,
+                        sticky,
+                    } if k == at || (sticky && k > at) => {
                         refusing = then > 0;
                         held.push(format!("E{errno}\n{message}\n"));
                         if refusing {
@@ -265,7 +276,16 @@ fn spawn_backup(fake: &Fake, target: &str, extra: &[&str]) -> Child {
 /// tapebuf reading `source` (a path on the fake) to standard output.
 fn restore(fake: &Fake, source: &str) -> (ExitStatus, String, Vec<u8>) {
     let out = tapebuf()
-        .args(["-i", source, "-s", "64k", "--rmt-window", "8", "--timeout", "10"])
+        .args([
+            "-i",
+            source,
+            "-s",
+            "64k",
+            "--rmt-window",
+            "8",
+            "--timeout",
+            "10",
+        ])
         .args(["--rsh-command", &fake.rsh, "--rmt-command", "rmt"])
         .stdin(Stdio::null())
         .output()
@@ -276,14 +296,33 @@ fn restore(fake: &Fake, source: &str) -> (ExitStatus, String, Vec<u8>) {
 
 /// The checks every write fault shares: the exit code, the committed
 /// count equal to what the fake holds, and success only when exact.
-fn assert_write_outcome(fake: &Fake, status: ExitStatus, stderr: &str, data: &[u8], code: i32) -> u64 {
+fn assert_write_outcome(
+    fake: &Fake,
+    status: ExitStatus,
+    stderr: &str,
+    data: &[u8],
+    code: i32,
+) -> u64 {
     let accepted = fake.seen.lock().unwrap().accepted.clone();
     assert_eq!(status.code(), Some(code), "{stderr}");
     if status.success() {
-        assert!(accepted == data, "exit 0 with a medium that is not the stream: {stderr}");
+        assert!(
+            accepted == data,
+            "exit 0 with a medium that is not the stream: {stderr}"
+        );
     }
     let committed = summary_number(stderr, "out ");
-    assert!(data.starts_with(&accepted[..committed as usize]), "{stderr}");
+    assert!(
+        data.starts_with(&accepted[..committed as usize]),
+        "{stderr}"
+    );
+    // For the record of outcomes (`--nocapture`).
+    eprintln!(
+        "outcome: exit {:?}, committed {committed}, server holds {}: {}",
+        status.code(),
+        accepted.len(),
+        stderr.lines().next().unwrap_or("")
+    );
     committed
 }
 
@@ -316,7 +355,10 @@ fn a_garbage_reply_is_an_error_that_quotes_it() {
     let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
     let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
     assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
-    assert!(stderr.contains("\"Permission denied, please try again.\", which is not an rmt reply"), "{stderr}");
+    assert!(
+        stderr.contains("\"Permission denied, please try again.\", which is not an rmt reply"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -329,12 +371,15 @@ fn a_write_answered_twice_is_a_desync_whether_the_close_fails_or_not() {
             let dir = tempfile::tempdir().unwrap();
             let fake = fake(dir.path(), Fault::TwiceAtWrite { at: 2, close }, vec![]);
             let data = pattern(1 << 20, 5);
-            let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &["--rmt-window", window]);
+            let (status, stderr) =
+                backup(&fake, "vault:/srv/b.tar", &data, &["--rmt-window", window]);
             let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
             assert!(committed >= 3 * BLOCK as u64, "{stderr}");
             assert!(
                 stderr.contains("desync: C was answered \"A65536\", not A0")
-                    || stderr.contains("desync: the server sent \"A65536\" when no request awaited a reply"),
+                    || stderr.contains(
+                        "desync: the server sent \"A65536\" when no request awaited a reply"
+                    ),
                 "{stderr}"
             );
         }
@@ -368,7 +413,10 @@ fn a_stalled_server_times_out_with_its_acknowledged_prefix() {
     // (Every other case leaves the default timeout: none of them waits.)
     let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
     assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
-    assert!(stderr.contains("no reply from the rmt server for 2 s (--timeout)"), "{stderr}");
+    assert!(
+        stderr.contains("no reply from the rmt server for 2 s (--timeout)"),
+        "{stderr}"
+    );
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
@@ -412,8 +460,17 @@ fn a_full_remote_disk_is_a_write_failure_and_no_volume_change() {
         "{stderr}"
     );
     let seen = fake.seen.lock().unwrap();
-    assert!(!seen.requests.contains('I'), "no tape operation on a file: {}", seen.requests);
-    assert_eq!(seen.requests.matches('O').count(), 1, "no second volume: {}", seen.requests);
+    assert!(
+        !seen.requests.contains('I'),
+        "no tape operation on a file: {}",
+        seen.requests
+    );
+    assert_eq!(
+        seen.requests.matches('O').count(),
+        1,
+        "no second volume: {}",
+        seen.requests
+    );
 }
 
 #[test]
@@ -451,7 +508,12 @@ fn an_acknowledgement_larger_than_the_block_is_not_committed() {
     let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &["--rmt-window", "1"]);
     let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
     assert_eq!(committed, BLOCK as u64, "{stderr}");
-    assert!(stderr.contains("acknowledged 65537 bytes of a 65536-byte block at byte 65536, more than was sent"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "acknowledged 65537 bytes of a 65536-byte block at byte 65536, more than was sent"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -467,22 +529,40 @@ fn server_text_reaches_the_terminal_with_its_escapes_made_harmless() {
     let fake = fake(dir.path(), fault, vec![]);
     let (status, stderr) = backup(&fake, "vault:/dev/nst0", &pattern(1 << 20, 12), &[]);
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(!stderr.contains('\x1b') && !stderr.contains('\x07'), "{stderr:?}");
-    assert!(stderr.contains("\\x1b]0;owned\\x07\\x1b[2Jgone"), "{stderr}");
+    assert!(
+        !stderr.contains('\x1b') && !stderr.contains('\x07'),
+        "{stderr:?}"
+    );
+    assert!(
+        stderr.contains("\\x1b]0;owned\\x07\\x1b[2Jgone"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn a_remote_shell_that_cannot_start_is_one_error_line() {
     let out = tapebuf()
-        .args(["-o", "vault:/srv/b.tar", "--rsh-command", "/nonexistent/ssh"])
+        .args([
+            "-o",
+            "vault:/srv/b.tar",
+            "--rsh-command",
+            "/nonexistent/ssh",
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert_eq!(stderr.matches("No such file or directory").count(), 1, "{stderr}");
-    assert!(stderr.contains("cannot start the remote shell '/nonexistent/ssh'"), "{stderr}");
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cannot start the remote shell '/nonexistent/ssh'"),
+        "{stderr}"
+    );
 }
 
 /// Waits for the process `pid` to be gone (or a zombie nobody reaps).
@@ -491,7 +571,10 @@ fn gone(pid: i32, within: Duration) -> bool {
     loop {
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
         let alive = state.is_some_and(|s| {
-            let after = s.rsplit_once(')').map(|(_, rest)| rest.trim_start()).unwrap_or("");
+            let after = s
+                .rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start())
+                .unwrap_or("");
             !after.starts_with('Z')
         });
         if !alive {
@@ -508,7 +591,10 @@ fn gone(pid: i32, within: Duration) -> bool {
 fn pid_in(path: &Path, within: Duration) -> i32 {
     let deadline = Instant::now() + within;
     loop {
-        if let Some(pid) = std::fs::read_to_string(path).ok().and_then(|s| s.trim().parse().ok()) {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
             return pid;
         }
         assert!(Instant::now() < deadline, "the remote shell never started");
@@ -548,22 +634,59 @@ fn an_interrupt_while_the_server_stalls_reports_only_acknowledged_bytes() {
         let feeder = common::feed_stdin(&mut child, pattern(16 << 20, 13), common::Feed::Fast);
         // Blocks beyond the three acknowledged ones have reached the server.
         let deadline = Instant::now() + Duration::from_secs(20);
-        while fake.writes.recv_deadline(deadline).expect("writes reach the server") < 6 {}
+        while fake
+            .writes
+            .recv_deadline(deadline)
+            .expect("writes reach the server")
+            < 6
+        {}
         let shell = pid_in(&fake.pid_file, Duration::from_secs(5));
         kill(Pid::from_raw(child.id() as i32), signal).unwrap();
         let status = wait_with_deadline(&mut child, Duration::from_secs(10));
         let mut stderr = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
         drop(feeder);
         assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
         let acked = 3 * (256 << 10) as u64;
         assert_eq!(summary_number(&stderr, "out "), acked, "{stderr}");
-        assert!(stderr.contains(&format!("interrupted by {name}")), "{stderr}");
-        assert!(stderr.contains(&format!("volumes: #1 {acked} bytes")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("interrupted by {name}")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("volumes: #1 {acked} bytes")),
+            "{stderr}"
+        );
         let json = std::fs::read_to_string(&json).unwrap();
         assert!(json.contains(&format!("\"out_bytes\":{acked}")), "{json}");
-        assert!(gone(shell, Duration::from_secs(5)), "the remote shell {shell} outlived tapebuf");
+        assert!(
+            gone(shell, Duration::from_secs(5)),
+            "the remote shell {shell} outlived tapebuf"
+        );
     }
+}
+
+#[test]
+fn the_watchdog_ends_a_stalled_server_with_its_acknowledged_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), Fault::StallAfterWrites(3), vec![]);
+    let data = pattern(8 << 20, 16);
+    let started = Instant::now();
+    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &["-W", "2"]);
+    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
+    assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
+    assert!(stderr.contains("STALLED"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let shell = pid_in(&fake.pid_file, Duration::from_secs(1));
+    assert!(
+        gone(shell, Duration::from_secs(5)),
+        "the remote shell {shell} outlived tapebuf"
+    );
 }
 
 #[test]
@@ -573,12 +696,20 @@ fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
     let hang = dir.path().join("hang");
     std::fs::write(
         &hang,
-        format!("#!/bin/sh\nsleep 600 &\necho $! > {p}.child\necho $$ > {p}\nwait\n", p = pids.display()),
+        format!(
+            "#!/bin/sh\nsleep 600 &\necho $! > {p}.child\necho $$ > {p}\nwait\n",
+            p = pids.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&hang, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut child = Command::new(common::BIN)
-        .args(["-o", "vault:/dev/nst0", "--rsh-command", hang.to_str().unwrap()])
+        .args([
+            "-o",
+            "vault:/dev/nst0",
+            "--rsh-command",
+            hang.to_str().unwrap(),
+        ])
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -588,8 +719,14 @@ fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
     let status = wait_with_deadline(&mut child, Duration::from_secs(10));
     assert_eq!(status.signal(), Some(libc::SIGTERM));
-    assert!(gone(shell, Duration::from_secs(5)), "the remote shell {shell} outlived tapebuf");
-    assert!(gone(grandchild, Duration::from_secs(5)), "its child {grandchild} outlived tapebuf");
+    assert!(
+        gone(shell, Duration::from_secs(5)),
+        "the remote shell {shell} outlived tapebuf"
+    );
+    assert!(
+        gone(grandchild, Duration::from_secs(5)),
+        "its child {grandchild} outlived tapebuf"
+    );
 }
 
 /// The checks every read fault shares: the summary's count is what the
@@ -598,7 +735,18 @@ fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
 fn assert_read_outcome(status: ExitStatus, stderr: &str, out: &[u8], file: &[u8], code: i32) {
     assert_eq!(status.code(), Some(code), "{stderr}");
     assert_eq!(summary_number(stderr, "out "), out.len() as u64, "{stderr}");
-    assert!(file.starts_with(out), "the output holds bytes the file does not: {stderr}");
+    assert!(
+        file.starts_with(out),
+        "the output holds bytes the file does not: {stderr}"
+    );
+    eprintln!(
+        "outcome: exit {:?}, committed {}, output holds {} of {}: {}",
+        status.code(),
+        summary_number(stderr, "out "),
+        out.len(),
+        file.len(),
+        stderr.lines().next().unwrap_or("")
+    );
     if status.success() {
         assert!(out == file, "{stderr}");
     }
@@ -631,7 +779,11 @@ fn a_read_answered_with_more_than_asked_is_refused() {
 
 #[test]
 fn a_short_read_in_the_middle_of_a_file_never_reaches_the_output() {
-    read_case(Fault::ReadShort(3), 1, "desync: a read of 65536 bytes at byte 196608 got 32768");
+    read_case(
+        Fault::ReadShort(3),
+        1,
+        "desync: a read of 65536 bytes at byte 196608 got 32768",
+    );
 }
 
 #[test]
@@ -649,10 +801,18 @@ fn an_extra_full_size_read_reply_fails_the_run_at_the_close() {
     // run must not succeed.
     let dir = tempfile::tempdir().unwrap();
     let file = pattern((1 << 20) + 1000, 15);
-    let fake = fake(dir.path(), Fault::ReadExtra { at: 3, len: BLOCK }, file.clone());
+    let fake = fake(
+        dir.path(),
+        Fault::ReadExtra { at: 3, len: BLOCK },
+        file.clone(),
+    );
     let (status, stderr, out) = restore(&fake, "vault:/srv/b.tar");
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert_eq!(summary_number(&stderr, "out "), out.len() as u64, "{stderr}");
+    assert_eq!(
+        summary_number(&stderr, "out "),
+        out.len() as u64,
+        "{stderr}"
+    );
     assert!(stderr.contains("desync"), "{stderr}");
 }
 

@@ -546,7 +546,10 @@ impl Session {
                     let slice = (timeout_at - now).min(SEND_POLL).as_millis() as i32;
                     let stdin = self.stdin.as_mut().expect("checked above");
                     let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLOUT)];
-                    match poll(&mut fds, PollTimeout::try_from(slice).unwrap_or(PollTimeout::MAX)) {
+                    match poll(
+                        &mut fds,
+                        PollTimeout::try_from(slice).unwrap_or(PollTimeout::MAX),
+                    ) {
                         Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                         Err(e) => return Err(self.ended(&format!("waiting to send failed: {e}"))),
                     }
@@ -607,7 +610,10 @@ impl Trailing {
 
 /// The bytes up to the first newline (at most 80).
 fn first_line(bytes: &[u8]) -> &[u8] {
-    let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
     &bytes[..end.min(80)]
 }
 

@@ -213,17 +213,16 @@ impl RmtSink {
         }
         let unknown = sent - answered;
         let mut note = match landed_bytes {
-            0 => format!("none of the {sent} blocks already sent after it landed"),
+            0 => format!("none of the {} already sent after it landed", blocks(sent)),
             _ => format!(
-                "{landed_blocks} of the {sent} blocks already sent after it landed anyway \
+                "{landed_blocks} of the {} already sent after it landed anyway \
                  ({landed_bytes} bytes beyond the committed prefix): the medium has a gap, \
-                 then stray data after the committed prefix"
+                 then stray data after the committed prefix",
+                blocks(sent)
             ),
         };
         if unknown > 0 {
-            note += &format!(
-                "; whether the last {unknown} of them landed is unknown (no reply)"
-            );
+            note += &format!("; whether the last {unknown} of them landed is unknown (no reply)");
         }
         self.beyond = Some(note);
     }
@@ -307,9 +306,9 @@ impl RmtSink {
         let mut why = match change {
             Some(change) => change.to_string(),
             None if stopped => format!(
-                "stopped with {} blocks sent but not acknowledged by the server (they may or may \
+                "stopped with {} sent but not acknowledged by the server (they may or may \
                  not be on the medium); {committed} bytes committed",
-                self.in_flight.len()
+                blocks(self.in_flight.len())
             ),
             None if closing => format!(
                 "{e}; the data may not be on the medium; {committed} bytes were acknowledged before the close"
@@ -320,9 +319,9 @@ impl RmtSink {
             Some(beyond) => why = format!("{why}; {beyond}"),
             None if !stopped && !self.in_flight.is_empty() => {
                 why = format!(
-                    "{why}; {} more blocks were sent and got no reply that could be trusted \
+                    "{why}; {} more sent got no reply that could be trusted \
                      (they may or may not be on the medium)",
-                    self.in_flight.len()
+                    blocks(self.in_flight.len())
                 )
             }
             None => {}
@@ -376,6 +375,14 @@ impl Sink for RmtSink {
 
     fn is_tape(&self) -> bool {
         true
+    }
+}
+
+/// "1 block", "3 blocks".
+fn blocks(n: usize) -> String {
+    match n {
+        1 => "1 block".into(),
+        n => format!("{n} blocks"),
     }
 }
 
