@@ -319,7 +319,7 @@ impl RmtSink {
             Some(beyond) => why = format!("{why}; {beyond}"),
             None if !stopped && !self.in_flight.is_empty() => {
                 why = format!(
-                    "{why}; {} more sent got no reply that could be trusted \
+                    "{why}; {} already sent got no reply that could be trusted \
                      (they may or may not be on the medium)",
                     blocks(self.in_flight.len())
                 )

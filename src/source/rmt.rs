@@ -108,13 +108,22 @@ impl RmtReader {
         Ok(())
     }
 
+    /// Sends more requests; when sending fails, the replies that came
+    /// before are still taken, and the failure shows once they run out.
+    fn request_more_or_take_replies(&mut self) -> Result<(), RmtError> {
+        match self.request_more() {
+            Err(e) if self.in_flight.is_empty() => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// The next record; empty at a filemark or the end of the file.
     fn next_record(&mut self) -> Result<Vec<u8>, RmtError> {
-        self.request_more()?;
+        self.request_more_or_take_replies()?;
         if !self.file.session().reply_ready() {
             // The ring is waiting on the link: a wider window would help.
             self.window.full();
-            self.request_more()?;
+            self.request_more_or_take_replies()?;
         }
         let reply = self.file.session().wait_reply()?;
         let sent = self.in_flight.pop_front().expect("a reply to a request");
