@@ -305,6 +305,10 @@ impl RmtSink {
         let committed = self.committed_bytes;
         let mut why = match change {
             Some(change) => change.to_string(),
+            None if stopped && self.in_flight.is_empty() => format!(
+                "stopped before the server acknowledged the close (the end of the data, or its \
+                 filemark, may not be on the medium); {committed} bytes committed"
+            ),
             None if stopped => format!(
                 "stopped with {} sent but not acknowledged by the server (they may or may \
                  not be on the medium); {committed} bytes committed",
