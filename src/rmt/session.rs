@@ -15,7 +15,7 @@
 //!
 //! The remote shell leads its own process group. A session that is
 //! dropped without `finish` ends that group (SIGTERM, then SIGKILL after a
-//! short wait), and every group still alive is listed in `LIVE_GROUPS`, so
+//! short wait), and every group still alive is remembered (`groups`), so
 //! that `end_remote_shells` can end them when the run ends early, even
 //! while a session is still opening in another thread.
 //!
@@ -36,6 +36,8 @@ use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::flavor::Flavor;
+pub use super::groups::end_remote_shells;
+use super::groups::{end_groups, forget_group, group_alive, remember_group};
 use super::name::RemoteName;
 use super::wire::{printable, read_reply, Expect, Reply, ReplyError, Request, RequestError};
 
@@ -56,52 +58,8 @@ const REPLY_BUFFER_BYTES: usize = 1 << 20;
 /// How long waits go on once the run is stopped: long enough for a healthy
 /// server to answer what is in flight, short enough to fit the run's grace.
 const STOP_DRAIN: Duration = Duration::from_millis(750);
-/// How long a remote shell's process group gets between SIGTERM and
-/// SIGKILL.
-const END_GRACE: Duration = Duration::from_millis(300);
 /// How often a wait to send looks at the stop signal.
 const SEND_POLL: Duration = Duration::from_millis(100);
-
-/// The process groups of remote shells that may still be running.
-static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-
-/// Ends every remote shell still running (SIGTERM, then SIGKILL after a
-/// short wait), with everything in its process group: for a run that ends
-/// by a signal, the watchdog, or while a server hangs.
-pub fn end_remote_shells() {
-    let groups = match LIVE_GROUPS.lock() {
-        Ok(mut live) => std::mem::take(&mut *live),
-        Err(_) => return,
-    };
-    end_groups(&groups);
-}
-
-/// SIGTERM to each group, a bounded wait for them to go, then SIGKILL to
-/// what is left.
-fn end_groups(groups: &[i32]) {
-    use nix::sys::signal::{killpg, Signal};
-    for &g in groups {
-        let _ = killpg(nix::unistd::Pid::from_raw(g), Signal::SIGTERM);
-    }
-    let deadline = Instant::now() + END_GRACE;
-    while groups.iter().any(|&g| group_alive(g)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    for &g in groups.iter().filter(|&&g| group_alive(g)) {
-        let _ = killpg(nix::unistd::Pid::from_raw(g), Signal::SIGKILL);
-    }
-}
-
-/// True while any process is left in group `g`.
-fn group_alive(g: i32) -> bool {
-    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), None).is_ok()
-}
-
-fn forget_group(g: i32) {
-    if let Ok(mut live) = LIVE_GROUPS.lock() {
-        live.retain(|&x| x != g);
-    }
-}
 
 /// How to reach rmt servers, shared by every session of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -219,9 +177,7 @@ impl Session {
             why,
         })?;
         let pid = child.id() as i32;
-        if let Ok(mut live) = LIVE_GROUPS.lock() {
-            live.push(pid);
-        }
+        remember_group(pid);
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
