@@ -79,15 +79,25 @@ fn restore(fake: &Fake, source: &str) -> (ExitStatus, String, Vec<u8>) {
     (out.status, stderr, out.stdout)
 }
 
-/// The checks every write fault shares: the exit code, the committed
-/// count equal to what the fake holds, and success only when exact.
-fn assert_write_outcome(
-    fake: &Fake,
-    status: ExitStatus,
-    stderr: &str,
-    data: &[u8],
-    code: i32,
-) -> u64 {
+/// A backup through a fake server, after the checks every write fault
+/// shares: the exit code, the committed count equal to a prefix of what
+/// the fake holds, and success only when the fake holds the stream.
+struct Written {
+    fake: Fake,
+    stderr: String,
+    committed: u64,
+    data: Vec<u8>,
+    /// Holds the remote shell script and its pid file.
+    _dir: tempfile::TempDir,
+}
+
+/// Sends `len` bytes to `target` through a fake with `fault` and expects
+/// exit `code`.
+fn write_case(fault: Fault, target: &str, len: usize, extra: &[&str], code: i32) -> Written {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake(dir.path(), fault, vec![]);
+    let data = pattern(len, len as u64);
+    let (status, stderr) = backup(&fake, target, &data, extra);
     let accepted = fake.seen.lock().unwrap().accepted.clone();
     assert_eq!(status.code(), Some(code), "{stderr}");
     if status.success() {
@@ -96,7 +106,7 @@ fn assert_write_outcome(
             "exit 0 with a medium that is not the stream: {stderr}"
         );
     }
-    let committed = summary_number(stderr, "out ");
+    let committed = summary_number(&stderr, "out ");
     assert!(
         data.starts_with(&accepted[..committed as usize]),
         "{stderr}"
@@ -108,41 +118,39 @@ fn assert_write_outcome(
         accepted.len(),
         stderr.lines().next().unwrap_or("")
     );
-    committed
+    Written {
+        fake,
+        stderr,
+        committed,
+        data,
+        _dir: dir,
+    }
 }
+
+const MIB: usize = 1 << 20;
 
 #[test]
 fn a_well_behaved_server_gets_the_stream_exactly() {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::None, vec![]);
-    let data = pattern(2 << 20, 1);
-    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &[]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 0);
-    assert_eq!(committed, data.len() as u64);
+    let w = write_case(Fault::None, "vault:/srv/b.tar", 2 * MIB, &[], 0);
+    assert_eq!(w.committed, w.data.len() as u64);
 }
 
 #[test]
 fn a_server_that_dies_mid_write_leaves_exactly_its_acknowledged_prefix() {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::DieAtWrite(5), vec![]);
-    let data = pattern(2 << 20, 2);
-    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, 5 * BLOCK as u64, "{stderr}");
-    assert_eq!(fake.seen.lock().unwrap().accepted.len(), 5 * BLOCK);
+    let w = write_case(Fault::DieAtWrite(5), "vault:/dev/nst0", 2 * MIB, &[], 1);
+    assert_eq!(w.committed, 5 * BLOCK as u64, "{}", w.stderr);
+    assert_eq!(w.fake.seen.lock().unwrap().accepted.len(), 5 * BLOCK);
 }
 
 #[test]
 fn a_garbage_reply_is_an_error_that_quotes_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::GarbageAtWrite(3), vec![]);
-    let data = pattern(1 << 20, 3);
-    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
+    let w = write_case(Fault::GarbageAtWrite(3), "vault:/dev/nst0", MIB, &[], 1);
+    assert_eq!(w.committed, 3 * BLOCK as u64, "{}", w.stderr);
     assert!(
-        stderr.contains("\"Permission denied, please try again.\", which is not an rmt reply"),
-        "{stderr}"
+        w.stderr
+            .contains("\"Permission denied, please try again.\", which is not an rmt reply"),
+        "{}",
+        w.stderr
     );
 }
 
@@ -153,19 +161,18 @@ fn a_write_answered_twice_is_a_desync_whether_the_close_fails_or_not() {
     // soon as it arrives when no request awaits one, else at the close.
     for close in ["E5\nI/O error\n", "A0\n"] {
         for window in ["1", "8"] {
-            let dir = tempfile::tempdir().unwrap();
-            let fake = fake(dir.path(), Fault::TwiceAtWrite { at: 2, close }, vec![]);
-            let data = pattern(1 << 20, 5);
-            let (status, stderr) =
-                backup(&fake, "vault:/srv/b.tar", &data, &["--rmt-window", window]);
-            let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-            assert!(committed >= 3 * BLOCK as u64, "{stderr}");
+            let fault = Fault::TwiceAtWrite { at: 2, close };
+            let extra = ["--rmt-window", window];
+            let w = write_case(fault, "vault:/srv/b.tar", MIB, &extra, 1);
+            assert!(w.committed >= 3 * BLOCK as u64, "{}", w.stderr);
             assert!(
-                stderr.contains("desync: C was answered \"A65536\", not A0")
-                    || stderr.contains(
+                w.stderr
+                    .contains("desync: C was answered \"A65536\", not A0")
+                    || w.stderr.contains(
                         "desync: the server sent \"A65536\" when no request awaited a reply"
                     ),
-                "{stderr}"
+                "{}",
+                w.stderr
             );
         }
     }
@@ -173,18 +180,16 @@ fn a_write_answered_twice_is_a_desync_whether_the_close_fails_or_not() {
 
 #[test]
 fn a_reply_to_a_request_never_sent_is_a_desync() {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::ExtraAfterOpen, vec![]);
-    let data = pattern(1 << 20, 6);
-    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &[]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, 0, "{stderr}");
+    let w = write_case(Fault::ExtraAfterOpen, "vault:/srv/b.tar", MIB, &[], 1);
+    assert_eq!(w.committed, 0, "{}", w.stderr);
     // The extra A0 is seen as unsolicited, or (if it came late) as a
     // write of none of a block's bytes.
     assert!(
-        stderr.contains("desync: the server sent \"A0\" when no request awaited a reply")
-            || stderr.contains("wrote only 0 of a 65536-byte block"),
-        "{stderr}"
+        w.stderr
+            .contains("desync: the server sent \"A0\" when no request awaited a reply")
+            || w.stderr.contains("wrote only 0 of a 65536-byte block"),
+        "{}",
+        w.stderr
     );
 }
 
@@ -192,16 +197,18 @@ fn a_reply_to_a_request_never_sent_is_a_desync() {
 /// by `flag`: exit 1, the three blocks committed, `expected` said, and no
 /// remote shell left behind.
 fn a_stall_ends_with_the_acknowledged_prefix(flag: &[&str], expected: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::StallAfterWrites(3), vec![]);
-    let data = pattern(8 << 20, 7);
     let started = Instant::now();
-    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, flag);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, 3 * BLOCK as u64, "{stderr}");
-    assert!(stderr.contains(expected), "{stderr}");
+    let w = write_case(
+        Fault::StallAfterWrites(3),
+        "vault:/srv/b.tar",
+        8 * MIB,
+        flag,
+        1,
+    );
+    assert_eq!(w.committed, 3 * BLOCK as u64, "{}", w.stderr);
+    assert!(w.stderr.contains(expected), "{}", w.stderr);
     assert!(started.elapsed() < Duration::from_secs(20));
-    let shell = pid_in(&fake.pid_file, Duration::from_secs(1));
+    let shell = pid_in(&w.fake.pid_file, Duration::from_secs(1));
     assert!(
         gone(shell, Duration::from_secs(5)),
         "the remote shell {shell} outlived tapebuf"
@@ -218,44 +225,44 @@ fn a_stalled_server_times_out_with_its_acknowledged_prefix() {
 
 #[test]
 fn a_failed_close_says_the_data_may_not_be_on_the_medium() {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::Close("E5\nInput/output error\n"), vec![]);
-    let data = pattern(1 << 20, 8);
-    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &[]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, data.len() as u64, "{stderr}");
+    let fault = Fault::Close("E5\nInput/output error\n");
+    let w = write_case(fault, "vault:/dev/nst0", MIB, &[], 1);
+    assert_eq!(w.committed, MIB as u64, "{}", w.stderr);
     assert!(
-        stderr.contains(&format!(
-            "closing failed: the server replied \"Input/output error\" (E5); the data may not be on the medium; {} bytes were acknowledged before the close",
-            data.len()
+        w.stderr.contains(&format!(
+            "closing failed: the server replied \"Input/output error\" (E5); the data may not be on the medium; {MIB} bytes were acknowledged before the close"
         )),
-        "{stderr}"
+        "{}",
+        w.stderr
     );
+}
+
+/// A server that refuses write `at` with `errno`, after taking `then`
+/// more writes; with `sticky`, it refuses every later write too.
+fn refusal(at: usize, errno: i32, message: &'static str, then: usize, sticky: bool) -> Fault {
+    Fault::FailWrite {
+        at,
+        errno,
+        message,
+        then,
+        sticky,
+    }
 }
 
 #[test]
 fn a_full_remote_disk_is_a_write_failure_and_no_volume_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let fault = Fault::FailWrite {
-        at: 4,
-        errno: 28,
-        message: "No space left on device",
-        then: 0,
-        sticky: true,
-    };
-    let fake = fake(dir.path(), fault, vec![]);
-    let data = pattern(1 << 20, 9);
-    let (status, stderr) = backup(&fake, "vault:/srv/b.tar", &data, &[]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, 4 * BLOCK as u64, "{stderr}");
+    let fault = refusal(4, 28, "No space left on device", 0, true);
+    let w = write_case(fault, "vault:/srv/b.tar", MIB, &[], 1);
+    assert_eq!(w.committed, 4 * BLOCK as u64, "{}", w.stderr);
     assert!(
-        stderr.contains(&format!(
+        w.stderr.contains(&format!(
             "the remote disk is full: the server replied \"No space left on device\" (E28) at byte {}",
             4 * BLOCK
         )),
-        "{stderr}"
+        "{}",
+        w.stderr
     );
-    let seen = fake.seen.lock().unwrap();
+    let seen = w.fake.seen.lock().unwrap();
     assert!(
         !seen.requests.contains('I'),
         "no tape operation on a file: {}",
@@ -271,67 +278,49 @@ fn a_full_remote_disk_is_a_write_failure_and_no_volume_change() {
 
 #[test]
 fn blocks_landing_after_a_refusal_are_counted_and_named_as_stray() {
-    let dir = tempfile::tempdir().unwrap();
-    let fault = Fault::FailWrite {
-        at: 2,
-        errno: 5,
-        message: "Input/output error",
-        then: 4,
-        sticky: false,
-    };
-    let fake = fake(dir.path(), fault, vec![]);
-    let data = pattern(2 << 20, 10);
-    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &["--rmt-window", "8"]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, 2 * BLOCK as u64, "{stderr}");
+    let fault = refusal(2, 5, "Input/output error", 4, false);
+    let w = write_case(fault, "vault:/dev/nst0", 2 * MIB, &["--rmt-window", "8"], 1);
+    assert_eq!(w.committed, 2 * BLOCK as u64, "{}", w.stderr);
     // The four held behind the refusal, and any sent before the client
     // read it.
-    let stray = fake.seen.lock().unwrap().accepted.len() - 2 * BLOCK;
+    let stray = w.fake.seen.lock().unwrap().accepted.len() - 2 * BLOCK;
     assert!(stray >= 4 * BLOCK);
     assert!(
-        stderr.contains(&format!(
+        w.stderr.contains(&format!(
             "({stray} bytes beyond the committed prefix): the medium has a gap, then stray data after the committed prefix"
         )),
-        "{stderr}"
+        "{}",
+        w.stderr
     );
 }
 
 #[test]
 fn an_acknowledgement_larger_than_the_block_is_not_committed() {
-    let dir = tempfile::tempdir().unwrap();
-    let fake = fake(dir.path(), Fault::AckTooMuch(1), vec![]);
-    let data = pattern(1 << 20, 11);
-    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &data, &["--rmt-window", "1"]);
-    let committed = assert_write_outcome(&fake, status, &stderr, &data, 1);
-    assert_eq!(committed, BLOCK as u64, "{stderr}");
+    let extra = ["--rmt-window", "1"];
+    let w = write_case(Fault::AckTooMuch(1), "vault:/dev/nst0", MIB, &extra, 1);
+    assert_eq!(w.committed, BLOCK as u64, "{}", w.stderr);
     assert!(
-        stderr.contains(
+        w.stderr.contains(
             "acknowledged 65537 bytes of a 65536-byte block at byte 65536, more than was sent"
         ),
-        "{stderr}"
+        "{}",
+        w.stderr
     );
 }
 
 #[test]
 fn server_text_reaches_the_terminal_with_its_escapes_made_harmless() {
-    let dir = tempfile::tempdir().unwrap();
-    let fault = Fault::FailWrite {
-        at: 0,
-        errno: 5,
-        message: "\x1b]0;owned\x07\x1b[2Jgone",
-        then: 0,
-        sticky: false,
-    };
-    let fake = fake(dir.path(), fault, vec![]);
-    let (status, stderr) = backup(&fake, "vault:/dev/nst0", &pattern(1 << 20, 12), &[]);
-    assert_eq!(status.code(), Some(1), "{stderr}");
+    let fault = refusal(0, 5, "\x1b]0;owned\x07\x1b[2Jgone", 0, false);
+    let w = write_case(fault, "vault:/dev/nst0", MIB, &[], 1);
     assert!(
-        !stderr.contains('\x1b') && !stderr.contains('\x07'),
-        "{stderr:?}"
+        !w.stderr.contains('\x1b') && !w.stderr.contains('\x07'),
+        "{:?}",
+        w.stderr
     );
     assert!(
-        stderr.contains("\\x1b]0;owned\\x07\\x1b[2Jgone"),
-        "{stderr}"
+        w.stderr.contains("\\x1b]0;owned\\x07\\x1b[2Jgone"),
+        "{}",
+        w.stderr
     );
 }
 
