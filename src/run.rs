@@ -96,6 +96,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
                         "tapebuf: -W/--watchdog: no data moved for {} s: still opening the input and outputs",
                         waited.as_secs()
                     ));
+                    crate::rmt::session::end_remote_shells();
                     return Ok(Exit::Code(FAILURE));
                 }
             },
@@ -108,6 +109,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
                         "tapebuf: interrupted by {} while opening the input and outputs; nothing was read",
                         signal_name(sig)
                     ));
+                    crate::rmt::session::end_remote_shells();
                     return Ok(Exit::Signal(sig));
                 }
                 Err(_) => {}
@@ -155,6 +157,8 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         None
     };
     running.wait(grace);
+    // A remote shell whose server hangs must not outlive the run.
+    crate::rmt::session::end_remote_shells();
     signal_handle.close();
 
     let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);

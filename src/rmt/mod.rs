@@ -9,6 +9,7 @@
 //! server committed are always known exactly.
 
 pub mod flavor;
+mod groups;
 pub mod name;
 pub mod remote;
 pub mod server;

@@ -5,19 +5,28 @@
 //! checked. Closing writes no filemark itself: the server's close writes
 //! one after data, as every tape driver does, and `C`'s reply carries
 //! close's error. Before a rewind or an unload after writing, the filemark
-//! is written explicitly, as for a local drive.
+//! is written explicitly, as for a local drive. `C` must be answered
+//! `A0`: any other number is a reply meant for an earlier request.
 
 use super::flavor::{OpenMode, RemoteOp};
 use super::name::RemoteName;
 use super::session::{RmtError, RmtSettings, Session};
-use super::wire::Request;
+use super::wire::{Reply, Request};
 use crate::tape::AtEnd;
+use crossbeam_channel::Receiver;
+
+/// A close that failed: the server's `C` reply, or the session's end.
+/// The data sent may not be on the medium.
+#[derive(Debug, thiserror::Error)]
+#[error("closing failed: {0}")]
+pub struct CloseFailed(pub RmtError);
 
 pub struct RemoteFile {
     pub name: RemoteName,
     pub settings: RmtSettings,
     mode: OpenMode,
     session: Option<Session>,
+    stop: Option<Receiver<()>>,
 }
 
 impl RemoteFile {
@@ -32,6 +41,7 @@ impl RemoteFile {
             settings: settings.clone(),
             mode,
             session: None,
+            stop: None,
         };
         file.reopen()?;
         Ok(file)
@@ -41,6 +51,9 @@ impl RemoteFile {
     pub fn reopen(&mut self) -> Result<(), RmtError> {
         debug_assert!(self.session.is_none(), "the last volume was closed");
         let mut session = Session::start(&self.name, &self.settings)?;
+        if let Some(stop) = &self.stop {
+            session.attach_stop(stop);
+        }
         let open = Request::Open {
             path: self.name.path.clone(),
             flags: self.settings.flavor.open_flags(self.mode),
@@ -48,6 +61,19 @@ impl RemoteFile {
         session.call(&open)?;
         self.session = Some(session);
         Ok(())
+    }
+
+    /// Lets the run's stop cut this and every later session's waits short.
+    pub fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.stop = Some(stop.clone());
+        if let Some(session) = self.session.as_mut() {
+            session.attach_stop(stop);
+        }
+    }
+
+    /// True for a device (`/dev/...`), false for a regular file.
+    pub fn is_device(&self) -> bool {
+        self.name.is_device()
     }
 
     /// The session of the open volume.
@@ -81,12 +107,30 @@ impl RemoteFile {
             AtEnd::Eject => self.op(RemoteOp::Unload, 1)?,
         }
         let mut session = self.session.take().expect("checked above");
-        session.call(&Request::Close)?;
+        match session.call(&Request::Close) {
+            Ok(Reply::Number(0)) => {}
+            Ok(other) => {
+                return Err(RmtError::Desync(format!(
+                    "C was answered {}, not A0: a reply meant for an earlier request",
+                    describe(&other)
+                )))
+            }
+            Err(e) => return Err(RmtError::Close(Box::new(CloseFailed(e)))),
+        }
         session.finish()
     }
 
     /// Ends the session without closing in order (after a failure).
     pub fn abandon(&mut self) {
         self.session = None;
+    }
+}
+
+/// A reply, as a message quotes it.
+fn describe(reply: &Reply) -> String {
+    match reply {
+        Reply::Number(n) => format!("\"A{n}\""),
+        Reply::Bytes(b) => format!("with {} bytes of data", b.len()),
+        Reply::Failed { errno, message } => format!("\"E{errno} {message}\""),
     }
 }

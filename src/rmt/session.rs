@@ -8,23 +8,38 @@
 //! thread keeps the tail of the child's standard error, so that a failure
 //! can quote what ssh or the server said. Every wait is bounded: writes
 //! wait for room with poll(2) up to the timeout, replies are awaited with
-//! a timeout, and the child's exit is awaited with one too. A session that
-//! is dropped without `finish` kills the child, so none is left behind.
+//! a timeout, and the child's exit is awaited with one too. Once the run
+//! is stopped (a signal, the watchdog), every wait ends within
+//! `STOP_DRAIN` of the stop, so the bytes acknowledged by then can be
+//! reported as what was committed.
+//!
+//! The remote shell leads its own process group. A session that is
+//! dropped without `finish` ends that group (SIGTERM, then SIGKILL after a
+//! short wait), and every group still alive is remembered (`groups`), so
+//! that `end_remote_shells` can end them when the run ends early, even
+//! while a session is still opening in another thread.
+//!
+//! After `C`'s reply the server's output must end. Anything more, or a
+//! reply that arrives when no request awaits one, means replies and
+//! requests are out of step, and is a desync error: a reply taken for the
+//! wrong request could hide a failed write or close.
 
 use std::io::{self, BufReader, Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{bounded, never, select, unbounded, Receiver, RecvTimeoutError, Sender};
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::flavor::Flavor;
+pub use super::groups::end_remote_shells;
+use super::groups::{end_groups, forget_group, group_alive, remember_group};
 use super::name::RemoteName;
-use super::wire::{read_reply, Expect, Reply, ReplyError, Request, RequestError};
+use super::wire::{printable, read_reply, Expect, Reply, ReplyError, Request, RequestError};
 
 /// The remote shell when neither `--rsh-command` nor `RSH` names one: ssh
 /// that never asks for a password or a host key, and passes bytes as they
@@ -40,6 +55,11 @@ pub const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_secs(600);
 const STDERR_TAIL_BYTES: usize = 4096;
 /// The reply reader's buffer: one read takes many small replies at once.
 const REPLY_BUFFER_BYTES: usize = 1 << 20;
+/// How long waits go on once the run is stopped: long enough for a healthy
+/// server to answer what is in flight, short enough to fit the run's grace.
+const STOP_DRAIN: Duration = Duration::from_millis(750);
+/// How often a wait to send looks at the stop signal.
+const SEND_POLL: Duration = Duration::from_millis(100);
 
 /// How to reach rmt servers, shared by every session of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,10 +86,20 @@ pub enum RmtError {
     Protocol(String),
     #[error("{0}")]
     Ended(String),
+    /// Replies out of step with the requests: an extra reply, or one to
+    /// a request never sent.
+    #[error("desync: {0}")]
+    Desync(String),
     #[error("no reply from the rmt server for {0} s (--timeout)")]
     TimedOut(u64),
-    #[error("cannot start the remote shell '{program}': {source}")]
-    Spawn { program: String, source: io::Error },
+    /// `C` was refused, or its session failed.
+    #[error(transparent)]
+    Close(Box<super::remote::CloseFailed>),
+    /// The run was stopped while waiting on the server.
+    #[error("stopped while waiting for the rmt server")]
+    Stopped,
+    #[error("cannot start the remote shell '{program}': {why}")]
+    Spawn { program: String, why: io::Error },
     #[error(transparent)]
     Request(#[from] RequestError),
 }
@@ -106,6 +136,11 @@ pub struct Session {
     replies: Receiver<Result<Reply, ReplyError>>,
     spare: Sender<Vec<u8>>,
     exited: Receiver<io::Result<ExitStatus>>,
+    /// What the server sent after the last reply, once requests have ended.
+    trailing: Receiver<Trailing>,
+    /// The run's stop signal, and when this session first saw it.
+    stop: Option<Receiver<()>>,
+    stopped_at: Option<Instant>,
     status: Option<ExitStatus>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnects when the child's standard error has ended.
@@ -137,11 +172,12 @@ impl Session {
             // Its own process group: a Ctrl-C at the terminal reaches only
             // tapebuf, which then closes the session in order.
             .process_group(0);
-        let mut child = command.spawn().map_err(|source| RmtError::Spawn {
+        let mut child = command.spawn().map_err(|why| RmtError::Spawn {
             program: program.clone(),
-            source,
+            why,
         })?;
         let pid = child.id() as i32;
+        remember_group(pid);
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -155,18 +191,34 @@ impl Session {
         let (expect_tx, expect_rx) = unbounded::<Expect>();
         let (reply_tx, reply_rx) = unbounded();
         let (spare_tx, spare_rx) = unbounded::<Vec<u8>>();
+        let (trailing_tx, trailing_rx) = bounded::<Trailing>(1);
         std::thread::Builder::new()
             .name("rmt-replies".into())
             .spawn(move || {
                 let mut input = BufReader::with_capacity(REPLY_BUFFER_BYTES, stdout);
-                for expect in expect_rx {
-                    let buf = spare_rx.try_recv().unwrap_or_default();
-                    let reply = read_reply(&mut input, expect, buf);
+                let mut unsolicited: Option<String> = None;
+                while let Ok(expect) = expect_rx.recv() {
+                    let reply = match unsolicited.take() {
+                        Some(start) => Err(ReplyError::Unsolicited(start)),
+                        None => {
+                            let buf = spare_rx.try_recv().unwrap_or_default();
+                            read_reply(&mut input, expect, buf)
+                        }
+                    };
                     let failed = reply.is_err();
                     if reply_tx.send(reply).is_err() || failed {
-                        break;
+                        return;
+                    }
+                    // Every request's expectation is queued before the
+                    // request is sent, so bytes already here when none is
+                    // queued answer nothing. (The buffer is looked at
+                    // first: a reply that is here was asked for earlier.)
+                    if !input.buffer().is_empty() && expect_rx.is_empty() {
+                        unsolicited = Some(printable(first_line(input.buffer())));
                     }
                 }
+                // The session is finishing: the server's output must end.
+                let _ = trailing_tx.send(Trailing::read(&mut input));
             })
             .expect("spawning the rmt reply thread");
 
@@ -185,7 +237,11 @@ impl Session {
         std::thread::Builder::new()
             .name("rmt-child".into())
             .spawn(move || {
-                let _ = exit_tx.send(child.wait());
+                let status = child.wait();
+                if !group_alive(pid) {
+                    forget_group(pid);
+                }
+                let _ = exit_tx.send(status);
             })
             .expect("spawning the rmt child waiter");
 
@@ -196,6 +252,9 @@ impl Session {
             replies: reply_rx,
             spare: spare_tx,
             exited: exit_rx,
+            trailing: trailing_rx,
+            stop: None,
+            stopped_at: None,
             status: None,
             stderr,
             stderr_ended,
@@ -254,16 +313,50 @@ impl Session {
         }
     }
 
+    /// Lets `stop` cut every later wait short (to `STOP_DRAIN`).
+    pub fn attach_stop(&mut self, stop: &Receiver<()>) {
+        self.stop = Some(stop.clone());
+    }
+
+    /// When waits must end because the run was stopped, if it was.
+    fn stop_deadline(&mut self) -> Option<Instant> {
+        if self.stopped_at.is_none() && self.stop.as_ref().is_some_and(crate::pipeline::stopped) {
+            self.stopped_at = Some(Instant::now());
+        }
+        self.stopped_at.map(|at| at + STOP_DRAIN)
+    }
+
     /// The next reply, waiting up to the timeout.
     pub fn wait_reply(&mut self) -> Result<Reply, RmtError> {
+        self.wait_reply_within(self.timeout)
+    }
+
+    /// The next reply, waiting up to `limit` (and less once stopped). A
+    /// timeout kills the session; a stop leaves it to the caller.
+    pub fn wait_reply_within(&mut self, limit: Duration) -> Result<Reply, RmtError> {
         assert!(self.outstanding > 0, "waiting for a reply to nothing");
-        match self.replies.recv_timeout(self.timeout) {
-            Ok(reply) => self.took(reply),
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                Err(RmtError::TimedOut(self.timeout.as_secs()))
+        let timeout_at = Instant::now() + limit;
+        loop {
+            let stop_at = self.stop_deadline();
+            let deadline = stop_at.map_or(timeout_at, |s| s.min(timeout_at));
+            let stop = match (stop_at, &self.stop) {
+                (None, Some(stop)) => stop.clone(),
+                _ => never(),
+            };
+            select! {
+                recv(self.replies) -> reply => return match reply {
+                    Ok(reply) => self.took(reply),
+                    Err(_) => Err(self.ended("the reply reader stopped")),
+                },
+                recv(stop) -> _ => continue,
+                default(deadline.saturating_duration_since(Instant::now())) => {
+                    if stop_at.is_some_and(|s| s <= timeout_at) {
+                        return Err(RmtError::Stopped);
+                    }
+                    self.kill();
+                    return Err(RmtError::TimedOut(limit.as_secs()));
+                }
             }
-            Err(RecvTimeoutError::Disconnected) => Err(self.ended("the reply reader stopped")),
         }
     }
 
@@ -288,6 +381,13 @@ impl Session {
                 self.kill();
                 RmtError::Protocol(format!("protocol error: {e}"))
             }
+            ReplyError::Unsolicited(start) => {
+                self.kill();
+                RmtError::Desync(format!(
+                    "the server sent \"{start}\" when no request awaited a reply \
+                     (a reply to a request never sent, or one request answered twice)"
+                ))
+            }
             other => self.ended(&other.to_string()),
         })
     }
@@ -297,6 +397,21 @@ impl Session {
     pub fn finish(mut self) -> Result<(), RmtError> {
         self.stdin = None;
         self.expects = None;
+        match self.trailing.recv_timeout(self.timeout) {
+            Ok(Trailing { bytes: 0, .. }) | Err(RecvTimeoutError::Disconnected) => {}
+            Ok(Trailing { bytes, start }) => {
+                self.kill();
+                return Err(RmtError::Desync(format!(
+                    "the server sent {bytes} more bytes after the reply to C, starting \"{start}\" \
+                     (a reply to a request never sent, or one request answered twice), so its \
+                     replies were out of step with the requests"
+                )));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                return Err(RmtError::TimedOut(self.timeout.as_secs()));
+            }
+        }
         match self.exit_status(self.timeout) {
             Some(status) if status.success() => Ok(()),
             Some(_) => Err(self.ended("the remote shell failed after the session")),
@@ -334,10 +449,9 @@ impl Session {
 
     fn quoted_stderr(&self) -> String {
         let tail = self.stderr.lock().map(|t| t.clone()).unwrap_or_default();
-        let text = String::from_utf8_lossy(&tail);
-        let lines: Vec<&str> = text
-            .lines()
-            .map(str::trim)
+        let lines: Vec<String> = tail
+            .split(|&b| b == b'\n')
+            .map(|l| printable(l.trim_ascii()))
             .filter(|l| !l.is_empty())
             .collect();
         match lines.len() {
@@ -363,25 +477,35 @@ impl Session {
     fn write_all(&mut self, header: &[u8], data: &[u8]) -> Result<(), RmtError> {
         let mut parts = [io::IoSlice::new(header), io::IoSlice::new(data)];
         let mut left = &mut parts[..];
+        let mut waiting_since: Option<Instant> = None;
         while !left.is_empty() {
             let Some(stdin) = self.stdin.as_mut() else {
                 return Err(self.ended("the session is closed"));
             };
             match stdin.write_vectored(left) {
                 Ok(0) => return Err(self.ended("the rmt server stopped reading")),
-                Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+                Ok(n) => {
+                    io::IoSlice::advance_slices(&mut left, n);
+                    waiting_since = None;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    let ms = self.timeout.as_millis().min(i32::MAX as u128) as i32;
+                    let timeout_at = *waiting_since.get_or_insert_with(Instant::now) + self.timeout;
+                    let now = Instant::now();
+                    if self.stop_deadline().is_some_and(|s| s <= now) {
+                        return Err(RmtError::Stopped);
+                    }
+                    if timeout_at <= now {
+                        self.kill();
+                        return Err(RmtError::TimedOut(self.timeout.as_secs()));
+                    }
+                    let slice = (timeout_at - now).min(SEND_POLL).as_millis() as i32;
+                    let stdin = self.stdin.as_mut().expect("checked above");
                     let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLOUT)];
                     match poll(
                         &mut fds,
-                        PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX),
+                        PollTimeout::try_from(slice).unwrap_or(PollTimeout::MAX),
                     ) {
-                        Ok(0) => {
-                            self.kill();
-                            return Err(RmtError::TimedOut(self.timeout.as_secs()));
-                        }
                         Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                         Err(e) => return Err(self.ended(&format!("waiting to send failed: {e}"))),
                     }
@@ -396,10 +520,57 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.stdin = None;
-        if self.exit_status(Duration::from_millis(200)).is_none() {
-            self.kill();
+        if self.exit_status(Duration::from_millis(100)).is_none() && self.exited.is_empty() {
+            // The waiter thread still holds the child, so the group's id
+            // cannot have been reused.
+            end_groups(&[self.pid]);
+            forget_group(self.pid);
         }
     }
+}
+
+/// What the server sent after its last reply: nothing, from a server in
+/// step with its client.
+struct Trailing {
+    bytes: u64,
+    /// The start of it, printable.
+    start: String,
+}
+
+impl Trailing {
+    /// Reads to the end of the server's output.
+    fn read(input: &mut impl Read) -> Trailing {
+        let mut first = Vec::new();
+        let mut bytes = 0u64;
+        let mut buf = [0u8; 4096];
+        loop {
+            match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if first.len() < 80 {
+                        let room = 80 - first.len();
+                        first.extend_from_slice(&buf[..n.min(room)]);
+                    }
+                    bytes += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        Trailing {
+            bytes,
+            start: printable(first_line(&first)),
+        }
+    }
+}
+
+/// The bytes up to the first newline (at most 80).
+fn first_line(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    &bytes[..end.min(80)]
 }
 
 /// "ssh exited with status 255", or "was killed by signal 9".

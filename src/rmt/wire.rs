@@ -6,7 +6,9 @@
 //! are parsed strictly and with bounded reads: a line that is not `A`, `E`
 //! or `F` (a login banner, a shell error) is an error that quotes it, a
 //! reply claiming more data than was asked for is an error, and no reply
-//! can make the client allocate more than one record.
+//! can make the client allocate more than one record. Text from the server
+//! is made printable (`printable`) before any message quotes it, so a
+//! hostile server cannot send escape sequences to the user's terminal.
 
 use std::io::{self, BufRead};
 
@@ -135,6 +137,9 @@ pub enum ReplyError {
     TooMuch { got: u64, asked: u64 },
     #[error("reading the reply failed: {0}")]
     Io(String),
+    /// Bytes that came when no request awaited a reply (their start).
+    #[error("unsolicited reply {0:?}")]
+    Unsolicited(String),
 }
 
 /// Reads one reply of the `expect` shape. `buf` is reused for the bytes
@@ -176,7 +181,7 @@ pub fn read_reply(
                 .and_then(|n| i32::try_from(n).ok())
                 .ok_or_else(|| garbage(&line))?;
             let message = read_line(input)?.ok_or(ReplyError::Truncated)?;
-            let message = String::from_utf8_lossy(&message).trim().to_string();
+            let message = printable(message.trim_ascii());
             Ok(Reply::Failed { errno, message })
         }
         _ => Err(garbage(&line)),
@@ -226,12 +231,38 @@ fn parse_number(text: &[u8]) -> Option<u64> {
 
 /// The error for a reply line that is not a reply, quoting it (shortened).
 fn garbage(line: &[u8]) -> ReplyError {
-    let text = String::from_utf8_lossy(line);
-    let mut quoted: String = text.chars().take(120).collect();
-    if quoted.len() < text.len() {
+    let mut quoted = printable(&line[..line.len().min(120)]);
+    if line.len() > 120 {
         quoted.push_str("...");
     }
     ReplyError::Garbage(quoted)
+}
+
+/// `bytes` as text that is safe to print: control characters (C0, DEL
+/// and C1) and bytes that are not UTF-8 are written as `\xNN` (`\u{NN}`
+/// for a C1 character), and a backslash as `\\`, so nothing the server
+/// sends can move the cursor, set a title or clear the screen.
+pub fn printable(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 || c == '\x7f' => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+                c if ('\u{80}'..='\u{9f}').contains(&c) => {
+                    let _ = write!(out, "\\u{{{:02x}}}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -310,6 +341,27 @@ mod tests {
     }
 
     #[test]
+    fn server_text_is_printed_with_its_control_bytes_escaped() {
+        assert_eq!(printable(b"I/O error"), "I/O error");
+        assert_eq!(
+            printable(b"\x1b]0;pwned\x07\x1b[2J\x7f\xff\\"),
+            "\\x1b]0;pwned\\x07\\x1b[2J\\x7f\\xff\\\\"
+        );
+        assert_eq!(printable("\u{9b}31m é".as_bytes()), "\\u{9b}31m é");
+        assert_eq!(
+            reply(b"E5\n\x1b[2Jgone\n", Expect::Number),
+            Ok(Reply::Failed {
+                errno: 5,
+                message: "\\x1b[2Jgone".into()
+            })
+        );
+        assert_eq!(
+            reply(b"\x1b]0;t\x07\n", Expect::Number),
+            Err(ReplyError::Garbage("\\x1b]0;t\\x07".into()))
+        );
+    }
+
+    #[test]
     fn a_login_banner_is_an_error_that_quotes_it() {
         assert_eq!(
             reply(b"Welcome to vault!\nA0\n", Expect::Number),
@@ -382,7 +434,7 @@ mod tests {
             wire.extend_from_slice(&data);
             prop_assert_eq!(reply(&wire, Expect::Data(300)), Ok(Reply::Bytes(data)));
             let failed = reply(format!("E{errno}\n{message}\n").as_bytes(), Expect::Number);
-            prop_assert_eq!(failed, Ok(Reply::Failed { errno, message: message.trim().to_string() }));
+            prop_assert_eq!(failed, Ok(Reply::Failed { errno, message: printable(message.trim().as_bytes()) }));
         }
 
         #[test]

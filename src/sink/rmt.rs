@@ -8,7 +8,17 @@
 //! order, and each one settles the oldest block: `A<n>` commits it, `E28`
 //! is the end of the medium, any other `E` ends the output. So the bytes
 //! committed are known exactly at every moment, and a failure says how
-//! many there are.
+//! many there are. A block counts as committed only once its reply has
+//! come: blocks merely sent are never reported as written, also when the
+//! run is stopped while the server is silent (a stop cuts every wait on
+//! the server short, and the failure then carries the acknowledged count).
+//!
+//! After any refusal but the end of a tape, the blocks already sent behind
+//! the refused one are still executed by the server. The sink takes their
+//! replies (within the timeout) and says how many bytes landed beyond the
+//! committed prefix: the medium then has a gap and stray data after it.
+//! E28 from a regular file is a full disk, a plain write failure like a
+//! local ENOSPC; only a device changes volumes at E28.
 //!
 //! At the end of the medium the server has already been sent the blocks
 //! behind the one refused, and goes on executing them. A Linux tape drive
@@ -68,6 +78,8 @@ pub struct RmtSink {
     spare: Vec<Vec<u8>>,
     volumes: Volumes,
     committed_bytes: u64,
+    /// What became of the blocks sent after a refusal, for the message.
+    beyond: Option<String>,
 }
 
 impl RmtSink {
@@ -90,6 +102,7 @@ impl RmtSink {
             volumes: Volumes::new(&label, volume_settings),
             label,
             committed_bytes: 0,
+            beyond: None,
         })
     }
 
@@ -131,6 +144,7 @@ impl RmtSink {
             .pop_front()
             .expect("every reply matches a block in flight");
         let len = block.data().len();
+        let at = self.committed_bytes;
         match reply {
             Reply::Number(n) if n == len as u64 => {
                 self.window.replied(sent, len, Instant::now());
@@ -140,19 +154,77 @@ impl RmtSink {
                 }
                 Ok(())
             }
+            Reply::Number(n) if n > len as u64 => Err(RmtError::Protocol(format!(
+                "protocol error: the server acknowledged {n} bytes of a {len}-byte block at byte {at}, \
+                 more than was sent; the block is not counted"
+            ))
+            .into()),
             Reply::Number(n) => {
-                let at = self.committed_bytes;
-                self.commit(n.min(len as u64));
+                self.commit(n);
+                self.account_beyond();
                 Err(io::Error::other(RmtError::Protocol(format!(
                     "the server wrote only {n} of a {len}-byte block at byte {at} (a short W count)"
                 ))))
             }
-            Reply::Failed { errno, message } if errno == END_OF_MEDIUM_ERRNO => {
+            Reply::Failed { errno, message }
+                if errno == END_OF_MEDIUM_ERRNO && self.file.is_device() =>
+            {
                 self.end_of_medium(block, &message)
             }
-            Reply::Failed { errno, message } => Err(RmtError::Remote { errno, message }.into()),
+            Reply::Failed { errno, message } if errno == END_OF_MEDIUM_ERRNO => {
+                self.account_beyond();
+                Err(io::Error::other(format!(
+                    "the remote disk is full: the server replied \"{message}\" (E{errno}) at byte {at}"
+                )))
+            }
+            Reply::Failed { errno, message } => {
+                self.account_beyond();
+                Err(io::Error::other(format!(
+                    "{} at byte {at}",
+                    RmtError::Remote { errno, message }
+                )))
+            }
             Reply::Bytes(_) => Err(RmtError::Protocol("data in reply to a write".into()).into()),
         }
+    }
+
+    /// After a refusal: takes the replies to the blocks still in flight,
+    /// within one timeout in all, and notes how many bytes landed beyond
+    /// the committed prefix.
+    fn account_beyond(&mut self) {
+        let sent = self.in_flight.len();
+        if sent == 0 {
+            return;
+        }
+        let timeout = self.file.settings.timeout;
+        let deadline = Instant::now() + timeout;
+        let (mut landed_blocks, mut landed_bytes, mut answered) = (0u64, 0u64, 0usize);
+        while self.in_flight.pop_front().is_some() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.file.session().wait_reply_within(left) {
+                Ok(Reply::Number(n)) if n > 0 => {
+                    landed_blocks += 1;
+                    landed_bytes += n;
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+            answered += 1;
+        }
+        let unknown = sent - answered;
+        let mut note = match landed_bytes {
+            0 => format!("none of the {} already sent after it landed", blocks(sent)),
+            _ => format!(
+                "{landed_blocks} of the {} already sent after it landed anyway \
+                 ({landed_bytes} bytes beyond the committed prefix): the medium has a gap, \
+                 then stray data after the committed prefix",
+                blocks(sent)
+            ),
+        };
+        if unknown > 0 {
+            note += &format!("; whether the last {unknown} of them landed is unknown (no reply)");
+        }
+        self.beyond = Some(note);
     }
 
     fn commit(&mut self, n: u64) {
@@ -222,10 +294,42 @@ impl RmtSink {
         let change = e
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<VolumeChangeFailed>());
-        let why = match change {
+        let stopped = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<RmtError>())
+            .is_some_and(|inner| matches!(inner, RmtError::Stopped));
+        let closing = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<RmtError>())
+            .is_some_and(|inner| matches!(inner, RmtError::Close(_)));
+        let committed = self.committed_bytes;
+        let mut why = match change {
             Some(change) => change.to_string(),
-            None => format!("{e}; {} bytes committed", self.committed_bytes),
+            None if stopped && self.in_flight.is_empty() => format!(
+                "stopped before the server acknowledged the close (the end of the data, or its \
+                 filemark, may not be on the medium); {committed} bytes committed"
+            ),
+            None if stopped => format!(
+                "stopped with {} sent but not acknowledged by the server (they may or may \
+                 not be on the medium); {committed} bytes committed",
+                blocks(self.in_flight.len())
+            ),
+            None if closing => format!(
+                "{e}; the data may not be on the medium; {committed} bytes were acknowledged before the close"
+            ),
+            None => format!("{e}; {committed} bytes committed"),
         };
+        match self.beyond.take() {
+            Some(beyond) => why = format!("{why}; {beyond}"),
+            None if !stopped && !self.in_flight.is_empty() => {
+                why = format!(
+                    "{why}; {} already sent got no reply that could be trusted \
+                     (they may or may not be on the medium)",
+                    blocks(self.in_flight.len())
+                )
+            }
+            None => {}
+        }
         io::Error::other(LateFailure {
             committed_bytes: self.committed_bytes,
             why,
@@ -266,6 +370,7 @@ impl Sink for RmtSink {
 
     fn attach_stop(&mut self, stop: &Receiver<()>) {
         self.volumes.attach_stop(stop);
+        self.file.attach_stop(stop);
     }
 
     fn volumes(&self) -> Option<Arc<VolumeLog>> {
@@ -274,6 +379,14 @@ impl Sink for RmtSink {
 
     fn is_tape(&self) -> bool {
         true
+    }
+}
+
+/// "1 block", "3 blocks".
+fn blocks(n: usize) -> String {
+    match n {
+        1 => "1 block".into(),
+        n => format!("{n} blocks"),
     }
 }
 

@@ -7,6 +7,12 @@
 //! record size. `A0` is a filemark or the end of a file, and ends the
 //! volume.
 //!
+//! A regular file (a path outside `/dev/`) reads short only at its end, so
+//! a short record is held back until the next reply confirms the end
+//! (`A0`). A short record followed by more data means a reply was extra or
+//! out of step with the requests (a server that answered one `R` twice),
+//! and is an error before the suspect bytes reach the output.
+//!
 //! Reading ahead is safe for the data but moves the tape: the requests
 //! behind the filemark have already read records of the next tape file.
 //! When the tape is to stay where it is (no `--rewind` or `--eject`), the
@@ -65,6 +71,10 @@ pub struct RmtReader {
     overrun: Overrun,
     smallest: usize,
     largest: usize,
+    /// Bytes passed on so far, for messages.
+    delivered: u64,
+    /// The end of the file was seen behind the record being copied out.
+    end_seen: bool,
 }
 
 impl RmtReader {
@@ -81,6 +91,8 @@ impl RmtReader {
             overrun: Overrun::default(),
             smallest: usize::MAX,
             largest: 0,
+            delivered: 0,
+            end_seen: false,
         }
     }
 
@@ -96,13 +108,22 @@ impl RmtReader {
         Ok(())
     }
 
+    /// Sends more requests; when sending fails, the replies that came
+    /// before are still taken, and the failure shows once they run out.
+    fn request_more_or_take_replies(&mut self) -> Result<(), RmtError> {
+        match self.request_more() {
+            Err(e) if self.in_flight.is_empty() => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// The next record; empty at a filemark or the end of the file.
     fn next_record(&mut self) -> Result<Vec<u8>, RmtError> {
-        self.request_more()?;
+        self.request_more_or_take_replies()?;
         if !self.file.session().reply_ready() {
             // The ring is waiting on the link: a wider window would help.
             self.window.full();
-            self.request_more()?;
+            self.request_more_or_take_replies()?;
         }
         let reply = self.file.session().wait_reply()?;
         let sent = self.in_flight.pop_front().expect("a reply to a request");
@@ -154,10 +175,29 @@ impl RmtReader {
 impl ReadMedium for RmtReader {
     fn read(&mut self, buf: &mut [u8], _fresh: bool) -> io::Result<Got> {
         if self.copied == self.record.len() {
+            if std::mem::take(&mut self.end_seen) {
+                self.drain_read_ahead()?;
+                return Ok(Got::EndOfVolume);
+            }
             let record = self.next_record().map_err(|e| self.explain(e))?;
             if record.is_empty() {
                 self.drain_read_ahead()?;
                 return Ok(Got::EndOfVolume);
+            }
+            if record.len() < self.block_bytes && !self.file.is_device() {
+                let next = self.next_record().map_err(|e| self.explain(e))?;
+                if !next.is_empty() {
+                    return Err(io::Error::other(RmtError::Desync(format!(
+                        "a read of {} bytes at byte {} got {}, and the next read {} more, but a \
+                         regular file reads short only at its end: a reply was extra or out of \
+                         step, so none of these bytes were passed on",
+                        self.block_bytes,
+                        self.delivered,
+                        record.len(),
+                        next.len()
+                    ))));
+                }
+                self.end_seen = true;
             }
             self.smallest = self.smallest.min(record.len());
             self.largest = self.largest.max(record.len());
@@ -168,6 +208,7 @@ impl ReadMedium for RmtReader {
         let n = buf.len().min(self.record.len() - self.copied);
         buf[..n].copy_from_slice(&self.record[self.copied..self.copied + n]);
         self.copied += n;
+        self.delivered += n as u64;
         Ok(Got::Bytes(n))
     }
 
@@ -189,6 +230,7 @@ impl ReadMedium for RmtReader {
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.record.clear();
         self.copied = 0;
+        self.end_seen = false;
         self.file.reopen().map_err(io::Error::from)
     }
 
