@@ -51,9 +51,12 @@ impl Slot {
             false => self.sink.write_block(block.data()),
         };
         match written {
-            Ok(()) => {
-                out.committed_bytes.fetch_add(block.len() as u64, Relaxed);
-            }
+            Ok(()) => match self.sink.acknowledged_bytes() {
+                Some(acked) => out.committed_bytes.store(acked, Relaxed),
+                None => {
+                    out.committed_bytes.fetch_add(block.len() as u64, Relaxed);
+                }
+            },
             Err(e) => {
                 let (written, cause) = PartialWrite::split(&e);
                 out.committed_bytes.fetch_add(written, Relaxed);
@@ -78,6 +81,11 @@ impl Slot {
             true => self.sink.finish_early(),
             false => self.sink.finish(),
         };
+        if let (Ok(()), Some(acked)) = (&closed, self.sink.acknowledged_bytes()) {
+            stats.outputs[self.index]
+                .committed_bytes
+                .store(acked, Relaxed);
+        }
         if let Err(e) = closed {
             let name = self.sink.name().to_string();
             let out = &stats.outputs[self.index];

@@ -56,6 +56,15 @@ pub trait Sink: Send {
         0
     }
 
+    /// For a sink whose writes are acknowledged late (rmt): the bytes
+    /// acknowledged so far, which are what it has committed. The writer
+    /// counts these instead of the blocks merely handed over, so status
+    /// lines and the watchdog never overclaim. None: a block is committed
+    /// when `write_block` returns.
+    fn acknowledged_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Flushes (fsync with `--sync`) and closes. Called once, at the end,
     /// when the input ended and every block read was handed over.
     fn finish(&mut self) -> io::Result<()>;

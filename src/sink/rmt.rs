@@ -357,6 +357,10 @@ impl Sink for RmtSink {
         self.window.most()
     }
 
+    fn acknowledged_bytes(&self) -> Option<u64> {
+        Some(self.committed_bytes)
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         let at_end = self.volumes.settings().at_end;
         self.pump(true)
