@@ -119,7 +119,7 @@ pub struct SummaryRecord {
     pub volumes: u32,
     /// Every byte read reached every output and nothing failed.
     pub clean: bool,
-    /// "SIGINT" or "SIGTERM" when a signal stopped the run.
+    /// "SIGINT", "SIGTERM" or "SIGHUP" when a signal stopped the run.
     pub interrupted_by: Option<String>,
     pub input_error: Option<String>,
     pub failed_outputs: Vec<String>,
