@@ -29,6 +29,9 @@ pub enum TapeOp {
     Rewind,
     /// Rewind and eject (MTOFFL).
     Unload,
+    /// Set the block size (MTSETBLK): 0 selects variable-block mode, where
+    /// one write(2) is one record of its own size.
+    SetBlockBytes(u32),
 }
 
 /// What the drive reports about itself.
@@ -72,6 +75,12 @@ pub trait Drive: Send {
 
     /// The device name, for messages and the change command.
     fn name(&self) -> &str;
+
+    /// What is known about the largest transfer the drive, st and the
+    /// controller take, one fact per line, for messages (sysfs on Linux).
+    fn transfer_limits(&self) -> super::limits::TransferLimits {
+        super::limits::TransferLimits::default()
+    }
 }
 
 /// A real tape device, driven through read(2), write(2) and mtio.
@@ -146,6 +155,7 @@ impl Drive for Device {
             TapeOp::BackspaceRecords(n) => (mtio::MTBSR, n),
             TapeOp::Rewind => (mtio::MTREW, 1),
             TapeOp::Unload => (mtio::MTOFFL, 1),
+            TapeOp::SetBlockBytes(n) => (mtio::MTSETBLK, n),
         };
         let count = i32::try_from(count).map_err(|_| io::Error::other("count too large"))?;
         mtio::op(self.file()?.as_fd(), code, count)
@@ -177,5 +187,9 @@ impl Drive for Device {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn transfer_limits(&self) -> super::limits::TransferLimits {
+        super::limits::TransferLimits::of_device(&self.path)
     }
 }

@@ -12,11 +12,23 @@
 //! ejects the cartridge, and the next open loads the next one from the
 //! library, as a changer's `next` would. Every operation is logged so that
 //! tests can check what tapebuf asked of the drive.
+//!
+//! Fixed-block mode follows st too (Documentation/scsi/st.rst): with a
+//! block size B set (`Library::block_bytes`, MTSETBLK), a write must be a
+//! multiple of B and is cut into records of B bytes, or fails with EINVAL;
+//! a read must ask for a multiple of B and reads records of exactly B
+//! bytes, a record of another size failing with EIO. The mode belongs to
+//! the drive and lasts until a cartridge is loaded, which resets it to
+//! `Library::default_block_bytes`, as st's `defblksize` does. An optional
+//! transfer limit refuses any read or write of more bytes, whatever the
+//! record's size, before touching the tape: EBUSY as st over the host
+//! adapter's limit, or EINVAL as st over READ BLOCK LIMITS.
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::drive::{Drive, DriveStatus, TapeOp};
+use super::limits::TransferLimits;
 
 /// What a cartridge holds, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +120,24 @@ pub struct Library {
     /// Every operation, as "write 65536", "filemark", "rewind", "unload",
     /// "close", "open 2" (slot), in order.
     pub log: Vec<String>,
+    /// The drive's block size now: 0 is variable-block mode.
+    pub block_bytes: u64,
+    /// The block size a newly loaded cartridge starts in (st's defblksize).
+    pub default_block_bytes: u64,
+    /// MTSETBLK fails with EIO.
+    pub refuse_setblk: bool,
+    /// Reads and writes of more bytes than this are refused.
+    pub transfer_limit: Option<TransferLimit>,
+}
+
+/// The largest read or write the emulated drive and controller take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferLimit {
+    pub max_bytes: usize,
+    /// EBUSY (the host adapter's limit) or EINVAL (READ BLOCK LIMITS).
+    pub errno: i32,
+    /// The limit shows in `transfer_limits`, as sysfs would show it.
+    pub known: bool,
 }
 
 /// A shared handle on the library, kept by the test while the drive runs.
@@ -133,6 +163,7 @@ impl Emulated {
             loaded: Some(0),
             next_slot: 1,
             log: vec!["open 0".into()],
+            ..Library::default()
         }));
         let drive = Emulated {
             name: name.to_string(),
@@ -185,12 +216,75 @@ fn no_medium() -> io::Error {
     io::Error::from_raw_os_error(libc::ENOMEDIUM)
 }
 
+impl Library {
+    /// Refuses a read or write of `bytes` over the transfer limit.
+    fn check_transfer(&mut self, what: &str, bytes: usize) -> io::Result<()> {
+        match self.transfer_limit {
+            Some(limit) if bytes > limit.max_bytes => {
+                self.log
+                    .push(format!("{what} {bytes} refused: transfer limit"));
+                Err(io::Error::from_raw_os_error(limit.errno))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// In fixed-block mode, refuses a count that is not a multiple of the
+    /// block size, as st does.
+    fn check_fixed(&mut self, what: &str, bytes: usize) -> io::Result<()> {
+        let block = self.block_bytes as usize;
+        if block > 0 && bytes % block != 0 {
+            self.log
+                .push(format!("{what} {bytes} refused: not a multiple of {block}"));
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        Ok(())
+    }
+}
+
+impl Emulated {
+    /// A read in fixed-block mode: up to `buf.len() / block` records of
+    /// exactly `block` bytes, stopping before a filemark.
+    fn read_fixed(&mut self, buf: &mut [u8], block: usize) -> io::Result<usize> {
+        let mut got = 0;
+        while got + block <= buf.len() {
+            let lib = self.library();
+            let slot = lib.loaded.ok_or_else(no_medium)?;
+            let item = lib.slots[slot].items.get(self.position).cloned();
+            drop(lib);
+            match item {
+                None if got == 0 => return Err(io::Error::from_raw_os_error(libc::EIO)),
+                Some(Item::Filemark) if got == 0 => {
+                    self.position += 1;
+                    return Ok(0);
+                }
+                None | Some(Item::Filemark) => break,
+                // A record of another size ends the read before it; read
+                // first, it fails (st: "Incorrect block size").
+                Some(Item::Record(r)) if r.len() != block && got > 0 => break,
+                Some(Item::Record(r)) => {
+                    self.position += 1;
+                    if r.len() != block {
+                        return Err(io::Error::from_raw_os_error(libc::EIO));
+                    }
+                    buf[got..got + block].copy_from_slice(&r);
+                    got += block;
+                }
+            }
+        }
+        Ok(got)
+    }
+}
+
 impl Drive for Emulated {
     fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
         self.check_open()?;
         let position = self.position;
         let mut lib = self.library();
         let slot = lib.loaded.ok_or_else(no_medium)?;
+        lib.check_transfer("write", record.len())?;
+        lib.check_fixed("write", record.len())?;
+        let block = lib.block_bytes as usize;
         let cart = &mut lib.slots[slot];
         if cart.write_protected {
             return Err(io::Error::from_raw_os_error(libc::EACCES));
@@ -215,11 +309,18 @@ impl Drive for Emulated {
             }
         }
         cart.items.truncate(position);
-        cart.items.push(Item::Record(record.to_vec()));
+        let pieces: Vec<&[u8]> = if block > 0 {
+            record.chunks(block).collect()
+        } else {
+            vec![record]
+        };
+        let records = pieces.len();
+        cart.items
+            .extend(pieces.into_iter().map(|r| Item::Record(r.to_vec())));
         lib.log.push(format!("write {}", record.len()));
         drop(lib);
         self.refuse_next = false;
-        self.position += 1;
+        self.position += records;
         self.last_was_write = true;
         Ok(record.len())
     }
@@ -228,10 +329,16 @@ impl Drive for Emulated {
         self.check_open()?;
         self.last_was_write = false;
         let position = self.position;
-        let lib = self.library();
+        let mut lib = self.library();
         let slot = lib.loaded.ok_or_else(no_medium)?;
+        lib.check_transfer("read", buf.len())?;
+        lib.check_fixed("read", buf.len())?;
+        let block = lib.block_bytes as usize;
         let item = lib.slots[slot].items.get(position).cloned();
         drop(lib);
+        if block > 0 {
+            return self.read_fixed(buf, block);
+        }
         match item {
             // Blank tape after the last item: st reports a blank check as EIO.
             None => Err(io::Error::from_raw_os_error(libc::EIO)),
@@ -285,6 +392,15 @@ impl Drive for Emulated {
                 lib.loaded = None;
                 lib.log.push("unload".into());
             }
+            TapeOp::SetBlockBytes(n) => {
+                let mut lib = self.library();
+                if lib.refuse_setblk {
+                    lib.log.push(format!("setblk {n} refused"));
+                    return Err(io::Error::from_raw_os_error(libc::EIO));
+                }
+                lib.block_bytes = u64::from(n);
+                lib.log.push(format!("setblk {n}"));
+            }
         }
         Ok(())
     }
@@ -302,7 +418,7 @@ impl Drive for Emulated {
             write_protected: cart.write_protected,
             at_bot: self.position == 0,
             at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
-            fixed_block_bytes: 0,
+            fixed_block_bytes: lib.block_bytes,
         })
     }
 
@@ -330,6 +446,7 @@ impl Drive for Emulated {
             }
             lib.loaded = Some(lib.next_slot);
             lib.next_slot += 1;
+            lib.block_bytes = lib.default_block_bytes;
             self.position = 0;
         }
         let slot = lib.loaded.expect("loaded");
@@ -342,6 +459,20 @@ impl Drive for Emulated {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn transfer_limits(&self) -> TransferLimits {
+        let mut limits = TransferLimits::default();
+        if let Some(limit) = self.library().transfer_limit.filter(|l| l.known) {
+            limits.add(
+                limit.max_bytes as u64,
+                format!(
+                    "the emulated controller moves at most {} bytes",
+                    limit.max_bytes
+                ),
+            );
+        }
+        limits
     }
 }
 
@@ -413,5 +544,67 @@ mod tests {
         );
         drop(lib);
         assert!(d.reopen().is_ok(), "the second cartridge is still loaded");
+    }
+
+    #[test]
+    fn fixed_block_mode_cuts_writes_into_blocks_and_refuses_the_rest() {
+        let (mut d, shelf) = Emulated::new("emu", vec![Cartridge::blank(1 << 20, 0)]);
+        shelf.lock().unwrap().block_bytes = 512;
+        assert_eq!(d.status().unwrap().fixed_block_bytes, 512);
+        assert_eq!(d.write_record(&[1; 1024]).unwrap(), 1024);
+        let e = d.write_record(&[2; 700]).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+        d.op(TapeOp::SetBlockBytes(0)).unwrap();
+        d.write_record(&[3; 700]).unwrap();
+        d.op(TapeOp::Rewind).unwrap();
+        assert_eq!(
+            shelf.lock().unwrap().slots[0].record_sizes(),
+            vec![512, 512, 700]
+        );
+        d.op(TapeOp::SetBlockBytes(512)).unwrap();
+        let mut buf = [0u8; 2048];
+        assert_eq!(
+            d.read_record(&mut buf).unwrap(),
+            1024,
+            "two blocks, then a record of 700"
+        );
+        assert_eq!(
+            d.read_record(&mut buf).unwrap_err().raw_os_error(),
+            Some(libc::EIO)
+        );
+    }
+
+    #[test]
+    fn a_new_cartridge_loads_in_the_default_block_size() {
+        let (mut d, shelf) = Emulated::new(
+            "emu",
+            vec![Cartridge::blank(100, 0), Cartridge::blank(100, 0)],
+        );
+        shelf.lock().unwrap().default_block_bytes = 1024;
+        d.op(TapeOp::Unload).unwrap();
+        d.reopen().unwrap();
+        assert_eq!(d.status().unwrap().fixed_block_bytes, 1024);
+    }
+
+    #[test]
+    fn transfers_over_the_limit_fail_whatever_the_record_size() {
+        let cart = Cartridge::with_records(vec![vec![7; 100]]);
+        let (mut d, shelf) = Emulated::new("emu", vec![cart]);
+        shelf.lock().unwrap().transfer_limit = Some(TransferLimit {
+            max_bytes: 4096,
+            errno: libc::EBUSY,
+            known: false,
+        });
+        let mut big = vec![0u8; 8192];
+        assert_eq!(
+            d.read_record(&mut big).unwrap_err().raw_os_error(),
+            Some(libc::EBUSY)
+        );
+        assert_eq!(d.read_record(&mut big[..4096]).unwrap(), 100);
+        assert_eq!(
+            d.write_record(&big).unwrap_err().raw_os_error(),
+            Some(libc::EBUSY)
+        );
+        assert!(d.transfer_limits().facts.is_empty());
     }
 }

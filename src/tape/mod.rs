@@ -3,9 +3,11 @@
 //! and sources that write and read volumes live in `sink/volumes.rs` and
 //! `source/volumes.rs`; this module holds what they share.
 
+pub mod block_mode;
 pub mod change;
 pub mod drive;
 pub mod emulated;
+pub mod limits;
 pub mod mtio;
 pub mod names;
 
