@@ -3,27 +3,90 @@
 //! padded with `--pad`). Finishing a volume writes its filemark
 //! explicitly, so that an error there is seen, then rewinds or ejects as
 //! asked, then closes the device.
+//!
+//! Before the first write of every volume the drive is put in
+//! variable-block mode if it was left in fixed-block mode (see
+//! `tape::block_mode`), and said so. A first write refused for its size
+//! (EBUSY, EINVAL, EOVERFLOW) names the likely cause and the `-s` to try.
+//! Later failures say that st writes behind: an error may belong to the
+//! write before, so the last record counted may not be on tape. What the
+//! volume-change messages call safe is already exact: it counts a volume
+//! only once its filemark was written, and writing a filemark makes st
+//! flush its buffer and report any write still pending.
 
 use std::io;
 
 use super::volumes::{Medium, WriteMedium};
+use crate::tape::block_mode::{ensure_variable, to_stderr, Notify};
+use crate::tape::limits::{is_refused_size, refused_error};
 use crate::tape::{AtEnd, Drive, TapeOp};
 
 pub struct TapeMedium {
     drive: Box<dyn Drive>,
+    notify: Notify,
+    /// The block mode was checked on the volume in use.
+    checked: bool,
+    /// Records written to the volume in use.
+    records: u64,
 }
 
 impl TapeMedium {
     /// `drive` is open for writing with volume 1 loaded.
     pub fn new(drive: Box<dyn Drive>) -> TapeMedium {
-        TapeMedium { drive }
+        TapeMedium {
+            drive,
+            notify: to_stderr(),
+            checked: false,
+            records: 0,
+        }
+    }
+
+    /// Sends the medium's notices (a block-mode switch) to `notify`
+    /// instead of stderr.
+    pub fn with_notify(mut self, notify: Notify) -> TapeMedium {
+        self.notify = notify;
+        self
+    }
+
+    fn check_block_mode(&mut self) -> io::Result<()> {
+        if let Some(line) = ensure_variable(self.drive.as_mut())? {
+            (self.notify)(&line);
+        }
+        self.checked = true;
+        Ok(())
     }
 }
 
 impl WriteMedium for TapeMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.drive.write_record(data)
+        if !self.checked {
+            self.check_block_mode()?;
+        }
+        match self.drive.write_record(data) {
+            Ok(n) => {
+                self.records += 1;
+                Ok(n)
+            }
+            Err(e) if self.records == 0 && is_refused_size(&e) => Err(refused_error(
+                &self.drive.transfer_limits(),
+                "record",
+                data.len(),
+                &e,
+            )),
+            Err(e) if self.records == 0 || benign(&e) => Err(e),
+            Err(e) => Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}; st may report a failed write one write late, so the record before this one may not be on tape either"
+                ),
+            )),
+        }
     }
+}
+
+/// Errors the volume logic acts on, which must keep their errno.
+fn benign(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Interrupted || e.raw_os_error() == Some(libc::ENOSPC)
 }
 
 impl Medium for TapeMedium {
@@ -34,11 +97,13 @@ impl Medium for TapeMedium {
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
+        self.records = 0;
+        self.checked = false;
         let status = self.drive.status()?;
         if status.write_protected {
             return Err(io::Error::other("the tape is write-protected"));
         }
-        Ok(())
+        self.check_block_mode()
     }
 
     fn volume_name(&self, _n: u32) -> String {

@@ -7,11 +7,28 @@
 //! fails with ENOMEM on Linux; then the reader spaces back, measures the
 //! record with a larger buffer, and says which `-s` to use. A filemark
 //! ends the volume.
+//!
+//! Before the first read of every volume the drive is put in variable-block
+//! mode if it was left in fixed-block mode (see `tape::block_mode`). st
+//! refuses a read whose byte count is over the controller's or the
+//! drive's limit (EBUSY, EINVAL, EOVERFLOW) however small the record is,
+//! so a large `-s` could fail on a tape of small records. When the first
+//! read of a volume is refused that way, the reader asks for less, down to
+//! the largest size the limits found in sysfs allow and then by halves,
+//! says so once, and reads at most that much per read(2) from then on.
+//! Only a record larger than every size the drive accepts is an error.
 
 use std::io;
 
+use crate::probe::recommend::size_flag;
+use crate::tape::block_mode::{ensure_variable, to_stderr, Notify};
+use crate::tape::limits::{is_refused_size, plain, refused_error};
+
 use super::volumes::{Got, ReadMedium};
 use crate::tape::{AtEnd, Drive, TapeOp};
+
+/// The smallest read count tried after a refusal.
+const MIN_READ_BYTES: usize = 4096;
 
 /// The largest record the size probe looks for.
 const MAX_PROBED_RECORD_BYTES: usize = 256 << 20;
@@ -20,6 +37,13 @@ pub struct TapeReader {
     drive: Box<dyn Drive>,
     smallest: usize,
     largest: usize,
+    notify: Notify,
+    /// The block mode was checked on the volume in use.
+    checked: bool,
+    /// Records read from the volume in use.
+    records: u64,
+    /// The most one read(2) may ask for, once the drive refused more.
+    read_cap: Option<usize>,
 }
 
 impl TapeReader {
@@ -28,7 +52,77 @@ impl TapeReader {
             drive,
             smallest: usize::MAX,
             largest: 0,
+            notify: to_stderr(),
+            checked: false,
+            records: 0,
+            read_cap: None,
         }
+    }
+
+    /// Sends the reader's notices (a block-mode switch, a smaller read
+    /// size) to `notify` instead of stderr.
+    pub fn with_notify(mut self, notify: Notify) -> TapeReader {
+        self.notify = notify;
+        self
+    }
+
+    fn check_block_mode(&mut self) -> io::Result<()> {
+        if let Some(line) = ensure_variable(self.drive.as_mut())? {
+            (self.notify)(&line);
+        }
+        self.checked = true;
+        Ok(())
+    }
+
+    /// One read(2) of at most `read_cap` bytes; at the first read of a
+    /// volume, a read refused for its size is tried again with less.
+    fn read_capped(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut want = buf.len().min(self.read_cap.unwrap_or(usize::MAX));
+        let mut first_refusal: Option<(usize, io::Error)> = None;
+        let result = loop {
+            match self.drive.read_record(&mut buf[..want]) {
+                Err(e) if self.records == 0 && is_refused_size(&e) => {
+                    let limits = self.drive.transfer_limits();
+                    let (asked, why) = first_refusal.get_or_insert((want, e));
+                    let next = limits.suggest_bytes(want as u64) as usize;
+                    if want <= MIN_READ_BYTES || next < MIN_READ_BYTES {
+                        return Err(refused_error(&limits, "read", *asked, why));
+                    }
+                    want = next;
+                }
+                other => break other,
+            }
+        };
+        if let Some((asked, why)) = first_refusal {
+            self.read_cap = Some(want);
+            if result.is_ok() {
+                (self.notify)(&format!(
+                    "tapebuf: {}: the drive or its controller refused a read of {} ({}); reading at most {} per read from now on",
+                    self.drive.name(),
+                    size_flag(asked as u64),
+                    plain(&why),
+                    size_flag(want as u64)
+                ));
+            }
+        }
+        if result.is_ok() {
+            self.records += 1;
+        }
+        result
+    }
+
+    /// The error for a record larger than the most the drive lets us read.
+    fn larger_than_cap(&self, cap: usize) -> io::Error {
+        let limits = self.drive.transfer_limits();
+        let known = if limits.facts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", limits.facts.join(", "))
+        };
+        io::Error::other(format!(
+            "a tape record is larger than {}, the largest read the drive or its controller accepted{known}: this controller cannot read it; try another host adapter, or the tape on another system",
+            size_flag(cap as u64)
+        ))
     }
 
     /// The error for a record larger than the block, with its real size if
@@ -60,29 +154,36 @@ impl TapeReader {
     }
 }
 
+impl TapeReader {
+    /// True when the read cap, not the space in the block, limited a read
+    /// into `space` bytes.
+    fn capped(&self, space: usize) -> bool {
+        self.read_cap.is_some_and(|cap| cap < space)
+    }
+}
+
 /// A `-s` value at least `n` bytes: `n` itself in k or M when it divides.
 fn suggest(n: usize) -> String {
-    let n = n as u64;
-    if n % (1 << 20) == 0 {
-        format!("{}M", n >> 20)
-    } else if n % 1024 == 0 {
-        format!("{}k", n >> 10)
-    } else {
-        n.to_string()
-    }
+    size_flag(n as u64)
 }
 
 impl ReadMedium for TapeReader {
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
+        if !self.checked {
+            self.check_block_mode()?;
+        }
         if !fresh && buf.len() < self.largest {
             return Ok(Got::BlockDone);
         }
-        match self.drive.read_record(buf) {
+        match self.read_capped(buf) {
             Ok(0) => Ok(Got::EndOfVolume),
             Ok(n) => {
                 self.smallest = self.smallest.min(n);
                 self.largest = self.largest.max(n);
                 Ok(Got::Bytes(n))
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && self.capped(buf.len()) => {
+                Err(self.larger_than_cap(self.read_cap.unwrap_or(0)))
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && !fresh => {
                 // A record larger than those before, but not than a block:
@@ -101,7 +202,9 @@ impl ReadMedium for TapeReader {
     }
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
-        self.drive.reopen()
+        self.drive.reopen()?;
+        self.records = 0;
+        self.check_block_mode()
     }
 
     fn volume_exists(&self, _n: u32) -> bool {

@@ -15,6 +15,14 @@ use std::io;
 
 use super::drive::{Drive, TapeOp};
 
+/// Where a tape medium's one-line notices go: stderr, or a test's list.
+pub type Notify = Box<dyn Fn(&str) + Send>;
+
+/// Notices to stderr.
+pub fn to_stderr() -> Notify {
+    Box::new(crate::summary::say)
+}
+
 /// Switches `drive` to variable-block mode if it reports a fixed block
 /// size. Returns the line to tell the user, if it switched; fails, with the
 /// fix in the message, if the drive refuses or stays in fixed mode.
