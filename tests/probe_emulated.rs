@@ -350,3 +350,73 @@ fn a_stop_request_ends_the_sweep_between_blocks_and_cleanup_rewinds() {
     let tail: Vec<&str> = lib.log.iter().rev().take(3).map(String::as_str).collect();
     assert_eq!(tail, vec!["close", "rewind", "filemark"]);
 }
+
+#[test]
+fn sizes_the_drive_refuses_are_marked_unsupported_and_the_sweep_goes_on() {
+    let (tape, shelf) = emulated_tape();
+    // st over the host adapter's limit: EBUSY above 256 KiB, and the
+    // drive left in fixed-block mode, which the probe undoes.
+    {
+        let mut lib = shelf.lock().unwrap();
+        lib.transfer_limit = Some(tapebuf::tape::emulated::TransferLimit {
+            max_bytes: 256 << 10,
+            errno: libc::EBUSY,
+            known: false,
+        });
+        lib.block_bytes = 512;
+    }
+    let clock = VirtualClock::default();
+    let mut target = Timed {
+        inner: tape,
+        clock: clock.clone(),
+        curve: CURVE,
+        block_bytes: 0,
+        started: false,
+    };
+    let plan = Plan {
+        sizes: (6..=10).map(|p| KIB << p).collect(), // 64 KiB .. 1 MiB
+        runs: 2,
+        stream_bytes: 4 << 20,
+        data: DataKind::Random,
+    };
+    let done = run(&mut target, &plan, &clock).unwrap();
+    let results = done.results(&target, &plan, false);
+    let refused: Vec<u64> = results
+        .results
+        .iter()
+        .filter(|r| r.refused.is_some())
+        .map(|r| r.block_bytes)
+        .collect();
+    assert_eq!(refused, vec![512 * KIB, 1024 * KIB]);
+    for r in &results.results {
+        assert_eq!(r.verified, r.block_bytes <= 256 * KIB, "{r:?}");
+    }
+    // The curve peaks at 256 KiB, the largest size the drive takes.
+    assert_eq!(results.recommend.write_block_bytes, 256 * KIB);
+    assert_eq!(results.recommend.read_block_bytes, 256 * KIB);
+    let table = lines_of(&results);
+    let row = table
+        .iter()
+        .find(|l| l.trim_start().starts_with("512k"))
+        .unwrap();
+    assert!(
+        row.contains("not supported by this drive/controller (writing a 524288-byte block: Device or resource busy)"),
+        "{table:#?}"
+    );
+    let json = serde_json::to_string(&results).unwrap();
+    assert!(
+        json.contains(r#""refused":"not supported by this drive/controller"#),
+        "{json}"
+    );
+    assert_eq!(json.matches(r#""refused""#).count(), 2, "{json}");
+    target.cleanup().unwrap();
+    let lib = shelf.lock().unwrap();
+    assert_eq!(
+        lib.block_bytes, 0,
+        "the probe put the drive in variable mode"
+    );
+    assert!(
+        lib.slots[0].record_sizes().iter().all(|&s| s <= 256 << 10),
+        "no refused record reached the tape"
+    );
+}

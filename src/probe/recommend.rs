@@ -167,6 +167,7 @@ mod tests {
             write: m(rate),
             read: m(rate),
             verified,
+            refused: None,
         };
         let r = recommend(&[result(65536, 50.0, true), result(1 << 20, 90.0, false)]);
         assert_eq!(r.write_block_bytes, 65536);

@@ -59,6 +59,11 @@ pub struct SizeResult {
     pub read: Measured,
     /// Every byte read back matched what was written, in every run.
     pub verified: bool,
+    /// Why the drive or its controller refused this size (EBUSY, EINVAL or
+    /// EOVERFLOW at the first block), which was then skipped: it is not
+    /// verified and has no rates. Absent for a size that was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// One direction at one block size, over all runs.

@@ -8,7 +8,10 @@
 //! never pass for this one's. A byte that reads back wrong is recorded with
 //! its offset and the sweep goes on, so the figures are complete; the size
 //! is then not verified and never recommended. A stop request (a signal) is
-//! honoured between blocks.
+//! honoured between blocks. A size the drive or its controller refuses at
+//! its first block (EBUSY, EINVAL, EOVERFLOW: st's answers to a transfer
+//! too large) is marked "not supported by this drive/controller" and
+//! skipped in later runs; the sweep goes on with the other sizes.
 //!
 //! A pass is timed by the clock from its first block to the end of its
 //! `end` call, gaps included, as a drive sees it. The test data is made (for
@@ -30,6 +33,7 @@ use super::recommend::recommend;
 use super::schema::{DataKind, ProbeResults, SizeResult, SCHEMA, SCHEMA_VERSION};
 use super::target::{Pass, ProbeTarget};
 use crate::size::Bytes;
+use crate::tape::limits::{is_refused_size, plain};
 
 /// What to measure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +99,8 @@ pub struct SizeRuns {
     pub writes: Vec<PassTiming>,
     pub reads: Vec<PassTiming>,
     pub mismatches: Vec<Mismatch>,
+    /// Why the target refused this size, which was then skipped.
+    pub refused: Option<String>,
 }
 
 /// The outcome of a whole sweep, in ascending block size.
@@ -134,6 +140,9 @@ pub fn sweep(
     };
     for run in 1..=plan.runs {
         for entry in &mut out.sizes {
+            if entry.refused.is_some() {
+                continue;
+            }
             let pass = OneRun {
                 target: &mut *target,
                 clock,
@@ -143,7 +152,19 @@ pub fn sweep(
                 stream_bytes: plan.stream_bytes,
                 pattern: Pattern::new(plan.data, pass_seed(entry.block_bytes, run)),
             };
-            let (write, read, mismatch) = pass.run()?;
+            let (write, read, mismatch) = match pass.run() {
+                Err(e) => match refusal(&e) {
+                    Some(why) => {
+                        // Close the pass the refusal left open; the size
+                        // is reported, not measured.
+                        let _ = target.end();
+                        entry.refused = Some(why);
+                        continue;
+                    }
+                    None => return Err(e),
+                },
+                Ok(done) => done,
+            };
             entry.writes.push(write);
             entry.reads.push(read);
             if let Some(m) = mismatch {
@@ -160,6 +181,25 @@ pub fn sweep(
         }
     }
     Ok(out)
+}
+
+/// The reason to report when `e` is a refusal of the block size itself:
+/// st's EBUSY, EINVAL or EOVERFLOW at the first block of a pass.
+fn refusal(e: &SweepError) -> Option<String> {
+    match e {
+        SweepError::Io {
+            doing: doing @ ("writing" | "reading back"),
+            offset: 0,
+            block_bytes,
+            source,
+            ..
+        } if is_refused_size(source) => Some(format!(
+            "not supported by this drive/controller ({doing} a {}-byte block: {})",
+            block_bytes,
+            plain(source)
+        )),
+        _ => None,
+    }
 }
 
 /// Blocks made or checked ahead of the target, per pass.
@@ -409,7 +449,8 @@ impl Sweep {
                 block_bytes: s.block_bytes,
                 write: summarize(&s.writes),
                 read: summarize(&s.reads),
-                verified: s.mismatches.is_empty(),
+                verified: s.mismatches.is_empty() && s.refused.is_none(),
+                refused: s.refused.clone(),
             })
             .collect()
     }

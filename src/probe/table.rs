@@ -33,6 +33,10 @@ pub fn lines_of(r: &ProbeResults) -> Vec<String> {
         ),
     ];
     for s in &r.results {
+        if let Some(why) = &s.refused {
+            out.push(format!("{:>6}  {why}", size_flag(s.block_bytes)));
+            continue;
+        }
         let mut flags = Vec::new();
         if is_noisy(&s.write) || is_noisy(&s.read) {
             flags.push("noisy");

@@ -7,13 +7,17 @@
 //! one; it ends by rewinding, so the next run starts at the beginning
 //! again. The invariant: the tape is at its beginning between passes, and
 //! `cleanup` rewinds it whatever happened (after a write, st and the
-//! emulated drive write the filemark before rewinding).
+//! emulated drive write the filemark before rewinding). A drive left in
+//! fixed-block mode is put in variable-block mode after every open, and
+//! said so, since the probe writes one record per block of every size.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
+use crate::summary::say;
+use crate::tape::block_mode::ensure_variable;
 use crate::tape::{Access, Device, Drive, TapeOp};
 
 pub struct TapeTarget {
@@ -40,12 +44,14 @@ impl TapeTarget {
             drive: Box::new(device),
             open: Some(Access::Write),
         };
+        variable_mode(target.drive.as_mut())?;
         target.drive.op(TapeOp::Rewind)?;
         Ok(Some(target))
     }
 
     /// An open drive that `reopen` opens again (the emulated drive), rewound.
     pub fn with_drive(label: &str, mut drive: Box<dyn Drive>) -> io::Result<TapeTarget> {
+        variable_mode(drive.as_mut())?;
         drive.op(TapeOp::Rewind)?;
         Ok(TapeTarget {
             label: label.to_string(),
@@ -73,8 +79,16 @@ impl TapeTarget {
             None => self.drive.reopen()?,
         }
         self.open = Some(access);
-        Ok(())
+        variable_mode(self.drive.as_mut())
     }
+}
+
+/// Puts a drive left in fixed-block mode in variable-block mode, saying so.
+fn variable_mode(drive: &mut dyn Drive) -> io::Result<()> {
+    if let Some(line) = ensure_variable(drive)? {
+        say(&line);
+    }
+    Ok(())
 }
 
 impl ProbeTarget for TapeTarget {

@@ -199,7 +199,9 @@ pub fn warnings(p: &ProbeResults) -> Vec<String> {
     }
     for r in &p.results {
         let size = size_label(r.block_bytes);
-        if !r.verified {
+        if let Some(why) = &r.refused {
+            out.push(format!("warning: {size}: {why}"));
+        } else if !r.verified {
             out.push(format!(
                 "warning: {size}: the data read back did not match what was written"
             ));
@@ -258,6 +260,7 @@ pub(crate) mod tests {
                     write: measured(write[i], if i == 0 { 12.5 } else { 2.0 }),
                     read: measured(read[i], 1.0),
                     verified: i != 1,
+                    refused: None,
                 })
                 .collect(),
             recommend: Recommendation {
