@@ -145,6 +145,13 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         say(&format!("tapebuf: probe: {}: {m}", config.label));
         code = FAILURE;
     }
+    if results.results.iter().all(|r| r.refused.is_some()) {
+        say(&format!(
+            "tapebuf: probe: {}: the drive or its controller refused every size; probe smaller --sizes (256k works nearly everywhere)",
+            config.label
+        ));
+        code = FAILURE;
+    }
     if let Err(e) = cleaned {
         say(&format!("tapebuf: probe: {}: {e}", config.label));
         code = FAILURE;
