@@ -604,3 +604,25 @@ fn restore_of_records_larger_than_the_transfer_limit_says_the_controller_cannot_
         "{e}"
     );
 }
+
+#[test]
+fn a_write_error_reported_one_write_late_says_the_record_before_may_be_lost() {
+    let data = pattern(6 * BLOCK, 27);
+    // The third write (index 2) fails behind: the fourth returns EIO.
+    let (summary, shelf, _) = write_to_drive(&data, blanks(1), VolumeSettings::default(), |lib| {
+        lib.fail_behind_write = Some(2);
+    });
+    assert!(!summary.is_clean());
+    let failure = &summary.failed_outputs[0];
+    assert!(
+        failure.contains(&format!("write failed at byte {}", 3 * BLOCK)),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("st may report a failed write one write late, so the record before this one may not be on tape either"),
+        "{failure}"
+    );
+    let lib = shelf.lock().unwrap();
+    assert_eq!(lib.slots[0].record_sizes(), vec![BLOCK, BLOCK]);
+    assert_eq!(lib.slots[0].first_file(), data[..2 * BLOCK]);
+}

@@ -128,6 +128,13 @@ pub struct Library {
     pub refuse_setblk: bool,
     /// Reads and writes of more bytes than this are refused.
     pub transfer_limit: Option<TransferLimit>,
+    /// The write with this index (from 0, over the drive's life) fails
+    /// behind the program's back, as st's asynchronous writes do: it
+    /// returns success, and the next write or filemark fails with EIO and
+    /// its record is not on the tape.
+    pub fail_behind_write: Option<usize>,
+    /// Writes accepted so far.
+    pub writes_accepted: usize,
 }
 
 /// The largest read or write the emulated drive and controller take.
@@ -191,6 +198,12 @@ impl Emulated {
     fn write_filemark(&mut self) -> io::Result<()> {
         let position = self.position;
         let mut lib = self.library();
+        if let Err(e) = lib.failed_behind(position) {
+            drop(lib);
+            self.position -= 1;
+            self.last_was_write = false;
+            return Err(e);
+        }
         let slot = lib.loaded.ok_or_else(no_medium)?;
         let cart = &mut lib.slots[slot];
         cart.items.truncate(position);
@@ -217,6 +230,19 @@ fn no_medium() -> io::Error {
 }
 
 impl Library {
+    /// Reports a write that failed behind, taking its record off the
+    /// tape at `position`; returns the new position.
+    fn failed_behind(&mut self, position: usize) -> io::Result<usize> {
+        if self.fail_behind_write.map(|k| k + 1) != Some(self.writes_accepted) {
+            return Ok(position);
+        }
+        self.fail_behind_write = None;
+        let slot = self.loaded.ok_or_else(no_medium)?;
+        self.slots[slot].items.truncate(position - 1);
+        self.log.push("the previous write failed behind".into());
+        Err(io::Error::from_raw_os_error(libc::EIO))
+    }
+
     /// Refuses a read or write of `bytes` over the transfer limit.
     fn check_transfer(&mut self, what: &str, bytes: usize) -> io::Result<()> {
         match self.transfer_limit {
@@ -282,6 +308,11 @@ impl Drive for Emulated {
         let position = self.position;
         let mut lib = self.library();
         let slot = lib.loaded.ok_or_else(no_medium)?;
+        if let Err(e) = lib.failed_behind(position) {
+            drop(lib);
+            self.position -= 1;
+            return Err(e);
+        }
         lib.check_transfer("write", record.len())?;
         lib.check_fixed("write", record.len())?;
         let block = lib.block_bytes as usize;
@@ -318,6 +349,7 @@ impl Drive for Emulated {
         cart.items
             .extend(pieces.into_iter().map(|r| Item::Record(r.to_vec())));
         lib.log.push(format!("write {}", record.len()));
+        lib.writes_accepted += 1;
         drop(lib);
         self.refuse_next = false;
         self.position += records;
