@@ -178,6 +178,17 @@ fn emulated_tape() -> (TapeTarget, Shelf) {
     (target, shelf)
 }
 
+/// The emulated tape behind the test curve on `clock`.
+fn timed(tape: TapeTarget, clock: &VirtualClock) -> Timed<TapeTarget> {
+    Timed {
+        inner: tape,
+        clock: clock.clone(),
+        curve: CURVE,
+        block_bytes: 0,
+        started: false,
+    }
+}
+
 fn run(target: &mut dyn ProbeTarget, plan: &Plan, clock: &dyn Clock) -> Result<Sweep, SweepError> {
     sweep(target, plan, clock, &|| None, &mut |_| {})
 }
@@ -193,13 +204,7 @@ const CURVE: Curve = Curve {
 fn the_probe_recommends_the_size_where_the_emulated_drive_peaks() {
     let (tape, shelf) = emulated_tape();
     let clock = VirtualClock::default();
-    let mut target = Timed {
-        inner: tape,
-        clock: clock.clone(),
-        curve: CURVE,
-        block_bytes: 0,
-        started: false,
-    };
+    let mut target = timed(tape, &clock);
     let plan = Plan {
         sizes: (4..=10).map(|p| KIB << p).collect(), // 16 KiB .. 1 MiB
         runs: 3,
@@ -366,13 +371,7 @@ fn sizes_the_drive_refuses_are_marked_unsupported_and_the_sweep_goes_on() {
         lib.block_bytes = 512;
     }
     let clock = VirtualClock::default();
-    let mut target = Timed {
-        inner: tape,
-        clock: clock.clone(),
-        curve: CURVE,
-        block_bytes: 0,
-        started: false,
-    };
+    let mut target = timed(tape, &clock);
     let plan = Plan {
         sizes: (6..=10).map(|p| KIB << p).collect(), // 64 KiB .. 1 MiB
         runs: 2,

@@ -17,15 +17,13 @@
 use std::io;
 
 use super::volumes::{Medium, WriteMedium};
-use crate::tape::block_mode::{ensure_variable, to_stderr, Notify};
+use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, refused_error};
 use crate::tape::{AtEnd, Drive, TapeOp};
 
 pub struct TapeMedium {
     drive: Box<dyn Drive>,
-    notify: Notify,
-    /// The block mode was checked on the volume in use.
-    checked: bool,
+    mode: ModeCheck,
     /// Records written to the volume in use.
     records: u64,
 }
@@ -35,8 +33,7 @@ impl TapeMedium {
     pub fn new(drive: Box<dyn Drive>) -> TapeMedium {
         TapeMedium {
             drive,
-            notify: to_stderr(),
-            checked: false,
+            mode: ModeCheck::default(),
             records: 0,
         }
     }
@@ -44,24 +41,14 @@ impl TapeMedium {
     /// Sends the medium's notices (a block-mode switch) to `notify`
     /// instead of stderr.
     pub fn with_notify(mut self, notify: Notify) -> TapeMedium {
-        self.notify = notify;
+        self.mode = ModeCheck::new(notify);
         self
-    }
-
-    fn check_block_mode(&mut self) -> io::Result<()> {
-        if let Some(line) = ensure_variable(self.drive.as_mut())? {
-            (self.notify)(&line);
-        }
-        self.checked = true;
-        Ok(())
     }
 }
 
 impl WriteMedium for TapeMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if !self.checked {
-            self.check_block_mode()?;
-        }
+        self.mode.check_once(self.drive.as_mut())?;
         match self.drive.write_record(data) {
             Ok(n) => {
                 self.records += 1;
@@ -98,12 +85,11 @@ impl Medium for TapeMedium {
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
         self.records = 0;
-        self.checked = false;
         let status = self.drive.status()?;
         if status.write_protected {
             return Err(io::Error::other("the tape is write-protected"));
         }
-        self.check_block_mode()
+        self.mode.check(self.drive.as_mut())
     }
 
     fn volume_name(&self, _n: u32) -> String {

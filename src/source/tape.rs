@@ -21,7 +21,7 @@
 use std::io;
 
 use crate::probe::recommend::size_flag;
-use crate::tape::block_mode::{ensure_variable, to_stderr, Notify};
+use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 
 use super::volumes::{Got, ReadMedium};
@@ -37,9 +37,7 @@ pub struct TapeReader {
     drive: Box<dyn Drive>,
     smallest: usize,
     largest: usize,
-    notify: Notify,
-    /// The block mode was checked on the volume in use.
-    checked: bool,
+    mode: ModeCheck,
     /// Records read from the volume in use.
     records: u64,
     /// The most one read(2) may ask for, once the drive refused more.
@@ -52,8 +50,7 @@ impl TapeReader {
             drive,
             smallest: usize::MAX,
             largest: 0,
-            notify: to_stderr(),
-            checked: false,
+            mode: ModeCheck::default(),
             records: 0,
             read_cap: None,
         }
@@ -62,16 +59,8 @@ impl TapeReader {
     /// Sends the reader's notices (a block-mode switch, a smaller read
     /// size) to `notify` instead of stderr.
     pub fn with_notify(mut self, notify: Notify) -> TapeReader {
-        self.notify = notify;
+        self.mode = ModeCheck::new(notify);
         self
-    }
-
-    fn check_block_mode(&mut self) -> io::Result<()> {
-        if let Some(line) = ensure_variable(self.drive.as_mut())? {
-            (self.notify)(&line);
-        }
-        self.checked = true;
-        Ok(())
     }
 
     /// One read(2) of at most `read_cap` bytes; at the first read of a
@@ -96,7 +85,7 @@ impl TapeReader {
         if let Some((asked, why)) = first_refusal {
             self.read_cap = Some(want);
             if result.is_ok() {
-                (self.notify)(&format!(
+                self.mode.say(&format!(
                     "tapebuf: {}: the drive or its controller refused a read of {} ({}); reading at most {} per read from now on",
                     self.drive.name(),
                     size_flag(asked as u64),
@@ -169,9 +158,7 @@ fn suggest(n: usize) -> String {
 
 impl ReadMedium for TapeReader {
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
-        if !self.checked {
-            self.check_block_mode()?;
-        }
+        self.mode.check_once(self.drive.as_mut())?;
         if !fresh && buf.len() < self.largest {
             return Ok(Got::BlockDone);
         }
@@ -204,7 +191,7 @@ impl ReadMedium for TapeReader {
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
         self.records = 0;
-        self.check_block_mode()
+        self.mode.check(self.drive.as_mut())
     }
 
     fn volume_exists(&self, _n: u32) -> bool {

@@ -23,6 +23,51 @@ pub fn to_stderr() -> Notify {
     Box::new(crate::summary::say)
 }
 
+/// The check, once per volume, as a tape medium runs it: before the first
+/// read or write of volume 1, and right after opening every later one.
+pub struct ModeCheck {
+    notify: Notify,
+    /// The volume in use was checked.
+    checked: bool,
+}
+
+impl Default for ModeCheck {
+    fn default() -> ModeCheck {
+        ModeCheck::new(to_stderr())
+    }
+}
+
+impl ModeCheck {
+    pub fn new(notify: Notify) -> ModeCheck {
+        ModeCheck {
+            notify,
+            checked: false,
+        }
+    }
+
+    /// Checks `drive` now (a volume was just opened).
+    pub fn check(&mut self, drive: &mut dyn Drive) -> io::Result<()> {
+        if let Some(line) = ensure_variable(drive)? {
+            self.say(&line);
+        }
+        self.checked = true;
+        Ok(())
+    }
+
+    /// Checks `drive` unless the volume in use was checked already.
+    pub fn check_once(&mut self, drive: &mut dyn Drive) -> io::Result<()> {
+        match self.checked {
+            true => Ok(()),
+            false => self.check(drive),
+        }
+    }
+
+    /// Passes one notice on.
+    pub fn say(&self, line: &str) {
+        (self.notify)(line);
+    }
+}
+
 /// Switches `drive` to variable-block mode if it reports a fixed block
 /// size. Returns the line to tell the user, if it switched; fails, with the
 /// fix in the message, if the drive refuses or stays in fixed mode.
