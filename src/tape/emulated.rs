@@ -12,11 +12,24 @@
 //! ejects the cartridge, and the next open loads the next one from the
 //! library, as a changer's `next` would. Every operation is logged so that
 //! tests can check what tapebuf asked of the drive.
+//!
+//! A newly loaded cartridge can take time to become ready (`load_delay`,
+//! real time): until then an O_NONBLOCK status says not online, and a
+//! blocking open fails with EIO as st's does once its polling gives up
+//! (the 120 s of polling are not modelled; the open fails at once). An
+//! empty drive reports its door open, and its blocking open fails with
+//! ENOMEDIUM. A write-protected cartridge fails an open for writing with
+//! EROFS once the drive is told it is opened for writing (`for_writing`).
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use super::drive::{Drive, DriveStatus, TapeOp};
+
+/// How often a volume change polls the emulated drive: often, so that
+/// tests of a slow load stay fast.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
 /// What a cartridge holds, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +47,9 @@ pub struct Cartridge {
     pub early_warning_bytes: u64,
     pub write_protected: bool,
     pub items: Vec<Item>,
+    /// How long after a load the drive needs before it reports the
+    /// cartridge ready (`Duration::MAX`: never).
+    pub load_delay: Duration,
 }
 
 impl Cartridge {
@@ -56,6 +72,7 @@ impl Cartridge {
             early_warning_bytes: 0,
             write_protected: false,
             items,
+            ..Cartridge::default()
         }
     }
 
@@ -108,6 +125,33 @@ pub struct Library {
     /// Every operation, as "write 65536", "filemark", "rewind", "unload",
     /// "close", "open 2" (slot), in order.
     pub log: Vec<String>,
+    /// When the cartridge in the drive was loaded by the changer (`None`:
+    /// loaded before the run, so ready).
+    pub loaded_at: Option<Instant>,
+    /// How many times the drive's status was asked with the device closed.
+    pub unopened_polls: u32,
+}
+
+impl Library {
+    /// The changer puts the next cartridge in, if the drive is empty and
+    /// one is left; the drive starts to calibrate it. False if none is in.
+    fn load_next(&mut self) -> bool {
+        if self.loaded.is_none() && self.next_slot < self.slots.len() {
+            self.loaded = Some(self.next_slot);
+            self.next_slot += 1;
+            self.loaded_at = Some(Instant::now());
+        }
+        self.loaded.is_some()
+    }
+
+    /// The cartridge in the drive has finished loading.
+    fn loaded_is_ready(&self) -> bool {
+        match (self.loaded, self.loaded_at) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(slot), Some(at)) => at.elapsed() >= self.slots[slot].load_delay,
+        }
+    }
 }
 
 /// A shared handle on the library, kept by the test while the drive runs.
@@ -122,6 +166,8 @@ pub struct Emulated {
     last_was_write: bool,
     /// Inside the early-warning zone, the next write fails.
     refuse_next: bool,
+    /// Opened for writing: a write-protected cartridge fails the open.
+    writing: bool,
 }
 
 impl Emulated {
@@ -133,6 +179,7 @@ impl Emulated {
             loaded: Some(0),
             next_slot: 1,
             log: vec!["open 0".into()],
+            ..Library::default()
         }));
         let drive = Emulated {
             name: name.to_string(),
@@ -141,8 +188,15 @@ impl Emulated {
             position: 0,
             last_was_write: false,
             refuse_next: false,
+            writing: false,
         };
         (drive, shelf)
+    }
+
+    /// From now on the device is opened for writing, so a write-protected
+    /// cartridge fails the open with EROFS, as st does.
+    pub fn for_writing(&mut self) {
+        self.writing = true;
     }
 
     fn library(&self) -> MutexGuard<'_, Library> {
@@ -303,6 +357,7 @@ impl Drive for Emulated {
             at_bot: self.position == 0,
             at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
             fixed_block_bytes: 0,
+            door_open: false,
         })
     }
 
@@ -324,15 +379,21 @@ impl Drive for Emulated {
         let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
         if lib.loaded.is_none() {
             // The changer puts the next cartridge in.
-            if lib.next_slot >= lib.slots.len() {
+            if !lib.load_next() {
                 lib.log.push("open: no medium".into());
                 return Err(no_medium());
             }
-            lib.loaded = Some(lib.next_slot);
-            lib.next_slot += 1;
             self.position = 0;
         }
         let slot = lib.loaded.expect("loaded");
+        if !lib.loaded_is_ready() {
+            lib.log.push(format!("open {slot}: not ready"));
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
+        if self.writing && lib.slots[slot].write_protected {
+            lib.log.push(format!("open {slot}: write-protected"));
+            return Err(io::Error::from_raw_os_error(libc::EROFS));
+        }
         lib.log.push(format!("open {slot}"));
         drop(lib);
         self.open = true;
@@ -342,6 +403,43 @@ impl Drive for Emulated {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        if self.open {
+            // st lets one process at a time have the drive open.
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        let mut lib = self.library();
+        lib.unopened_polls += 1;
+        if !lib.load_next() {
+            return Ok(DriveStatus {
+                door_open: true,
+                ..DriveStatus::default()
+            });
+        }
+        let slot = lib.loaded.expect("loaded");
+        Ok(DriveStatus {
+            online: lib.loaded_is_ready(),
+            write_protected: lib.slots[slot].write_protected,
+            at_bot: true,
+            ..DriveStatus::default()
+        })
+    }
+
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        if self.open {
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        self.position = 0;
+        let mut lib = self.library();
+        lib.loaded = None;
+        lib.log.push("unload".into());
+        Ok(())
+    }
+
+    fn ready_poll_interval(&self) -> Duration {
+        POLL_INTERVAL
     }
 }
 
