@@ -16,6 +16,7 @@ use crossbeam_channel::{select, tick};
 
 use common::{pattern, sha256};
 use tapebuf::events::Events;
+use tapebuf::observe::change_notes;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{fill_from, Filled, ReadVolumes, Source, TapeReader, VolumeSource};
@@ -73,7 +74,7 @@ struct Watched {
     summary: Summary,
     /// Why the watchdog would have ended the run, if it would have.
     stalled: Option<String>,
-    /// The change notes the status lines showed.
+    /// The change notes the status lines and the bar showed.
     notes: Vec<String>,
 }
 
@@ -92,7 +93,7 @@ fn run_watched(source: Box<dyn Source>, sink: Box<dyn Sink>, limit: Duration) ->
         select! {
             recv(running.done()) -> _ => break,
             recv(ticks) -> _ => {
-                for note in stats.volume_logs().filter_map(|v| v.change_note()) {
+                if let Some(note) = change_notes(&stats) {
                     if notes.last() != Some(&note) {
                         notes.push(note);
                     }
@@ -210,7 +211,10 @@ fn a_write_protected_cartridge_is_ejected_and_another_is_asked_for() {
     assert!(summary.is_clean(), "{}", summary.line());
     assert_eq!(sha256(&joined(&shelf)), sha256(&data), "byte-exact");
     let lib = shelf.lock().unwrap();
-    assert!(lib.slots[1].items.is_empty(), "nothing on the protected one");
+    assert!(
+        lib.slots[1].items.is_empty(),
+        "nothing on the protected one"
+    );
     assert!(!lib.slots[2].items.is_empty(), "the rest on the third");
     assert_eq!(
         std::fs::read_to_string(&changes).unwrap(),
@@ -231,8 +235,7 @@ fn the_watchdog_does_not_fire_while_the_drive_becomes_ready() {
     let dir = tempfile::tempdir().unwrap();
     let changes = dir.path().join("changes");
     let data = pattern(1_500_000, 13);
-    let (mut drive, shelf) =
-        Emulated::new("/dev/nst0", vec![blank(), slow(blank(), LOAD_DELAY)]);
+    let (mut drive, shelf) = Emulated::new("/dev/nst0", vec![blank(), slow(blank(), LOAD_DELAY)]);
     drive.for_writing();
     let sink = VolumeSink::new(
         Box::new(TapeMedium::new(Box::new(drive))),

@@ -1,7 +1,9 @@
 //! `--status-interval`: a plain status record every few seconds, the same
 //! line SIGUSR1 prints, with no carriage returns or escapes, so that cron
 //! mail and log files read cleanly. The records go to stderr, or to the
-//! `--log` file, which also gets the summary line at the end.
+//! `--log` file, which also gets the summary line at the end. During a
+//! volume change the line ends with what the change is doing, such as
+//! waiting for the drive to be ready.
 
 use std::fs::File;
 use std::io::Write;
@@ -66,7 +68,10 @@ pub fn spawn(
                     recv(stop) -> _ => return true,
                     recv(ticks) -> _ => {}
                 }
-                let line = status_line(&stats);
+                let mut line = status_line(&stats);
+                if let Some(note) = super::change_notes(&stats) {
+                    line = format!("{line}, {note}");
+                }
                 match &log {
                     Some(log) => {
                         if !log.write_line(&line) {

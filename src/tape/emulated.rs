@@ -512,4 +512,19 @@ mod tests {
         drop(lib);
         assert!(d.reopen().is_ok(), "the second cartridge is still loaded");
     }
+
+    #[test]
+    fn a_write_protected_cartridge_fails_an_open_for_writing_with_erofs() {
+        let protected = Cartridge {
+            write_protected: true,
+            ..Cartridge::blank(100, 0)
+        };
+        let (mut d, _) = Emulated::new("emu", vec![Cartridge::blank(100, 0), protected]);
+        d.for_writing();
+        d.op(TapeOp::Unload).unwrap();
+        d.close().unwrap();
+        assert!(d.status_unopened().unwrap().write_protected);
+        let e = d.reopen().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EROFS));
+    }
 }

@@ -163,7 +163,15 @@ mod tests {
         let calls = dir.path().join("calls");
         let log = VolumeLog::new("disk");
         let mut medium = Opens(vec![libc::EROFS]);
-        load_volume(&counting(&calls), true, &request(), &mut medium, &never(), &log).unwrap();
+        load_volume(
+            &counting(&calls),
+            true,
+            &request(),
+            &mut medium,
+            &never(),
+            &log,
+        )
+        .unwrap();
         let seen = std::fs::read_to_string(&calls).unwrap();
         let lines: Vec<&str> = seen.lines().collect();
         assert_eq!(lines.len(), 2, "{seen}");
@@ -177,8 +185,15 @@ mod tests {
         let calls = dir.path().join("calls");
         let log = VolumeLog::new("disk");
         let mut medium = Opens(vec![libc::EROFS; 10]);
-        let e = load_volume(&counting(&calls), true, &request(), &mut medium, &never(), &log)
-            .unwrap_err();
+        let e = load_volume(
+            &counting(&calls),
+            true,
+            &request(),
+            &mut medium,
+            &never(),
+            &log,
+        )
+        .unwrap_err();
         let LoadFailed::Change(why) = e else {
             panic!("{e:?}")
         };

@@ -131,14 +131,19 @@ mod tests {
         };
         let (mut d, _) = unloaded_drive(never_ready);
         let log = VolumeLog::new("/dev/nst0");
-        let e = wait_until_ready(&mut d, 2, Duration::from_millis(100), &never(), &log).unwrap_err();
+        let e =
+            wait_until_ready(&mut d, 2, Duration::from_millis(100), &never(), &log).unwrap_err();
         assert!(
             e.contains("/dev/nst0 was still not ready for volume 2 after 0.1 s"),
             "{e}"
         );
         assert!(e.contains("still loading"), "{e}");
         let io = d.reopen().unwrap_err();
-        assert_eq!(io.raw_os_error(), Some(libc::EIO), "a blocking open fails as st's");
+        assert_eq!(
+            io.raw_os_error(),
+            Some(libc::EIO),
+            "a blocking open fails as st's"
+        );
     }
 
     #[test]
