@@ -7,66 +7,29 @@
 
 mod common;
 
-use std::io::{self, Cursor};
-use std::sync::atomic::AtomicU64;
+use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{select, tick};
 
+use common::memory::{Collect, Memory};
 use common::{pattern, sha256};
-use tapebuf::events::Events;
 use tapebuf::observe::change_notes;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
-use tapebuf::source::{fill_from, Filled, ReadVolumes, Source, TapeReader, VolumeSource};
+use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
 use tapebuf::summary::Summary;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::{ChangePolicy, VolumeLog};
 use tapebuf::watchdog::Watchdog;
-use tapebuf::watermark::Watermarks;
 
 const BLOCK: usize = 64 * 1024;
 /// How long the slow cartridges take to become ready.
 const LOAD_DELAY: Duration = Duration::from_millis(600);
 
-struct Memory(Cursor<Vec<u8>>);
-
-impl Source for Memory {
-    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        fill_from(&mut self.0, buf, arrived)
-    }
-    fn name(&self) -> &str {
-        "memory"
-    }
-}
-
-struct Collect(Arc<Mutex<Vec<u8>>>);
-
-impl Sink for Collect {
-    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(())
-    }
-    fn finish(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-    fn name(&self) -> &str {
-        "memory"
-    }
-}
-
 fn params() -> Params {
-    Params {
-        blocks: 8,
-        block_bytes: BLOCK,
-        lock_memory: false,
-        marks: Watermarks::new(8, 90, 100),
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pad: false,
-        events: Events::default(),
-    }
+    common::memory::params(BLOCK, false)
 }
 
 /// What the run's main loop saw while the pipeline ran.

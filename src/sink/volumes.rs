@@ -18,7 +18,7 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::{PartialWrite, Sink};
-use crate::tape::load::{load_volume, Load, LoadFailed};
+use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
 
 /// One medium at a time, as the volume change sees it.
@@ -181,16 +181,20 @@ impl Volumes {
             medium,
             volume: finished + 1,
         };
-        let policy = &self.settings.policy;
-        load_volume(policy, swap, &request, &mut opening, &self.stop, &self.log).map_err(
-            |failed| match failed {
-                LoadFailed::Change(why) => fail(why, true),
-                LoadFailed::Open(e) => fail(
-                    format!("cannot open volume {} ({device}): {e}", finished + 1),
-                    true,
-                ),
-            },
-        )?;
+        let change = Change {
+            policy: &self.settings.policy,
+            swap,
+            req: &request,
+            stop: &self.stop,
+            log: &self.log,
+        };
+        change.load(&mut opening).map_err(|failed| match failed {
+            LoadFailed::Change(why) => fail(why, true),
+            LoadFailed::Open(e) => fail(
+                format!("cannot open volume {} ({device}): {e}", finished + 1),
+                true,
+            ),
+        })?;
         self.volume += 1;
         self.on_volume = 0;
         self.log.next();

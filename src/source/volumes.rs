@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::{End, Filled, Source};
-use crate::tape::load::{load_volume, Load, LoadFailed};
+use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
 
 /// What one read from a volume gave.
@@ -152,16 +152,20 @@ impl VolumeSource {
             medium: self.medium.as_mut(),
             volume: next,
         };
-        let policy = &self.plan.policy;
-        load_volume(policy, swap, &request, &mut opening, &self.stop, &self.log).map_err(
-            |failed| match failed {
-                LoadFailed::Change(why) => io::Error::other(why),
-                LoadFailed::Open(e) => io::Error::new(
-                    e.kind(),
-                    format!("cannot open volume {next} ({device}): {e}"),
-                ),
-            },
-        )?;
+        let change = Change {
+            policy: &self.plan.policy,
+            swap,
+            req: &request,
+            stop: &self.stop,
+            log: &self.log,
+        };
+        change.load(&mut opening).map_err(|failed| match failed {
+            LoadFailed::Change(why) => io::Error::other(why),
+            LoadFailed::Open(e) => io::Error::new(
+                e.kind(),
+                format!("cannot open volume {next} ({device}): {e}"),
+            ),
+        })?;
         self.volume = next;
         self.log.next();
         Ok(())

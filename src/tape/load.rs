@@ -38,75 +38,81 @@ pub enum LoadFailed {
     Open(io::Error),
 }
 
-/// Gets volume `req.next_volume` in (through `policy` when `swap`, that
-/// is when someone must put it in) and opens it.
-pub fn load_volume(
-    policy: &ChangePolicy,
-    swap: bool,
-    req: &ChangeRequest<'_>,
-    medium: &mut dyn Load,
-    stop: &Receiver<()>,
-    log: &VolumeLog,
-) -> Result<(), LoadFailed> {
-    let mut refused: Option<String> = None;
-    for attempt in 1.. {
-        if swap {
-            let again = ChangeRequest {
-                refused: refused.as_deref(),
-                ..req.clone()
-            };
-            policy.change(&again, stop).map_err(LoadFailed::Change)?;
-        }
-        let why = match try_open(policy, swap, req, medium, stop, log)? {
-            None => return Ok(()),
-            Some(why) => why,
-        };
-        let what = match medium.drive() {
-            Some(_) => "cartridge",
-            None => "medium",
-        };
-        if attempt > MAX_REFUSALS {
-            return Err(LoadFailed::Change(format!(
-                "the {what} loaded as volume {} {why}, and so were the {MAX_REFUSALS} before it; giving up",
-                req.next_volume
-            )));
-        }
-        say(&format!(
-            "tapebuf: {}: the {what} loaded as volume {} {why}; asking for another",
-            req.device, req.next_volume
-        ));
-        if let Some(drive) = medium.drive() {
-            drive.eject_unopened().map_err(|e| {
-                LoadFailed::Change(format!("cannot eject the refused cartridge: {e}"))
-            })?;
-        }
-        refused = Some(why);
-    }
-    unreachable!("the attempts are counted without end")
+/// One volume change: what is wanted, and how.
+pub struct Change<'a> {
+    pub policy: &'a ChangePolicy,
+    /// Someone (a person or the command) must put the volume in; else it
+    /// is there already (numbered files) and is only opened.
+    pub swap: bool,
+    pub req: &'a ChangeRequest<'a>,
+    pub stop: &'a Receiver<()>,
+    /// Where the wait for the drive is shown.
+    pub log: &'a VolumeLog,
 }
 
-/// Waits for a drive, then opens. Ok(Some(why)) if the cartridge was
-/// refused and another should be asked for.
-fn try_open(
-    policy: &ChangePolicy,
-    swap: bool,
-    req: &ChangeRequest<'_>,
-    medium: &mut dyn Load,
-    stop: &Receiver<()>,
-    log: &VolumeLog,
-) -> Result<Option<String>, LoadFailed> {
-    if let (true, Some(drive)) = (swap, medium.drive()) {
-        let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
-        let status = ready::wait_until_ready(drive, req.next_volume, limit, stop, log)
-            .map_err(LoadFailed::Change)?;
-        if req.access == Access::Write && status.write_protected {
-            return Ok(Some("is write-protected".to_string()));
+impl Change<'_> {
+    /// Gets volume `req.next_volume` in and opens it.
+    pub fn load(&self, medium: &mut dyn Load) -> Result<(), LoadFailed> {
+        let req = self.req;
+        let mut refused: Option<String> = None;
+        for attempt in 1.. {
+            if self.swap {
+                let again = ChangeRequest {
+                    refused: refused.as_deref(),
+                    ..req.clone()
+                };
+                self.policy
+                    .change(&again, self.stop)
+                    .map_err(LoadFailed::Change)?;
+            }
+            let why = match self.try_open(medium)? {
+                None => return Ok(()),
+                Some(why) => why,
+            };
+            let what = match medium.drive() {
+                Some(_) => "cartridge",
+                None => "medium",
+            };
+            if attempt > MAX_REFUSALS {
+                return Err(LoadFailed::Change(format!(
+                    "the {what} loaded as volume {} {why}, and so were the {MAX_REFUSALS} before it; giving up",
+                    req.next_volume
+                )));
+            }
+            say(&format!(
+                "tapebuf: {}: the {what} loaded as volume {} {why}; asking for another",
+                req.device, req.next_volume
+            ));
+            if let Some(drive) = medium.drive() {
+                drive.eject_unopened().map_err(|e| {
+                    LoadFailed::Change(format!("cannot eject the refused cartridge: {e}"))
+                })?;
+            }
+            refused = Some(why);
         }
+        unreachable!("the attempts are counted without end")
     }
-    match medium.open() {
-        Ok(()) => Ok(None),
-        Err(e) if swap && refusal(&e) => Ok(Some(format!("was refused by the drive ({e})"))),
-        Err(e) => Err(LoadFailed::Open(e)),
+
+    /// Waits for a drive, then opens. Ok(Some(why)) if the cartridge was
+    /// refused and another should be asked for.
+    fn try_open(&self, medium: &mut dyn Load) -> Result<Option<String>, LoadFailed> {
+        let req = self.req;
+        if let (true, Some(drive)) = (self.swap, medium.drive()) {
+            let limit = self.policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
+            let status =
+                ready::wait_until_ready(drive, req.next_volume, limit, self.stop, self.log)
+                    .map_err(LoadFailed::Change)?;
+            if req.access == Access::Write && status.write_protected {
+                return Ok(Some("is write-protected".to_string()));
+            }
+        }
+        match medium.open() {
+            Ok(()) => Ok(None),
+            Err(e) if self.swap && refusal(&e) => {
+                Ok(Some(format!("was refused by the drive ({e})")))
+            }
+            Err(e) => Err(LoadFailed::Open(e)),
+        }
     }
 }
 
@@ -137,14 +143,24 @@ mod tests {
         }
     }
 
-    fn request() -> ChangeRequest<'static> {
-        ChangeRequest {
-            access: Access::Write,
-            device: "/mnt/disk/backup.tar",
-            next_volume: 2,
-            finished_bytes: 10,
-            refused: None,
-        }
+    const REQUEST: ChangeRequest<'static> = ChangeRequest {
+        access: Access::Write,
+        device: "/mnt/disk/backup.tar",
+        next_volume: 2,
+        finished_bytes: 10,
+        refused: None,
+    };
+
+    /// Loads into `medium` with `policy`, as a write of volume 2.
+    fn load(policy: &ChangePolicy, medium: &mut Opens) -> Result<(), LoadFailed> {
+        let change = Change {
+            policy,
+            swap: true,
+            req: &REQUEST,
+            stop: &never(),
+            log: &log,
+        };
+        change.load(medium)
     }
 
     fn counting(path: &std::path::Path) -> ChangePolicy {
@@ -161,17 +177,8 @@ mod tests {
     fn a_read_only_medium_is_answered_by_asking_again() {
         let dir = tempfile::tempdir().unwrap();
         let calls = dir.path().join("calls");
-        let log = VolumeLog::new("disk");
         let mut medium = Opens(vec![libc::EROFS]);
-        load_volume(
-            &counting(&calls),
-            true,
-            &request(),
-            &mut medium,
-            &never(),
-            &log,
-        )
-        .unwrap();
+        load(&counting(&calls), &mut medium).unwrap();
         let seen = std::fs::read_to_string(&calls).unwrap();
         let lines: Vec<&str> = seen.lines().collect();
         assert_eq!(lines.len(), 2, "{seen}");
@@ -183,17 +190,8 @@ mod tests {
     fn refusals_are_bounded() {
         let dir = tempfile::tempdir().unwrap();
         let calls = dir.path().join("calls");
-        let log = VolumeLog::new("disk");
         let mut medium = Opens(vec![libc::EROFS; 10]);
-        let e = load_volume(
-            &counting(&calls),
-            true,
-            &request(),
-            &mut medium,
-            &never(),
-            &log,
-        )
-        .unwrap_err();
+        let e = load(&counting(&calls), &mut medium).unwrap_err();
         let LoadFailed::Change(why) = e else {
             panic!("{e:?}")
         };
@@ -204,13 +202,12 @@ mod tests {
 
     #[test]
     fn other_open_errors_still_fail_at_once() {
-        let log = VolumeLog::new("disk");
         let mut medium = Opens(vec![libc::EIO]);
         let policy = ChangePolicy {
             command: Some("true".into()),
             timeout: None,
         };
-        let e = load_volume(&policy, true, &request(), &mut medium, &never(), &log).unwrap_err();
+        let e = change(&policy, &log).load(&mut medium).unwrap_err();
         assert!(matches!(e, LoadFailed::Open(ref io) if io.raw_os_error() == Some(libc::EIO)));
     }
 }
