@@ -153,6 +153,7 @@ mod tests {
 
     /// Loads into `medium` with `policy`, as a write of volume 2.
     fn load(policy: &ChangePolicy, medium: &mut Opens) -> Result<(), LoadFailed> {
+        let log = VolumeLog::new("disk");
         let change = Change {
             policy,
             swap: true,
@@ -207,7 +208,7 @@ mod tests {
             command: Some("true".into()),
             timeout: None,
         };
-        let e = change(&policy, &log).load(&mut medium).unwrap_err();
+        let e = load(&policy, &mut medium).unwrap_err();
         assert!(matches!(e, LoadFailed::Open(ref io) if io.raw_os_error() == Some(libc::EIO)));
     }
 }
