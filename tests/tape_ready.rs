@@ -15,13 +15,12 @@ use crossbeam_channel::{select, tick};
 
 use common::memory::{Collect, Memory};
 use common::{pattern, sha256};
-use tapebuf::observe::change_notes;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
-use tapebuf::summary::Summary;
+use tapebuf::summary::{status_line, Summary};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::{ChangePolicy, VolumeLog};
+use tapebuf::tape::{change_notes, ChangePolicy, VolumeLog};
 use tapebuf::watchdog::Watchdog;
 
 const BLOCK: usize = 64 * 1024;
@@ -37,7 +36,7 @@ struct Watched {
     summary: Summary,
     /// Why the watchdog would have ended the run, if it would have.
     stalled: Option<String>,
-    /// The change notes the status lines and the bar showed.
+    /// The status lines printed during volume changes.
     notes: Vec<String>,
 }
 
@@ -56,10 +55,8 @@ fn run_watched(source: Box<dyn Source>, sink: Box<dyn Sink>, limit: Duration) ->
         select! {
             recv(running.done()) -> _ => break,
             recv(ticks) -> _ => {
-                if let Some(note) = change_notes(&stats) {
-                    if notes.last() != Some(&note) {
-                        notes.push(note);
-                    }
+                if change_notes(stats.volume_logs()).is_some() {
+                    notes.push(status_line(&stats));
                 }
                 if let Some(why) = watchdog.check(&stats.snapshot(), Instant::now()) {
                     stalled = Some(why);
@@ -153,7 +150,8 @@ fn a_backup_waits_for_a_second_cartridge_that_is_slow_to_become_ready() {
         watched
             .notes
             .iter()
-            .any(|n| n.contains("s for /dev/nst0 to be ready for volume 2")),
+            .any(|n| n.contains(" overruns, waiting ")
+                && n.ends_with(" s for /dev/nst0 to be ready for volume 2")),
         "the wait was shown: {:?}",
         watched.notes
     );

@@ -27,17 +27,6 @@ use crate::stats::Stats;
 use crate::summary::{say, Summary};
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
 
-/// What the volume changes under way are doing ("waiting 12 s for
-/// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
-/// None when no change is under way.
-pub fn change_notes(stats: &Stats) -> Option<String> {
-    let notes: Vec<String> = stats
-        .volume_logs()
-        .filter_map(|v| v.change_note())
-        .collect();
-    (!notes.is_empty()).then(|| notes.join("; "))
-}
-
 /// True while a change waits for a drive, rather than for a person or a
 /// command: the bar can stay up.
 pub fn waiting_for_a_drive(stats: &Stats) -> bool {

@@ -69,7 +69,7 @@ pub fn spawn(
                     shown = true;
                 }
                 if drive_wait {
-                    let note = super::change_notes(&stats).unwrap_or_default();
+                    let note = crate::tape::change_notes(stats.volume_logs()).unwrap_or_default();
                     console.with_bar(|bar| bar.set_message(note));
                     continue;
                 }

@@ -3,7 +3,7 @@
 //! mail and log files read cleanly. The records go to stderr, or to the
 //! `--log` file, which also gets the summary line at the end. During a
 //! volume change the line ends with what the change is doing, such as
-//! waiting for the drive to be ready.
+//! waiting for the drive to be ready (`VolumeLog::change_note`).
 
 use std::fs::File;
 use std::io::Write;
@@ -68,10 +68,7 @@ pub fn spawn(
                     recv(stop) -> _ => return true,
                     recv(ticks) -> _ => {}
                 }
-                let mut line = status_line(&stats);
-                if let Some(note) = super::change_notes(&stats) {
-                    line = format!("{line}, {note}");
-                }
+                let line = status_line(&stats);
                 match &log {
                     Some(log) => {
                         if !log.write_line(&line) {

@@ -24,6 +24,14 @@ pub use names::VolumeNames;
 /// long burst beats many short ones.
 pub const TAPE_HIGH_WATERMARK_PCT: u8 = 90;
 
+/// What the volume changes under way are doing ("waiting 12 s for
+/// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
+/// None when no change is under way.
+pub fn change_notes<'a>(logs: impl Iterator<Item = &'a Arc<VolumeLog>>) -> Option<String> {
+    let notes: Vec<String> = logs.filter_map(|v| v.change_note()).collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
 /// What to do with a tape when tapebuf is done with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AtEnd {
