@@ -147,6 +147,22 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_ends_the_wait_at_once() {
+        let never_ready = Cartridge {
+            load_delay: Duration::MAX,
+            ..Cartridge::blank(100, 0)
+        };
+        let (mut d, _) = unloaded_drive(never_ready);
+        let log = VolumeLog::new("/dev/nst0");
+        let (tx, stop) = crossbeam_channel::bounded(1);
+        tx.send(()).unwrap();
+        let started = Instant::now();
+        let e = wait_until_ready(&mut d, 2, Duration::from_secs(60), &stop, &log).unwrap_err();
+        assert!(e.starts_with("stopped while waiting"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
     fn an_empty_drive_reports_its_door_open() {
         let (mut d, _) = Emulated::new("/dev/nst0", vec![Cartridge::blank(100, 0)]);
         d.op(TapeOp::Unload).unwrap();
