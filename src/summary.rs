@@ -16,11 +16,15 @@ pub fn say(line: &str) {
     let _ = writeln!(err, "{line}");
 }
 
-/// One status line, as SIGUSR1 prints it.
+/// One status line, as SIGUSR1 prints it; during a volume change it ends
+/// with what the change is doing.
 pub fn status_line(stats: &Stats) -> String {
     let s = stats.snapshot();
+    let change = crate::tape::change_notes(stats.volume_logs())
+        .map(|note| format!(", {note}"))
+        .unwrap_or_default();
     format!(
-        "tapebuf: status: in {} bytes ({}), out {} bytes, {:.1} s, {}, buffer {:.0}% full, {} underruns, {} overruns",
+        "tapebuf: status: in {} bytes ({}), out {} bytes, {:.1} s, {}, buffer {:.0}% full, {} underruns, {} overruns{change}",
         s.read_bytes,
         Bytes(s.read_bytes),
         s.written_bytes,

@@ -2,6 +2,11 @@
 //! out, for too long, so a stalled peer (a hung ssh, a stuck device, a
 //! producer that will never write again) cannot keep a cron job waiting
 //! forever. It only reads the counters; the main thread asks it on a timer.
+//!
+//! A volume change is not a stall: from the filemark through the unload,
+//! the change command or prompt, the wait for the drive to be ready and the
+//! open, the volume log says "changing", and the change's own limits
+//! (`--change-timeout`) apply instead. The clock restarts when it ends.
 
 use std::time::{Duration, Instant};
 
@@ -67,6 +72,22 @@ mod tests {
         let why = w.check(&snap(5, 0), t0 + 19 * s).unwrap();
         assert!(why.contains("no data moved for 10 s"), "{why}");
         assert!(why.contains("read 5 bytes, committed 0 bytes"), "{why}");
+    }
+
+    #[test]
+    fn a_volume_change_is_not_a_stall_and_restarts_the_clock() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let mut w = Watchdog::new(Duration::from_secs(10), t0);
+        let changing = Snapshot {
+            changing_volume: true,
+            ..snap(5, 5)
+        };
+        assert_eq!(w.check(&changing, t0 + 30 * s), None);
+        assert_eq!(w.check(&changing, t0 + 600 * s), None);
+        // The change ended at 600 s: idle from there, not from 0.
+        assert_eq!(w.check(&snap(5, 5), t0 + 609 * s), None);
+        assert!(w.check(&snap(5, 5), t0 + 610 * s).is_some());
     }
 
     #[test]

@@ -6,61 +6,22 @@
 
 mod common;
 
-use std::io::{self, Cursor};
-use std::sync::atomic::AtomicU64;
+use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 
+use common::memory::{Collect, Memory};
 use common::{pattern, sha256};
-use tapebuf::events::Events;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
-use tapebuf::source::{fill_from, Filled, ReadVolumes, Source, TapeReader, VolumeSource};
+use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
 use tapebuf::summary::Summary;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::{AtEnd, ChangePolicy};
-use tapebuf::watermark::Watermarks;
 
 const BLOCK: usize = 64 * 1024;
 
-/// Input from memory.
-struct Memory(Cursor<Vec<u8>>);
-
-impl Source for Memory {
-    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        fill_from(&mut self.0, buf, arrived)
-    }
-    fn name(&self) -> &str {
-        "memory"
-    }
-}
-
-/// Output to memory.
-struct Collect(Arc<Mutex<Vec<u8>>>);
-
-impl Sink for Collect {
-    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(())
-    }
-    fn finish(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-    fn name(&self) -> &str {
-        "memory"
-    }
-}
-
 fn params(pad: bool) -> Params {
-    Params {
-        blocks: 8,
-        block_bytes: BLOCK,
-        lock_memory: false,
-        marks: Watermarks::new(8, 90, 100),
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pad,
-        events: Events::default(),
-    }
+    common::memory::params(BLOCK, pad)
 }
 
 fn run(source: Box<dyn Source>, sink: Box<dyn Sink>, pad: bool) -> Summary {

@@ -27,6 +27,12 @@ use crate::stats::Stats;
 use crate::summary::{say, Summary};
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
 
+/// True while a change waits for a drive, rather than for a person or a
+/// command: the bar can stay up.
+pub fn waiting_for_a_drive(stats: &Stats) -> bool {
+    stats.volume_logs().any(|v| v.waiting_for().is_some())
+}
+
 /// Stderr, shared with the progress bar: a line is printed with the bar
 /// cleared, and the bar is redrawn below it.
 #[derive(Debug, Clone, Default)]

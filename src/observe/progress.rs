@@ -4,7 +4,8 @@
 //!
 //! Its thread redraws at most `REDRAWS_PER_S` times a second from the
 //! atomic counters. During a volume change the bar is taken down, so that
-//! a prompt on the terminal stays readable, and put back afterwards.
+//! a prompt on the terminal stays readable, and put back afterwards; while
+//! the change waits for the drive to be ready, the bar says so instead.
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -55,7 +56,8 @@ pub fn spawn(
                     recv(ticks) -> _ => {}
                 }
                 let now = stats.snapshot();
-                if now.changing_volume {
+                let drive_wait = now.changing_volume && super::waiting_for_a_drive(&stats);
+                if now.changing_volume && !drive_wait {
                     if shown {
                         console.set_bar(None);
                         shown = false;
@@ -65,6 +67,11 @@ pub fn spawn(
                 if !shown {
                     console.set_bar(Some(new_bar(mode)));
                     shown = true;
+                }
+                if drive_wait {
+                    let note = crate::tape::change_notes(stats.volume_logs()).unwrap_or_default();
+                    console.with_bar(|bar| bar.set_message(note));
+                    continue;
                 }
                 window.push_back(now.clone());
                 while window

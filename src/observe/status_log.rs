@@ -1,7 +1,9 @@
 //! `--status-interval`: a plain status record every few seconds, the same
 //! line SIGUSR1 prints, with no carriage returns or escapes, so that cron
 //! mail and log files read cleanly. The records go to stderr, or to the
-//! `--log` file, which also gets the summary line at the end.
+//! `--log` file, which also gets the summary line at the end. During a
+//! volume change the line ends with what the change is doing, such as
+//! waiting for the drive to be ready (`VolumeLog::change_note`).
 
 use std::fs::File;
 use std::io::Write;

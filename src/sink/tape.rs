@@ -103,4 +103,8 @@ impl Medium for TapeMedium {
     fn whole_records(&self) -> bool {
         true
     }
+
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        Some(self.drive.as_mut())
+    }
 }

@@ -4,8 +4,10 @@
 //! The sink writes each block to the volume in use. When the volume is full
 //! (ENOSPC, a 0-byte write, a short write on a tape, or `--volume-size`
 //! reached), it closes the volume (a tape gets its filemark and is
-//! ejected), gets the next one in through the change policy, opens it, and
-//! writes the rest of the block there. A block is written whole or in
+//! ejected), gets the next one in through the change policy, waits for a
+//! tape drive to be ready, opens it, and writes the rest of the block
+//! there. The whole change, from the filemark to the open, counts as
+//! changing for the watchdog. A block is written whole or in
 //! order-preserving pieces, never twice and never skipped: the bytes on the
 //! volumes, concatenated, are the stream. On a tape a block is only ever
 //! split where the drive itself cut it short, so records stay whole.
@@ -16,7 +18,8 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::{PartialWrite, Sink};
-use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, VolumeLog};
+use crate::tape::load::{Change, Load, LoadFailed};
+use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
 
 /// One medium at a time, as the volume change sees it.
 pub trait Medium: Send {
@@ -36,6 +39,27 @@ pub trait Medium: Send {
 
     /// True for tapes: a write is a record and is never split by us.
     fn whole_records(&self) -> bool;
+
+    /// The local tape drive behind the medium, waited for after a change.
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        None
+    }
+}
+
+/// A medium as the loader opens it.
+struct Opening<'m, M: ?Sized> {
+    medium: &'m mut M,
+    volume: u32,
+}
+
+impl<M: Medium + ?Sized> Load for Opening<'_, M> {
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        self.medium.drive()
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        self.medium.open_volume(self.volume)
+    }
 }
 
 /// A medium written one call at a time, as `VolumeSink` drives it.
@@ -110,6 +134,13 @@ impl Volumes {
 
     /// Closes the full volume and opens the next one.
     pub fn next<M: Medium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
+        self.log.set_changing(true);
+        let changed = self.change(medium);
+        self.log.set_changing(false);
+        changed
+    }
+
+    fn change<M: Medium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
         let finished = self.volume;
         let on_volume = self.on_volume;
         let all: u64 = self.log.volumes().iter().sum();
@@ -138,25 +169,31 @@ impl Volumes {
         medium
             .end_volume(then)
             .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
-        if swap {
-            let device = medium.volume_name(finished + 1);
-            let request = ChangeRequest {
-                access: Access::Write,
-                device: &device,
-                next_volume: finished + 1,
-                finished_bytes: self.on_volume,
-            };
-            self.log.set_changing(true);
-            let changed = self.settings.policy.change(&request, &self.stop);
-            self.log.set_changing(false);
-            changed.map_err(|why| fail(why, true))?;
-        }
-        let next_name = medium.volume_name(finished + 1);
-        medium.open_volume(finished + 1).map_err(|e| {
-            fail(
-                format!("cannot open volume {} ({next_name}): {e}", finished + 1),
+        let device = medium.volume_name(finished + 1);
+        let request = ChangeRequest {
+            access: Access::Write,
+            device: &device,
+            next_volume: finished + 1,
+            finished_bytes: self.on_volume,
+            refused: None,
+        };
+        let mut opening = Opening {
+            medium,
+            volume: finished + 1,
+        };
+        let change = Change {
+            policy: &self.settings.policy,
+            swap,
+            req: &request,
+            stop: &self.stop,
+            log: &self.log,
+        };
+        change.load(&mut opening).map_err(|failed| match failed {
+            LoadFailed::Change(why) => fail(why, true),
+            LoadFailed::Open(e) => fail(
+                format!("cannot open volume {} ({device}): {e}", finished + 1),
                 true,
-            )
+            ),
         })?;
         self.volume += 1;
         self.on_volume = 0;

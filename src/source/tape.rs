@@ -210,6 +210,10 @@ impl ReadMedium for TapeReader {
         true
     }
 
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        Some(self.drive.as_mut())
+    }
+
     fn note(&self) -> Option<String> {
         super::records_note("tape records", self.smallest, self.largest)
     }

@@ -5,8 +5,9 @@
 //! the source decides whether another follows: with `-n/--volumes N`,
 //! until N have been read; with a numbered name, while the next file
 //! exists. Then it closes the volume (ejecting a tape), gets the next one
-//! in through the change policy, and goes on filling the same block, so
-//! the stream comes out as one.
+//! in through the change policy, waits for a tape drive to be ready, and
+//! goes on filling the same block, so the stream comes out as one. The
+//! whole change counts as changing for the watchdog.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -15,7 +16,8 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::{End, Filled, Source};
-use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, VolumeLog};
+use crate::tape::load::{Change, Load, LoadFailed};
+use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
 
 /// What one read from a volume gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -53,6 +55,27 @@ pub trait ReadMedium: Send {
     /// What was learnt while reading, for the summary.
     fn note(&self) -> Option<String> {
         None
+    }
+
+    /// The local tape drive behind the medium, waited for after a change.
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        None
+    }
+}
+
+/// A medium as the loader opens it.
+struct Opening<'m> {
+    medium: &'m mut dyn ReadMedium,
+    volume: u32,
+}
+
+impl Load for Opening<'_> {
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        self.medium.drive()
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        self.medium.open_volume(self.volume)
     }
 }
 
@@ -101,6 +124,14 @@ impl VolumeSource {
         if !more {
             return Ok(false);
         }
+        self.log.set_changing(true);
+        let changed = self.change(next);
+        self.log.set_changing(false);
+        changed.map(|()| true)
+    }
+
+    /// Closes the volume in use and opens volume `next`.
+    fn change(&mut self, next: u32) -> io::Result<()> {
         let swap = self.medium.needs_swap() || self.plan.policy.command.is_some();
         let then = if swap && self.medium.is_tape() {
             AtEnd::Eject
@@ -108,32 +139,36 @@ impl VolumeSource {
             AtEnd::Stay
         };
         self.medium.end_volume(then)?;
-        if swap {
-            let device = self.medium.volume_name(next);
-            let finished = self.log.volumes().last().copied().unwrap_or(0);
-            let request = ChangeRequest {
-                access: Access::Read,
-                device: &device,
-                next_volume: next,
-                finished_bytes: finished,
-            };
-            self.log.set_changing(true);
-            let changed = self.plan.policy.change(&request, &self.stop);
-            self.log.set_changing(false);
-            changed.map_err(io::Error::other)?;
-        }
-        self.medium.open_volume(next).map_err(|e| {
-            io::Error::new(
+        let device = self.medium.volume_name(next);
+        let finished = self.log.volumes().last().copied().unwrap_or(0);
+        let request = ChangeRequest {
+            access: Access::Read,
+            device: &device,
+            next_volume: next,
+            finished_bytes: finished,
+            refused: None,
+        };
+        let mut opening = Opening {
+            medium: self.medium.as_mut(),
+            volume: next,
+        };
+        let change = Change {
+            policy: &self.plan.policy,
+            swap,
+            req: &request,
+            stop: &self.stop,
+            log: &self.log,
+        };
+        change.load(&mut opening).map_err(|failed| match failed {
+            LoadFailed::Change(why) => io::Error::other(why),
+            LoadFailed::Open(e) => io::Error::new(
                 e.kind(),
-                format!(
-                    "cannot open volume {next} ({}): {e}",
-                    self.medium.volume_name(next)
-                ),
-            )
+                format!("cannot open volume {next} ({device}): {e}"),
+            ),
         })?;
         self.volume = next;
         self.log.next();
-        Ok(true)
+        Ok(())
     }
 
     /// Sets the total size, when it is known (numbered files).

@@ -5,7 +5,8 @@
 //! limit and is killed with its whole process group when it overruns or
 //! the run is stopped; the prompt ends on `q`, on a stop, or at the limit.
 //!
-//! The command gets the volume number and device in its environment, no
+//! The command gets the volume number and device in its environment (and,
+//! when asked again for a volume, why the last cartridge was refused), no
 //! standard input (it must never eat the backup stream), and our stderr as
 //! its stdout (it must never write into the backup stream either).
 
@@ -42,6 +43,8 @@ pub struct ChangeRequest<'a> {
     pub next_volume: u32,
     /// Bytes on the volume just finished.
     pub finished_bytes: u64,
+    /// Why the cartridge loaded last time was refused, when this asks again.
+    pub refused: Option<&'a str>,
 }
 
 impl ChangePolicy {
@@ -77,6 +80,7 @@ impl ChangePolicy {
                 },
             )
             .env("TAPEBUF_VOLUME_BYTES", req.finished_bytes.to_string())
+            .env("TAPEBUF_REFUSED", req.refused.unwrap_or(""))
             .stdin(Stdio::null())
             .stdout(stdout)
             .process_group(0)
@@ -200,6 +204,7 @@ mod tests {
             device: "/dev/nst0",
             next_volume: 2,
             finished_bytes: 4096,
+            refused: None,
         }
     }
 

@@ -16,6 +16,7 @@ use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::mtio;
 
@@ -44,6 +45,15 @@ pub struct DriveStatus {
     pub at_eot: bool,
     /// 0 in variable-block mode.
     pub fixed_block_bytes: u64,
+    /// No cartridge in the drive (GMT_DR_OPEN).
+    pub door_open: bool,
+}
+
+impl DriveStatus {
+    /// A cartridge is in and the drive answers READY (GMT_ONLINE).
+    pub fn ready(&self) -> bool {
+        self.online && !self.door_open
+    }
 }
 
 /// How a drive is opened.
@@ -80,6 +90,27 @@ pub trait Drive: Send {
     /// controller take, one fact per line, for messages (sysfs on Linux).
     fn transfer_limits(&self) -> super::limits::TransferLimits {
         super::limits::TransferLimits::default()
+    }
+
+    /// With the device closed: opens it without waiting for a medium
+    /// (O_NONBLOCK, read-only), reads its status and closes it again, as a
+    /// volume change watches a drive that is still loading.
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        Ok(DriveStatus {
+            online: true,
+            ..DriveStatus::default()
+        })
+    }
+
+    /// With the device closed: ejects the cartridge in it (one refused for
+    /// this volume), opening the device as `status_unopened` does.
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// How often a volume change asks whether the drive is ready.
+    fn ready_poll_interval(&self) -> Duration {
+        super::ready::POLL_INTERVAL
     }
 }
 
@@ -169,6 +200,7 @@ impl Drive for Device {
             at_bot: s.mt_gstat & mtio::GMT_BOT != 0,
             at_eot: s.mt_gstat & mtio::GMT_EOT != 0,
             fixed_block_bytes: (s.mt_dsreg & mtio::MT_ST_BLKSIZE_MASK) as u64,
+            door_open: s.mt_gstat & mtio::GMT_DR_OPEN != 0,
         })
     }
 
@@ -192,4 +224,31 @@ impl Drive for Device {
     fn transfer_limits(&self) -> super::limits::TransferLimits {
         super::limits::TransferLimits::of_device(&self.path)
     }
+
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        let probe = open_unblocked(&self.path)?;
+        let saved = self.file.replace(probe);
+        let status = self.status();
+        // Dropping the probe closes it; nothing was written through it.
+        self.file = saved;
+        status
+    }
+
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        let probe = open_unblocked(&self.path)?;
+        let saved = self.file.replace(probe);
+        let ejected = self.op(TapeOp::Unload);
+        self.file = saved;
+        ejected
+    }
+}
+
+/// st opens a drive with no medium, or one still loading, at once when
+/// asked with O_NONBLOCK; MTIOCGET then says GMT_DR_OPEN or clears
+/// GMT_ONLINE. A blocking open would wait ST_BLOCK_SECONDS (120 s) and fail.
+fn open_unblocked(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
 }

@@ -23,12 +23,25 @@
 //! transfer limit refuses any read or write of more bytes, whatever the
 //! record's size, before touching the tape: EBUSY as st over the host
 //! adapter's limit, or EINVAL as st over READ BLOCK LIMITS.
+//!
+//! A newly loaded cartridge can take time to become ready (`load_delay`,
+//! real time): until then an O_NONBLOCK status says not online, and a
+//! blocking open fails with EIO as st's does once its polling gives up
+//! (the 120 s of polling are not modelled; the open fails at once). An
+//! empty drive reports its door open, and its blocking open fails with
+//! ENOMEDIUM. A write-protected cartridge fails an open for writing with
+//! EROFS once the drive is told it is opened for writing (`for_writing`).
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use super::drive::{Drive, DriveStatus, TapeOp};
 use super::limits::TransferLimits;
+
+/// How often a volume change polls the emulated drive: often, so that
+/// tests of a slow load stay fast.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
 /// What a cartridge holds, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +59,9 @@ pub struct Cartridge {
     pub early_warning_bytes: u64,
     pub write_protected: bool,
     pub items: Vec<Item>,
+    /// How long after a load the drive needs before it reports the
+    /// cartridge ready (`Duration::MAX`: never).
+    pub load_delay: Duration,
 }
 
 impl Cartridge {
@@ -68,6 +84,7 @@ impl Cartridge {
             early_warning_bytes: 0,
             write_protected: false,
             items,
+            ..Cartridge::default()
         }
     }
 
@@ -135,6 +152,35 @@ pub struct Library {
     pub fail_behind_write: Option<usize>,
     /// Writes accepted so far.
     pub writes_accepted: usize,
+    /// When the cartridge in the drive was loaded by the changer (`None`:
+    /// loaded before the run, so ready).
+    pub loaded_at: Option<Instant>,
+    /// How many times the drive's status was asked with the device closed.
+    pub unopened_polls: u32,
+}
+
+impl Library {
+    /// The changer puts the next cartridge in, if the drive is empty and
+    /// one is left; the drive starts to calibrate it. False if none is in.
+    fn load_next(&mut self) -> bool {
+        if self.loaded.is_none() && self.next_slot < self.slots.len() {
+            self.loaded = Some(self.next_slot);
+            self.next_slot += 1;
+            self.loaded_at = Some(Instant::now());
+            // A new cartridge brings st's default block size back.
+            self.block_bytes = self.default_block_bytes;
+        }
+        self.loaded.is_some()
+    }
+
+    /// The cartridge in the drive has finished loading.
+    fn loaded_is_ready(&self) -> bool {
+        match (self.loaded, self.loaded_at) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(slot), Some(at)) => at.elapsed() >= self.slots[slot].load_delay,
+        }
+    }
 }
 
 /// The largest read or write the emulated drive and controller take.
@@ -159,6 +205,8 @@ pub struct Emulated {
     last_was_write: bool,
     /// Inside the early-warning zone, the next write fails.
     refuse_next: bool,
+    /// Opened for writing: a write-protected cartridge fails the open.
+    writing: bool,
 }
 
 impl Emulated {
@@ -179,8 +227,15 @@ impl Emulated {
             position: 0,
             last_was_write: false,
             refuse_next: false,
+            writing: false,
         };
         (drive, shelf)
+    }
+
+    /// From now on the device is opened for writing, so a write-protected
+    /// cartridge fails the open with EROFS, as st does.
+    pub fn for_writing(&mut self) {
+        self.writing = true;
     }
 
     fn library(&self) -> MutexGuard<'_, Library> {
@@ -451,6 +506,7 @@ impl Drive for Emulated {
             at_bot: self.position == 0,
             at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
             fixed_block_bytes: lib.block_bytes,
+            door_open: false,
         })
     }
 
@@ -472,16 +528,21 @@ impl Drive for Emulated {
         let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
         if lib.loaded.is_none() {
             // The changer puts the next cartridge in.
-            if lib.next_slot >= lib.slots.len() {
+            if !lib.load_next() {
                 lib.log.push("open: no medium".into());
                 return Err(no_medium());
             }
-            lib.loaded = Some(lib.next_slot);
-            lib.next_slot += 1;
-            lib.block_bytes = lib.default_block_bytes;
             self.position = 0;
         }
         let slot = lib.loaded.expect("loaded");
+        if !lib.loaded_is_ready() {
+            lib.log.push(format!("open {slot}: not ready"));
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
+        if self.writing && lib.slots[slot].write_protected {
+            lib.log.push(format!("open {slot}: write-protected"));
+            return Err(io::Error::from_raw_os_error(libc::EROFS));
+        }
         lib.log.push(format!("open {slot}"));
         drop(lib);
         self.open = true;
@@ -505,6 +566,43 @@ impl Drive for Emulated {
             );
         }
         limits
+    }
+
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        if self.open {
+            // st lets one process at a time have the drive open.
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        let mut lib = self.library();
+        lib.unopened_polls += 1;
+        if !lib.load_next() {
+            return Ok(DriveStatus {
+                door_open: true,
+                ..DriveStatus::default()
+            });
+        }
+        let slot = lib.loaded.expect("loaded");
+        Ok(DriveStatus {
+            online: lib.loaded_is_ready(),
+            write_protected: lib.slots[slot].write_protected,
+            at_bot: true,
+            ..DriveStatus::default()
+        })
+    }
+
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        if self.open {
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        self.position = 0;
+        let mut lib = self.library();
+        lib.loaded = None;
+        lib.log.push("unload".into());
+        Ok(())
+    }
+
+    fn ready_poll_interval(&self) -> Duration {
+        POLL_INTERVAL
     }
 }
 
@@ -638,5 +736,20 @@ mod tests {
             Some(libc::EBUSY)
         );
         assert!(d.transfer_limits().facts.is_empty());
+    }
+
+    #[test]
+    fn a_write_protected_cartridge_fails_an_open_for_writing_with_erofs() {
+        let protected = Cartridge {
+            write_protected: true,
+            ..Cartridge::blank(100, 0)
+        };
+        let (mut d, _) = Emulated::new("emu", vec![Cartridge::blank(100, 0), protected]);
+        d.for_writing();
+        d.op(TapeOp::Unload).unwrap();
+        d.close().unwrap();
+        assert!(d.status_unopened().unwrap().write_protected);
+        let e = d.reopen().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EROFS));
     }
 }

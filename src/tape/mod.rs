@@ -8,11 +8,14 @@ pub mod change;
 pub mod drive;
 pub mod emulated;
 pub mod limits;
+pub mod load;
 pub mod mtio;
 pub mod names;
+pub mod ready;
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 pub use change::{ChangePolicy, ChangeRequest};
 pub use drive::{Access, Device, Drive, DriveStatus, TapeOp};
@@ -22,6 +25,14 @@ pub use names::VolumeNames;
 /// full before it starts or restarts: a tape stop costs seconds, so one
 /// long burst beats many short ones.
 pub const TAPE_HIGH_WATERMARK_PCT: u8 = 90;
+
+/// What the volume changes under way are doing ("waiting 12 s for
+/// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
+/// None when no change is under way.
+pub fn change_notes<'a>(logs: impl Iterator<Item = &'a Arc<VolumeLog>>) -> Option<String> {
+    let notes: Vec<String> = logs.filter_map(|v| v.change_note()).collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
 
 /// What to do with a tape when tapebuf is done with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +68,8 @@ pub struct VolumeLog {
     /// True while a volume change is under way, so that the watchdog does
     /// not mistake an autoloader's minutes for a stall.
     changing: AtomicBool,
+    /// Since when the change waits for the drive to be ready, if it does.
+    waiting_since: Mutex<Option<Instant>>,
 }
 
 impl VolumeLog {
@@ -65,6 +78,7 @@ impl VolumeLog {
             name: name.to_string(),
             bytes: Mutex::new(vec![0]),
             changing: AtomicBool::new(false),
+            waiting_since: Mutex::new(None),
         })
     }
 
@@ -91,6 +105,36 @@ impl VolumeLog {
 
     pub fn is_changing(&self) -> bool {
         self.changing.load(Relaxed)
+    }
+
+    /// Marks the wait for the drive after a change (part of the change).
+    pub fn set_waiting(&self, on: bool) {
+        let mut since = self.waiting_since.lock().unwrap_or_else(|e| e.into_inner());
+        *since = on.then(Instant::now);
+    }
+
+    /// How long the change has waited for the drive so far, if it waits.
+    pub fn waiting_for(&self) -> Option<Duration> {
+        let since = self.waiting_since.lock().unwrap_or_else(|e| e.into_inner());
+        since.map(|t| t.elapsed())
+    }
+
+    /// What the change is doing, for the status lines and the bar:
+    /// "waiting 12 s for /dev/nst0 to be ready for volume 2", or
+    /// "changing /dev/nst0 to volume 2"; None when no change is under way.
+    pub fn change_note(&self) -> Option<String> {
+        if !self.is_changing() {
+            return None;
+        }
+        let next = self.volumes().len() + 1;
+        Some(match self.waiting_for() {
+            Some(d) => format!(
+                "waiting {} s for {} to be ready for volume {next}",
+                d.as_secs(),
+                self.name
+            ),
+            None => format!("changing {} to volume {next}", self.name),
+        })
     }
 
     /// "#1 1048576 bytes, #2 524288 bytes"

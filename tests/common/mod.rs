@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod memory;
+
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
