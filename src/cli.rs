@@ -134,6 +134,12 @@ pub struct Cli {
     #[arg(long = "append")]
     pub append: bool,
 
+    /// Read or write a character device that is neither a tape drive nor
+    /// null, zero, full, random, urandom or a terminal (such as SCSI
+    /// generic, /dev/sg*), which tapebuf otherwise refuses.
+    #[arg(long = "any-device")]
+    pub any_device: bool,
+
     /// fsync output files before closing them.
     #[arg(short = 'c', long = "sync")]
     pub sync: bool,

@@ -28,6 +28,7 @@ int main(void) {
     SHOW(GMT_EOF(0xffffffffL)); SHOW(GMT_BOT(0xffffffffL)); SHOW(GMT_EOT(0xffffffffL));
     SHOW(GMT_EOD(0xffffffffL)); SHOW(GMT_WR_PROT(0xffffffffL)); SHOW(GMT_ONLINE(0xffffffffL));
     SHOW(GMT_DR_OPEN(0xffffffffL)); SHOW(MT_ST_BLKSIZE_MASK);
+    SHOW(GMT_CLN(0xffffffffL));
     return 0;
 }
 "#,
@@ -105,6 +106,7 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
         ("GMT_ONLINE(0xffffffffL)", mtio::GMT_ONLINE as u64),
         ("GMT_DR_OPEN(0xffffffffL)", mtio::GMT_DR_OPEN as u64),
         ("MT_ST_BLKSIZE_MASK", mtio::MT_ST_BLKSIZE_MASK as u64),
+        ("GMT_CLN(0xffffffffL)", mtio::GMT_CLN as u64),
     ];
     assert_eq!(c.len(), ours.len(), "{c:?}");
     for ((c_name, c_value), (name, value)) in c.iter().zip(&ours) {

@@ -41,6 +41,8 @@ pub struct DriveStatus {
     pub at_eot: bool,
     /// 0 in variable-block mode.
     pub fixed_block_bytes: u64,
+    /// The drive asks for a cleaning cartridge (GMT_CLN).
+    pub needs_cleaning: bool,
 }
 
 /// How a drive is opened.
@@ -159,6 +161,7 @@ impl Drive for Device {
             at_bot: s.mt_gstat & mtio::GMT_BOT != 0,
             at_eot: s.mt_gstat & mtio::GMT_EOT != 0,
             fixed_block_bytes: (s.mt_dsreg & mtio::MT_ST_BLKSIZE_MASK) as u64,
+            needs_cleaning: s.mt_gstat & mtio::GMT_CLN != 0,
         })
     }
 

@@ -108,6 +108,13 @@ pub struct Library {
     /// Every operation, as "write 65536", "filemark", "rewind", "unload",
     /// "close", "open 2" (slot), in order.
     pub log: Vec<String>,
+    /// The drive asks to be cleaned (GMT_CLN), with or without a tape.
+    pub needs_cleaning: bool,
+    /// The drive starts asking once it has written this many bytes, as a
+    /// real drive does when its head's hours or error counts run up.
+    pub clean_after_bytes: Option<u64>,
+    /// The record bytes the drive has written, on every cartridge.
+    pub written_bytes: u64,
 }
 
 /// A shared handle on the library, kept by the test while the drive runs.
@@ -133,6 +140,7 @@ impl Emulated {
             loaded: Some(0),
             next_slot: 1,
             log: vec!["open 0".into()],
+            ..Library::default()
         }));
         let drive = Emulated {
             name: name.to_string(),
@@ -217,6 +225,7 @@ impl Drive for Emulated {
         cart.items.truncate(position);
         cart.items.push(Item::Record(record.to_vec()));
         lib.log.push(format!("write {}", record.len()));
+        lib.written_bytes += record.len() as u64;
         drop(lib);
         self.refuse_next = false;
         self.position += 1;
@@ -292,8 +301,15 @@ impl Drive for Emulated {
     fn status(&mut self) -> io::Result<DriveStatus> {
         self.check_open()?;
         let lib = self.library();
+        let needs_cleaning = lib.needs_cleaning
+            || lib
+                .clean_after_bytes
+                .is_some_and(|n| lib.written_bytes >= n);
         let Some(slot) = lib.loaded else {
-            return Ok(DriveStatus::default());
+            return Ok(DriveStatus {
+                needs_cleaning,
+                ..DriveStatus::default()
+            });
         };
         let cart = &lib.slots[slot];
         let used = cart.used_bytes(self.position.min(cart.items.len()));
@@ -303,6 +319,7 @@ impl Drive for Emulated {
             at_bot: self.position == 0,
             at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
             fixed_block_bytes: 0,
+            needs_cleaning,
         })
     }
 

@@ -4,6 +4,8 @@
 //! `source/volumes.rs`; this module holds what they share.
 
 pub mod change;
+pub mod char_devices;
+pub mod cleaning;
 pub mod drive;
 pub mod emulated;
 pub mod mtio;
