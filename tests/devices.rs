@@ -192,24 +192,14 @@ fn an_inherited_stdout_or_stdin_on_an_unknown_device_is_refused() {
             .open("/dev/kmsg")
             .expect("/dev/kmsg")
     };
-    let out = tapebuf()
-        .stdin(Stdio::null())
-        .stdout(kmsg())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let out = output_within(tapebuf().stdin(Stdio::null()).stdout(kmsg()));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.starts_with("tapebuf: -o/--output: stdout is a character device 1:11"),
         "{stderr}"
     );
-    let out = tapebuf()
-        .stdin(kmsg())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let out = output_within(tapebuf().stdin(kmsg()).stdout(Stdio::piped()));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -217,6 +207,26 @@ fn an_inherited_stdout_or_stdin_on_an_unknown_device_is_refused() {
         "{stderr}"
     );
     assert!(out.stdout.is_empty());
+}
+
+/// Runs `command` with stderr piped, killing it after 20 s: a tapebuf that
+/// took the kernel log as its input would wait on it for ever.
+fn output_within(command: &mut std::process::Command) -> std::process::Output {
+    let child = command.stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: kill only sends a signal to the child started here.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let out = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
+            panic!("tapebuf did not end within 20 s: {out:?}");
+        }
+    }
 }
 
 /// Runs tapebuf with a rewinding and a no-rewind st node (st's major is
