@@ -38,8 +38,20 @@ fn mknod(dir: &Path, name: &str, major: u32, minor: u32) -> PathBuf {
     let path = dir.join(name);
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a valid NUL-terminated path; mknod only creates a node.
-    let r = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o600, libc::makedev(major, minor)) };
-    assert_eq!(r, 0, "mknod {}: {}", path.display(), std::io::Error::last_os_error());
+    let r = unsafe {
+        libc::mknod(
+            c.as_ptr(),
+            libc::S_IFCHR | 0o600,
+            libc::makedev(major, minor),
+        )
+    };
+    assert_eq!(
+        r,
+        0,
+        "mknod {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
     path
 }
 
@@ -113,7 +125,10 @@ fn harmless_devices_are_taken_by_their_numbers_not_their_names() {
     // /dev/null's numbers under a tape's name.
     let null = mknod(dir.path(), "nst0", 1, 3);
     let data = pattern(300_000, 3);
-    let out = run(&["-o", "/dev/null", "-o", s(&null), "-o", "-"], data.clone());
+    let out = run(
+        &["-o", "/dev/null", "-o", s(&null), "-o", "-"],
+        data.clone(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     assert_eq!(sha256(&out.stdout), sha256(&data));
     let out = run(&["-i", "/dev/null"], vec![]);
@@ -171,7 +186,10 @@ fn openpty_raw() -> (OwnedFd, OwnedFd) {
     // SAFETY: termios is plain data; tcgetattr fills it from the open slave.
     unsafe {
         let mut t: libc::termios = std::mem::zeroed();
-        assert_eq!(libc::tcgetattr(std::os::fd::AsRawFd::as_raw_fd(&slave), &mut t), 0);
+        assert_eq!(
+            libc::tcgetattr(std::os::fd::AsRawFd::as_raw_fd(&slave), &mut t),
+            0
+        );
         libc::cfmakeraw(&mut t);
         assert_eq!(
             libc::tcsetattr(std::os::fd::AsRawFd::as_raw_fd(&slave), libc::TCSANOW, &t),
@@ -382,11 +400,18 @@ fn on_tapes(shelf: &Shelf) -> Vec<u8> {
 #[test]
 fn a_drive_asking_for_cleaning_is_warned_of_once_per_run_across_volumes() {
     let data = pattern(2_000_000, 7);
-    let (summary, shelf, warnings) =
-        write_watched(&data, blanks(3), |s| s.lock().unwrap().needs_cleaning = true);
+    let (summary, shelf, warnings) = write_watched(&data, blanks(3), |s| {
+        s.lock().unwrap().needs_cleaning = true
+    });
     assert!(summary.is_clean(), "{}", summary.line());
     assert_eq!(sha256(&on_tapes(&shelf)), sha256(&data));
-    let used = shelf.lock().unwrap().slots.iter().filter(|c| !c.items.is_empty()).count();
+    let used = shelf
+        .lock()
+        .unwrap()
+        .slots
+        .iter()
+        .filter(|c| !c.items.is_empty())
+        .count();
     assert!(used >= 2, "the run should span volumes, used {used}");
     assert_eq!(
         warnings,

@@ -86,8 +86,7 @@ impl CharDevice {
             };
         }
         // mem's major is fixed too.
-        let harmless_mem = self.major == MEM_MAJOR
-            && HARMLESS_MEM_MINORS.contains(&self.minor);
+        let harmless_mem = self.major == MEM_MAJOR && HARMLESS_MEM_MINORS.contains(&self.minor);
         if harmless_mem || is_terminal_driver(driver) || self.class.as_deref() == Some("tty") {
             return Verdict::Harmless;
         }
@@ -253,7 +252,10 @@ mod tests {
             Verdict::Tape { rewinding: false }
         );
         // st's major is fixed, even before the driver is loaded.
-        assert_eq!(dev(9, 131, None).verdict(), Verdict::Tape { rewinding: false });
+        assert_eq!(
+            dev(9, 131, None).verdict(),
+            Verdict::Tape { rewinding: false }
+        );
         assert_eq!(
             dev(250, 0, Some("lin_tape")).verdict(),
             Verdict::Tape { rewinding: false }
