@@ -89,6 +89,21 @@ fn a_refused_device_leaves_the_other_outputs_uncreated() {
 }
 
 #[test]
+fn a_later_numbered_volume_on_an_unknown_device_is_refused_at_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    mknod(dir.path(), "vol1", 1, 3);
+    mknod(dir.path(), "vol2", 21, 253);
+    let pattern_name = dir.path().join("vol%d");
+    let out = run(&["-o", s(&pattern_name), "-f"], pattern(10_000, 10));
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("vol2 is a character device 21:253"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn memory_and_driverless_devices_are_refused_as_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let mem = mknod(dir.path(), "mem", 1, 1);

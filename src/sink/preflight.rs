@@ -63,7 +63,7 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
             OutputSpec::File(pattern) => {
                 let names = VolumeNames::parse(pattern)
                     .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;
-                check_later_volumes(&names, config.existing)?;
+                check_later_volumes(&names, config.existing, config.any_device)?;
                 let first = if names.is_numbered() {
                     names.volume(1)
                 } else {
@@ -146,9 +146,15 @@ pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError>
 }
 
 /// With a numbered name, the files of later volumes are checked now, so
-/// that a refusal comes before the backup starts and not hours into it.
-fn check_later_volumes(names: &VolumeNames, existing: ExistingFile) -> Result<(), OpenError> {
-    if !names.is_numbered() || existing != ExistingFile::Refuse {
+/// that a refusal comes before the backup starts and not hours into it:
+/// existing files without -f/--append, and devices that are neither tapes
+/// nor harmless (`-o /dev/sg%d`).
+fn check_later_volumes(
+    names: &VolumeNames,
+    existing: ExistingFile,
+    any_device: bool,
+) -> Result<(), OpenError> {
+    if !names.is_numbered() {
         return Ok(());
     }
     for n in 2..=MAX_CHECKED_VOLUMES {
@@ -156,7 +162,11 @@ fn check_later_volumes(names: &VolumeNames, existing: ExistingFile) -> Result<()
         if Identity::of_path(&path).ok().flatten().is_none() {
             break;
         }
-        plan_path(&path, existing)?;
+        char_devices::check_path(&path, Direction::Output, any_device)
+            .map_err(OpenError::Refused)?;
+        if existing == ExistingFile::Refuse {
+            plan_path(&path, existing)?;
+        }
     }
     Ok(())
 }
