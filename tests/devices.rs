@@ -12,13 +12,12 @@ mod common;
 
 use std::ffi::CString;
 use std::fs::File;
-use std::io::{Cursor, Read};
+use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,7 +25,7 @@ use common::*;
 use tapebuf::events::Events;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
-use tapebuf::source::{fill_from, Filled, Source};
+use tapebuf::source::FdSource;
 use tapebuf::summary::Summary;
 use tapebuf::tape::cleaning::CleaningWatch;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
@@ -344,17 +343,6 @@ fn a_remote_rewinding_node_is_warned_of_by_its_name() {
 
 const BLOCK: usize = 64 * 1024;
 
-struct Memory(Cursor<Vec<u8>>);
-
-impl Source for Memory {
-    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        fill_from(&mut self.0, buf, arrived)
-    }
-    fn name(&self) -> &str {
-        "memory"
-    }
-}
-
 /// Writes `data` through the pipeline to an emulated drive set up by
 /// `setup`, with tapebuf's cleaning watch; returns the warnings given.
 fn write_watched(
@@ -392,7 +380,9 @@ fn write_watched(
         pad: false,
         events: Events::default(),
     };
-    let source = Box::new(Memory(Cursor::new(data.to_vec())));
+    let input = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(input.path(), data).unwrap();
+    let source = Box::new(FdSource::open(input.path()).unwrap());
     let running = Running::start(source, vec![Box::new(sink)], params).unwrap();
     let stats = Arc::clone(running.stats());
     assert!(running.wait(None));
@@ -401,10 +391,9 @@ fn write_watched(
     (summary, shelf, warnings)
 }
 
+/// `n` cartridges of 1 MiB with a 200 KiB early-warning zone.
 fn blanks(n: usize) -> Vec<Cartridge> {
-    (0..n)
-        .map(|_| Cartridge::blank(1 << 20, 200 << 10))
-        .collect()
+    vec![Cartridge::blank(1 << 20, 200 << 10); n]
 }
 
 fn on_tapes(shelf: &Shelf) -> Vec<u8> {
