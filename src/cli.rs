@@ -134,6 +134,12 @@ pub struct Cli {
     #[arg(long = "append")]
     pub append: bool,
 
+    /// Read or write a character device that is neither a tape drive nor
+    /// null, zero, full, random, urandom or a terminal (such as SCSI
+    /// generic, /dev/sg*), which tapebuf otherwise refuses.
+    #[arg(long = "any-device")]
+    pub any_device: bool,
+
     /// fsync output files before closing them.
     #[arg(short = 'c', long = "sync")]
     pub sync: bool,
@@ -176,8 +182,9 @@ pub struct Cli {
     #[arg(short = 'A', long = "change-command", value_name = "CMD")]
     pub change_command: Option<String>,
 
-    /// Give up on a volume change after SECS seconds [default: 3600 for
-    /// --change-command; no limit for the terminal prompt].
+    /// Give up on each step of a volume change after SECS seconds
+    /// [default: 3600 for --change-command, 7200 for the drive to be
+    /// ready; no limit for the terminal prompt].
     #[arg(long = "change-timeout", value_name = "SECS")]
     pub change_timeout: Option<u64>,
 

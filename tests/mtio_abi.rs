@@ -8,11 +8,7 @@ use std::process::Command;
 use tapebuf::tape::mtio;
 
 fn c_values() -> Vec<(String, u64)> {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("mtio.c");
-    let exe = dir.path().join("mtio");
-    std::fs::write(
-        &src,
+    compile_and_run(
         r#"#include <stddef.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -32,7 +28,15 @@ int main(void) {
 }
 "#,
     )
-    .unwrap();
+}
+
+/// Compiles the C `program` with the system compiler, runs it, and parses
+/// its "NAME VALUE" lines.
+fn compile_and_run(program: &str) -> Vec<(String, u64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("mtio.c");
+    let exe = dir.path().join("mtio");
+    std::fs::write(&src, program).unwrap();
     let cc = Command::new("cc")
         .arg("-o")
         .arg(&exe)
@@ -114,4 +118,21 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
             "{name}: C says {c_value:#x}, tapebuf {value:#x}"
         );
     }
+}
+
+/// glibc's `<sys/mtio.h>` has no GMT_CLN; the kernel's `<linux/mtio.h>`,
+/// which the st driver is built from, defines it.
+#[test]
+#[allow(clippy::unnecessary_cast)]
+fn the_cleaning_bit_matches_the_kernel_header() {
+    let c = compile_and_run(
+        r#"#include <stdio.h>
+#include <linux/mtio.h>
+int main(void) {
+    printf("GMT_CLN %llu\n", (unsigned long long)GMT_CLN(0xffffffffL));
+    return 0;
+}
+"#,
+    );
+    assert_eq!(c, vec![("GMT_CLN".to_string(), mtio::GMT_CLN as u64)]);
 }

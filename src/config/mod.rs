@@ -99,6 +99,9 @@ pub struct Config {
     pub low_pct: u8,
     pub lock_memory: bool,
     pub existing: ExistingFile,
+    /// `--any-device`: take any character device, not only tape drives
+    /// and harmless ones (see `tape::char_devices`).
+    pub any_device: bool,
     pub sync: bool,
     pub direct: bool,
     pub input_rate_bytes_per_s: Option<u64>,
@@ -255,6 +258,7 @@ impl Config {
             low_pct,
             lock_memory: cli.lock,
             existing,
+            any_device: cli.any_device,
             sync: cli.sync,
             direct: cli.direct,
             input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,

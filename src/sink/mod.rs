@@ -34,6 +34,7 @@ use crate::file_id::Identity;
 use crate::ring::BlockRef;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
+use crate::tape::cleaning::CleaningWatch;
 use crate::tape::{Access, AtEnd, Device, VolumeLog, VolumeNames};
 
 /// A consumer of blocks.
@@ -115,6 +116,9 @@ pub fn open_all(
     input_is_tape: bool,
 ) -> Result<Opened, OpenError> {
     let plans = preflight::check(config, input)?;
+    for warning in preflight::rewinding_warnings(config) {
+        crate::summary::say(&warning);
+    }
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
     let mut created = Vec::new();
     let mut failure = None;
@@ -203,7 +207,8 @@ fn open_one(plan: &Plan, spec: &OutputSpec, config: &Config) -> anyhow::Result<B
         let device = Device::open_if_tape(path, Access::Write)
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
         if let Some(device) = device {
-            let medium = TapeMedium::new(Box::new(device));
+            let watched = CleaningWatch::to_stderr(Box::new(device));
+            let medium = TapeMedium::new(Box::new(watched));
             return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
         }
     }

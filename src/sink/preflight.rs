@@ -1,7 +1,8 @@
 //! Checks every output before any is opened, so that a refused command line
 //! leaves nothing behind: an existing regular file without -f/--append, a
-//! directory, an output that is the input under another name, and an output
-//! named twice. The checks change nothing on disk; the plan they return
+//! directory, an output that is the input under another name, an output
+//! named twice, and a character device that is neither a tape drive nor
+//! harmless (`tape::char_devices`; `--any-device` lets it through). The checks change nothing on disk; the plan they return
 //! says how each output is to be opened.
 
 use std::path::{Path, PathBuf};
@@ -11,7 +12,9 @@ use crate::config::{Config, ExistingFile, OutputSpec};
 use crate::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
-use crate::tape::VolumeNames;
+use crate::tape::char_devices::{self, CharDevice, Direction, Verdict};
+use crate::tape::names::no_rewind_name;
+use crate::tape::{AtEnd, VolumeNames};
 
 /// How one output is to be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +43,11 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
     for spec in &config.outputs {
         let name = spec.display_name();
         let (plan, identity) = match spec {
-            OutputSpec::Stdout => (Plan::Stdout, Identity::of_fd(std::io::stdout())),
+            OutputSpec::Stdout => {
+                char_devices::check_fd(std::io::stdout(), Direction::Output, config.any_device)
+                    .map_err(OpenError::Refused)?;
+                (Plan::Stdout, Identity::of_fd(std::io::stdout()))
+            }
             OutputSpec::Connect(peer) => (Plan::Connect(peer.clone()), None),
             OutputSpec::Remote(remote) => {
                 let twice = plans
@@ -56,7 +63,7 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
             OutputSpec::File(pattern) => {
                 let names = VolumeNames::parse(pattern)
                     .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;
-                check_later_volumes(&names, config.existing)?;
+                check_later_volumes(&names, config.existing, config.any_device)?;
                 let first = if names.is_numbered() {
                     names.volume(1)
                 } else {
@@ -93,7 +100,11 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
                     Some(_) if path.is_dir() => {
                         return Err(OpenError::Io(anyhow::anyhow!("-o {name}: is a directory")))
                     }
-                    Some(_) => Plan::AsIs(path.clone()),
+                    Some(_) => {
+                        char_devices::check_path(path, Direction::Output, config.any_device)
+                            .map_err(OpenError::Refused)?;
+                        Plan::AsIs(path.clone())
+                    }
                 };
                 (plan, identity)
             }
@@ -135,9 +146,15 @@ pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError>
 }
 
 /// With a numbered name, the files of later volumes are checked now, so
-/// that a refusal comes before the backup starts and not hours into it.
-fn check_later_volumes(names: &VolumeNames, existing: ExistingFile) -> Result<(), OpenError> {
-    if !names.is_numbered() || existing != ExistingFile::Refuse {
+/// that a refusal comes before the backup starts and not hours into it:
+/// existing files without -f/--append, and devices that are neither tapes
+/// nor harmless (`-o /dev/sg%d`).
+fn check_later_volumes(
+    names: &VolumeNames,
+    existing: ExistingFile,
+    any_device: bool,
+) -> Result<(), OpenError> {
+    if !names.is_numbered() {
         return Ok(());
     }
     for n in 2..=MAX_CHECKED_VOLUMES {
@@ -145,10 +162,57 @@ fn check_later_volumes(names: &VolumeNames, existing: ExistingFile) -> Result<()
         if Identity::of_path(&path).ok().flatten().is_none() {
             break;
         }
-        plan_path(&path, existing)?;
+        char_devices::check_path(&path, Direction::Output, any_device)
+            .map_err(OpenError::Refused)?;
+        if existing == ExistingFile::Refuse {
+            plan_path(&path, existing)?;
+        }
     }
     Ok(())
 }
 
 /// How far ahead existing volume files are looked for.
 const MAX_CHECKED_VOLUMES: u32 = 10_000;
+
+/// The warnings for outputs that are rewinding tape nodes (`/dev/st0`
+/// rather than `/dev/nst0`), when the run means to leave the tape where
+/// it ends (no --rewind or --eject), so that the next run appends: the
+/// drive rewinds at close all the same, and the next write to the tape
+/// overwrites this one. A local device is judged by st's minor number,
+/// a remote one by its name. One line each; printed even with -q, since
+/// it protects data, and silenced by saying --rewind.
+pub fn rewinding_warnings(config: &Config) -> Vec<String> {
+    if config.at_end != AtEnd::Stay {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    for spec in &config.outputs {
+        let instead = match spec {
+            OutputSpec::File(path) => match CharDevice::at_path(path) {
+                Some(d) if d.verdict() == (Verdict::Tape { rewinding: true }) => Some(
+                    no_rewind_name(path)
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|| format!("(minor {})", d.minor | 0x80)),
+                ),
+                _ => None,
+            },
+            OutputSpec::Remote(remote) if remote.is_device() => {
+                no_rewind_name(Path::new(&remote.path)).map(|p| {
+                    let mut other = remote.clone();
+                    other.path = p.display().to_string();
+                    other.to_string()
+                })
+            }
+            _ => None,
+        };
+        if let Some(instead) = instead {
+            lines.push(format!(
+                "tapebuf: -o {}: warning: a rewinding tape node; the drive rewinds when \
+                 tapebuf closes it, so the next write to this tape overwrites this backup; \
+                 use the no-rewind node {instead} to append, or --rewind if the rewind is meant",
+                spec.display_name()
+            ));
+        }
+    }
+    lines
+}

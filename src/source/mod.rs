@@ -28,6 +28,8 @@ use crossbeam_channel::Receiver;
 use crate::config::{Config, InputSpec};
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
+use crate::tape::char_devices::{self, Direction};
+use crate::tape::cleaning::CleaningWatch;
 use crate::tape::{Access, Device, VolumeLog, VolumeNames};
 
 /// A producer of blocks.
@@ -66,8 +68,20 @@ pub trait Source: Send {
 }
 
 /// Opens the configured input: a tape drive, input volumes, or a plain
-/// descriptor.
-pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
+/// descriptor. A character device that is neither a tape drive nor
+/// harmless is refused before it is opened, as a usage error
+/// (`tape::char_devices`; `--any-device` lets it through).
+pub fn open(config: &Config) -> Result<Box<dyn Source>, crate::exit::Error> {
+    if let InputSpec::Stdin = config.input {
+        char_devices::check_fd(std::io::stdin(), Direction::Input, config.any_device)?;
+    }
+    if let InputSpec::File(path) = &config.input {
+        char_devices::check_path(path, Direction::Input, config.any_device)?;
+    }
+    Ok(open_checked(config)?)
+}
+
+fn open_checked(config: &Config) -> anyhow::Result<Box<dyn Source>> {
     let path = match &config.input {
         InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
         InputSpec::Listen(addr) => {
@@ -93,7 +107,8 @@ pub fn open(config: &Config) -> anyhow::Result<Box<dyn Source>> {
     let device = Device::open_if_tape(path, Access::Read)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(device) = device {
-        let medium = TapeReader::new(Box::new(device));
+        let watched = CleaningWatch::to_stderr(Box::new(device));
+        let medium = TapeReader::new(Box::new(watched));
         return Ok(Box::new(VolumeSource::new(Box::new(medium), &name, plan)));
     }
     if names.is_numbered() || config.input_volumes.is_some() {

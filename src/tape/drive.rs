@@ -45,6 +45,8 @@ pub struct DriveStatus {
     pub at_eot: bool,
     /// 0 in variable-block mode.
     pub fixed_block_bytes: u64,
+    /// The drive asks for a cleaning cartridge (GMT_CLN).
+    pub needs_cleaning: bool,
     /// No cartridge in the drive (GMT_DR_OPEN).
     pub door_open: bool,
 }
@@ -201,6 +203,7 @@ impl Drive for Device {
             at_eot: s.mt_gstat & mtio::GMT_EOT != 0,
             fixed_block_bytes: (s.mt_dsreg & mtio::MT_ST_BLKSIZE_MASK) as u64,
             door_open: s.mt_gstat & mtio::GMT_DR_OPEN != 0,
+            needs_cleaning: s.mt_gstat & mtio::GMT_CLN != 0,
         })
     }
 

@@ -137,6 +137,13 @@ pub struct Library {
     /// Every operation, as "write 65536", "filemark", "rewind", "unload",
     /// "close", "open 2" (slot), in order.
     pub log: Vec<String>,
+    /// The drive asks to be cleaned (GMT_CLN), with or without a tape.
+    pub needs_cleaning: bool,
+    /// The drive starts asking once it has written this many bytes, as a
+    /// real drive does when its head's hours or error counts run up.
+    pub clean_after_bytes: Option<u64>,
+    /// The record bytes the drive has written, on every cartridge.
+    pub written_bytes: u64,
     /// The drive's block size now: 0 is variable-block mode.
     pub block_bytes: u64,
     /// The block size a newly loaded cartridge starts in (st's defblksize).
@@ -171,6 +178,14 @@ impl Library {
             self.block_bytes = self.default_block_bytes;
         }
         self.loaded.is_some()
+    }
+
+    /// The drive asks to be cleaned (GMT_CLN), with or without a tape.
+    fn asks_for_cleaning(&self) -> bool {
+        self.needs_cleaning
+            || self
+                .clean_after_bytes
+                .is_some_and(|n| self.written_bytes >= n)
     }
 
     /// The cartridge in the drive has finished loading.
@@ -405,6 +420,7 @@ impl Drive for Emulated {
             .extend(pieces.into_iter().map(|r| Item::Record(r.to_vec())));
         lib.log.push(format!("write {}", record.len()));
         lib.writes_accepted += 1;
+        lib.written_bytes += record.len() as u64;
         drop(lib);
         self.refuse_next = false;
         self.position += records;
@@ -495,8 +511,12 @@ impl Drive for Emulated {
     fn status(&mut self) -> io::Result<DriveStatus> {
         self.check_open()?;
         let lib = self.library();
+        let needs_cleaning = lib.asks_for_cleaning();
         let Some(slot) = lib.loaded else {
-            return Ok(DriveStatus::default());
+            return Ok(DriveStatus {
+                needs_cleaning,
+                ..DriveStatus::default()
+            });
         };
         let cart = &lib.slots[slot];
         let used = cart.used_bytes(self.position.min(cart.items.len()));
@@ -507,6 +527,7 @@ impl Drive for Emulated {
             at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
             fixed_block_bytes: lib.block_bytes,
             door_open: false,
+            needs_cleaning,
         })
     }
 
@@ -578,6 +599,7 @@ impl Drive for Emulated {
         if !lib.load_next() {
             return Ok(DriveStatus {
                 door_open: true,
+                needs_cleaning: lib.asks_for_cleaning(),
                 ..DriveStatus::default()
             });
         }
@@ -586,6 +608,7 @@ impl Drive for Emulated {
             online: lib.loaded_is_ready(),
             write_protected: lib.slots[slot].write_protected,
             at_bot: true,
+            needs_cleaning: lib.asks_for_cleaning(),
             ..DriveStatus::default()
         })
     }
@@ -607,149 +630,5 @@ impl Drive for Emulated {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writes_past_early_warning_alternate_with_enospc() {
-        let (mut d, shelf) = Emulated::new("emu", vec![Cartridge::blank(100, 30)]);
-        assert_eq!(d.write_record(&[1; 40]).unwrap(), 40);
-        // Crosses the warning point at 70: still written.
-        assert_eq!(d.write_record(&[2; 40]).unwrap(), 40);
-        let e = d.write_record(&[3; 10]).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
-        assert_eq!(d.write_record(&[3; 10]).unwrap(), 10);
-        assert_eq!(
-            d.write_record(&[4; 10]).unwrap_err().raw_os_error(),
-            Some(libc::ENOSPC)
-        );
-        // The physical end refuses whatever the alternation says.
-        d.write_record(&[4; 10]).unwrap();
-        assert!(d.write_record(&[5; 10]).is_err());
-        assert!(d.write_record(&[5; 10]).is_err());
-        d.close().unwrap();
-        let lib = shelf.lock().unwrap();
-        assert_eq!(lib.slots[0].record_sizes(), vec![40, 40, 10, 10]);
-        assert_eq!(lib.slots[0].filemarks(), 1);
-    }
-
-    #[test]
-    fn reading_stops_at_filemarks_and_refuses_small_buffers() {
-        let cart = Cartridge::with_records(vec![vec![7; 100], vec![8; 50]]);
-        let (mut d, _) = Emulated::new("emu", vec![cart]);
-        let mut buf = [0u8; 60];
-        assert_eq!(
-            d.read_record(&mut buf).unwrap_err().raw_os_error(),
-            Some(libc::ENOMEM)
-        );
-        d.op(TapeOp::BackspaceRecords(1)).unwrap();
-        let mut big = [0u8; 200];
-        assert_eq!(d.read_record(&mut big).unwrap(), 100);
-        assert_eq!(d.read_record(&mut buf).unwrap(), 50);
-        assert_eq!(d.read_record(&mut buf).unwrap(), 0);
-        assert_eq!(
-            d.read_record(&mut buf).unwrap_err().raw_os_error(),
-            Some(libc::EIO)
-        );
-    }
-
-    #[test]
-    fn unload_then_open_loads_the_next_cartridge() {
-        let (mut d, shelf) = Emulated::new(
-            "emu",
-            vec![Cartridge::blank(100, 0), Cartridge::blank(100, 0)],
-        );
-        d.write_record(b"one").unwrap();
-        d.op(TapeOp::Unload).unwrap();
-        d.reopen().unwrap();
-        d.write_record(b"two").unwrap();
-        d.close().unwrap();
-        let lib = shelf.lock().unwrap();
-        assert_eq!(lib.slots[0].first_file(), b"one");
-        assert_eq!(lib.slots[1].first_file(), b"two");
-        assert_eq!(
-            lib.slots[0].filemarks(),
-            1,
-            "unload after a write adds a filemark"
-        );
-        drop(lib);
-        assert!(d.reopen().is_ok(), "the second cartridge is still loaded");
-    }
-
-    #[test]
-    fn fixed_block_mode_cuts_writes_into_blocks_and_refuses_the_rest() {
-        let (mut d, shelf) = Emulated::new("emu", vec![Cartridge::blank(1 << 20, 0)]);
-        shelf.lock().unwrap().block_bytes = 512;
-        assert_eq!(d.status().unwrap().fixed_block_bytes, 512);
-        assert_eq!(d.write_record(&[1; 1024]).unwrap(), 1024);
-        let e = d.write_record(&[2; 700]).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
-        d.op(TapeOp::SetBlockBytes(0)).unwrap();
-        d.write_record(&[3; 700]).unwrap();
-        d.op(TapeOp::Rewind).unwrap();
-        assert_eq!(
-            shelf.lock().unwrap().slots[0].record_sizes(),
-            vec![512, 512, 700]
-        );
-        d.op(TapeOp::SetBlockBytes(512)).unwrap();
-        let mut buf = [0u8; 2048];
-        assert_eq!(
-            d.read_record(&mut buf).unwrap(),
-            1024,
-            "two blocks, then a record of 700"
-        );
-        assert_eq!(
-            d.read_record(&mut buf).unwrap_err().raw_os_error(),
-            Some(libc::EIO)
-        );
-    }
-
-    #[test]
-    fn a_new_cartridge_loads_in_the_default_block_size() {
-        let (mut d, shelf) = Emulated::new(
-            "emu",
-            vec![Cartridge::blank(100, 0), Cartridge::blank(100, 0)],
-        );
-        shelf.lock().unwrap().default_block_bytes = 1024;
-        d.op(TapeOp::Unload).unwrap();
-        d.reopen().unwrap();
-        assert_eq!(d.status().unwrap().fixed_block_bytes, 1024);
-    }
-
-    #[test]
-    fn transfers_over_the_limit_fail_whatever_the_record_size() {
-        let cart = Cartridge::with_records(vec![vec![7; 100]]);
-        let (mut d, shelf) = Emulated::new("emu", vec![cart]);
-        shelf.lock().unwrap().transfer_limit = Some(TransferLimit {
-            max_bytes: 4096,
-            errno: libc::EBUSY,
-            known: false,
-        });
-        let mut big = vec![0u8; 8192];
-        assert_eq!(
-            d.read_record(&mut big).unwrap_err().raw_os_error(),
-            Some(libc::EBUSY)
-        );
-        assert_eq!(d.read_record(&mut big[..4096]).unwrap(), 100);
-        assert_eq!(
-            d.write_record(&big).unwrap_err().raw_os_error(),
-            Some(libc::EBUSY)
-        );
-        assert!(d.transfer_limits().facts.is_empty());
-    }
-
-    #[test]
-    fn a_write_protected_cartridge_fails_an_open_for_writing_with_erofs() {
-        let protected = Cartridge {
-            write_protected: true,
-            ..Cartridge::blank(100, 0)
-        };
-        let (mut d, _) = Emulated::new("emu", vec![Cartridge::blank(100, 0), protected]);
-        d.for_writing();
-        d.op(TapeOp::Unload).unwrap();
-        d.close().unwrap();
-        assert!(d.status_unopened().unwrap().write_protected);
-        let e = d.reopen().unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(libc::EROFS));
-    }
-}
+#[path = "emulated_tests.rs"]
+mod tests;

@@ -5,6 +5,8 @@
 
 pub mod block_mode;
 pub mod change;
+pub mod char_devices;
+pub mod cleaning;
 pub mod drive;
 pub mod emulated;
 pub mod limits;

@@ -60,6 +60,8 @@ pub const GMT_EOD: c_long = 0x0800_0000;
 pub const GMT_WR_PROT: c_long = 0x0400_0000;
 pub const GMT_ONLINE: c_long = 0x0100_0000;
 pub const GMT_DR_OPEN: c_long = 0x0004_0000;
+/// The drive asks to be cleaned.
+pub const GMT_CLN: c_long = 0x0000_8000;
 
 /// The block size field of `mt_dsreg` (0 means variable-block mode).
 pub const MT_ST_BLKSIZE_MASK: c_long = 0x00ff_ffff;

@@ -98,6 +98,39 @@ impl VolumeNames {
     }
 }
 
+/// The no-rewind node to use instead of `path`, when `path` names a
+/// rewinding tape node by Linux's conventions: `st0`, `st0l`, `st0m` or
+/// `st0a` (the no-rewind ones are `nst0`, ...), and a `/dev/tape/by-id/`
+/// or `by-path/` link without the `-nst` suffix. None for anything else,
+/// the no-rewind nodes included.
+pub fn no_rewind_name(path: &Path) -> Option<PathBuf> {
+    no_rewind_st(path).or_else(|| no_rewind_link(path))
+}
+
+/// `st0` -> `nst0`, `st1l` -> `nst1l`.
+fn no_rewind_st(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let rest = name.strip_prefix("st")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let mode = &rest[digits..];
+    if digits > 0 && matches!(mode, "" | "l" | "m" | "a") {
+        return Some(path.with_file_name(format!("n{name}")));
+    }
+    None
+}
+
+/// The persistent names udev makes: `/dev/tape/by-id/X` rewinds,
+/// `/dev/tape/by-id/X-nst` does not.
+fn no_rewind_link(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent()?.to_str()?;
+    let name = path.file_name()?.to_str()?;
+    let persistent = dir.ends_with("/tape/by-id") || dir.ends_with("/tape/by-path");
+    if !persistent || name.ends_with("-nst") {
+        return None;
+    }
+    Some(path.with_file_name(format!("{name}-nst")))
+}
+
 /// Parses `[0][width]d` after a `%`; returns the width and the length used.
 fn spec_at(rest: &[u8]) -> Option<(Width, usize)> {
     let zero_pad = rest.first() == Some(&b'0');
@@ -147,6 +180,29 @@ mod tests {
         assert_eq!(names("50%off").volume(3), Path::new("50%off"));
         assert_eq!(names("a%%b").volume(3), Path::new("a%%b"));
         assert_eq!(names("a%%b.%d").volume(3), Path::new("a%b.3"));
+    }
+
+    #[test]
+    fn rewinding_nodes_are_told_from_no_rewind_ones() {
+        let n = |s: &str| no_rewind_name(Path::new(s));
+        assert_eq!(n("/dev/st0"), Some(PathBuf::from("/dev/nst0")));
+        assert_eq!(n("/dev/st12l"), Some(PathBuf::from("/dev/nst12l")));
+        assert_eq!(n("st0a"), Some(PathBuf::from("nst0a")));
+        assert_eq!(
+            n("/dev/tape/by-id/scsi-HP_Ultrium_6"),
+            Some(PathBuf::from("/dev/tape/by-id/scsi-HP_Ultrium_6-nst"))
+        );
+        for s in [
+            "/dev/nst0",
+            "/dev/nst0l",
+            "/dev/tape/by-id/scsi-HP_Ultrium_6-nst",
+            "/dev/st",
+            "/dev/st0x",
+            "/dev/sg3",
+            "/srv/st0.tar",
+        ] {
+            assert_eq!(n(s), None, "{s}");
+        }
     }
 
     #[test]

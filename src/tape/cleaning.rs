@@ -1,0 +1,117 @@
+//! A drive that asks to be cleaned. Drives count their head's hours and
+//! errors and set a cleaning request (GMT_CLN in MTIOCGET's `mt_gstat`);
+//! a dirty head gives read and write errors and fills tapes early. The
+//! drive still works, so tapebuf does not stop: it warns, once per run,
+//! at the first point where it looks and the drive asks: when the device
+//! is opened, when each new volume is opened, and before each close (so
+//! a request raised during the run is reported at its end).
+
+use std::io;
+
+use super::drive::{Drive, DriveStatus, TapeOp};
+
+/// Where warnings go: stderr in the program, a list in tests.
+pub type Warn = Box<dyn FnMut(&str) + Send>;
+
+/// Wraps a drive and watches its cleaning request.
+pub struct CleaningWatch {
+    drive: Box<dyn Drive>,
+    warn: Warn,
+    /// The volume in the drive, from 1.
+    volume: u32,
+    warned: bool,
+}
+
+impl CleaningWatch {
+    /// `drive` is open with volume 1 loaded; it is looked at at once.
+    pub fn new(drive: Box<dyn Drive>, warn: Warn) -> CleaningWatch {
+        let mut watch = CleaningWatch {
+            drive,
+            warn,
+            volume: 1,
+            warned: false,
+        };
+        watch.look("at the start of volume 1");
+        watch
+    }
+
+    /// Warns through stderr, as the program does.
+    pub fn to_stderr(drive: Box<dyn Drive>) -> CleaningWatch {
+        CleaningWatch::new(drive, Box::new(crate::summary::say))
+    }
+
+    fn look(&mut self, when: &str) {
+        if self.warned {
+            return;
+        }
+        // A drive that cannot say is not asking.
+        if let Ok(DriveStatus {
+            needs_cleaning: true,
+            ..
+        }) = self.drive.status()
+        {
+            self.warned = true;
+            let line = format!(
+                "tapebuf: {}: warning: the drive reports that it needs cleaning ({when}); \
+                 load a cleaning cartridge before the next run, since a dirty head gives \
+                 read and write errors",
+                self.drive.name()
+            );
+            (self.warn)(&line);
+        }
+    }
+}
+
+impl Drive for CleaningWatch {
+    fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
+        self.drive.write_record(record)
+    }
+
+    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.drive.read_record(buf)
+    }
+
+    fn op(&mut self, op: TapeOp) -> io::Result<()> {
+        self.drive.op(op)
+    }
+
+    fn status(&mut self) -> io::Result<DriveStatus> {
+        self.drive.status()
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        let when = format!("at the end of volume {}", self.volume);
+        self.look(&when);
+        self.drive.close()
+    }
+
+    fn reopen(&mut self) -> io::Result<()> {
+        self.drive.reopen()?;
+        self.volume += 1;
+        let when = format!("at the start of volume {}", self.volume);
+        self.look(&when);
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        self.drive.name()
+    }
+
+    // Every method with a default must be passed on too, or the wrapped
+    // drive would lose it.
+    fn transfer_limits(&self) -> super::limits::TransferLimits {
+        self.drive.transfer_limits()
+    }
+
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        self.drive.status_unopened()
+    }
+
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        self.drive.eject_unopened()
+    }
+
+    fn ready_poll_interval(&self) -> std::time::Duration {
+        self.drive.ready_poll_interval()
+    }
+}
