@@ -208,7 +208,8 @@ fn open_one(plan: &Plan, spec: &OutputSpec, config: &Config) -> anyhow::Result<B
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
         if let Some(device) = device {
             let watched = CleaningWatch::to_stderr(Box::new(device));
-            let medium = TapeMedium::new(Box::new(watched));
+            let medium = TapeMedium::new(Box::new(watched))
+                .with_notify(crate::tape::block_mode::notices(config.quiet));
             return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
         }
     }

@@ -108,7 +108,8 @@ fn open_checked(config: &Config) -> anyhow::Result<Box<dyn Source>> {
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(device) = device {
         let watched = CleaningWatch::to_stderr(Box::new(device));
-        let medium = TapeReader::new(Box::new(watched));
+        let medium = TapeReader::new(Box::new(watched))
+            .with_notify(crate::tape::block_mode::notices(config.quiet));
         return Ok(Box::new(VolumeSource::new(Box::new(medium), &name, plan)));
     }
     if names.is_numbered() || config.input_volumes.is_some() {

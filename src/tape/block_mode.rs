@@ -23,6 +23,16 @@ pub fn to_stderr() -> Notify {
     Box::new(crate::summary::say)
 }
 
+/// Notices to stderr, or nowhere with `-q`: they say what tapebuf did
+/// about the drive (a mode switch, a smaller read), not that data is at
+/// risk, so a quiet cron job prints nothing for them.
+pub fn notices(quiet: bool) -> Notify {
+    match quiet {
+        true => Box::new(|_: &str| {}),
+        false => to_stderr(),
+    }
+}
+
 /// The check, once per volume, as a tape medium runs it: before the first
 /// read or write of volume 1, and right after opening every later one.
 pub struct ModeCheck {
