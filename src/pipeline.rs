@@ -76,6 +76,7 @@ impl Running {
         let mut stats = Stats::new(blocks, sinks.len());
         source.attach_stop(&stop_rx);
         stats.input_volumes = source.volumes();
+        stats.tape_output = sinks.iter().any(|s| s.is_tape());
         for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
             sink.attach_stop(&stop_rx);
             out.volumes = sink.volumes();

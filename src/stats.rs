@@ -55,6 +55,8 @@ pub struct Stats {
     /// Nanoseconds the writer has spent waiting, summed over finished waits.
     pub writer_wait_ns: AtomicU64,
     pub outputs: Vec<OutputStats>,
+    /// Some output is a tape drive, where an underrun is a stop.
+    pub tape_output: bool,
 }
 
 /// A consistent-enough copy of the counters at one moment. The default is
@@ -115,6 +117,7 @@ impl Stats {
             writer_waiting: AtomicBool::new(true),
             writer_wait_ns: AtomicU64::new(0),
             outputs: (0..outputs).map(|_| OutputStats::default()).collect(),
+            tape_output: false,
         }
     }
 

@@ -54,6 +54,8 @@ pub struct Summary {
     pub input_note: Option<String>,
     /// Zeros added by `--pad`.
     pub pad_bytes: u64,
+    /// Some output is a tape drive, where each underrun was a stop.
+    pub tape_output: bool,
 }
 
 impl Summary {
@@ -85,6 +87,7 @@ impl Summary {
                 .collect(),
             input_note: stats.input_note(),
             pad_bytes: stats.pad_bytes.load(std::sync::atomic::Ordering::Relaxed),
+            tape_output: stats.tape_output,
         }
     }
 
@@ -120,6 +123,14 @@ impl Summary {
             s.underruns,
             s.overruns
         );
+        if s.underruns > 0 {
+            // An underrun costs a tape drive a stop; elsewhere it only
+            // says the input was the slower side.
+            line += match self.tape_output {
+                true => "; each underrun stopped the drive",
+                false => "; underruns: the input was the slower side, which only a tape would feel",
+            };
+        }
         if let Some(note) = &self.input_note {
             line += &format!("; {note}");
         }
@@ -175,6 +186,7 @@ mod tests {
             volumes: vec![],
             input_note: None,
             pad_bytes: 0,
+            tape_output: false,
         }
     }
 
@@ -190,6 +202,25 @@ mod tests {
         assert!(line.contains("3 underruns, 4 overruns"), "{line}");
         assert!(line.contains("500 B/s"), "{line}");
         assert!(!line.contains("not committed"), "{line}");
+    }
+
+    #[test]
+    fn underruns_are_explained_for_the_output_they_happened_on() {
+        let mut s = summary(10, 10);
+        assert!(
+            s.line().contains(
+                "3 underruns, 4 overruns; underruns: the input was the slower side, which only a tape would feel"
+            ),
+            "{}",
+            s.line()
+        );
+        s.tape_output = true;
+        assert!(s
+            .line()
+            .contains("4 overruns; each underrun stopped the drive"));
+        s.snapshot.underruns = 0;
+        assert!(!s.line().contains("underruns:"), "{}", s.line());
+        assert!(!s.line().contains("stopped the drive"), "{}", s.line());
     }
 
     #[test]
