@@ -80,7 +80,23 @@ fn draw(t: &Timeline, title: &str, out: &mut String) -> DrawResult {
     Ok(())
 }
 
-/// One chart: the series, then the markers, then the legend.
+/// Pixels a legend line takes, and the box's own padding and border.
+const LEGEND_LINE_PX: f64 = 20.0;
+const LEGEND_PAD_PX: f64 = 24.0;
+
+/// The top of the y axis that keeps the data below a legend of `entries`
+/// lines in the upper corner: the data's top, `y_data_max`, stays under a
+/// band as tall as the legend, so the legend never hides a point. `plot_px`
+/// is the height of the plotting area.
+pub(super) fn above_the_legend(y_data_max: f64, plot_px: f64, entries: usize) -> f64 {
+    let band = LEGEND_PAD_PX + LEGEND_LINE_PX * entries as f64;
+    // A plot too small for the band keeps half of itself for the data.
+    let data_px = (plot_px - band).max(plot_px / 2.0);
+    y_data_max * plot_px / data_px
+}
+
+/// One chart: the series, then the markers, then the legend, in a band
+/// above the data.
 fn panel(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     x_max: f64,
@@ -90,11 +106,16 @@ fn panel(
     underruns: &[f64],
     volumes: &[f64],
 ) -> DrawResult {
+    let entries =
+        series.len() + usize::from(!underruns.is_empty()) + usize::from(!volumes.is_empty());
+    // The plotting area: the panel less its margins and the x labels.
+    let plot_px = f64::from(area.dim_in_pixel().1) - 2.0 * 12.0 - 40.0;
+    let y_top = above_the_legend(y_max, plot_px, entries);
     let mut chart = ChartBuilder::on(area)
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
+        .build_cartesian_2d(0f64..x_max, 0f64..y_top)?;
     chart
         .configure_mesh()
         .x_desc("time (s)")
@@ -138,4 +159,23 @@ fn panel(
         .border_style(BLACK)
         .draw()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_data_stays_below_a_band_as_tall_as_the_legend() {
+        // 2 lines: a 64-pixel band on a 264-pixel plot leaves 200 for data.
+        let top = above_the_legend(21.0, 264.0, 2);
+        assert!((top - 21.0 * 264.0 / 200.0).abs() < 1e-9, "{top}");
+        // The highest point sits exactly at the band's lower edge.
+        let data_px = 21.0 / top * 264.0;
+        assert!((data_px - 200.0).abs() < 1e-9);
+        // More legend lines, more room.
+        assert!(above_the_legend(21.0, 264.0, 4) > top);
+        // A tiny plot still keeps half of itself for the data.
+        assert_eq!(above_the_legend(10.0, 40.0, 4), 20.0);
+    }
 }

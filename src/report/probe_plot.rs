@@ -67,6 +67,14 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
         / 1e6
         * 1.15;
     let y_max = y_max.max(0.001);
+    let rec = &p.recommend;
+    let marked = [rec.write_block_bytes, rec.read_block_bytes]
+        .iter()
+        .filter(|&&b| b != 0 && (x_lo..x_hi).contains(&(b as f64).log2()))
+        .count();
+    // The root, less the title, the margins and the x labels.
+    let plot_px = f64::from(root.dim_in_pixel().1) - 2.0 * 16.0 - 44.0;
+    let y_top = super::plot::above_the_legend(y_max, plot_px, 2 + marked);
 
     let mut chart = ChartBuilder::on(&root)
         .margin(16)
@@ -77,7 +85,7 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
                 range: x_lo..x_hi,
                 ticks,
             },
-            0f64..y_max,
+            0f64..y_top,
         )?;
     chart
         .configure_mesh()
@@ -137,7 +145,6 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
             .legend(|(x, y)| Circle::new((x + 10, y), 5, BLACK.stroke_width(2)));
     }
 
-    let rec = &p.recommend;
     for (what, bytes, color) in [
         ("backups (write)", rec.write_block_bytes, WRITE),
         ("restores (read)", rec.read_block_bytes, READ),
