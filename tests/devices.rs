@@ -33,7 +33,9 @@ use tapebuf::tape::ChangePolicy;
 use tapebuf::watermark::Watermarks;
 
 /// Makes a character device node `name` in `dir`.
+#[track_caller]
 fn mknod(dir: &Path, name: &str, major: u32, minor: u32) -> PathBuf {
+    needs::root("mknod makes character device nodes");
     let path = dir.join(name);
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a valid NUL-terminated path; mknod only creates a node.

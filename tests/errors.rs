@@ -239,6 +239,9 @@ fn broken_stderr_does_not_abort_the_backup() {
 
 #[test]
 fn lock_failure_names_the_lock_flag() {
+    needs::root("setpriv drops to nobody, whom prlimit denies locked memory");
+    needs::tool("prlimit", "util-linux");
+    needs::tool("setpriv", "util-linux");
     // Root may always lock memory, so run as nobody with no lock allowance.
     let out = std::process::Command::new("prlimit")
         .args(["--memlock=0:0", "setpriv", "--reuid=65534", "--regid=65534"])
@@ -269,7 +272,10 @@ fn lock_failure_names_the_lock_flag() {
 /// disk fills in the middle of a block. Returns the status, stderr, and
 /// the bytes that reached the disk, file by file (copied off it before
 /// the namespace goes).
+#[track_caller]
 fn fill_a_small_disk(input: &[u8], name: &str) -> (std::process::ExitStatus, String, Vec<Vec<u8>>) {
+    needs::root("unshare --mount and mount a small tmpfs");
+    needs::tool("unshare", "util-linux");
     let dir = tempfile::tempdir().unwrap();
     let input_path = dir.path().join("in");
     std::fs::write(&input_path, input).unwrap();

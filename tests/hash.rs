@@ -5,15 +5,16 @@ mod common;
 
 use std::process::Command;
 
-use common::{pattern, run, tapebuf};
+use common::{needs, pattern, run, tapebuf};
 
-/// The first word `tool` prints for `file` (its digest).
+/// The first word `tool` prints for `file` (its digest). `tool` was
+/// checked with `needs::tool` at the start of the test.
 fn digest_by(tool: &[&str], file: &std::path::Path) -> String {
     let out = Command::new(tool[0])
         .args(&tool[1..])
         .arg(file)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e} (.ci/run installs it)", tool[0]));
+        .unwrap_or_else(|e| panic!("running {}: {e}", tool[0]));
     assert!(out.status.success(), "{} failed", tool[0]);
     let text = String::from_utf8(out.stdout).unwrap();
     // xxhsum -H3 prints "XXH3 (file) = hex"; the others "hex  file".
@@ -25,6 +26,10 @@ fn digest_by(tool: &[&str], file: &std::path::Path) -> String {
 
 #[test]
 fn every_digest_matches_the_independent_tool() {
+    needs::tool("md5sum", "coreutils");
+    needs::tool("sha256sum", "coreutils");
+    needs::tool("b3sum", "b3sum");
+    needs::tool("xxhsum", "xxhash");
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     // Not a whole number of blocks, so the short last block is covered.
@@ -65,6 +70,7 @@ fn every_digest_matches_the_independent_tool() {
 
 #[test]
 fn the_hash_file_checks_with_sha256sum() {
+    needs::tool("sha256sum", "coreutils");
     let dir = tempfile::tempdir().unwrap();
     let sums = dir.path().join("out.sha256");
     let out = dir.path().join("out.img");
@@ -105,6 +111,7 @@ fn the_hash_file_checks_with_sha256sum() {
 
 #[test]
 fn several_digests_go_to_the_hash_file_as_tagged_lines_cksum_checks() {
+    needs::tool("cksum", "coreutils");
     let dir = tempfile::tempdir().unwrap();
     let sums = dir.path().join("sums");
     let out = dir.path().join("o");
@@ -148,4 +155,12 @@ fn an_unknown_algorithm_is_a_usage_error_that_lists_the_choices() {
     assert_eq!(r.status.code(), Some(2));
     assert!(r.stderr.contains("crc7"), "{}", r.stderr);
     assert!(r.stderr.contains("sha256"), "{}", r.stderr);
+}
+
+#[test]
+#[should_panic(
+    expected = "needs `no-such-digest-tool`, which is not installed: apt-get install no-such-package"
+)]
+fn a_missing_tool_fails_the_test_naming_the_package_to_install() {
+    needs::tool("no-such-digest-tool", "no-such-package");
 }

@@ -1,6 +1,8 @@
 //! The hand-written manual page cannot drift from the command line: every
 //! long option clap knows must appear in it, and it keeps its key sections.
 
+mod common;
+
 use clap::CommandFactory;
 use tapebuf::probe::ProbeCli;
 use tapebuf::report::ReportCli;
@@ -62,6 +64,7 @@ fn man_page_has_exit_status_examples_and_watermarks() {
 
 #[test]
 fn man_page_renders_without_warnings() {
+    common::needs::tool("man", "man-db");
     let out = std::process::Command::new("man")
         .args(["--warnings", "-l", "-E", "UTF-8", "-P", "cat"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/man/tapebuf.1"))

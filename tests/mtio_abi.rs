@@ -3,6 +3,8 @@
 //! structure sizes, request numbers and operation codes, and every one must
 //! match what tapebuf sends to a real drive.
 
+mod common;
+
 use std::process::Command;
 
 use tapebuf::tape::mtio;
@@ -33,6 +35,7 @@ int main(void) {
 /// Compiles the C `program` with the system compiler, runs it, and parses
 /// its "NAME VALUE" lines.
 fn compile_and_run(program: &str) -> Vec<(String, u64)> {
+    common::needs::tool("cc", "gcc libc6-dev");
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("mtio.c");
     let exe = dir.path().join("mtio");

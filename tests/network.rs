@@ -452,6 +452,7 @@ fn wait_listening(port: u16) {
 
 /// Sends `input` with mbuffer to `port`; returns mbuffer's status.
 fn mbuffer_sends(input: &std::path::Path, port: u16) -> std::process::ExitStatus {
+    common::needs::tool("mbuffer", "mbuffer");
     Command::new("mbuffer")
         .args([
             "-q",
@@ -513,6 +514,7 @@ fn an_mbuffer_sender_is_read_raw_with_a_warning() {
 
 #[test]
 fn raw_mode_sends_plain_bytes_an_mbuffer_receiver_stores_exactly() {
+    common::needs::tool("mbuffer", "mbuffer");
     let port = free_port();
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("out");

@@ -336,6 +336,7 @@ fn shown(line: &str) -> String {
 
 #[test]
 fn on_a_terminal_the_bar_appears_and_the_end_is_the_clean_summary() {
+    common::needs::tool("script", "bsdutils");
     let dir = tempfile::tempdir().unwrap();
     let input = input_file(dir.path(), 4 << 20);
     let output = dir.path().join("out");

@@ -125,6 +125,8 @@ fn a_failed_open_removes_the_files_this_run_created() {
 
 #[test]
 fn direct_falls_back_where_the_filesystem_refuses_it() {
+    needs::root("unshare --mount and mount a ramfs");
+    needs::tool("unshare", "util-linux");
     // ramfs has no O_DIRECT. Mount one in a private mount namespace.
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().display().to_string();

@@ -256,6 +256,7 @@ fn ctrl_c_during_a_file_probe_removes_the_file_and_dies_of_sigint() {
 
 #[test]
 fn a_remote_probe_through_gnu_rmt_verifies_and_leaves_the_file_empty() {
+    common::needs::tool(GNU_RMT, "tar");
     let dir = tempfile::tempdir().unwrap();
     let remote = dir.path().join("on-the-tape-host");
     let target = format!("localhost:{}", remote.display());

@@ -19,6 +19,7 @@ fn rsh() -> String {
 
 /// tapebuf with the stand-in remote shell and the GNU server.
 fn client(args: &[&str]) -> Command {
+    common::needs::tool(GNU_RMT, "tar");
     let mut c = tapebuf();
     c.args(["--rsh-command", &rsh(), "--rmt-command", GNU_RMT])
         .args(args)

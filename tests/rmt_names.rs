@@ -182,6 +182,7 @@ fn bsd_flavor_refuses_a_path_the_server_would_cut_before_starting_the_remote_she
 
 #[test]
 fn gnu_flavor_takes_a_path_longer_than_bsd_could() {
+    common::needs::tool(GNU_RMT, "tar");
     let work = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(work.path()).unwrap();
     let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));

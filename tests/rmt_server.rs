@@ -142,6 +142,7 @@ fn source_tree(root: &Path) -> Vec<(&'static str, Vec<u8>)> {
 /// `tar ARGS` with the rsh stand-in and `tapebuf rmt SERVER_ARGS` as
 /// the remote command (the pattern quoted, as a remote shell needs).
 fn remote_tar(args: &[&str], server_args: &str) -> std::process::Output {
+    common::needs::tool("tar", "tar");
     Command::new("tar")
         .args(args)
         .arg(format!("--rsh-command={RSH}"))

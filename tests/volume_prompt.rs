@@ -15,6 +15,7 @@ use common::{pattern, sha256};
 /// Starts `tapebuf ARGS` under script(1), and a thread that forwards what
 /// appears on the terminal.
 fn start_on_a_terminal(args: &str) -> (Child, Receiver<Vec<u8>>) {
+    common::needs::tool("script", "bsdutils");
     let mut child = Command::new("script")
         .args([
             "-q",

@@ -169,6 +169,8 @@ fn without_change_command_or_terminal_a_full_volume_fails_at_once() {
 
 #[test]
 fn a_full_disk_ends_the_volume_and_the_rest_goes_to_the_next() {
+    common::needs::root("unshare --mount and mount a small tmpfs");
+    common::needs::tool("unshare", "util-linux");
     // A 1 MiB tmpfs in a private mount namespace is the small disk; the
     // change command "swaps" it by moving the full volume off it.
     let dir = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod memory;
+pub mod needs;
 
 use std::io::{Read, Write};
 use std::path::Path;
