@@ -48,10 +48,7 @@ pub struct ReportCli {
 /// The arguments after `report` when the command line is `tapebuf report
 /// ...`, else None.
 pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
-    match args.get(1) {
-        Some(word) if word == "report" => Some(args[2..].to_vec()),
-        _ => None,
-    }
+    crate::cli::subcommand_args(args, "report")
 }
 
 /// A recording `tapebuf report` understands.
