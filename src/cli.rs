@@ -339,3 +339,38 @@ pub fn subcommand_args(args: &[std::ffi::OsString], name: &str) -> Option<Vec<st
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<std::ffi::OsString> {
+        list.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn the_whole_tree_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn a_negative_number_is_the_value_of_the_flag_before_it() {
+        let cli = parse(&words(&["tapebuf", "-P", "-5", "-p", "-1"])).unwrap();
+        assert_eq!(cli.high_watermark.as_deref(), Some("-5"));
+        assert_eq!(cli.low_watermark.as_deref(), Some("-1"));
+    }
+
+    #[test]
+    fn subcommands_are_recognised_only_as_the_first_word() {
+        assert_eq!(
+            subcommand_args(&words(&["tapebuf", "report", "x"]), "report"),
+            Some(words(&["x"]))
+        );
+        assert_eq!(
+            subcommand_args(&words(&["tapebuf", "-o", "report"]), "report"),
+            None
+        );
+        let e = parse(&words(&["tapebuf", "-q", "rmt"])).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ArgumentConflict);
+    }
+}

@@ -64,7 +64,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
     };
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(&script(cli.shell)).and_then(|()| stdout.flush()) {
+    match stdout
+        .write_all(&script(cli.shell))
+        .and_then(|()| stdout.flush())
+    {
         Ok(()) => SUCCESS,
         Err(e) => {
             say(&format!("tapebuf: completions: standard output: {e}"));

@@ -85,7 +85,8 @@ fn a_subcommand_after_options_is_refused_not_run_as_a_buffer() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     assert!(
-        out.stderr.starts_with("tapebuf: 'rmt' must be the first word"),
+        out.stderr
+            .starts_with("tapebuf: 'rmt' must be the first word"),
         "{}",
         out.stderr
     );
@@ -130,7 +131,10 @@ fn completions_print_a_script_for_bash_zsh_and_fish() {
         assert!(script.len() > 500, "{shell}: {} bytes", script.len());
         assert!(script.contains("tapebuf"), "{shell}");
         assert!(script.contains("high-watermark"), "{shell}");
-        assert!(script.contains("completions"), "{shell}: knows the subcommands");
+        assert!(
+            script.contains("completions"),
+            "{shell}: knows the subcommands"
+        );
     }
 }
 
