@@ -7,7 +7,7 @@ use std::ffi::OsString;
 
 use clap::Parser;
 
-use crate::exit::{SUCCESS, USAGE};
+use crate::exit::{FAILURE, SUCCESS};
 use crate::summary::say;
 
 /// tapebuf completions: print a shell completion script on standard output.
@@ -48,19 +48,9 @@ pub fn script(shell: Shell) -> Vec<u8> {
 /// Runs `tapebuf completions` on the words after `completions`; returns the
 /// exit status.
 pub fn main(args: Vec<OsString>) -> i32 {
-    let words = std::iter::once(OsString::from("tapebuf completions")).chain(args);
-    let cli = match CompletionsCli::try_parse_from(words) {
+    let cli: CompletionsCli = match crate::run::parse_subcommand("completions", args) {
         Ok(cli) => cli,
-        Err(e) => match crate::run::usage_text(&e, "tapebuf completions") {
-            Some(text) => {
-                say(&format!("tapebuf: completions: {text}"));
-                return USAGE;
-            }
-            None => {
-                let _ = e.print();
-                return SUCCESS;
-            }
-        },
+        Err(status) => return status,
     };
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
@@ -71,7 +61,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         Ok(()) => SUCCESS,
         Err(e) => {
             say(&format!("tapebuf: completions: standard output: {e}"));
-            crate::exit::FAILURE
+            FAILURE
         }
     }
 }

@@ -319,6 +319,27 @@ pub fn usage_line(e: &clap::Error) -> Option<String> {
     usage_text(e, "tapebuf").map(|text| format!("tapebuf: {text}"))
 }
 
+/// Parses the words after `tapebuf NAME` as that subcommand's command line.
+/// Err is the exit status once clap has answered --help or --version (0,
+/// on stdout) or a usage error has been said as `tapebuf: NAME: ...` (2).
+pub fn parse_subcommand<T: clap::Parser>(
+    name: &str,
+    args: Vec<std::ffi::OsString>,
+) -> Result<T, i32> {
+    let command = format!("tapebuf {name}");
+    let words = std::iter::once(std::ffi::OsString::from(&command)).chain(args);
+    T::try_parse_from(words).map_err(|e| match usage_text(&e, &command) {
+        Some(text) => {
+            crate::summary::say(&format!("tapebuf: {name}: {text}"));
+            crate::exit::USAGE
+        }
+        None => {
+            let _ = e.print();
+            crate::exit::SUCCESS
+        }
+    })
+}
+
 /// What clap says is wrong, in one line that points to `command --help`:
 /// clap's first line, then what it lists below it (the missing arguments,
 /// an invalid choice's valid values, a suggestion such as "a similar
