@@ -8,6 +8,7 @@
 
 pub mod blocking;
 pub mod cli;
+pub mod completions;
 pub mod config;
 pub mod events;
 pub mod exit;

@@ -1,9 +1,8 @@
 //! The tapebuf binary: parse, run, and map the outcome to an exit status.
 
-use clap::Parser;
 use tapebuf::exit::Exit;
 use tapebuf::summary::say;
-use tapebuf::{run, Cli, Config, MachineInfo};
+use tapebuf::{run, Config, MachineInfo};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -16,7 +15,10 @@ fn main() {
     if let Some(probe_args) = tapebuf::probe::command_args(&args) {
         end(tapebuf::probe::main(probe_args));
     }
-    let cli = match Cli::try_parse_from(&args) {
+    if let Some(words) = tapebuf::cli::subcommand_args(&args, "completions") {
+        std::process::exit(tapebuf::completions::main(words));
+    }
+    let cli = match tapebuf::cli::parse(&args) {
         Ok(cli) => cli,
         Err(e) => match run::usage_line(&e) {
             Some(line) => {
@@ -24,7 +26,7 @@ fn main() {
                 std::process::exit(tapebuf::exit::USAGE);
             }
             None => {
-                let _ = e.print(); // --help or --version
+                let _ = e.print(); // --help, help [CMD] or --version
                 std::process::exit(tapebuf::exit::SUCCESS);
             }
         },

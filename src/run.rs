@@ -319,27 +319,61 @@ pub fn usage_line(e: &clap::Error) -> Option<String> {
     usage_text(e, "tapebuf").map(|text| format!("tapebuf: {text}"))
 }
 
-/// What clap says is wrong, in one line that points to `command --help`
-/// (an invalid choice lists the valid ones); None for --help or --version.
+/// Parses the words after `tapebuf NAME` as that subcommand's command line.
+/// Err is the exit status once clap has answered --help or --version (0,
+/// on stdout) or a usage error has been said as `tapebuf: NAME: ...` (2).
+pub fn parse_subcommand<T: clap::Parser>(
+    name: &str,
+    args: Vec<std::ffi::OsString>,
+) -> Result<T, i32> {
+    let command = format!("tapebuf {name}");
+    let words = std::iter::once(std::ffi::OsString::from(&command)).chain(args);
+    T::try_parse_from(words).map_err(|e| match usage_text(&e, &command) {
+        Some(text) => {
+            crate::summary::say(&format!("tapebuf: {name}: {text}"));
+            crate::exit::USAGE
+        }
+        None => {
+            let _ = e.print();
+            crate::exit::SUCCESS
+        }
+    })
+}
+
+/// What clap says is wrong, in one line that points to `command --help`:
+/// clap's first line, then what it lists below it (the missing arguments,
+/// an invalid choice's valid values, a suggestion such as "a similar
+/// argument exists: '--output'"); None for --help or --version.
 pub fn usage_text(e: &clap::Error, command: &str) -> Option<String> {
     use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => None,
-        _ => {
-            let text = e.to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid command line")
-                .trim_start_matches("error: ");
-            // An invalid choice lists the valid ones on a later line.
-            let choices = text
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("[possible values: "))
-                .and_then(|l| l.strip_suffix(']'))
-                .map(|l| format!("; one of {l}"))
-                .unwrap_or_default();
-            Some(format!("{first}{choices} (see '{command} --help')"))
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return None;
+    }
+    let text = e.to_string();
+    let mut details = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty());
+    let first = details.next().unwrap_or("invalid command line");
+    let mut line = first.trim_start_matches("error: ").to_string();
+    let mut listed = Vec::new();
+    let mut notes = String::new();
+    for detail in details {
+        if let Some(values) = detail
+            .strip_prefix("[possible values: ")
+            .and_then(|v| v.strip_suffix(']'))
+        {
+            notes.push_str(&format!("; one of {values}"));
+        } else if let Some(tip) = detail.strip_prefix("tip: ") {
+            notes.push_str(&format!("; {tip}"));
+        } else {
+            listed.push(detail);
         }
     }
+    if !listed.is_empty() {
+        // The missing arguments, listed one per line after a colon.
+        line = format!("{} {}", line, listed.join(", "));
+    }
+    Some(format!("{line}{notes} (see '{command} --help')"))
 }

@@ -25,6 +25,52 @@ fn unknown_option_is_a_usage_error_with_one_line() {
 }
 
 #[test]
+fn a_missing_argument_is_named_in_the_one_line() {
+    let out = run(&["report"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: report: the following required arguments were not provided: <FILE> \
+         (see 'tapebuf report --help')"
+    );
+}
+
+#[test]
+fn a_misspelt_option_keeps_the_suggestion() {
+    let out = run(&["--ouptut", "x"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: unexpected argument '--ouptut' found; a similar argument exists: \
+         '--output' (see 'tapebuf --help')"
+    );
+}
+
+#[test]
+fn a_negative_watermark_names_the_flag() {
+    let out = run(&["-P", "-5"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: -P/--high-watermark: '-5' is not a percentage from 0 to 100"
+    );
+}
+
+#[test]
+fn a_negative_number_of_seconds_names_the_flag() {
+    let out = run(&["--timeout", "-1"], vec![]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with("tapebuf: invalid value '-1' for '--timeout <SECS>'"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn block_size_larger_than_memory_names_both_flags() {
     let out = run(&["-s", "4M", "-m", "1M"], vec![]);
     assert_eq!(out.status.code(), Some(2));

@@ -4,9 +4,6 @@
 mod common;
 
 use clap::CommandFactory;
-use tapebuf::probe::ProbeCli;
-use tapebuf::report::ReportCli;
-use tapebuf::rmt::server::RmtCli;
 use tapebuf::Cli;
 
 fn page() -> String {
@@ -18,12 +15,13 @@ fn page() -> String {
 fn every_long_option_appears_in_the_man_page() {
     let page = page();
     let mut missing = Vec::new();
-    for mut cmd in [
-        Cli::command(),
-        RmtCli::command(),
-        ReportCli::command(),
-        ProbeCli::command(),
-    ] {
+    let mut tree = tapebuf::cli::command();
+    tree.build();
+    let subcommands: Vec<_> = tree.get_subcommands().cloned().collect();
+    assert!(subcommands.len() >= 4, "rmt, report, probe, completions");
+    // The buffer's own options, and every subcommand's (rmt, report,
+    // probe, completions, help), as `tapebuf help CMD` shows them.
+    for mut cmd in std::iter::once(Cli::command()).chain(subcommands) {
         cmd.build();
         for arg in cmd.get_arguments() {
             if let Some(long) = arg.get_long() {

@@ -35,8 +35,5 @@ pub use target::{Pass, ProbeTarget};
 /// The arguments after `probe` when the command line is `tapebuf probe
 /// ...`, else None.
 pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
-    match args.get(1) {
-        Some(word) if word == "probe" => Some(args[2..].to_vec()),
-        _ => None,
-    }
+    crate::cli::subcommand_args(args, "probe")
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::exit::{FAILURE, SUCCESS, USAGE};
+use crate::exit::{FAILURE, SUCCESS};
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
 use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
 use crate::summary::say;
@@ -48,10 +48,7 @@ pub struct ReportCli {
 /// The arguments after `report` when the command line is `tapebuf report
 /// ...`, else None.
 pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
-    match args.get(1) {
-        Some(word) if word == "report" => Some(args[2..].to_vec()),
-        _ => None,
-    }
+    crate::cli::subcommand_args(args, "report")
 }
 
 /// A recording `tapebuf report` understands.
@@ -111,19 +108,9 @@ impl Input {
 /// Runs `tapebuf report` on the words after `report`; returns the exit
 /// status.
 pub fn main(args: Vec<OsString>) -> i32 {
-    let words = std::iter::once(OsString::from("tapebuf report")).chain(args);
-    let cli = match ReportCli::try_parse_from(words) {
+    let cli: ReportCli = match crate::run::parse_subcommand("report", args) {
         Ok(cli) => cli,
-        Err(e) => match crate::run::usage_text(&e, "tapebuf report") {
-            Some(text) => {
-                say(&format!("tapebuf: report: {text}"));
-                return USAGE;
-            }
-            None => {
-                let _ = e.print();
-                return SUCCESS;
-            }
-        },
+        Err(status) => return status,
     };
     match report(&cli) {
         Ok(lines) => {

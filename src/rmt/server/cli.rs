@@ -14,7 +14,7 @@ use clap::Parser;
 /// configuration file, that is tape devices only (/dev/st*, /dev/nst*,
 /// /dev/tape/**, /dev/sa*, /dev/nsa*), never plain files.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "tapebuf rmt", version, about, long_about = None)]
+#[command(name = "tapebuf rmt", version, long_about = None)]
 #[command(after_help = "\
 Patterns: '*' and '?' match within one path component, '[a-z]' one \
 character of a class, a '**' component any depth (/srv/backup/** is \
