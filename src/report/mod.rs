@@ -54,6 +54,9 @@ pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
     }
 }
 
+/// What every refusal of a file that is no recording at all begins with.
+pub const NOT_OURS: &str = "not a tapebuf stats or probe file";
+
 /// A recording `tapebuf report` understands.
 #[derive(Debug)]
 pub enum Input {
@@ -72,15 +75,15 @@ impl Input {
                 line: None,
             });
         };
-        let value: serde_json::Value =
-            serde_json::from_str(first).map_err(|e| Bad::at(i + 1, format!("not JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(first)
+            .map_err(|e| Bad::at(i + 1, format!("{NOT_OURS}: not JSON: {e}")))?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(STATS_SCHEMA) => Timeline::parse(text).map(Input::Stats),
             Some(PROBE_SCHEMA) => probe::parse(text).map(Input::Probe),
             Some(other) => Err(Bad::at(i + 1, format!("unknown schema '{other}'"))),
             None => Err(Bad::at(
                 i + 1,
-                "no schema field: not a file from tapebuf --stats or tapebuf probe --json",
+                format!("{NOT_OURS}: no schema field (tapebuf --stats and tapebuf probe --json write one)"),
             )),
         }
     }
@@ -151,9 +154,17 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
         ),
         None => format!("tapebuf: report: {}: {}", path.display(), bad.why),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         fail(Bad {
             why: e.to_string(),
+            line: None,
+        })
+    })?;
+    // A tar archive or other binary file is not text: say what it is not,
+    // not how the decoder failed.
+    let text = String::from_utf8(bytes).map_err(|_| {
+        fail(Bad {
+            why: format!("{NOT_OURS} (it is not text)"),
             line: None,
         })
     })?;
