@@ -405,3 +405,17 @@ fn probe_json_goes_straight_into_report_as_a_picture() {
         "the recommended {write} is not in:\n{text}"
     );
 }
+
+#[test]
+fn a_remote_shell_that_does_not_exist_is_named_once() {
+    let out = probe(&["--rsh-command", "nosuchrsh", "--yes", "host:/tmp/never"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("nosuchrsh").count(), 1, "{err}");
+    assert!(
+        err.starts_with("tapebuf: probe: host:/tmp/never: ")
+            && err.contains("cannot start the remote shell 'nosuchrsh'"),
+        "{err}"
+    );
+}
