@@ -128,3 +128,70 @@ fn on_a_terminal_q_declines_the_change_and_fails() {
         "{seen}"
     );
 }
+
+#[test]
+fn on_a_terminal_enter_without_a_swap_asks_again_and_the_swap_then_completes() {
+    let (dir, data, target, mut child, rx) = start_a_two_volume_run(3);
+    let mut seen = String::new();
+    let prompt = format!(
+        "load volume 2 to write on {} and press Enter",
+        target.display()
+    );
+    wait_for(&rx, &mut seen, &prompt);
+    // Enter without swapping: volume 1 must not be overwritten.
+    child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    wait_for(&rx, &mut seen, "; asking for another");
+    while seen.matches(&prompt).count() < 2 {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(chunk) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+            Err(_) => panic!("the prompt never came again:\n{seen}"),
+        }
+    }
+    assert!(
+        seen.contains(&format!("already holds {}", target.display())),
+        "{seen}"
+    );
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        &data[..1 << 20],
+        "volume 1 kept"
+    );
+    // Now the operator swaps the disk and presses Enter again.
+    std::fs::rename(&target, dir.path().join("first")).unwrap();
+    child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    drain(&rx, &mut seen);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{seen}");
+    let mut joined = std::fs::read(dir.path().join("first")).unwrap();
+    joined.extend(std::fs::read(&target).unwrap());
+    assert_eq!(sha256(&joined), sha256(&data));
+    assert!(
+        seen.contains("tapebuf: summary: in 1500000 bytes, out 1500000 bytes"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn on_a_terminal_enter_without_a_swap_is_refused_a_bounded_number_of_times() {
+    let (_dir, data, target, mut child, rx) = start_a_two_volume_run(4);
+    let mut seen = String::new();
+    wait_for(&rx, &mut seen, "press Enter (q to stop)");
+    // Enter, never swapping: after the bound the run ends, volume 1 kept.
+    for _ in 0..4 {
+        child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    }
+    drain(&rx, &mut seen);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{seen}");
+    assert_eq!(seen.matches("; asking for another").count(), 3, "{seen}");
+    assert!(seen.contains("giving up"), "{seen}");
+    assert!(
+        seen.contains("1048576 bytes are safe on volume 1"),
+        "{seen}"
+    );
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        &data[..1 << 20],
+        "volume 1 kept"
+    );
+}
