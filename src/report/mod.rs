@@ -6,7 +6,9 @@
 //! `--stats` timeline or a `tapebuf probe --json` sweep, one [`Input`]
 //! variant each; another recording is another variant. Every error is one line,
 //! `tapebuf: report: <path>: <why> (line N)`, and exit status 1; a wrong
-//! command line is exit status 2.
+//! command line is exit status 2. SIGUSR1 (`pkill -USR1 -x tapebuf` meant
+//! for a running backup) is absorbed: a report has no status to give, and
+//! must not die of it.
 
 pub mod analysis;
 pub mod plot;
@@ -16,8 +18,11 @@ pub mod timeline;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use clap::Parser;
+use signal_hook::consts::SIGUSR1;
 
 use crate::exit::{FAILURE, SUCCESS, USAGE};
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
@@ -145,6 +150,9 @@ pub fn main(args: Vec<OsString>) -> i32 {
 /// The text summary, after writing the picture if asked; or the one error
 /// line.
 fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
+    let usr1 = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(SIGUSR1, usr1)
+        .map_err(|e| format!("tapebuf: report: cannot install signal handlers: {e}"))?;
     let path = &cli.file;
     let fail = |bad: Bad| match bad.line {
         Some(n) => format!(
