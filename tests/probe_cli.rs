@@ -211,51 +211,8 @@ fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     cond()
 }
 
-#[test]
-fn ctrl_c_during_a_file_probe_removes_the_file_and_dies_of_sigint() {
-    // On disk (not tmpfs), with a stream far longer than the test lasts.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let mut child = tapebuf()
-        .args(["probe", dir.path().to_str().unwrap()])
-        .args(["--sizes", "1M", "--size", "16G", "--runs", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Writing has begun once the file holds a block.
-    let started = wait_for(Duration::from_secs(60), || {
-        std::fs::read_dir(dir.path())
-            .unwrap()
-            .any(|e| e.unwrap().metadata().is_ok_and(|m| m.len() > 0))
-    });
-    assert!(started, "the probe never started writing");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let ended = wait_for(Duration::from_secs(60), || {
-        matches!(child.try_wait(), Ok(Some(_)))
-    });
-    if !ended {
-        let _ = child.kill();
-        panic!("the probe did not stop on SIGINT");
-    }
-    let out = child.wait_with_output().unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{err}");
-    assert!(err.contains("interrupted by SIGINT; removed "), "{err}");
-    assert!(
-        entries(dir.path()).is_empty(),
-        "left behind: {:?}",
-        entries(dir.path())
-    );
-    assert!(out.stdout.is_empty());
-}
-
 /// Starts a file probe in a fresh directory on disk, and returns once it
-/// has begun writing and catches `sig`.
+/// has begun writing (the file holds a block) and catches `sig`.
 fn probe_mid_sweep(
     size: &str,
     sig: nix::sys::signal::Signal,
@@ -304,20 +261,42 @@ fn sigusr1_mid_sweep_prints_a_status_line_and_the_probe_completes() {
     );
 }
 
-#[test]
-fn sighup_mid_sweep_removes_the_file_and_dies_of_sighup() {
-    let (dir, child) = probe_mid_sweep("16G", nix::sys::signal::Signal::SIGHUP);
-    send(&child, nix::sys::signal::Signal::SIGHUP);
+/// A probe stopped by `sig` mid-sweep removes its file, says so, and dies
+/// of the signal.
+fn assert_stops_cleanly(sig: nix::sys::signal::Signal) {
+    // On disk (not tmpfs), with a stream far longer than the test lasts.
+    let (dir, mut child) = probe_mid_sweep("16G", sig);
+    send(&child, sig);
+    let ended = wait_for(Duration::from_secs(60), || {
+        matches!(child.try_wait(), Ok(Some(_)))
+    });
+    if !ended {
+        let _ = child.kill();
+        panic!("the probe did not stop on {sig:?}");
+    }
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);
-    assert_eq!(out.status.signal(), Some(libc::SIGHUP), "{err}");
-    assert!(err.contains("interrupted by SIGHUP; removed "), "{err}");
+    assert_eq!(out.status.signal(), Some(sig as i32), "{err}");
+    assert!(
+        err.contains(&format!("interrupted by {}; removed ", sig.as_str())),
+        "{err}"
+    );
     assert!(
         entries(dir.path()).is_empty(),
         "left behind: {:?}",
         entries(dir.path())
     );
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn ctrl_c_during_a_file_probe_removes_the_file_and_dies_of_sigint() {
+    assert_stops_cleanly(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn sighup_mid_sweep_removes_the_file_and_dies_of_sighup() {
+    assert_stops_cleanly(nix::sys::signal::Signal::SIGHUP);
 }
 
 #[test]

@@ -758,17 +758,15 @@ fn refusals_reveal_nothing_beyond_the_path_sent_and_the_log_has_the_detail() {
 
 // ---- signals --------------------------------------------------------------
 
-/// Reads from `out` until `want` bytes have come.
-fn read_replies(out: &mut impl Read, want: usize) -> Vec<u8> {
-    let mut got = vec![0u8; want];
-    out.read_exact(&mut got).unwrap();
-    got
-}
-
-#[test]
-fn a_session_survives_sigusr1_logs_it_and_completes() {
-    use nix::sys::signal::{kill, Signal};
-    use nix::unistd::Pid;
+/// A server logging to `rmt.log`, mid-session: `allowed/a.tar` is open
+/// for writing and holds the first record, "abcdef".
+fn session_with_a_record_written() -> (
+    Scratch,
+    PathBuf,
+    std::process::Child,
+    std::process::ChildStdin,
+    std::process::ChildStdout,
+) {
     let s = Scratch::new();
     let f = s.s("allowed/a.tar");
     let log = s.path("rmt.log");
@@ -784,10 +782,19 @@ fn a_session_survives_sigusr1_logs_it_and_completes() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();
-    // Mid-session: the device is open and holds the first record.
     write!(stdin, "O{f}\n577 O_WRONLY|O_CREAT|O_TRUNC\nW6\nabcdef").unwrap();
     stdin.flush().unwrap();
-    assert_eq!(read_replies(&mut stdout, 6), b"A0\nA6\n");
+    let mut replies = [0u8; 6];
+    stdout.read_exact(&mut replies).unwrap();
+    assert_eq!(&replies, b"A0\nA6\n");
+    (s, log, child, stdin, stdout)
+}
+
+#[test]
+fn a_session_survives_sigusr1_logs_it_and_completes() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let (s, log, mut child, mut stdin, mut stdout) = session_with_a_record_written();
     common::wait_until_caught(child.id(), Signal::SIGUSR1);
     kill(Pid::from_raw(child.id() as i32), Signal::SIGUSR1).unwrap();
     // The signal was answered once the log says so.
@@ -822,24 +829,7 @@ fn a_session_survives_sigusr1_logs_it_and_completes() {
 fn sigterm_ends_a_session_logged_and_by_the_signal() {
     use nix::sys::signal::{kill, Signal};
     use nix::unistd::Pid;
-    let s = Scratch::new();
-    let f = s.s("allowed/a.tar");
-    let log = s.path("rmt.log");
-    let mut args = s.allow_args();
-    args.extend(["--log".into(), log.display().to_string()]);
-    let mut child = common::tapebuf()
-        .arg("rmt")
-        .args(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    write!(stdin, "O{f}\n577 O_WRONLY|O_CREAT|O_TRUNC\nW6\nabcdef").unwrap();
-    stdin.flush().unwrap();
-    assert_eq!(read_replies(&mut stdout, 6), b"A0\nA6\n");
+    let (s, log, mut child, stdin, _stdout) = session_with_a_record_written();
     common::wait_until_caught(child.id(), Signal::SIGTERM);
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
     let (status, stderr) = common::finish(&mut child);
