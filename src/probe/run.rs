@@ -4,12 +4,13 @@
 //! SIGINT, SIGTERM and SIGHUP (unless `nohup` left it ignored) only set a
 //! flag, which the sweep reads between blocks; the probe then cleans up
 //! (removes its file, rewinds the tape) and ends as killed by that signal.
-//! SIGUSR1 prints a status line on stderr from a thread of its own and the
-//! sweep goes on, as in the main mode. The handlers are installed after the
-//! confirmation, so Ctrl-C at the prompt simply ends the program, and
-//! before the target is opened, so nothing the probe creates can be left
-//! behind. The invariant: `cleanup` runs exactly once after the target was
-//! opened, whatever happened.
+//! Those handlers are installed after the confirmation, so Ctrl-C at the
+//! prompt simply ends the program, and before the target is opened, so
+//! nothing the probe creates can be left behind. SIGUSR1 prints a status
+//! line on stderr from a thread of its own and the sweep goes on, as in the
+//! main mode; its handler comes first of all, so that it cannot kill a
+//! probe waiting at its prompt. The invariant: `cleanup` runs exactly once
+//! after the target was opened, whatever happened.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -67,6 +68,10 @@ pub fn main(args: Vec<OsString>) -> Exit {
 
 /// The whole probe, once the command line is known to be good.
 pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
+    // SIGUSR1 first: `pkill -USR1 -x tapebuf` must not kill a probe that
+    // waits at its prompt either.
+    let status = Arc::new(Status::new(config));
+    let status_signals = status_on_sigusr1(&status)?;
     confirm(config)?;
     let stop = Arc::new(AtomicUsize::new(0));
     let mut handlers = Vec::new();
@@ -80,8 +85,6 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
             .context("cannot install signal handlers")?;
         handlers.push(id);
     }
-    let status = Arc::new(Status::new(config));
-    let status_signals = status_on_sigusr1(&status)?;
     let mut target = open_target(config)?;
     let chatty = std::io::stderr().is_terminal();
     let stopped = || match stop.load(Ordering::Relaxed) {
