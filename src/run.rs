@@ -295,7 +295,7 @@ fn report(config: &Config, summary: &Summary) {
 
 /// True when the signal's disposition is to be ignored, as `nohup` leaves
 /// SIGHUP.
-fn ignored(sig: i32) -> bool {
+pub(crate) fn ignored(sig: i32) -> bool {
     // SAFETY: sigaction with a null new action only reads the current one
     // into `old`, which is a valid, zeroed struct owned here.
     unsafe {
@@ -304,7 +304,8 @@ fn ignored(sig: i32) -> bool {
     }
 }
 
-fn signal_name(sig: i32) -> &'static str {
+/// "SIGINT", "SIGTERM" or "SIGHUP", for the interrupted message.
+pub(crate) fn signal_name(sig: i32) -> &'static str {
     match sig {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",

@@ -209,3 +209,69 @@ fn report_rejects_a_probe_file_of_an_unknown_version_or_without_results_naming_t
         assert!(!svg.exists(), "{name}: an SVG was written for bad input");
     }
 }
+
+#[test]
+fn report_on_a_tar_file_says_it_is_not_a_stats_or_probe_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // One archive of binary data (not UTF-8), one of plain text.
+    let binary: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+    std::fs::write(dir.path().join("data.bin"), binary).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "plain text\n").unwrap();
+    for member in ["data.bin", "notes.txt"] {
+        let tar = dir.path().join(format!("{member}.tar"));
+        let made = std::process::Command::new("tar")
+            .arg("-cf")
+            .arg(&tar)
+            .arg("-C")
+            .arg(dir.path())
+            .arg(member)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (out, stdout, stderr) = report(&[&tar]);
+        assert_eq!(out.status.code(), Some(1), "{member}: {stderr}");
+        assert_eq!(stdout, "", "{member}");
+        assert_eq!(stderr.lines().count(), 1, "{member}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "tapebuf: report: {}: not a tapebuf stats or probe file",
+                tar.display()
+            )),
+            "{member}: {stderr}"
+        );
+        assert!(!stderr.contains("UTF-8"), "{member}: {stderr}");
+    }
+}
+
+#[test]
+fn report_survives_sigusr1_and_still_reads_its_file() {
+    use nix::sys::signal::{kill, Signal};
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    // A FIFO holds the report at its read until the test writes the file.
+    let fifo = dir.path().join("probe.json");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let child = tapebuf()
+        .arg("report")
+        .arg(&fifo)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_until_caught(child.id(), Signal::SIGUSR1);
+    kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        Signal::SIGUSR1,
+    )
+    .unwrap();
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    writeln!(writer, "{}", probe_line("1", "results")).unwrap();
+    drop(writer);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("256K"),
+        "{stderr}"
+    );
+}

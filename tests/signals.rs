@@ -267,25 +267,6 @@ fn watchdog_ends_a_stalled_run_with_an_error() {
     assert!(summary.ends_with("; STALLED"), "{summary}");
 }
 
-/// Waits until the process catches `sig`, read from /proc: the handlers are
-/// installed. A condition with a deadline, not a guess at timing.
-fn wait_until_caught(pid: u32, sig: Signal) {
-    let bit = 1u64 << (sig as i32 - 1);
-    for _ in 0..20_000 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let caught = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigCgt:"))
-            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-            .unwrap_or(0);
-        if caught & bit != 0 {
-            return;
-        }
-        std::thread::yield_now();
-    }
-    panic!("{sig:?} was never caught by {pid}");
-}
-
 #[test]
 fn signals_are_answered_while_an_output_fifo_waits_for_its_reader() {
     let dir = tempfile::tempdir().unwrap();

@@ -84,6 +84,30 @@ fn start_a_two_volume_run(
     (dir, data, target, child, rx)
 }
 
+/// The operator moves the first "disk" aside and presses Enter; the run
+/// then completes and both volumes together are the input.
+fn swap_and_finish(
+    dir: &tempfile::TempDir,
+    data: &[u8],
+    target: &std::path::Path,
+    child: &mut Child,
+    rx: &Receiver<Vec<u8>>,
+    seen: &mut String,
+) {
+    std::fs::rename(target, dir.path().join("first")).unwrap();
+    child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    drain(rx, seen);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{seen}");
+    let mut joined = std::fs::read(dir.path().join("first")).unwrap();
+    joined.extend(std::fs::read(target).unwrap());
+    assert_eq!(sha256(&joined), sha256(data));
+    assert!(
+        seen.contains("tapebuf: summary: in 1500000 bytes, out 1500000 bytes"),
+        "{seen}"
+    );
+}
+
 #[test]
 fn on_a_terminal_the_operator_is_asked_for_the_next_volume() {
     let (dir, data, target, mut child, rx) = start_a_two_volume_run(1);
@@ -97,16 +121,16 @@ fn on_a_terminal_the_operator_is_asked_for_the_next_volume() {
         ),
     );
     // The operator swaps the disk, then presses Enter.
-    std::fs::rename(&target, dir.path().join("first")).unwrap();
-    child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
-    drain(&rx, &mut seen);
+    swap_and_finish(&dir, &data, &target, &mut child, &rx, &mut seen);
+}
+
+/// The run ends with exit status 1 and says that volume 1 is safe.
+fn fails_with_volume_1_safe(child: &mut Child, rx: &Receiver<Vec<u8>>, seen: &mut String) {
+    drain(rx, seen);
     let status = child.wait().unwrap();
-    assert!(status.success(), "{seen}");
-    let mut joined = std::fs::read(dir.path().join("first")).unwrap();
-    joined.extend(std::fs::read(&target).unwrap());
-    assert_eq!(sha256(&joined), sha256(&data));
+    assert_eq!(status.code(), Some(1), "{seen}");
     assert!(
-        seen.contains("tapebuf: summary: in 1500000 bytes, out 1500000 bytes"),
+        seen.contains("1048576 bytes are safe on volume 1"),
         "{seen}"
     );
 }
@@ -117,15 +141,59 @@ fn on_a_terminal_q_declines_the_change_and_fails() {
     let mut seen = String::new();
     wait_for(&rx, &mut seen, "press Enter (q to stop)");
     child.stdin.as_mut().unwrap().write_all(b"q\n").unwrap();
-    drain(&rx, &mut seen);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "{seen}");
+    fails_with_volume_1_safe(&mut child, &rx, &mut seen);
     assert!(
         seen.contains("the operator declined to load volume 2"),
         "{seen}"
     );
+}
+
+#[test]
+fn on_a_terminal_enter_without_a_swap_asks_again_and_the_swap_then_completes() {
+    let (dir, data, target, mut child, rx) = start_a_two_volume_run(3);
+    let mut seen = String::new();
+    let prompt = format!(
+        "load volume 2 to write on {} and press Enter",
+        target.display()
+    );
+    wait_for(&rx, &mut seen, &prompt);
+    // Enter without swapping: volume 1 must not be overwritten.
+    child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    wait_for(&rx, &mut seen, "; asking for another");
+    while seen.matches(&prompt).count() < 2 {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(chunk) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+            Err(_) => panic!("the prompt never came again:\n{seen}"),
+        }
+    }
     assert!(
-        seen.contains("1048576 bytes are safe on volume 1"),
+        seen.contains(&format!("already holds {}", target.display())),
         "{seen}"
+    );
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        &data[..1 << 20],
+        "volume 1 kept"
+    );
+    // Now the operator swaps the disk and presses Enter again.
+    swap_and_finish(&dir, &data, &target, &mut child, &rx, &mut seen);
+}
+
+#[test]
+fn on_a_terminal_enter_without_a_swap_is_refused_a_bounded_number_of_times() {
+    let (_dir, data, target, mut child, rx) = start_a_two_volume_run(4);
+    let mut seen = String::new();
+    wait_for(&rx, &mut seen, "press Enter (q to stop)");
+    // Enter, never swapping: after the bound the run ends, volume 1 kept.
+    for _ in 0..4 {
+        child.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    }
+    fails_with_volume_1_safe(&mut child, &rx, &mut seen);
+    assert_eq!(seen.matches("; asking for another").count(), 3, "{seen}");
+    assert!(seen.contains("giving up"), "{seen}");
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        &data[..1 << 20],
+        "volume 1 kept"
     );
 }

@@ -93,6 +93,25 @@ fn numbered_volumes_refuse_an_existing_later_file_before_starting() {
 }
 
 #[test]
+fn a_rerun_over_existing_numbered_volumes_names_the_first_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, _) = write_input(dir.path(), 100_000, 2);
+    for n in 1..=3 {
+        std::fs::write(dir.path().join(format!("v.{n:03}")), b"keep me").unwrap();
+    }
+    let name = format!("{}/v.%03d", dir.path().display());
+    let (out, stderr) = run_detached(&["-D", "1M", "-i", &input, "-o", &name]);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("v.001: already exists"), "{stderr}");
+    assert!(!stderr.contains("v.002"), "{stderr}");
+    for n in 1..=3 {
+        let kept = std::fs::read(dir.path().join(format!("v.{n:03}"))).unwrap();
+        assert_eq!(kept, b"keep me", "v.{n:03}");
+    }
+}
+
+#[test]
 fn change_command_swaps_the_medium_between_volumes() {
     let dir = tempfile::tempdir().unwrap();
     let (input, data) = write_input(dir.path(), 2_500_000, 3);

@@ -1,23 +1,28 @@
 //! One probe from start to end: parse, confirm, open the target, watch for
 //! signals, sweep, clean up, print, and say how the process should end.
 //!
-//! SIGINT and SIGTERM only set a flag, which the sweep reads between
-//! blocks; the probe then cleans up (removes its file, rewinds the tape)
-//! and ends as killed by that signal. The handlers are installed after the
-//! confirmation, so Ctrl-C at the prompt simply ends the program, and
-//! before the target is opened, so nothing the probe creates can be left
-//! behind. The invariant: `cleanup` runs exactly once after the target was
-//! opened, whatever happened.
+//! SIGINT, SIGTERM and SIGHUP (unless `nohup` left it ignored) only set a
+//! flag, which the sweep reads between blocks; the probe then cleans up
+//! (removes its file, rewinds the tape) and ends as killed by that signal.
+//! Those handlers are installed after the confirmation, so Ctrl-C at the
+//! prompt simply ends the program, and before the target is opened, so
+//! nothing the probe creates can be left behind. SIGUSR1 prints a status
+//! line on stderr from a thread of its own and the sweep goes on, as in the
+//! main mode; its handler comes first of all, so that it cannot kill a
+//! probe waiting at its prompt. The invariant: `cleanup` runs exactly once
+//! after the target was opened, whatever happened.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use clap::Parser;
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::iterator::Signals;
 
 use super::cli::ProbeCli;
 use super::config::{ProbeConfig, TargetSpec};
@@ -63,10 +68,19 @@ pub fn main(args: Vec<OsString>) -> Exit {
 
 /// The whole probe, once the command line is known to be good.
 pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
+    // SIGUSR1 first: `pkill -USR1 -x tapebuf` must not kill a probe that
+    // waits at its prompt either.
+    let status = Arc::new(Status::new(config));
+    let status_signals = status_on_sigusr1(&status)?;
     confirm(config)?;
     let stop = Arc::new(AtomicUsize::new(0));
     let mut handlers = Vec::new();
-    for sig in [SIGINT, SIGTERM] {
+    let mut stops = vec![SIGINT, SIGTERM];
+    // Under nohup SIGHUP is ignored, and must stay so.
+    if !crate::run::ignored(SIGHUP) {
+        stops.push(SIGHUP);
+    }
+    for sig in stops {
         let id = signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)
             .context("cannot install signal handlers")?;
         handlers.push(id);
@@ -78,21 +92,23 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         sig => Some(sig as i32),
     };
     let mut progress = |p: Progress<'_>| {
+        let line = format!(
+            "run {}/{}, {}: write {}, read {}{}",
+            p.run,
+            p.runs,
+            show_size(p.block_bytes),
+            Rate(p.write.rate_bytes_per_s()),
+            Rate(p.read.rate_bytes_per_s()),
+            if p.mismatch.is_some() {
+                ", READ-BACK DIFFERS"
+            } else {
+                ""
+            }
+        );
         if chatty {
-            say(&format!(
-                "tapebuf: probe: run {}/{}, {}: write {}, read {}{}",
-                p.run,
-                p.runs,
-                show_size(p.block_bytes),
-                Rate(p.write.rate_bytes_per_s()),
-                Rate(p.read.rate_bytes_per_s()),
-                if p.mismatch.is_some() {
-                    ", READ-BACK DIFFERS"
-                } else {
-                    ""
-                }
-            ));
+            say(&format!("tapebuf: probe: {line}"));
         }
+        status.finished(line);
     };
     let outcome = sweep(
         target.as_mut(),
@@ -105,6 +121,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     for id in handlers {
         signal_hook::low_level::unregister(id);
     }
+    status_signals.close();
     let cleaned_note = match &cleaned {
         Ok(done) if !done.is_empty() => format!("; {done}"),
         Ok(_) => String::new(),
@@ -112,10 +129,10 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     };
     let done = match outcome {
         Err(SweepError::Interrupted(sig)) => {
-            let name = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
             say(&format!(
-                "tapebuf: probe: {}: interrupted by {name}{cleaned_note}",
-                config.label
+                "tapebuf: probe: {}: interrupted by {}{cleaned_note}",
+                config.label,
+                crate::run::signal_name(sig)
             ));
             return Ok(Exit::Signal(sig));
         }
@@ -157,6 +174,65 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         code = FAILURE;
     }
     Ok(Exit::Code(code))
+}
+
+/// What SIGUSR1 reports: how far the sweep has come.
+struct Status {
+    label: String,
+    total_runs: u64,
+    started: Instant,
+    /// Runs finished so far, and the progress line of the last one.
+    done: Mutex<(u64, Option<String>)>,
+}
+
+impl Status {
+    fn new(config: &ProbeConfig) -> Status {
+        Status {
+            label: config.label.clone(),
+            total_runs: config.plan.sizes.len() as u64 * u64::from(config.plan.runs),
+            started: Instant::now(),
+            done: Mutex::new((0, None)),
+        }
+    }
+
+    fn finished(&self, line: String) {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.0 += 1;
+        done.1 = Some(line);
+    }
+
+    /// `tapebuf: probe: status: LABEL: 2 of 12 runs done after 3 s; last: ...`
+    fn line(&self) -> String {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let last = match &done.1 {
+            Some(line) => format!("; last: {line}"),
+            None => String::new(),
+        };
+        format!(
+            "tapebuf: probe: status: {}: {} of {} runs done after {} s{last}",
+            self.label,
+            done.0,
+            self.total_runs,
+            self.started.elapsed().as_secs()
+        )
+    }
+}
+
+/// Prints `status`'s line on each SIGUSR1, from a thread of its own, until
+/// the returned handle is closed.
+fn status_on_sigusr1(status: &Arc<Status>) -> Result<signal_hook::iterator::Handle, Error> {
+    let mut signals = Signals::new([SIGUSR1]).context("cannot install signal handlers")?;
+    let handle = signals.handle();
+    let status = Arc::clone(status);
+    std::thread::Builder::new()
+        .name("status".into())
+        .spawn(move || {
+            for _ in signals.forever() {
+                say(&status.line());
+            }
+        })
+        .context("cannot start the signal thread")?;
+    Ok(handle)
 }
 
 /// A device or remote target is overwritten only with `--yes`, or a "yes"

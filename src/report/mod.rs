@@ -6,7 +6,9 @@
 //! `--stats` timeline or a `tapebuf probe --json` sweep, one [`Input`]
 //! variant each; another recording is another variant. Every error is one line,
 //! `tapebuf: report: <path>: <why> (line N)`, and exit status 1; a wrong
-//! command line is exit status 2.
+//! command line is exit status 2. SIGUSR1 (`pkill -USR1 -x tapebuf` meant
+//! for a running backup) is absorbed: a report has no status to give, and
+//! must not die of it.
 
 pub mod analysis;
 pub mod plot;
@@ -16,8 +18,11 @@ pub mod timeline;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use clap::Parser;
+use signal_hook::consts::SIGUSR1;
 
 use crate::exit::{FAILURE, SUCCESS};
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
@@ -51,6 +56,9 @@ pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
     crate::cli::subcommand_args(args, "report")
 }
 
+/// What every refusal of a file that is no recording at all begins with.
+pub const NOT_OURS: &str = "not a tapebuf stats or probe file";
+
 /// A recording `tapebuf report` understands.
 #[derive(Debug)]
 pub enum Input {
@@ -69,15 +77,15 @@ impl Input {
                 line: None,
             });
         };
-        let value: serde_json::Value =
-            serde_json::from_str(first).map_err(|e| Bad::at(i + 1, format!("not JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(first)
+            .map_err(|e| Bad::at(i + 1, format!("{NOT_OURS}: not JSON: {e}")))?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(STATS_SCHEMA) => Timeline::parse(text).map(Input::Stats),
             Some(PROBE_SCHEMA) => probe::parse(text).map(Input::Probe),
             Some(other) => Err(Bad::at(i + 1, format!("unknown schema '{other}'"))),
             None => Err(Bad::at(
                 i + 1,
-                "no schema field: not a file from tapebuf --stats or tapebuf probe --json",
+                format!("{NOT_OURS}: no schema field (tapebuf --stats and tapebuf probe --json write one)"),
             )),
         }
     }
@@ -129,6 +137,9 @@ pub fn main(args: Vec<OsString>) -> i32 {
 /// The text summary, after writing the picture if asked; or the one error
 /// line.
 fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
+    let usr1 = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(SIGUSR1, usr1)
+        .map_err(|e| format!("tapebuf: report: cannot install signal handlers: {e}"))?;
     let path = &cli.file;
     let fail = |bad: Bad| match bad.line {
         Some(n) => format!(
@@ -138,9 +149,17 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
         ),
         None => format!("tapebuf: report: {}: {}", path.display(), bad.why),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         fail(Bad {
             why: e.to_string(),
+            line: None,
+        })
+    })?;
+    // A tar archive or other binary file is not text: say what it is not,
+    // not how the decoder failed.
+    let text = String::from_utf8(bytes).map_err(|_| {
+        fail(Bad {
+            why: format!("{NOT_OURS} (it is not text)"),
             line: None,
         })
     })?;

@@ -3,13 +3,16 @@
 //! name that is not numbered, every volume is the same path, so the medium
 //! behind it (a removable disk) must be swapped in between. Each new volume
 //! is opened with the same care as the first: an existing file is refused
-//! unless `-f` or `--append` says otherwise.
+//! unless `-f` or `--append` says otherwise. That refusal is an
+//! `AlreadyExists` error, which the loader (`tape::load`) answers by asking
+//! for another medium: the operator pressed Enter without swapping.
 
 use std::fs::File;
 use std::io::{self, Write};
 
 use super::preflight::{plan_path, Plan};
 use super::volumes::{Medium, WriteMedium};
+use super::OpenError;
 use crate::blocking::Blocking;
 use crate::config::ExistingFile;
 use crate::tape::{AtEnd, VolumeNames};
@@ -65,7 +68,16 @@ impl Medium for FileMedium {
 
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
         let path = self.names.volume(n);
-        let plan = plan_path(&path, self.existing).map_err(|e| io::Error::other(e.to_string()))?;
+        let plan = plan_path(&path, self.existing).map_err(|e| match e {
+            OpenError::Exists(_) => io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "already holds {}, which tapebuf does not overwrite without -f/--force or --append",
+                    path.display()
+                ),
+            ),
+            e => io::Error::other(e.to_string()),
+        })?;
         self.file = Some(super::file::open_plan(&plan, self.block_bytes)?);
         Ok(())
     }

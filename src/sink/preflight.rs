@@ -2,8 +2,10 @@
 //! leaves nothing behind: an existing regular file without -f/--append, a
 //! directory, an output that is the input under another name, an output
 //! named twice, and a character device that is neither a tape drive nor
-//! harmless (`tape::char_devices`; `--any-device` lets it through). The checks change nothing on disk; the plan they return
-//! says how each output is to be opened.
+//! harmless (`tape::char_devices`; `--any-device` lets it through). The
+//! volumes of a numbered name are checked in order, so a refusal names the
+//! first one in the way. The checks change nothing on disk; the plan they
+//! return says how each output is to be opened.
 
 use std::path::{Path, PathBuf};
 
@@ -63,7 +65,6 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
             OutputSpec::File(pattern) => {
                 let names = VolumeNames::parse(pattern)
                     .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;
-                check_later_volumes(&names, config.existing, config.any_device)?;
                 let first = if names.is_numbered() {
                     names.volume(1)
                 } else {
@@ -106,6 +107,9 @@ pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, Open
                         Plan::AsIs(path.clone())
                     }
                 };
+                // After volume 1, so that a refusal names the first volume
+                // that is in the way (a rerun finds them all).
+                check_later_volumes(&names, config.existing, config.any_device)?;
                 (plan, identity)
             }
         };

@@ -3,7 +3,10 @@
 //! and the open. A cartridge the drive refuses for this volume (one that is
 //! write-protected when writing, or one the drive cannot use) is not the
 //! end of the run: it is ejected, a line says why, and another is asked
-//! for, at most `MAX_REFUSALS` times in a row. A declined prompt, a failing
+//! for, at most `MAX_REFUSALS` times in a row. So is a file medium that
+//! still holds the last volume (Enter pressed without swapping the disk:
+//! the open fails with `AlreadyExists` rather than overwrite it). A
+//! declined prompt, a failing
 //! command, a drive that never becomes ready, or any other open error ends
 //! the change as before. The caller marks the whole change on its
 //! `VolumeLog`, so that the watchdog leaves it to these limits.
@@ -111,6 +114,10 @@ impl Change<'_> {
             Err(e) if self.swap && refusal(&e) => {
                 Ok(Some(format!("was refused by the drive ({e})")))
             }
+            // A file that is there already: the medium was not swapped.
+            Err(e) if self.swap && e.kind() == io::ErrorKind::AlreadyExists => {
+                Ok(Some(e.to_string()))
+            }
             Err(e) => Err(LoadFailed::Open(e)),
         }
     }
@@ -152,7 +159,7 @@ mod tests {
     };
 
     /// Loads into `medium` with `policy`, as a write of volume 2.
-    fn load(policy: &ChangePolicy, medium: &mut Opens) -> Result<(), LoadFailed> {
+    fn load(policy: &ChangePolicy, medium: &mut dyn Load) -> Result<(), LoadFailed> {
         let log = VolumeLog::new("disk");
         let change = Change {
             policy,
@@ -197,6 +204,47 @@ mod tests {
             panic!("{e:?}")
         };
         assert!(why.contains("so were the 3 before it; giving up"), "{why}");
+        let seen = std::fs::read_to_string(&calls).unwrap();
+        assert_eq!(seen.lines().count(), MAX_REFUSALS as usize + 1);
+    }
+
+    /// A medium whose opens find the last volume still there `times`
+    /// times, as file volumes do when nobody swapped the disk.
+    struct NotSwapped(u32);
+
+    impl Load for NotSwapped {
+        fn drive(&mut self) -> Option<&mut dyn Drive> {
+            None
+        }
+        fn open(&mut self) -> io::Result<()> {
+            if self.0 == 0 {
+                return Ok(());
+            }
+            self.0 -= 1;
+            Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "already holds /mnt/disk/backup.tar",
+            ))
+        }
+    }
+
+    #[test]
+    fn a_medium_that_was_not_swapped_is_asked_for_again_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let calls = dir.path().join("calls");
+        load(&counting(&calls), &mut NotSwapped(1)).unwrap();
+        let seen = std::fs::read_to_string(&calls).unwrap();
+        assert_eq!(
+            seen.lines().nth(1),
+            Some("2 already holds /mnt/disk/backup.tar")
+        );
+
+        let calls = dir.path().join("calls-bounded");
+        let e = load(&counting(&calls), &mut NotSwapped(10)).unwrap_err();
+        let LoadFailed::Change(why) = e else {
+            panic!("{e:?}")
+        };
+        assert!(why.contains("giving up"), "{why}");
         let seen = std::fs::read_to_string(&calls).unwrap();
         assert_eq!(seen.lines().count(), MAX_REFUSALS as usize + 1);
     }

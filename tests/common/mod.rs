@@ -177,3 +177,22 @@ pub fn summary_count(stderr: &str, what: &str) -> u64 {
         .find_map(|part| part.strip_suffix(what).and_then(|n| n.trim().parse().ok()))
         .unwrap_or_else(|| panic!("no count of {what} in {line:?}"))
 }
+
+/// Waits until the process catches `sig`, read from /proc: the handlers are
+/// installed. A condition with a deadline, not a guess at timing.
+pub fn wait_until_caught(pid: u32, sig: nix::sys::signal::Signal) {
+    let bit = 1u64 << (sig as i32 - 1);
+    for _ in 0..20_000 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & bit != 0 {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("{sig:?} was never caught by {pid}");
+}

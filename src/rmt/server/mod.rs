@@ -29,6 +29,14 @@
 //! panics on client input; usage errors, before the session, are one line
 //! on stderr and exit status 2.
 //!
+//! Signals: SIGUSR1, which `pkill -USR1 -x tapebuf` sends to every
+//! tapebuf on the host, never ends a session; it is written to the audit
+//! log (when there is one) and otherwise ignored, since stderr belongs to
+//! the client. SIGINT, SIGTERM and SIGHUP (unless ignored, as under
+//! `nohup`) are written to the audit log, and the server then dies of the
+//! signal; closing the device is left to the kernel, which writes the
+//! filemark after a write as on any close.
+//!
 //! In-process, for testing a client against the emulated tape drive:
 //!
 //! ```
@@ -58,6 +66,7 @@ pub mod reply;
 pub mod request;
 pub mod resolve;
 pub mod session;
+pub mod signals;
 pub mod target;
 
 use std::ffi::OsString;
@@ -133,7 +142,18 @@ pub fn main(args: Vec<OsString>) -> i32 {
     };
     let mut input = BufReader::with_capacity(INPUT_BUFFER_BYTES, input);
     let mut output = BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, output);
-    serve(&mut input, &mut output, &policy, &mut FileOpener, &log).exit_code()
+    std::thread::scope(|scope| {
+        let signals = match signals::watch(scope, &log) {
+            Ok(handle) => handle,
+            Err(e) => {
+                eprintln!("tapebuf rmt: cannot install signal handlers: {e}");
+                return FAILURE;
+            }
+        };
+        let code = serve(&mut input, &mut output, &policy, &mut FileOpener, &log).exit_code();
+        signals.close();
+        code
+    })
 }
 
 /// The policy and the log that the command line asks for. Patterns come
