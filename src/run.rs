@@ -47,9 +47,6 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 pub fn run(config: &Config) -> Result<Exit, Error> {
     // Signals first: opening a FIFO or a device can block, and a SIGUSR1
     // sent meanwhile must not kill us.
-    // The observers' files next, so that a bad path is refused before any
-    // data moves.
-    let files = observe::open_files(config)?;
     let mut stops = vec![SIGINT, SIGTERM, SIGUSR1];
     // Under nohup SIGHUP is ignored, and must stay so.
     if !ignored(SIGHUP) {
@@ -68,6 +65,9 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
             }
         })
         .context("cannot start the signal thread")?;
+    // The observers' files next, so that a bad path is refused before any
+    // data moves.
+    let files = observe::open_files(config)?;
 
     // Open in a helper thread, so that signals are answered while an open
     // blocks. Only this thread starts the pipeline, below.
