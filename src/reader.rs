@@ -58,7 +58,7 @@ impl Reader {
                 self.stats.input_done.store(true, Relaxed);
             }
             if filled.bytes > 0 {
-                self.stats.blocks_filled.fetch_add(1, Relaxed);
+                self.stats.block_filled();
                 if self.ring.full.send(block).is_err() {
                     break; // the writer has gone
                 }

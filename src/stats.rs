@@ -57,6 +57,11 @@ pub struct Stats {
     pub outputs: Vec<OutputStats>,
     /// Some output is a tape drive, where an underrun is a stop.
     pub tape_output: bool,
+    /// The most and the fewest blocks the ring held since the last
+    /// `take_fill_range`, so that a sampled record shows the peaks and
+    /// the drops to empty between its samples.
+    fill_high_blocks: AtomicU64,
+    fill_low_blocks: AtomicU64,
 }
 
 /// A consistent-enough copy of the counters at one moment. The default is
@@ -118,7 +123,37 @@ impl Stats {
             writer_wait_ns: AtomicU64::new(0),
             outputs: (0..outputs).map(|_| OutputStats::default()).collect(),
             tape_output: false,
+            fill_high_blocks: AtomicU64::new(0),
+            fill_low_blocks: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a block filled by the reader, and the ring's new high.
+    pub fn block_filled(&self) {
+        let filled = self.blocks_filled.fetch_add(1, Relaxed) + 1;
+        let in_ring = filled.saturating_sub(self.blocks_released.load(Relaxed));
+        self.fill_high_blocks.fetch_max(in_ring, Relaxed);
+    }
+
+    /// Counts a block released by the writer, and the ring's new low.
+    pub fn block_released(&self) {
+        let released = self.blocks_released.fetch_add(1, Relaxed) + 1;
+        let in_ring = self.blocks_filled.load(Relaxed).saturating_sub(released);
+        self.fill_low_blocks.fetch_min(in_ring, Relaxed);
+    }
+
+    /// The lowest and highest fill, in percent of the ring, since the
+    /// last call, which starts the next range at the fill of now. Only
+    /// one observer (the `--stats` file) may take it.
+    pub fn take_fill_range(&self) -> (f64, f64) {
+        let in_ring = self
+            .blocks_filled
+            .load(Relaxed)
+            .saturating_sub(self.blocks_released.load(Relaxed));
+        let low = self.fill_low_blocks.swap(in_ring, Relaxed).min(in_ring);
+        let high = self.fill_high_blocks.swap(in_ring, Relaxed).max(in_ring);
+        let pct = |b: u64| 100.0 * b as f64 / self.blocks_in_ring.max(1) as f64;
+        (pct(low), pct(high))
     }
 
     /// Marks output `index` failed with a one-line reason.
@@ -206,5 +241,31 @@ impl Stats {
                 .unwrap_or(1)
                 .max(1),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fill_range_keeps_the_peak_and_the_empty_ring_between_samples() {
+        let stats = Stats::new(10, 1);
+        for _ in 0..8 {
+            stats.block_filled();
+        }
+        for _ in 0..8 {
+            stats.block_released();
+        }
+        for _ in 0..3 {
+            stats.block_filled();
+        }
+        // Now 3 blocks are in the ring, but it held 8 and ran empty.
+        assert_eq!(stats.snapshot().fill_pct, 30.0);
+        assert_eq!(stats.take_fill_range(), (0.0, 80.0));
+        // The next range starts at the fill of now.
+        stats.block_filled();
+        assert_eq!(stats.take_fill_range(), (30.0, 40.0));
+        assert_eq!(stats.take_fill_range(), (40.0, 40.0));
     }
 }

@@ -32,7 +32,7 @@ pub struct Writer {
 
 /// Puts a drained block back on the free queue.
 fn release(stats: &Stats, free: &Sender<BlockRef>, block: BlockRef) {
-    stats.blocks_released.fetch_add(1, Relaxed);
+    stats.block_released();
     // The reader may already have gone; the block is then dropped.
     let _ = free.send(block);
 }

@@ -89,6 +89,16 @@ fn stats_file_is_a_monotonic_timeline_whose_last_totals_are_the_bytes_moved() {
         assert!(s["in_bytes"].as_u64().unwrap() >= out, "{s}");
         let fill = s["fill_pct"].as_f64().unwrap();
         assert!((0.0..=100.0).contains(&fill), "{s}");
+        // The range since the previous sample holds the fill of the tick
+        // (within the one block that may move between the two readings).
+        let (low, high) = (
+            s["fill_min_pct"].as_f64().unwrap(),
+            s["fill_max_pct"].as_f64().unwrap(),
+        );
+        assert!(
+            low <= fill + 6.25 && fill <= high + 6.25 && low <= high && high <= 100.0,
+            "{s}"
+        );
         assert!(
             s["writer"] == "streaming" || s["writer"] == "waiting",
             "{s}"
@@ -105,6 +115,24 @@ fn stats_file_is_a_monotonic_timeline_whose_last_totals_are_the_bytes_moved() {
     assert_eq!(summary["clean"], true);
     assert!(summary["underruns"].as_u64().unwrap() > 0, "{summary}");
     assert_eq!(summary["underruns"], last["underruns"]);
+    // Every interval in which an underrun happened saw the ring run dry,
+    // whatever the fill at its tick: empty, or at most the one block the
+    // reader was handing over as the writer looked (1 of 16 blocks); and
+    // the ring reached the -P 50 mark.
+    let mut before = 0;
+    for s in &samples {
+        let underruns = s["underruns"].as_u64().unwrap();
+        if underruns > before {
+            assert!(s["fill_min_pct"].as_f64().unwrap() <= 6.25, "{s}");
+        }
+        before = underruns;
+    }
+    assert!(
+        samples
+            .iter()
+            .any(|s| s["fill_max_pct"].as_f64().unwrap() >= 50.0),
+        "{samples:?}"
+    );
     assert_eq!(
         std::fs::metadata(dir.path().join("out")).unwrap().len(),
         2_000_000

@@ -68,6 +68,13 @@ pub struct Sample {
     pub waiting_s: f64,
     /// The volume in use, from 1.
     pub volume: u32,
+    /// The lowest and highest ring fill since the previous sample: an
+    /// underrun between samples shows as a low of 0 even when `fill_pct`,
+    /// taken at the tick, is high again. Absent in files from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill_min_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill_max_pct: Option<f64>,
 }
 
 impl Sample {
@@ -98,6 +105,8 @@ impl Sample {
             },
             waiting_s: round_ms(now.waiting_s),
             volume: now.volume,
+            fill_min_pct: None,
+            fill_max_pct: None,
         }
     }
 }

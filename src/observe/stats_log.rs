@@ -20,6 +20,17 @@ use crate::summary::say;
 
 /// Starts the stats thread. Send it the summary to end it; it returns
 /// false if the file could not be written (said on stderr once).
+/// The sample for `now`, with the fill's range since the previous one.
+fn sample(stats: &Stats, now: &Snapshot, previous: Option<&Snapshot>) -> Sample {
+    let (low, high) = stats.take_fill_range();
+    let tenth = |p: f64| (p * 10.0).round() / 10.0;
+    Sample {
+        fill_min_pct: Some(tenth(low)),
+        fill_max_pct: Some(tenth(high)),
+        ..Sample::from_snapshots(now, previous)
+    }
+}
+
 pub fn spawn(
     path: PathBuf,
     file: File,
@@ -43,13 +54,13 @@ pub fn spawn(
                 select! {
                     recv(ticks) -> _ => {
                         let now = stats.snapshot();
-                        out.write(&Record::Sample(Sample::from_snapshots(&now, previous.as_ref())));
+                        out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
                         previous = Some(now);
                     },
                     recv(end_rx) -> end => {
                         // The run is over: the counters are final.
                         let now = stats.snapshot();
-                        out.write(&Record::Sample(Sample::from_snapshots(&now, previous.as_ref())));
+                        out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
                         if let Ok(summary) = end {
                             out.write(&Record::Summary(summary));
                         }

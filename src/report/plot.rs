@@ -14,6 +14,8 @@ const UNDERRUN: RGBColor = RGBColor(220, 30, 30);
 const VOLUME: RGBColor = RGBColor(140, 40, 180);
 const INPUT: RGBColor = RGBColor(30, 100, 220);
 const OUTPUT: RGBColor = RGBColor(20, 150, 60);
+/// The fill's range between samples, fainter than the fill itself.
+const RANGE: RGBColor = RGBColor(150, 180, 235);
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 /// A named line: its legend label, its colour and its (time, value) points.
@@ -36,12 +38,26 @@ fn draw(t: &Timeline, title: &str, out: &mut String) -> DrawResult {
     let volumes = t.rises(|s| s.volume.saturating_sub(1) as u64);
 
     let fill: Vec<(f64, f64)> = t.samples.iter().map(|s| (s.t_s, s.fill_pct)).collect();
+    // Files that record the range between samples get it drawn too, so
+    // that a peak or a drop to empty between two ticks is seen.
+    let range = |pick: fn(&crate::observe::record::Sample) -> Option<f64>| -> Vec<(f64, f64)> {
+        t.samples
+            .iter()
+            .filter_map(|s| pick(s).map(|p| (s.t_s, p)))
+            .collect()
+    };
+    let (lows, highs) = (range(|s| s.fill_min_pct), range(|s| s.fill_max_pct));
+    let mut fills = vec![("ring fill level at each sample", INPUT, fill)];
+    if !lows.is_empty() {
+        fills.push(("lowest and highest fill between samples", RANGE, highs));
+        fills.push(("", RANGE, lows));
+    }
     panel(
         &top,
         x_max,
         100.0,
         "ring fill (%)",
-        &[("ring fill level", INPUT, fill)],
+        &fills,
         &underruns,
         &volumes,
     )?;
@@ -106,8 +122,8 @@ fn panel(
     underruns: &[f64],
     volumes: &[f64],
 ) -> DrawResult {
-    let entries =
-        series.len() + usize::from(!underruns.is_empty()) + usize::from(!volumes.is_empty());
+    let named = series.iter().filter(|s| !s.0.is_empty()).count();
+    let entries = named + usize::from(!underruns.is_empty()) + usize::from(!volumes.is_empty());
     // The plotting area: the panel less its margins and the x labels.
     let plot_px = f64::from(area.dim_in_pixel().1) - 2.0 * 12.0 - 40.0;
     let y_top = above_the_legend(y_max, plot_px, entries);
@@ -124,15 +140,16 @@ fn panel(
         .draw()?;
     for (name, color, points) in series {
         let color = *color;
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                color.stroke_width(2),
-            ))?
-            .label(*name)
-            .legend(move |(x, y)| {
+        let drawn = chart.draw_series(LineSeries::new(
+            points.iter().copied(),
+            color.stroke_width(2),
+        ))?;
+        // A series without a name shares the legend line of the one before.
+        if !name.is_empty() {
+            drawn.label(*name).legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
+        }
     }
     for (times, color, name) in [
         (underruns, UNDERRUN, "underrun (tape stop)"),
