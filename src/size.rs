@@ -31,6 +31,18 @@ pub enum SizeOrPercent {
     Percent(f64),
 }
 
+/// A size as `-s` takes it: `256k`, `1M`, or bytes.
+pub fn size_flag(bytes: u64) -> String {
+    const KI: u64 = 1024;
+    if bytes > 0 && bytes % (KI * KI) == 0 {
+        format!("{}M", bytes / (KI * KI))
+    } else if bytes > 0 && bytes % KI == 0 {
+        format!("{}k", bytes / KI)
+    } else {
+        bytes.to_string()
+    }
+}
+
 /// Parses `256k`, `1GiB`, `10MB`, `4096`, `1.5G`.
 pub fn parse_size(text: &str) -> Result<u64, SizeError> {
     let trimmed = text.trim();
@@ -131,6 +143,13 @@ impl fmt::Display for Rate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_flag_is_in_the_largest_unit_that_divides_it() {
+        assert_eq!(size_flag(1 << 20), "1M");
+        assert_eq!(size_flag(10240), "10k");
+        assert_eq!(size_flag(1000), "1000");
+    }
 
     #[test]
     fn binary_suffixes_are_powers_of_1024() {

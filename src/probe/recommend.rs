@@ -9,7 +9,7 @@
 
 use crate::probe::measure::is_noisy;
 use crate::probe::schema::{Measured, Recommendation, SizeResult};
-use crate::size::Rate;
+use crate::size::{size_flag, Rate};
 
 /// How far below the best median a size may be and still be chosen.
 pub const WITHIN_PCT: f64 = 3.0;
@@ -92,18 +92,6 @@ pub fn recommend(results: &[SizeResult]) -> Recommendation {
         read_block_bytes,
         write_why,
         read_why,
-    }
-}
-
-/// A size as `-s` takes it: `256k`, `1M`, or bytes.
-pub fn size_flag(bytes: u64) -> String {
-    const KI: u64 = 1024;
-    if bytes > 0 && bytes % (KI * KI) == 0 {
-        format!("{}M", bytes / (KI * KI))
-    } else if bytes > 0 && bytes % KI == 0 {
-        format!("{}k", bytes / KI)
-    } else {
-        bytes.to_string()
     }
 }
 

@@ -5,8 +5,9 @@
 //! marked "noisy"; one that did not read back correctly is marked "BAD".
 
 use super::measure::is_noisy;
-use super::recommend::{lines, size_flag};
+use super::recommend::lines;
 use super::schema::{Measured, ProbeResults};
+use crate::size::size_flag;
 
 fn mb(rate_bytes_per_s: f64) -> f64 {
     rate_bytes_per_s / 1e6

@@ -20,7 +20,7 @@
 
 use std::io;
 
-use crate::probe::recommend::size_flag;
+use crate::size::size_flag;
 use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 
@@ -133,7 +133,7 @@ impl TapeReader {
         let why = match size {
             Some(n) => format!(
                 "a tape record of {n} bytes is larger than the {block_bytes}-byte block; run again with -s {}",
-                suggest(n)
+                size_flag(n as u64)
             ),
             None => format!(
                 "a tape record is larger than the {block_bytes}-byte block; run again with a larger -s/--block-size"
@@ -141,19 +141,12 @@ impl TapeReader {
         };
         io::Error::other(why)
     }
-}
 
-impl TapeReader {
     /// True when the read cap, not the space in the block, limited a read
     /// into `space` bytes.
     fn capped(&self, space: usize) -> bool {
         self.read_cap.is_some_and(|cap| cap < space)
     }
-}
-
-/// A `-s` value at least `n` bytes: `n` itself in k or M when it divides.
-fn suggest(n: usize) -> String {
-    size_flag(n as u64)
 }
 
 impl ReadMedium for TapeReader {
@@ -216,17 +209,5 @@ impl ReadMedium for TapeReader {
 
     fn note(&self) -> Option<String> {
         super::records_note("tape records", self.smallest, self.largest)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggested_block_size_is_the_record_size_in_friendly_units() {
-        assert_eq!(suggest(1 << 20), "1M");
-        assert_eq!(suggest(10240), "10k");
-        assert_eq!(suggest(1000), "1000");
     }
 }
