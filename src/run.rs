@@ -47,12 +47,9 @@ const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 pub fn run(config: &Config) -> Result<Exit, Error> {
     // Signals first: opening a FIFO or a device can block, and a SIGUSR1
     // sent meanwhile must not kill us.
-    let mut stops = vec![SIGINT, SIGTERM, SIGUSR1];
-    // Under nohup SIGHUP is ignored, and must stay so.
-    if !ignored(SIGHUP) {
-        stops.push(SIGHUP);
-    }
-    let mut signals = Signals::new(stops).context("cannot install signal handlers")?;
+    let mut watched = stop_signals();
+    watched.push(SIGUSR1);
+    let mut signals = Signals::new(watched).context("cannot install signal handlers")?;
     let signal_handle = signals.handle();
     let (sig_tx, sig_rx) = unbounded();
     std::thread::Builder::new()
@@ -291,6 +288,16 @@ fn report(config: &Config, summary: &Summary) {
     if !config.quiet || !summary.is_clean() {
         say(&summary.line());
     }
+}
+
+/// The signals that stop a run or a probe: SIGINT, SIGTERM, and SIGHUP
+/// unless it was ignored at start, as under `nohup`, where it must stay so.
+pub(crate) fn stop_signals() -> Vec<i32> {
+    let mut stops = vec![SIGINT, SIGTERM];
+    if !ignored(SIGHUP) {
+        stops.push(SIGHUP);
+    }
+    stops
 }
 
 /// True when the signal's disposition is to be ignored, as `nohup` leaves

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use clap::Parser;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::Signals;
 
 use super::cli::ProbeCli;
@@ -75,12 +75,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     confirm(config)?;
     let stop = Arc::new(AtomicUsize::new(0));
     let mut handlers = Vec::new();
-    let mut stops = vec![SIGINT, SIGTERM];
-    // Under nohup SIGHUP is ignored, and must stay so.
-    if !crate::run::ignored(SIGHUP) {
-        stops.push(SIGHUP);
-    }
-    for sig in stops {
+    for sig in crate::run::stop_signals() {
         let id = signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)
             .context("cannot install signal handlers")?;
         handlers.push(id);
