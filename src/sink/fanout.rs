@@ -50,24 +50,34 @@ impl Slot {
             true => self.sink.write_shared(block),
             false => self.sink.write_block(block.data()),
         };
+        // A sink that counts its own acknowledged bytes is never credited
+        // with what was merely handed to it, not even for a moment.
+        let counts_itself = self.sink.acknowledged_bytes().is_some();
         match written {
-            Ok(()) => match self.sink.acknowledged_bytes() {
-                Some(acked) => out.committed_bytes.store(acked, Relaxed),
-                None => {
-                    out.committed_bytes.fetch_add(block.len() as u64, Relaxed);
-                }
-            },
+            Ok(()) if counts_itself => {}
+            Ok(()) => {
+                out.committed_bytes.fetch_add(block.len() as u64, Relaxed);
+            }
             Err(e) => {
                 let (written, cause) = PartialWrite::split(&e);
                 out.committed_bytes.fetch_add(written, Relaxed);
-                if let Some(late) = LateFailure::within(cause) {
-                    out.committed_bytes.store(late.committed_bytes, Relaxed);
-                }
                 stats.fail_output(
                     self.index,
                     describe_write_error(self.sink.name(), offset + written, cause),
                 )
             }
+        }
+        self.count_acknowledged(stats);
+    }
+
+    /// For a sink whose writes are acknowledged late, what it has
+    /// committed is what the server acknowledged, whatever was handed to
+    /// it: this replaces the count, after a write or a close, failed or not.
+    fn count_acknowledged(&self, stats: &Stats) {
+        if let Some(acked) = self.sink.acknowledged_bytes() {
+            stats.outputs[self.index]
+                .committed_bytes
+                .store(acked, Relaxed);
         }
     }
 
@@ -81,19 +91,11 @@ impl Slot {
             true => self.sink.finish_early(),
             false => self.sink.finish(),
         };
-        if let (Ok(()), Some(acked)) = (&closed, self.sink.acknowledged_bytes()) {
-            stats.outputs[self.index]
-                .committed_bytes
-                .store(acked, Relaxed);
-        }
+        self.count_acknowledged(stats);
         if let Err(e) = closed {
             let name = self.sink.name().to_string();
-            let out = &stats.outputs[self.index];
             let message = match LateFailure::within(&e) {
-                Some(late) => {
-                    out.committed_bytes.store(late.committed_bytes, Relaxed);
-                    format!("{name}: {late}")
-                }
+                Some(late) => format!("{name}: {late}"),
                 None => format!("{name}: closing failed: {e}"),
             };
             stats.fail_output(self.index, message);

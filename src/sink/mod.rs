@@ -247,13 +247,12 @@ pub enum OpenError {
     Io(anyhow::Error),
 }
 
-/// A failure from a sink whose writes are acknowledged late (rmt): the
-/// bytes the medium really holds, which replace the count of bytes handed
-/// to the sink.
+/// A failure from a sink whose writes are acknowledged late (rmt), whose
+/// message already says what the medium holds; the count itself comes from
+/// `Sink::acknowledged_bytes`.
 #[derive(Debug, thiserror::Error)]
 #[error("{why}")]
 pub struct LateFailure {
-    pub committed_bytes: u64,
     pub why: String,
 }
 

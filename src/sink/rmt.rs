@@ -330,10 +330,7 @@ impl RmtSink {
             }
             None => {}
         }
-        io::Error::other(LateFailure {
-            committed_bytes: self.committed_bytes,
-            why,
-        })
+        io::Error::other(LateFailure { why })
     }
 }
 
