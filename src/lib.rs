@@ -16,6 +16,7 @@ pub mod file_id;
 pub mod hash;
 pub mod net;
 pub mod observe;
+pub mod pace;
 pub mod pipe_size;
 pub mod pipeline;
 pub mod probe;

@@ -1,0 +1,509 @@
+//! The pacing controller behind `--pace`: how fast the writer should feed
+//! the outputs, block by block, so that a speed-matching tape drive sees a
+//! steady stream it can follow instead of bursts it must stop between.
+//!
+//! The controller is pure: every call is given the time (seconds from any
+//! origin) and what the writer sees, so tests drive it with a simulated
+//! clock and the writer with the real one. The rules:
+//!
+//! - **Follow the input.** The target rate is the input rate, smoothed over
+//!   `ARRIVAL_WINDOW_S`, corrected by how far the ring's fill is from half
+//!   full (a fuller ring raises the rate, an emptier one lowers it).
+//! - **Never below the floor.** While the ring holds data the target is at
+//!   least the floor, because a drive fed slower than its slowest speed
+//!   stops anyway. When the ring runs dry the writer waits for the high
+//!   watermark as without pacing, and pacing resumes after the restart.
+//! - **A full ring means full speed.** Above `RAMP_FROM_FILL` the target
+//!   climbs towards the top rate; from `FULL_FILL`, or whenever the reader
+//!   waits for room, the writer is not paced at all.
+//! - **Fall gently.** The target falls by at most the whole range in
+//!   `FALL_TIME_S`, so a drive running fast can slow down with it.
+//! - **Learn the top rate** when it is not given: from windows of unpaced
+//!   writing in which the output, not the input, set the speed, skipping
+//!   the first `LEARN_SKIP_S` of each burst, while the drive's own buffer
+//!   fills faster than tape moves. Until it is known, the writer bursts as
+//!   plain watermarks do. The floor is `AUTO_FLOOR_FRACTION` of the top.
+//! - **Notice a drive that does not follow.** A paced write that is held
+//!   for a reposition (`STALL_MIN_S` or more) means the drive stopped though
+//!   it was fed steadily: the pace was below its slowest speed. The first
+//!   such stall raises the floor by `STALL_RAISE`; the second turns pacing
+//!   off for the rest of the run, so a fixed-speed drive gets bursts.
+
+use super::PaceSettings;
+
+/// The floor, as a fraction of the top rate, when it is not given. The
+/// slowest speed of every LTO generation's speed matching is at most 0.44
+/// of its fastest for full-height drives; half-height LTO-9 reaches 0.62,
+/// which the first stall's raise covers.
+pub const AUTO_FLOOR_FRACTION: f64 = 0.5;
+/// How much a stall raises the floor above the pace that stalled.
+pub const STALL_RAISE: f64 = 1.25;
+/// Stalls while paced before pacing is turned off.
+pub const STALLS_BEFORE_BURSTS: u32 = 1;
+/// A paced write held this long was held for a reposition.
+pub const STALL_MIN_S: f64 = 0.5;
+/// The time constant of the smoothed input rate.
+pub const ARRIVAL_WINDOW_S: f64 = 10.0;
+/// The fill the controller steers towards.
+pub const SETPOINT_FILL: f64 = 0.5;
+/// From this fill on the writer is not paced.
+pub const FULL_FILL: f64 = 0.98;
+/// The target falls by at most this share of the top rate per second, so
+/// that a drive running fast can slow down with it.
+pub const FALL_PER_S: f64 = 0.125;
+/// Unpaced writing at the start of each burst that is not used to learn
+/// the top rate.
+pub const LEARN_SKIP_S: f64 = 2.0;
+/// The length of one window that measures the top rate.
+pub const LEARN_WINDOW_S: f64 = 1.0;
+/// A gap between writes longer than this ends a burst.
+const BURST_GAP_S: f64 = 0.01;
+/// In a window that measures the top rate, the share of time spent inside
+/// writes: the output, not the input, must have set the speed.
+const BUSY_SHARE: f64 = 0.8;
+
+/// What the writer sees just before it writes a block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    pub now: f64,
+    /// Bytes held in the ring, including the block about to be written.
+    pub ring_bytes_held: u64,
+    /// Bytes read from the input so far.
+    pub read_bytes: u64,
+    /// The reader is waiting for room.
+    pub reader_waiting: bool,
+}
+
+/// How the controller is driving the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The top rate is not known yet: bursts, as with plain watermarks.
+    Learning,
+    Pacing,
+    /// Pacing was turned off after the drive stopped while paced.
+    Bursts,
+}
+
+/// Why a write may start when it does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// Seconds to wait before writing.
+    pub wait_s: f64,
+    /// The target rate in bytes per second, or None for full speed.
+    pub rate: Option<f64>,
+}
+
+/// A stall the controller reacted to, for the summary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stall {
+    pub at_s: f64,
+    pub held_s: f64,
+    pub pace: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Window {
+    start: f64,
+    bytes: f64,
+    busy: f64,
+}
+
+/// The pacing state of one run.
+#[derive(Debug, Clone)]
+pub struct Controller {
+    settings: PaceSettings,
+    ring_bytes: f64,
+    mode: Mode,
+    top: Option<f64>,
+    floor_raised: Option<f64>,
+    arrival: Option<f64>,
+    last_view: Option<View>,
+    target: f64,
+    due: f64,
+    last_plan: Option<Plan>,
+    last_end: Option<f64>,
+    burst_start: f64,
+    window: Option<Window>,
+    stalls: Vec<Stall>,
+    /// Time between writes that the output was fed at the floor or faster,
+    /// and all such time, once the floor was known.
+    inside_s: f64,
+    judged_s: f64,
+    last_start: Option<(f64, f64)>,
+}
+
+impl Controller {
+    pub fn new(settings: PaceSettings, ring_bytes: u64) -> Controller {
+        let top = settings.ceiling.map(|c| c as f64);
+        Controller {
+            settings,
+            ring_bytes: ring_bytes.max(1) as f64,
+            mode: if top.is_some() {
+                Mode::Pacing
+            } else {
+                Mode::Learning
+            },
+            top,
+            floor_raised: None,
+            arrival: None,
+            last_view: None,
+            target: top.unwrap_or(0.0),
+            due: f64::NEG_INFINITY,
+            last_plan: None,
+            last_end: None,
+            burst_start: 0.0,
+            window: None,
+            stalls: Vec::new(),
+            inside_s: 0.0,
+            judged_s: 0.0,
+            last_start: None,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The top rate, given or learned.
+    pub fn top(&self) -> Option<f64> {
+        self.top
+    }
+
+    /// The floor in force: given, or a fraction of the top rate, raised
+    /// by stalls; never above the top.
+    pub fn floor(&self) -> Option<f64> {
+        let top = self.top?;
+        let base = match self.settings.floor {
+            Some(f) => f as f64,
+            None => top * AUTO_FLOOR_FRACTION,
+        };
+        Some(base.max(self.floor_raised.unwrap_or(0.0)).min(top))
+    }
+
+    /// How full the ring should be before the writer starts again after
+    /// running dry, if fuller than the high watermark: once the drive is
+    /// known not to slow down, each burst is made as long as the ring
+    /// allows.
+    pub fn restart_fill(&self) -> Option<f64> {
+        (self.mode == Mode::Bursts).then_some(FULL_FILL)
+    }
+
+    pub fn stalls(&self) -> &[Stall] {
+        &self.stalls
+    }
+
+    /// The share of time, once the floor was known, in which the output
+    /// was fed at the floor or faster; None before any such time.
+    pub fn inside_share(&self) -> Option<f64> {
+        (self.judged_s > 0.0).then(|| self.inside_s / self.judged_s)
+    }
+
+    /// The target of the last plan: a rate, or None for full speed.
+    pub fn current_target(&self) -> Option<f64> {
+        self.last_plan.and_then(|p| p.rate)
+    }
+
+    /// Decides when the next block of `bytes` may be written.
+    pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
+        self.judge(view.now);
+        let dt = self.update_arrival(view);
+        let rate = match self.mode {
+            Mode::Pacing => self.target_rate(view, dt),
+            Mode::Learning | Mode::Bursts => None,
+        };
+        let plan = match rate {
+            Some(r) => {
+                let start = self.due.max(view.now);
+                self.due = start + bytes as f64 / r;
+                Plan {
+                    wait_s: start - view.now,
+                    rate: Some(r),
+                }
+            }
+            None => {
+                self.due = view.now;
+                Plan {
+                    wait_s: 0.0,
+                    rate: None,
+                }
+            }
+        };
+        self.last_plan = Some(plan);
+        self.last_start = Some((view.now + plan.wait_s, bytes as f64));
+        plan
+    }
+
+    /// Reports a write of `bytes` that ran from `started` to `ended`.
+    pub fn wrote(&mut self, started: f64, ended: f64, bytes: u64) {
+        let held = (ended - started).max(0.0);
+        let paced = self.last_plan.and_then(|p| p.rate);
+        if let (Mode::Pacing, Some(pace)) = (self.mode, paced) {
+            let top = self.top.unwrap_or(pace);
+            if pace < top * 0.95 && held >= STALL_MIN_S.max(20.0 * bytes as f64 / top) {
+                self.stalled(ended, held, pace);
+            }
+        }
+        self.learn(started, ended, bytes as f64, paced.is_none());
+        self.last_end = Some(ended);
+    }
+
+    /// The ring ran dry: the writer will wait for the high watermark.
+    pub fn ran_dry(&mut self) {
+        self.window = None;
+        self.last_end = None;
+    }
+
+    fn stalled(&mut self, at_s: f64, held_s: f64, pace: f64) {
+        self.stalls.push(Stall { at_s, held_s, pace });
+        let raised = pace * STALL_RAISE;
+        let top = self.top.unwrap_or(raised);
+        if self.stalls.len() as u32 >= STALLS_BEFORE_BURSTS || raised >= top * 0.9 {
+            self.mode = Mode::Bursts;
+        } else {
+            self.floor_raised = Some(self.floor_raised.unwrap_or(0.0).max(raised));
+        }
+    }
+
+    /// Counts the time since the last write started as inside the pace if
+    /// that write went out at the floor's rate or faster.
+    fn judge(&mut self, now: f64) {
+        let (Some((start, bytes)), Some(floor)) = (self.last_start, self.floor()) else {
+            return;
+        };
+        let dt = now - start;
+        if dt <= 0.0 {
+            return;
+        }
+        self.judged_s += dt;
+        if self.mode == Mode::Bursts || bytes / dt >= floor * 0.95 {
+            self.inside_s += dt;
+        }
+    }
+
+    fn update_arrival(&mut self, view: View) -> f64 {
+        let prev = self.last_view.replace(view);
+        let Some(prev) = prev else {
+            return 0.0;
+        };
+        let dt = (view.now - prev.now).max(0.0);
+        let new_bytes = view.read_bytes.saturating_sub(prev.read_bytes) as f64;
+        let arrival = match self.arrival {
+            // The first estimate is the mean so far, not zero.
+            None if view.now > 0.0 => view.read_bytes as f64 / view.now,
+            None => 0.0,
+            Some(a) => a * (-dt / ARRIVAL_WINDOW_S).exp() + new_bytes / ARRIVAL_WINDOW_S,
+        };
+        self.arrival = Some(arrival);
+        dt
+    }
+
+    fn target_rate(&mut self, view: View, dt: f64) -> Option<f64> {
+        let (top, floor) = (self.top?, self.floor()?);
+        let fill = view.ring_bytes_held as f64 / self.ring_bytes;
+        if view.reader_waiting || fill >= FULL_FILL || floor >= top {
+            self.target = top;
+            return None;
+        }
+        // The input rate sets the pace at the setpoint; the fill bends it
+        // down to the floor at empty and up to the top at full.
+        let centre = self.arrival.unwrap_or(floor).clamp(floor, top);
+        let t = if fill < SETPOINT_FILL {
+            floor + (centre - floor) * fill / SETPOINT_FILL
+        } else {
+            centre + (top - centre) * (fill - SETPOINT_FILL) / (FULL_FILL - SETPOINT_FILL)
+        };
+        let lowest = self.target - top * FALL_PER_S * dt;
+        self.target = t.max(lowest).clamp(floor, top);
+        Some(self.target)
+    }
+
+    /// Measures the top rate from unpaced, back-to-back writing.
+    fn learn(&mut self, started: f64, ended: f64, bytes: f64, unpaced: bool) {
+        if self.settings.ceiling.is_some() {
+            return;
+        }
+        let contiguous = self
+            .last_end
+            .is_some_and(|end| started - end <= BURST_GAP_S);
+        if !unpaced || !contiguous {
+            self.window = None;
+            self.burst_start = started;
+            return;
+        }
+        if ended - self.burst_start < LEARN_SKIP_S {
+            return;
+        }
+        let w = self.window.get_or_insert(Window {
+            start: started,
+            ..Window::default()
+        });
+        w.bytes += bytes;
+        w.busy += ended - started;
+        let span = ended - w.start;
+        if span < LEARN_WINDOW_S {
+            return;
+        }
+        if w.busy >= BUSY_SHARE * span {
+            let rate = w.bytes / span;
+            self.top = Some(self.top.map_or(rate, |t| t.max(rate)));
+            if self.mode == Mode::Learning {
+                self.mode = Mode::Pacing;
+                self.target = self.top.unwrap_or(rate);
+            }
+        }
+        self.window = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: f64 = 1e6;
+
+    fn known(floor: f64, top: f64) -> Controller {
+        let s = PaceSettings {
+            floor: Some(floor as u64),
+            ceiling: Some(top as u64),
+        };
+        Controller::new(s, 1000 * MB as u64)
+    }
+
+    fn view(now: f64, fill: f64, read: f64) -> View {
+        View {
+            now,
+            ring_bytes_held: (fill * 1000.0 * MB) as u64,
+            read_bytes: read as u64,
+            reader_waiting: false,
+        }
+    }
+
+    #[test]
+    fn a_full_ring_means_full_speed() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        let p = c.plan(view(1.0, 0.99, 100.0 * MB), 1 << 20);
+        assert_eq!(p.rate, None);
+        assert_eq!(p.wait_s, 0.0);
+    }
+
+    #[test]
+    fn a_waiting_reader_means_full_speed_whatever_the_fill() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        let mut v = view(1.0, 0.3, 100.0 * MB);
+        v.reader_waiting = true;
+        assert_eq!(c.plan(v, 1 << 20).rate, None);
+    }
+
+    #[test]
+    fn the_rate_never_goes_below_the_floor() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        // No input at all for a minute: the ring drains at the floor.
+        for i in 0..600 {
+            let p = c.plan(view(i as f64 * 0.1, 0.2, 0.0), 1 << 20);
+            assert!(p.rate.unwrap() >= 40.0 * MB);
+        }
+        assert_eq!(c.current_target(), Some(40.0 * MB));
+    }
+
+    #[test]
+    fn the_rate_follows_a_steady_input_at_half_fill() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        for i in 0..3000 {
+            let t = i as f64 * 0.1;
+            c.plan(view(t, 0.5, 75.0 * MB * t), 1 << 20);
+        }
+        let r = c.current_target().unwrap();
+        assert!((r - 75.0 * MB).abs() < 1.0 * MB, "target {r}");
+    }
+
+    #[test]
+    fn the_rate_rises_as_the_ring_fills() {
+        let mut rates = Vec::new();
+        for fill in [0.5, 0.7, 0.85, 0.95] {
+            let mut c = known(40.0 * MB, 120.0 * MB);
+            for i in 0..100 {
+                let t = i as f64 * 0.1;
+                c.plan(view(t, fill, 60.0 * MB * t), 1 << 20);
+            }
+            rates.push(c.current_target().unwrap());
+        }
+        assert!(rates.windows(2).all(|w| w[0] < w[1]), "{rates:?}");
+        assert!(rates[3] > 100.0 * MB, "{rates:?}");
+    }
+
+    #[test]
+    fn the_rate_falls_no_faster_than_the_drive_can_follow() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        c.plan(view(0.0, 0.97, 0.0), 1 << 20);
+        // The ring is suddenly near empty and the input stops.
+        let p = c.plan(view(1.0, 0.1, 0.0), 1 << 20);
+        let fell = 120.0 * MB - p.rate.unwrap();
+        assert!(fell <= 120.0 * MB * FALL_PER_S + 1.0, "fell {fell}");
+    }
+
+    #[test]
+    fn paced_writes_are_spaced_by_the_rate() {
+        let mut c = known(50.0 * MB, 120.0 * MB);
+        let a = c.plan(view(0.0, 0.1, 0.0), 1_000_000);
+        c.wrote(0.0, 0.0, 1_000_000);
+        let b = c.plan(view(0.0, 0.1, 0.0), 1_000_000);
+        assert_eq!(a.wait_s, 0.0);
+        assert!((b.wait_s - 0.02).abs() < 1e-9, "{b:?}");
+    }
+
+    #[test]
+    fn the_top_rate_is_learned_from_a_sustained_unpaced_burst() {
+        let s = PaceSettings::default();
+        let mut c = Controller::new(s, 1000 * MB as u64);
+        assert_eq!(c.mode(), Mode::Learning);
+        // 1 MB writes at 100 MB/s, back to back, for 4 s.
+        let mut t = 0.0;
+        for _ in 0..400 {
+            let p = c.plan(view(t, 0.9, 0.0), 1_000_000);
+            assert_eq!(p.rate, None, "bursts until the top is known");
+            c.wrote(t, t + 0.01, 1_000_000);
+            t += 0.01;
+        }
+        let top = c.top().unwrap();
+        assert!((top - 100.0 * MB).abs() < MB, "top {top}");
+        assert_eq!(c.floor(), Some(top * AUTO_FLOOR_FRACTION));
+        assert_eq!(c.mode(), Mode::Pacing);
+    }
+
+    #[test]
+    fn an_output_that_never_pushes_back_teaches_nothing() {
+        let mut c = Controller::new(PaceSettings::default(), 1000 * MB as u64);
+        let mut t = 0.0;
+        // Writes take no time; the writer waits for input between them.
+        for _ in 0..1000 {
+            c.plan(view(t, 0.01, 0.0), 1_000_000);
+            c.wrote(t, t + 0.0001, 1_000_000);
+            t += 0.02;
+        }
+        assert_eq!(c.top(), None);
+        assert_eq!(c.mode(), Mode::Learning);
+    }
+
+    #[test]
+    fn a_stall_while_paced_raises_the_floor_and_a_second_ends_pacing() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        let p = c.plan(view(0.0, 0.2, 0.0), 1 << 20);
+        assert_eq!(p.rate, Some(40.0 * MB));
+        c.wrote(0.0, 1.0, 1 << 20);
+        assert_eq!(c.stalls().len(), 1);
+        assert_eq!(c.floor(), Some(50.0 * MB));
+        assert_eq!(c.mode(), Mode::Pacing);
+        c.plan(view(2.0, 0.2, 0.0), 1 << 20);
+        c.wrote(2.0, 3.0, 1 << 20);
+        assert_eq!(c.mode(), Mode::Bursts);
+        assert_eq!(c.plan(view(4.0, 0.2, 0.0), 1 << 20).rate, None);
+    }
+
+    #[test]
+    fn a_slow_write_at_full_speed_is_not_a_stall() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        c.plan(view(0.0, 0.99, 0.0), 1 << 20);
+        c.wrote(0.0, 2.0, 1 << 20);
+        assert!(c.stalls().is_empty());
+    }
+}

@@ -1,0 +1,356 @@
+//! A timing model of a tape drive, for tests and the streaming benchmark.
+//!
+//! The model knows nothing of bytes' contents, only of how many there are
+//! and when they move. It has:
+//!
+//! - a set of streaming speeds: one for a fixed-speed drive, several for a
+//!   speed-matching one;
+//! - its own buffer, which the host's writes fill and the tape drains;
+//! - a speed choice: every `speed_check_s` the drive takes the slowest
+//!   speed at or above the rate it has been fed (a decaying average over
+//!   `feed_window_s`), steps up one speed when its buffer is over three
+//!   quarters full and down one when it is under a quarter, so that a feed
+//!   between two speeds is followed by dithering rather than by stops;
+//! - a stop: the buffer runs empty while the tape moves. The drive then
+//!   repositions (backhitches) for `reposition_s`, holding the host's
+//!   writes meanwhile if `holds_writes_while_repositioning`, and starts
+//!   again once its buffer is `restart_fill` full;
+//! - counters: stops, and the time spent at each speed and standing still.
+//!
+//! Time is explicit (seconds from any origin, never going back), so the
+//! same model runs under a simulated clock in tests and under the wall
+//! clock in `benches/streaming.rs`. What a real drive may do differently is
+//! written down in the README ("Pacing").
+
+/// What kind of drive to model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveSpec {
+    /// Streaming speeds in bytes per second, ascending.
+    pub speeds: Vec<f64>,
+    pub buffer_bytes: f64,
+    /// Seconds a stop costs: decelerate, rewind, accelerate.
+    pub reposition_s: f64,
+    /// How full the buffer must be before the tape moves again.
+    pub restart_fill: f64,
+    pub holds_writes_while_repositioning: bool,
+    /// How often the drive reconsiders its speed.
+    pub speed_check_s: f64,
+    /// The time constant of the feed rate the drive matches.
+    pub feed_window_s: f64,
+}
+
+impl DriveSpec {
+    /// A speed-matching drive with `steps` evenly spaced speeds from
+    /// `slowest` to `fastest` bytes per second.
+    pub fn speed_matching(slowest: f64, fastest: f64, steps: usize) -> DriveSpec {
+        let steps = steps.max(2);
+        let speeds = (0..steps)
+            .map(|i| slowest + (fastest - slowest) * i as f64 / (steps - 1) as f64)
+            .collect();
+        DriveSpec::with_speeds(speeds)
+    }
+
+    /// A drive that streams at one speed only.
+    pub fn fixed_speed(speed: f64) -> DriveSpec {
+        DriveSpec::with_speeds(vec![speed])
+    }
+
+    fn with_speeds(speeds: Vec<f64>) -> DriveSpec {
+        let top = speeds.last().copied().unwrap_or(1.0);
+        DriveSpec {
+            speeds,
+            // Half a second of data at the top speed, like LTO's buffers.
+            buffer_bytes: top * 0.5,
+            reposition_s: 1.0,
+            restart_fill: 0.5,
+            holds_writes_while_repositioning: true,
+            speed_check_s: 0.25,
+            feed_window_s: 1.0,
+        }
+    }
+
+    pub fn top(&self) -> f64 {
+        self.speeds.last().copied().unwrap_or(0.0)
+    }
+
+    pub fn slowest(&self) -> f64 {
+        self.speeds.first().copied().unwrap_or(0.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Motion {
+    /// Standing still until the buffer is full enough (or the host
+    /// flushes). Where the drive starts.
+    Idle,
+    Repositioning { until: f64 },
+    Streaming { speed: usize },
+}
+
+/// What the model counted.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DriveTally {
+    /// Times the tape stopped because its buffer ran dry.
+    pub stops: u64,
+    /// Seconds at each speed, in the order of `DriveSpec::speeds`.
+    pub seconds_at_speed: Vec<f64>,
+    /// Seconds standing still or repositioning.
+    pub seconds_stopped: f64,
+    /// Bytes that reached the tape.
+    pub bytes_on_tape: f64,
+}
+
+impl DriveTally {
+    /// Seconds spent streaming at any speed.
+    pub fn seconds_streaming(&self) -> f64 {
+        self.seconds_at_speed.iter().sum()
+    }
+}
+
+/// The drive's state at one moment.
+#[derive(Debug, Clone)]
+pub struct DriveModel {
+    spec: DriveSpec,
+    now: f64,
+    buffered: f64,
+    motion: Motion,
+    /// Decaying sum: bytes fed, divided by the window; a rate in B/s.
+    fed_rate: f64,
+    next_speed_check: f64,
+    flushing: bool,
+    tally: DriveTally,
+}
+
+const EMPTY: f64 = 1e-6;
+
+impl DriveModel {
+    pub fn new(spec: DriveSpec, now: f64) -> DriveModel {
+        let tally = DriveTally {
+            seconds_at_speed: vec![0.0; spec.speeds.len()],
+            ..DriveTally::default()
+        };
+        DriveModel {
+            spec,
+            now,
+            buffered: 0.0,
+            motion: Motion::Idle,
+            fed_rate: 0.0,
+            next_speed_check: now,
+            flushing: false,
+            tally,
+        }
+    }
+
+    pub fn spec(&self) -> &DriveSpec {
+        &self.spec
+    }
+
+    pub fn tally(&self) -> &DriveTally {
+        &self.tally
+    }
+
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The speed the tape moves at now, 0 when it stands still.
+    pub fn speed(&self) -> f64 {
+        match self.motion {
+            Motion::Streaming { speed } => self.spec.speeds[speed],
+            _ => 0.0,
+        }
+    }
+
+    pub fn buffered(&self) -> f64 {
+        self.buffered
+    }
+
+    /// How many bytes a write could put in the buffer now.
+    pub fn room(&self) -> f64 {
+        match self.motion {
+            Motion::Repositioning { .. } if self.spec.holds_writes_while_repositioning => 0.0,
+            _ => (self.spec.buffer_bytes - self.buffered).max(0.0),
+        }
+    }
+
+    /// When the state will next change by itself, if the host does nothing:
+    /// the end of a reposition, or the buffer running dry.
+    pub fn next_event(&self) -> Option<f64> {
+        match self.motion {
+            Motion::Repositioning { until } => Some(until),
+            Motion::Streaming { speed } => {
+                Some(self.now + self.buffered / self.spec.speeds[speed])
+            }
+            Motion::Idle => None,
+        }
+    }
+
+    /// Takes up to `bytes` from the host at the current time; returns how
+    /// many were taken.
+    pub fn offer(&mut self, bytes: f64) -> f64 {
+        let taken = bytes.min(self.room()).max(0.0);
+        self.buffered += taken;
+        self.fed_rate += taken / self.spec.feed_window_s;
+        self.start_if_ready();
+        taken
+    }
+
+    /// The host has no more data: write out what is buffered (a filemark or
+    /// a close does this on a real drive).
+    pub fn flush(&mut self) {
+        self.flushing = true;
+        self.start_if_ready();
+    }
+
+    /// Moves the clock to `t`, draining the buffer and stopping, restarting
+    /// and changing speed as the drive would.
+    pub fn advance(&mut self, t: f64) {
+        while self.now < t {
+            let step_end = t.min(self.next_speed_check.max(self.now));
+            let step_end = if step_end <= self.now { t } else { step_end };
+            match self.motion {
+                Motion::Idle => self.pass(step_end, None),
+                Motion::Repositioning { until } => {
+                    let end = step_end.min(until);
+                    self.pass(end, None);
+                    if self.now >= until {
+                        self.motion = Motion::Idle;
+                        self.start_if_ready();
+                    }
+                }
+                Motion::Streaming { speed } => {
+                    let rate = self.spec.speeds[speed];
+                    let dry_at = self.now + self.buffered / rate;
+                    let end = step_end.min(dry_at);
+                    self.pass(end, Some(speed));
+                    if self.buffered <= EMPTY {
+                        self.buffered = 0.0;
+                        if !self.flushing {
+                            self.tally.stops += 1;
+                        }
+                        self.motion = Motion::Repositioning {
+                            until: self.now + self.spec.reposition_s,
+                        };
+                    }
+                }
+            }
+            if self.now >= self.next_speed_check {
+                self.next_speed_check = self.now + self.spec.speed_check_s;
+                self.choose_speed();
+            }
+        }
+    }
+
+    /// Lets time pass to `end` in the current motion.
+    fn pass(&mut self, end: f64, speed: Option<usize>) {
+        let dt = (end - self.now).max(0.0);
+        self.fed_rate *= (-dt / self.spec.feed_window_s).exp();
+        match speed {
+            Some(i) => {
+                let moved = (self.spec.speeds[i] * dt).min(self.buffered);
+                self.buffered -= moved;
+                self.tally.bytes_on_tape += moved;
+                self.tally.seconds_at_speed[i] += dt;
+            }
+            None => self.tally.seconds_stopped += dt,
+        }
+        self.now = end;
+    }
+
+    fn start_if_ready(&mut self) {
+        let ready = self.buffered >= self.spec.restart_fill * self.spec.buffer_bytes
+            || (self.flushing && self.buffered > EMPTY);
+        if self.motion == Motion::Idle && ready {
+            self.motion = Motion::Streaming {
+                speed: self.matching_speed(),
+            };
+        }
+    }
+
+    /// The slowest speed at or above the feed rate, else the top one.
+    fn matching_speed(&self) -> usize {
+        let speeds = &self.spec.speeds;
+        speeds
+            .iter()
+            .position(|&s| s >= self.fed_rate)
+            .unwrap_or(speeds.len() - 1)
+    }
+
+    fn choose_speed(&mut self) {
+        let Motion::Streaming { speed } = self.motion else {
+            return;
+        };
+        let fill = self.buffered / self.spec.buffer_bytes;
+        let last = self.spec.speeds.len() - 1;
+        let mut next = self.matching_speed();
+        if fill > 0.75 {
+            next = next.max((speed + 1).min(last));
+        } else if fill < 0.25 {
+            next = next.min(speed.saturating_sub(1));
+        }
+        self.motion = Motion::Streaming { speed: next };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: f64 = 1e6;
+
+    /// Feeds the drive at `rate` for `seconds` in 1 ms steps.
+    fn feed(d: &mut DriveModel, rate: f64, seconds: f64) {
+        let dt = 0.001;
+        let end = d.now() + seconds;
+        while d.now() < end - 1e-9 {
+            d.offer(rate * dt);
+            let t = d.now() + dt;
+            d.advance(t);
+        }
+    }
+
+    #[test]
+    fn a_feed_inside_the_range_streams_without_stopping() {
+        let mut d = DriveModel::new(DriveSpec::speed_matching(40.0 * MB, 120.0 * MB, 9), 0.0);
+        feed(&mut d, 75.0 * MB, 60.0);
+        assert_eq!(d.tally().stops, 0);
+        let at = &d.tally().seconds_at_speed;
+        // 75 MB/s lies between the 70 and 80 MB/s speeds.
+        assert!(at[3] + at[4] > 50.0, "time at each speed: {at:?}");
+    }
+
+    #[test]
+    fn a_feed_below_the_slowest_speed_stops_the_drive_again_and_again() {
+        let mut d = DriveModel::new(DriveSpec::speed_matching(40.0 * MB, 120.0 * MB, 9), 0.0);
+        feed(&mut d, 20.0 * MB, 60.0);
+        assert!(d.tally().stops >= 5, "stops: {}", d.tally().stops);
+    }
+
+    #[test]
+    fn a_fixed_speed_drive_fed_slower_than_its_speed_stops() {
+        let mut d = DriveModel::new(DriveSpec::fixed_speed(120.0 * MB), 0.0);
+        feed(&mut d, 75.0 * MB, 60.0);
+        assert!(d.tally().stops >= 10, "stops: {}", d.tally().stops);
+    }
+
+    #[test]
+    fn a_flush_writes_everything_without_counting_a_stop() {
+        let mut d = DriveModel::new(DriveSpec::fixed_speed(100.0 * MB), 0.0);
+        d.offer(10.0 * MB);
+        d.flush();
+        d.advance(1.0);
+        assert_eq!(d.tally().stops, 0);
+        assert!((d.tally().bytes_on_tape - 10.0 * MB).abs() < 1.0);
+    }
+
+    #[test]
+    fn writes_are_held_while_the_drive_repositions() {
+        let mut d = DriveModel::new(DriveSpec::fixed_speed(100.0 * MB), 0.0);
+        d.offer(30.0 * MB);
+        d.advance(0.31);
+        assert_eq!(d.tally().stops, 1);
+        assert_eq!(d.room(), 0.0);
+        d.advance(1.31);
+        assert!(d.room() > 0.0);
+    }
+}
