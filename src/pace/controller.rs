@@ -25,9 +25,11 @@
 //!   plain watermarks do. The floor is `AUTO_FLOOR_FRACTION` of the top.
 //! - **Notice a drive that does not follow.** A paced write that is held
 //!   for a reposition (`STALL_MIN_S` or more) means the drive stopped though
-//!   it was fed steadily: the pace was below its slowest speed. The first
-//!   such stall raises the floor by `STALL_RAISE`; the second turns pacing
-//!   off for the rest of the run, so a fixed-speed drive gets bursts.
+//!   it was fed steadily: the pace was below its slowest speed, so the drive
+//!   does not speed-match that low, or at all. Pacing is then turned off
+//!   for the rest of the run, and each later burst starts from a full ring
+//!   (`FULL_FILL`), the longest burst the ring allows. That one stop is the
+//!   price of finding out.
 
 use super::PaceSettings;
 
@@ -39,7 +41,7 @@ pub const AUTO_FLOOR_FRACTION: f64 = 0.5;
 /// How much a stall raises the floor above the pace that stalled.
 pub const STALL_RAISE: f64 = 1.25;
 /// Stalls while paced before pacing is turned off.
-pub const STALLS_BEFORE_BURSTS: u32 = 1;
+pub const STALLS_BEFORE_BURSTS: u32 = 2;
 /// A paced write held this long was held for a reposition.
 pub const STALL_MIN_S: f64 = 0.5;
 /// The time constant of the smoothed input rate.
@@ -115,7 +117,6 @@ pub struct Controller {
     ring_bytes: f64,
     mode: Mode,
     top: Option<f64>,
-    floor_raised: Option<f64>,
     arrival: Option<f64>,
     last_view: Option<View>,
     target: f64,
@@ -144,7 +145,6 @@ impl Controller {
                 Mode::Learning
             },
             top,
-            floor_raised: None,
             arrival: None,
             last_view: None,
             target: top.unwrap_or(0.0),
@@ -169,15 +169,15 @@ impl Controller {
         self.top
     }
 
-    /// The floor in force: given, or a fraction of the top rate, raised
-    /// by stalls; never above the top.
+    /// The floor in force: given, or a fraction of the top rate; never
+    /// above the top.
     pub fn floor(&self) -> Option<f64> {
         let top = self.top?;
-        let base = match self.settings.floor {
+        let floor = match self.settings.floor {
             Some(f) => f as f64,
             None => top * AUTO_FLOOR_FRACTION,
         };
-        Some(base.max(self.floor_raised.unwrap_or(0.0)).min(top))
+        Some(floor.min(top))
     }
 
     /// How full the ring should be before the writer starts again after
@@ -255,13 +255,7 @@ impl Controller {
 
     fn stalled(&mut self, at_s: f64, held_s: f64, pace: f64) {
         self.stalls.push(Stall { at_s, held_s, pace });
-        let raised = pace * STALL_RAISE;
-        let top = self.top.unwrap_or(raised);
-        if self.stalls.len() as u32 >= STALLS_BEFORE_BURSTS || raised >= top * 0.9 {
-            self.mode = Mode::Bursts;
-        } else {
-            self.floor_raised = Some(self.floor_raised.unwrap_or(0.0).max(raised));
-        }
+        self.mode = Mode::Bursts;
     }
 
     /// Counts the time since the last write started as inside the pace if
@@ -441,14 +435,32 @@ mod tests {
         assert!(fell <= 120.0 * MB * FALL_PER_S + 1.0, "fell {fell}");
     }
 
+    /// A controller whose target has settled at the floor: no input, a
+    /// ring a tenth full, for a minute.
+    fn settled_at_floor(floor: f64, top: f64) -> Controller {
+        let mut c = known(floor, top);
+        for i in 0..600 {
+            c.plan(view(i as f64 * 0.1, 0.1, 0.0), 1 << 20);
+        }
+        assert_eq!(c.current_target(), Some(floor));
+        c
+    }
+
     #[test]
     fn paced_writes_are_spaced_by_the_rate() {
-        let mut c = known(50.0 * MB, 120.0 * MB);
-        let a = c.plan(view(0.0, 0.1, 0.0), 1_000_000);
-        c.wrote(0.0, 0.0, 1_000_000);
-        let b = c.plan(view(0.0, 0.1, 0.0), 1_000_000);
+        let mut c = settled_at_floor(50.0 * MB, 120.0 * MB);
+        let now = 100.0;
+        let a = c.plan(view(now, 0.1, 0.0), 1_000_000);
+        c.wrote(now, now, 1_000_000);
+        let b = c.plan(view(now, 0.1, 0.0), 1_000_000);
         assert_eq!(a.wait_s, 0.0);
         assert!((b.wait_s - 0.02).abs() < 1e-9, "{b:?}");
+    }
+
+    #[test]
+    fn the_first_paced_block_after_a_burst_goes_at_full_speed() {
+        let mut c = known(50.0 * MB, 120.0 * MB);
+        assert_eq!(c.plan(view(0.0, 0.1, 0.0), 1 << 20).rate, Some(120.0 * MB));
     }
 
     #[test]
@@ -460,7 +472,9 @@ mod tests {
         let mut t = 0.0;
         for _ in 0..400 {
             let p = c.plan(view(t, 0.9, 0.0), 1_000_000);
-            assert_eq!(p.rate, None, "bursts until the top is known");
+            if c.top().is_none() {
+                assert_eq!(p.rate, None, "bursts until the top is known");
+            }
             c.wrote(t, t + 0.01, 1_000_000);
             t += 0.01;
         }
@@ -485,18 +499,16 @@ mod tests {
     }
 
     #[test]
-    fn a_stall_while_paced_raises_the_floor_and_a_second_ends_pacing() {
-        let mut c = known(40.0 * MB, 120.0 * MB);
-        let p = c.plan(view(0.0, 0.2, 0.0), 1 << 20);
-        assert_eq!(p.rate, Some(40.0 * MB));
-        c.wrote(0.0, 1.0, 1 << 20);
+    fn a_stall_while_paced_ends_pacing_for_the_rest_of_the_run() {
+        let mut c = settled_at_floor(40.0 * MB, 120.0 * MB);
+        assert_eq!(c.restart_fill(), None);
+        c.plan(view(100.0, 0.1, 0.0), 1 << 20);
+        // Held for a second: the drive stopped and repositioned.
+        c.wrote(100.0, 101.0, 1 << 20);
         assert_eq!(c.stalls().len(), 1);
-        assert_eq!(c.floor(), Some(50.0 * MB));
-        assert_eq!(c.mode(), Mode::Pacing);
-        c.plan(view(2.0, 0.2, 0.0), 1 << 20);
-        c.wrote(2.0, 3.0, 1 << 20);
         assert_eq!(c.mode(), Mode::Bursts);
-        assert_eq!(c.plan(view(4.0, 0.2, 0.0), 1 << 20).rate, None);
+        assert_eq!(c.plan(view(104.0, 0.1, 0.0), 1 << 20).rate, None);
+        assert_eq!(c.restart_fill(), Some(FULL_FILL));
     }
 
     #[test]

@@ -83,8 +83,12 @@ enum Motion {
     /// Standing still until the buffer is full enough (or the host
     /// flushes). Where the drive starts.
     Idle,
-    Repositioning { until: f64 },
-    Streaming { speed: usize },
+    Repositioning {
+        until: f64,
+    },
+    Streaming {
+        speed: usize,
+    },
 }
 
 /// What the model counted.
@@ -178,9 +182,7 @@ impl DriveModel {
     pub fn next_event(&self) -> Option<f64> {
         match self.motion {
             Motion::Repositioning { until } => Some(until),
-            Motion::Streaming { speed } => {
-                Some(self.now + self.buffered / self.spec.speeds[speed])
-            }
+            Motion::Streaming { speed } => Some(self.now + self.buffered / self.spec.speeds[speed]),
             Motion::Idle => None,
         }
     }

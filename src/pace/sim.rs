@@ -169,7 +169,9 @@ pub fn run(setup: &Setup, limit_s: f64) -> Outcome {
             if !streaming {
                 let restart = controller.as_ref().and_then(|c| c.restart_fill());
                 let start_blocks = restart.map_or(start_blocks, |f| {
-                    start_blocks.max((f * blocks as f64).ceil() as usize).min(blocks)
+                    start_blocks
+                        .max((f * blocks as f64).ceil() as usize)
+                        .min(blocks)
                 });
                 if full >= start_blocks || (input_done && full > 0) {
                     streaming = true;
