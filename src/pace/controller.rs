@@ -188,6 +188,18 @@ impl Controller {
         (self.mode == Mode::Bursts).then_some(FULL_FILL)
     }
 
+    /// How pacing went so far, for the summary.
+    pub fn report(&self) -> super::PaceReport {
+        super::PaceReport {
+            floor_bps: self.floor(),
+            top_bps: self.top,
+            top_learned: self.settings.ceiling.is_none() && self.top.is_some(),
+            mode: self.mode,
+            stall: self.stalls.first().copied(),
+            inside_share: self.inside_share(),
+        }
+    }
+
     pub fn stalls(&self) -> &[Stall] {
         &self.stalls
     }
