@@ -81,14 +81,18 @@ impl PaceReport {
                 stall.held_s
             ),
             (_, Some(floor), Some(top), _) => {
-                let learned = if self.top_learned { ", top learned" } else { "" };
+                let learned = if self.top_learned { ", learned" } else { "" };
                 let inside = self.inside_share.map_or(String::new(), |share| {
                     format!(
                         ", fed at the floor or faster {:.0}% of the time",
                         100.0 * share
                     )
                 });
-                format!("paced {}-{}{learned}{inside}", rate(floor), rate(top))
+                format!(
+                    "paced between {} (floor) and {} (top{learned}){inside}",
+                    rate(floor),
+                    rate(top)
+                )
             }
             _ => "pacing on, but the output never pushed back long enough to learn its \
                   top rate: bursts"
