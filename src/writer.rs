@@ -110,6 +110,7 @@ impl Writer {
             ring_bytes_held: in_ring * self.block_bytes as u64,
             read_bytes: self.stats.read_bytes.load(Relaxed),
             reader_waiting: self.stats.reader_waiting.load(Relaxed),
+            input_done: self.stats.input_done.load(Relaxed),
         };
         let plan = c.plan(view, len as u64);
         let target = plan.rate.map_or(0, |r| r.max(1.0) as u64);

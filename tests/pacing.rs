@@ -83,8 +83,16 @@ fn a_bursty_input_stops_a_speed_matching_drive_far_less_often_when_paced() {
     let known = simulate(matching(), tar_like(8000.0), paced(Some(40.0), Some(120.0)));
     let b = bursts.drive.stops;
     assert!(b >= 8, "bursts stop the drive at every slow phase: {b}");
-    assert!(auto.drive.stops * 4 <= b, "auto {} vs {b}", auto.drive.stops);
-    assert!(known.drive.stops * 10 <= b, "known {} vs {b}", known.drive.stops);
+    assert!(
+        auto.drive.stops * 4 <= b,
+        "auto {} vs {b}",
+        auto.drive.stops
+    );
+    assert!(
+        known.drive.stops * 10 <= b,
+        "known {} vs {b}",
+        known.drive.stops
+    );
     for out in [&auto, &known] {
         assert!(
             out.elapsed_s <= 1.05 * bursts.elapsed_s,
@@ -130,7 +138,11 @@ fn an_input_below_the_floor_stops_the_drive_only_when_the_ring_runs_dry() {
             "every stop is a dry ring: {policy:?}"
         );
         let floor = out.controller.as_ref().unwrap().floor().unwrap();
-        let lowest = out.targets.iter().filter_map(|t| t.1).fold(f64::MAX, f64::min);
+        let lowest = out
+            .targets
+            .iter()
+            .filter_map(|t| t.1)
+            .fold(f64::MAX, f64::min);
         assert!(lowest >= floor, "never below the floor: {lowest} < {floor}");
     }
 }
