@@ -217,6 +217,16 @@ impl Stats {
             .chain(self.outputs.iter().filter_map(|o| o.volumes.as_ref()))
     }
 
+    /// Volumes begun so far over every output that spans volumes: a write
+    /// during which this grew waited for a volume change.
+    pub fn output_volumes_begun(&self) -> usize {
+        self.outputs
+            .iter()
+            .filter_map(|o| o.volumes.as_ref())
+            .map(|v| v.volumes().len())
+            .sum()
+    }
+
     /// True while at least one output still takes data.
     pub fn any_output_alive(&self) -> bool {
         self.outputs.iter().any(|o| !o.failed.load(Relaxed))

@@ -69,12 +69,22 @@ impl Writer {
                 break;
             }
             let started = self.seconds();
+            let volumes = self
+                .pace
+                .as_ref()
+                .map(|_| self.stats.output_volumes_begun());
             let (stats, free) = (&self.stats, &self.ring.free);
             self.outputs
                 .deliver(block, stats, |b| release(stats, free, b));
             if let Some(c) = self.pace.as_mut() {
                 let ended = self.stats.started.elapsed().as_secs_f64();
-                c.wrote(started, ended, len as u64);
+                // A write that waited for a new volume says nothing of
+                // the drive's speed.
+                if volumes == Some(self.stats.output_volumes_begun()) {
+                    c.wrote(started, ended, len as u64);
+                } else {
+                    c.ran_dry();
+                }
             }
             if let Some(p) = self.pacer.as_mut() {
                 p.pace(len, &self.stop);

@@ -116,3 +116,112 @@ fn without_pace_a_pipe_output_says_nothing_of_pacing() {
     assert_eq!(out.status.code(), Some(0));
     assert!(!summary_line(&out.stderr).contains("pac"), "{}", out.stderr);
 }
+
+/// A slow producer, like tar on a dense filesystem: 64 KiB every 10 ms.
+const TRICKLE: Feed = Feed::Slow {
+    chunk: 64 << 10,
+    pause: std::time::Duration::from_millis(10),
+};
+
+#[test]
+fn a_volume_change_during_a_paced_run_is_not_taken_for_a_stopped_drive() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("backup");
+    let target_s = target.display().to_string();
+    // The change takes over a second, far longer than a stall.
+    let change = "sleep 1.2 && mv \"$TAPEBUF_DEVICE\" \"$TAPEBUF_DEVICE.$((TAPEBUF_VOLUME - 1))\"";
+    let data = pattern(4 << 20, 11);
+    let args = [
+        "--pace",
+        "1MB:100MB",
+        "-P",
+        "10",
+        "-s",
+        "64k",
+        "-m",
+        "4M",
+        "-D",
+        "1M",
+        "-A",
+        change,
+        "-o",
+        &target_s,
+    ];
+    // Slower than TRICKLE: the input goes on through both changes.
+    let feed = Feed::Slow {
+        chunk: 64 << 10,
+        pause: std::time::Duration::from_millis(40),
+    };
+    let out = run_with(&args, data.clone(), feed, Drain::Fast);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    let parts = [1, 2, 3].map(|n| dir.path().join(format!("backup.{n}")));
+    let mut joined: Vec<u8> = parts
+        .iter()
+        .flat_map(|p| std::fs::read(p).unwrap())
+        .collect();
+    joined.extend(std::fs::read(&target).unwrap());
+    assert_eq!(sha256(&joined), sha256(&data));
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains("paced between 1.0 MB/s (floor) and 100.0 MB/s (top)"),
+        "{line}"
+    );
+    assert!(!line.contains("turned off"), "{line}");
+}
+
+#[test]
+fn a_paced_run_to_several_files_that_never_push_back_writes_in_bursts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let data = pattern(8 << 20, 5);
+    let args = ["--pace", "-s", "64k", "-m", "2M", "-o"];
+    let mut args: Vec<&str> = args.to_vec();
+    let (a_s, b_s) = (a.display().to_string(), b.display().to_string());
+    args.extend([a_s.as_str(), "-o", b_s.as_str()]);
+    let out = run(&args, data.clone());
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(sha256_file(&a), sha256(&data));
+    assert_eq!(sha256_file(&b), sha256(&data));
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains(
+            "pacing on, but the output never pushed back long enough to learn its top rate: bursts"
+        ),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_paced_run_to_a_remote_tape_over_rmt_commits_every_byte() {
+    common::needs::tool("/usr/sbin/rmt", "tar");
+    let dir = tempfile::tempdir().unwrap();
+    let remote = dir.path().join("remote.tar");
+    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
+    let target = format!("vault:{}", remote.display());
+    let data = pattern(4 << 20, 9);
+    let args = [
+        "--rsh-command",
+        &rsh,
+        "--rmt-command",
+        "/usr/sbin/rmt",
+        "--pace",
+        "1MB:100MB",
+        "-P",
+        "10",
+        "-s",
+        "64k",
+        "-m",
+        "2M",
+        "-o",
+        &target,
+    ];
+    let out = run_with(&args, data.clone(), TRICKLE, Drain::Fast);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(sha256_file(&remote), sha256(&data));
+    assert_eq!(summary_number(&out.stderr, "out "), data.len() as u64);
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains("paced between 1.0 MB/s (floor) and 100.0 MB/s (top)"),
+        "{line}"
+    );
+}

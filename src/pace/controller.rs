@@ -263,7 +263,9 @@ impl Controller {
         self.last_end = Some(ended);
     }
 
-    /// The ring ran dry: the writer will wait for the high watermark.
+    /// The writing stopped for a reason of its own: the ring ran dry and
+    /// the writer will wait for the high watermark, or a write waited for
+    /// a volume change. What follows is a new burst.
     pub fn ran_dry(&mut self) {
         self.window = None;
         self.last_end = None;
