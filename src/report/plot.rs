@@ -243,7 +243,7 @@ fn draw_series<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, s: &Series<'_>) -> DrawRes
         let drawn = match (s.dashed, run.as_slice()) {
             (false, _) => chart.draw_series(LineSeries::new(run.iter().copied(), style))?,
             (true, [point]) => {
-                chart.draw_series(std::iter::once(Circle::new(*point, 2, s.color.filled())))?
+                chart.draw_series(std::iter::once(Circle::new(*point, 3, s.color.filled())))?
             }
             (true, _) => {
                 chart.draw_series(DashedLineSeries::new(run.iter().copied(), 6, 4, style))?
