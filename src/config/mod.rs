@@ -575,10 +575,7 @@ fn parse_pace(text: Option<&str>, off: bool) -> Result<PaceRequest, ConfigError>
         if f > c {
             return Err(ConfigError::new(
                 FLAG,
-                format!(
-                    "the floor {min} is above the top rate {}",
-                    max.unwrap_or("")
-                ),
+                format!("the floor {min} is above the top rate {}", max.unwrap_or("")),
             ));
         }
     }
@@ -715,10 +712,7 @@ mod tests {
         assert_eq!(c.pace_for(false).unwrap().floor, floor);
         assert_eq!(config(&["--no-pace"]).unwrap().pace_for(true), None);
         assert_eq!(config(&[]).unwrap().pace_for(false), None);
-        assert!(
-            config(&[]).unwrap().pace_for(true).is_some(),
-            "on for tapes"
-        );
+        assert!(config(&[]).unwrap().pace_for(true).is_some(), "on for tapes");
         let capped = config(&["--pace", "50M:200M", "-R", "100M"]).unwrap();
         assert_eq!(capped.pace_for(false).unwrap().ceiling, Some(100 << 20));
         let err = config(&["--pace", "300M:100M"]).unwrap_err();

@@ -81,11 +81,7 @@ impl PaceReport {
                 stall.held_s
             ),
             (_, Some(floor), Some(top), _) => {
-                let learned = if self.top_learned {
-                    ", top learned"
-                } else {
-                    ""
-                };
+                let learned = if self.top_learned { ", top learned" } else { "" };
                 let inside = self.inside_share.map_or(String::new(), |share| {
                     format!(
                         ", fed at the floor or faster {:.0}% of the time",
