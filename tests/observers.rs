@@ -139,6 +139,85 @@ fn stats_file_is_a_monotonic_timeline_whose_last_totals_are_the_bytes_moved() {
     );
 }
 
+#[test]
+fn a_paced_run_records_its_targets_in_the_samples_and_how_pacing_went_in_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    // 16 MB read at 16 MB/s through a 4 MiB ring, paced between 20 and
+    // 80 MB/s: the output outruns the input, so each time the ring has
+    // gathered it is drained at a pace (about 50 ms a time) and runs dry.
+    let input = input_file(dir.path(), 16_000_000);
+    let stats = dir.path().join("paced.jsonl");
+    let json = dir.path().join("summary.json");
+    let out = dir.path().join("out").display().to_string();
+    run_ok(&[
+        "-i",
+        &input,
+        "-o",
+        &out,
+        "-s",
+        "64k",
+        "-m",
+        "4M",
+        "-r",
+        "16M",
+        "--pace",
+        "20MB:80MB",
+        "--stats",
+        stats.to_str().unwrap(),
+        "--stats-interval",
+        "0.02",
+        "--summary-json",
+        json.to_str().unwrap(),
+    ]);
+    let recs = records(&stats);
+    assert_eq!(recs[0]["pacing"], true);
+    let samples = of_kind(&recs, "sample");
+    let targets: Vec<u64> = samples
+        .iter()
+        .filter_map(|s| {
+            let pace = s.get("pace_bps").unwrap_or_else(|| panic!("{s}"));
+            assert!(pace.is_null() || pace.is_u64(), "{s}");
+            pace.as_u64()
+        })
+        .collect();
+    assert!(!targets.is_empty(), "no sample held a target: {samples:?}");
+    for bps in &targets {
+        assert!((20_000_000..=80_000_000).contains(bps), "{targets:?}");
+    }
+    // The writer drops its target when it ends.
+    assert!(samples.last().unwrap()["pace_bps"].is_null());
+    let summary = recs.last().unwrap();
+    let pace = &summary["pace"];
+    assert_eq!(pace["floor_bps"], 20_000_000.0, "{summary}");
+    assert_eq!(pace["top_bps"], 80_000_000.0, "{summary}");
+    assert_eq!(pace["top_learned"], false, "{summary}");
+    assert!(
+        pace["mode"] == "pacing" || pace["mode"] == "bursts",
+        "{summary}"
+    );
+    let share = pace["inside_share"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&share), "{summary}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(&written["pace"], pace);
+    assert_eq!(summary["out_bytes"], 16_000_000);
+}
+
+#[test]
+fn a_run_without_pacing_records_null_targets_and_no_pace_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = record_a_run_with_underruns(dir.path());
+    let recs = records(&stats);
+    assert_eq!(recs[0]["pacing"], false);
+    let samples = of_kind(&recs, "sample");
+    assert!(
+        samples.iter().all(|s| s["pace_bps"].is_null()),
+        "{samples:?}"
+    );
+    let summary = recs.last().unwrap();
+    assert_eq!(summary["kind"], "summary");
+    assert!(summary["pace"].is_null(), "{summary}");
+}
+
 fn parse_svg(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("invalid SVG: {e}"));

@@ -107,6 +107,8 @@ pub struct Observers {
     stats_end: Option<(Sender<SummaryRecord>, JoinHandle<bool>)>,
     log: Option<status_log::Log>,
     summary_json: Option<PathBuf>,
+    /// Read once more at the end, for how pacing went.
+    stats: Arc<Stats>,
 }
 
 impl Observers {
@@ -151,6 +153,7 @@ impl Observers {
                 low_pct: config.low_pct,
                 total_bytes,
                 interval_s: interval.as_secs_f64(),
+                pacing: stats.pacing,
             };
             stats_log::spawn(path, file, start, Arc::clone(stats), interval)
         });
@@ -161,6 +164,7 @@ impl Observers {
             stats_end,
             log,
             summary_json: o.summary_json.clone(),
+            stats: Arc::clone(stats),
         }
     }
 
@@ -178,7 +182,7 @@ impl Observers {
             ok &= t.join().unwrap_or(false);
         }
         self.console.set_bar(None);
-        let record = SummaryRecord::new(summary);
+        let record = SummaryRecord::new(summary).with_pace(self.stats.pace_report().as_ref());
         if let Some((tx, thread)) = self.stats_end.take() {
             let _ = tx.send(record.clone());
             ok &= thread.join().unwrap_or(false);

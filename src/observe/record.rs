@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::pace::{Mode, PaceReport};
 use crate::stats::Snapshot;
 use crate::summary::Summary;
 
@@ -41,6 +42,10 @@ pub struct Start {
     /// The stream's total when known (--size, or -i on a regular file).
     pub total_bytes: Option<u64>,
     pub interval_s: f64,
+    /// `--pace` was on: samples may carry a `pace_bps`. False in files
+    /// from before pacing.
+    #[serde(default)]
+    pub pacing: bool,
 }
 
 /// Whether the writer was writing or waiting for the ring to fill.
@@ -75,6 +80,11 @@ pub struct Sample {
     pub fill_min_pct: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fill_max_pct: Option<f64>,
+    /// The pace the writer held at the tick, in bytes per second: null
+    /// when it did not pace or wrote at full speed (a burst, a full ring).
+    /// Absent in files from before pacing, read as null.
+    #[serde(default)]
+    pub pace_bps: Option<u64>,
 }
 
 impl Sample {
@@ -107,6 +117,7 @@ impl Sample {
             volume: now.volume,
             fill_min_pct: None,
             fill_max_pct: None,
+            pace_bps: now.pace_bps,
         }
     }
 }
@@ -133,8 +144,72 @@ pub struct SummaryRecord {
     pub input_error: Option<String>,
     pub failed_outputs: Vec<String>,
     pub stalled: Option<String>,
+    /// How pacing went; null when `--pace` was off. Absent in files from
+    /// before pacing.
+    #[serde(default)]
+    pub pace: Option<PaceSummary>,
     /// The summary line, exactly as printed.
     pub line: String,
+}
+
+/// What the pacing controller was doing at the end of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaceMode {
+    /// The top rate was never learned: bursts, as with watermarks alone.
+    Learning,
+    Pacing,
+    /// Pacing was turned off after the drive stopped while paced.
+    Bursts,
+}
+
+/// The stall that turned pacing off.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PaceStall {
+    /// Seconds since the ring started.
+    pub at_s: f64,
+    /// Seconds the write that showed the stall was held.
+    pub held_s: f64,
+    /// The pace the writer held then, in bytes per second.
+    pub pace_bps: f64,
+}
+
+/// The summary's `pace` object: the range paced in and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaceSummary {
+    /// The lowest pace, given (`--pace MIN`) or derived; null if unknown.
+    pub floor_bps: Option<f64>,
+    /// The highest pace, given (`--pace MIN:MAX`) or learned; null if the
+    /// output never pushed back long enough to learn it.
+    pub top_bps: Option<f64>,
+    /// `top_bps` was measured, not given.
+    pub top_learned: bool,
+    pub mode: PaceMode,
+    pub stall: Option<PaceStall>,
+    /// The share of time, from 0 to 1, once the floor was known, in which
+    /// the outputs were fed at the floor or faster.
+    pub inside_share: Option<f64>,
+}
+
+impl PaceSummary {
+    pub fn new(report: &PaceReport) -> PaceSummary {
+        PaceSummary {
+            floor_bps: report.floor_bps.map(f64::round),
+            top_bps: report.top_bps.map(f64::round),
+            top_learned: report.top_learned,
+            mode: match report.mode {
+                Mode::Learning => PaceMode::Learning,
+                Mode::Pacing => PaceMode::Pacing,
+                Mode::Bursts => PaceMode::Bursts,
+            },
+            stall: report.stall.map(|s| PaceStall {
+                at_s: round_ms(s.at_s),
+                held_s: round_ms(s.held_s),
+                pace_bps: s.pace.round(),
+            }),
+            inside_share: report.inside_share.map(|x| (x * 1000.0).round() / 1000.0),
+        }
+    }
 }
 
 impl SummaryRecord {
@@ -160,11 +235,145 @@ impl SummaryRecord {
             input_error: summary.input_error.clone(),
             failed_outputs: summary.failed_outputs.clone(),
             stalled: summary.stalled.clone(),
+            pace: None,
             line: summary.line(),
+        }
+    }
+
+    /// The record with how pacing went, from `Stats::pace_report`.
+    pub fn with_pace(self, report: Option<&PaceReport>) -> SummaryRecord {
+        SummaryRecord {
+            pace: report.map(PaceSummary::new),
+            ..self
         }
     }
 }
 
 fn round_ms(seconds: f64) -> f64 {
     (seconds * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pace::Stall;
+
+    fn snapshot(pace_bps: Option<u64>) -> Snapshot {
+        Snapshot {
+            seconds: 2.0,
+            read_bytes: 4_000_000,
+            written_bytes: 3_000_000,
+            pace_bps,
+            ..Snapshot::default()
+        }
+    }
+
+    fn round_trip(record: &Record) -> (serde_json::Value, Record) {
+        let line = serde_json::to_string(record).unwrap();
+        let back: Record = serde_json::from_str(&line).unwrap();
+        (serde_json::from_str(&line).unwrap(), back)
+    }
+
+    #[test]
+    fn a_sample_carries_the_writers_pace_target_or_null_and_reads_back_the_same() {
+        let paced = Record::Sample(Sample::from_snapshots(&snapshot(Some(25_000_000)), None));
+        let (json, back) = round_trip(&paced);
+        assert_eq!(json["pace_bps"], 25_000_000);
+        assert_eq!(json["out_rate_bytes_per_s"], 1_500_000.0);
+        assert_eq!(back, paced);
+
+        let unpaced = Record::Sample(Sample::from_snapshots(&snapshot(None), None));
+        let (json, back) = round_trip(&unpaced);
+        assert!(json["pace_bps"].is_null(), "{json}");
+        assert!(json.as_object().unwrap().contains_key("pace_bps"), "{json}");
+        assert_eq!(back, unpaced);
+    }
+
+    #[test]
+    fn records_written_before_pacing_read_as_a_run_that_did_not_pace() {
+        let start = r#"{"kind":"start","schema":"tapebuf-stats","version":1,"tapebuf":"0.1.0","block_bytes":4096,"ring_bytes":65536,"high_pct":50,"low_pct":100,"total_bytes":null,"interval_s":1.0}"#;
+        let sample = r#"{"kind":"sample","t_s":1.0,"in_bytes":10,"out_bytes":5,"fill_pct":0.0,"in_rate_bytes_per_s":10.0,"out_rate_bytes_per_s":5.0,"underruns":0,"overruns":0,"writer":"streaming","waiting_s":0.0,"volume":1}"#;
+        let summary = r#"{"kind":"summary","schema":"tapebuf-stats","version":1,"t_s":1.0,"in_bytes":10,"out_bytes":10,"rate_bytes_per_s":10.0,"underruns":0,"overruns":0,"waiting_s":0.0,"volumes":1,"clean":true,"interrupted_by":null,"input_error":null,"failed_outputs":[],"stalled":null,"line":"tapebuf: summary: ..."}"#;
+        match serde_json::from_str::<Record>(start).unwrap() {
+            Record::Start(s) => assert!(!s.pacing),
+            other => panic!("{other:?}"),
+        }
+        match serde_json::from_str::<Record>(sample).unwrap() {
+            Record::Sample(s) => {
+                assert_eq!(s.pace_bps, None);
+                assert_eq!(s.out_bytes, 5);
+            }
+            other => panic!("{other:?}"),
+        }
+        match serde_json::from_str::<Record>(summary).unwrap() {
+            Record::Summary(s) => {
+                assert_eq!(s.pace, None);
+                assert_eq!(s.in_bytes, 10);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_start_record_says_whether_the_run_paced() {
+        let start = Record::Start(Start {
+            schema: SCHEMA.into(),
+            version: SCHEMA_VERSION,
+            tapebuf: "0.1.0".into(),
+            block_bytes: 262_144,
+            ring_bytes: 1 << 26,
+            high_pct: 90,
+            low_pct: 100,
+            total_bytes: None,
+            interval_s: 1.0,
+            pacing: true,
+        });
+        let (json, back) = round_trip(&start);
+        assert_eq!(json["pacing"], true);
+        assert_eq!(back, start);
+    }
+
+    #[test]
+    fn the_summarys_pace_object_names_the_mode_the_range_and_the_stall() {
+        let report = PaceReport {
+            floor_bps: Some(20_000_000.4),
+            top_bps: Some(80_000_000.0),
+            top_learned: true,
+            mode: Mode::Bursts,
+            stall: Some(Stall {
+                at_s: 12.3456,
+                held_s: 0.5004,
+                pace: 21_000_000.2,
+            }),
+            inside_share: Some(0.87654),
+        };
+        let json = serde_json::to_value(PaceSummary::new(&report)).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "floor_bps": 20_000_000.0,
+                "top_bps": 80_000_000.0,
+                "top_learned": true,
+                "mode": "bursts",
+                "stall": {"at_s": 12.346, "held_s": 0.5, "pace_bps": 21_000_000.0},
+                "inside_share": 0.877,
+            })
+        );
+        let learning = PaceReport {
+            floor_bps: None,
+            top_bps: None,
+            top_learned: false,
+            mode: Mode::Learning,
+            stall: None,
+            inside_share: None,
+        };
+        let json = serde_json::to_value(PaceSummary::new(&learning)).unwrap();
+        assert_eq!(json["mode"], "learning");
+        assert!(
+            json["stall"].is_null() && json["top_bps"].is_null(),
+            "{json}"
+        );
+        let back: PaceSummary = serde_json::from_value(json).unwrap();
+        assert_eq!(back, PaceSummary::new(&learning));
+    }
 }

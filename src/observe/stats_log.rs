@@ -18,9 +18,8 @@ use super::record::{Record, Sample, Start, SummaryRecord};
 use crate::stats::{Snapshot, Stats};
 use crate::summary::say;
 
-/// Starts the stats thread. Send it the summary to end it; it returns
-/// false if the file could not be written (said on stderr once).
-/// The sample for `now`, with the fill's range since the previous one.
+/// The sample for `now`, with the fill's range since the previous one
+/// (and, from the snapshot, the pace the writer holds).
 fn sample(stats: &Stats, now: &Snapshot, previous: Option<&Snapshot>) -> Sample {
     let (low, high) = stats.take_fill_range();
     let tenth = |p: f64| (p * 10.0).round() / 10.0;
@@ -31,6 +30,8 @@ fn sample(stats: &Stats, now: &Snapshot, previous: Option<&Snapshot>) -> Sample 
     }
 }
 
+/// Starts the stats thread. Send it the summary to end it; it returns
+/// false if the file could not be written (said on stderr once).
 pub fn spawn(
     path: PathBuf,
     file: File,

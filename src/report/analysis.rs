@@ -9,6 +9,9 @@
 //! `T * (1 - in/out) / H` times: the stops are inversely proportional to
 //! H. The hint scales the stops it saw by `H / H'` for a suggested H'
 //! (four times -m, and -P at least 90).
+//!
+//! A run recorded with `--pace` gets one more line: the range of the pace
+//! targets the writer held, and at how many samples it held one.
 
 use super::timeline::Timeline;
 use crate::size::{Bytes, Rate};
@@ -35,7 +38,53 @@ pub struct Analysis {
     pub underruns: u64,
     pub underruns_per_gib: f64,
     pub volume_changes: u64,
+    /// None when the run did not pace.
+    pub pace: Option<PaceSeen>,
     pub hint: String,
+}
+
+/// The pace targets the samples carry, of a run recorded with `--pace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaceSeen {
+    /// The lowest and highest target, in bytes per second; None when the
+    /// writer held no target at any sample.
+    pub range_bps: Option<(u64, u64)>,
+    /// Samples with a target, and all samples.
+    pub held: usize,
+    pub samples: usize,
+}
+
+impl PaceSeen {
+    /// None for a run without pacing (and for files from before it).
+    pub fn of(t: &Timeline) -> Option<PaceSeen> {
+        let targets: Vec<u64> = t.samples.iter().filter_map(|s| s.pace_bps).collect();
+        if !t.start.pacing && targets.is_empty() {
+            return None;
+        }
+        let range_bps = targets
+            .iter()
+            .min()
+            .zip(targets.iter().max())
+            .map(|(&lo, &hi)| (lo, hi));
+        Some(PaceSeen {
+            range_bps,
+            held: targets.len(),
+            samples: t.samples.len(),
+        })
+    }
+
+    pub fn line(&self) -> String {
+        match self.range_bps {
+            Some((lo, hi)) => format!(
+                "pacing: on, target {} to {}, held at {} of {} samples",
+                Rate(lo as f64),
+                Rate(hi as f64),
+                self.held,
+                self.samples
+            ),
+            None => "pacing: on, but the writer held no pace target at any sample".to_string(),
+        }
+    }
 }
 
 /// The suggestion the hint makes: this many times the ring, and at least
@@ -91,6 +140,7 @@ impl Analysis {
                 0.0
             },
             volume_changes: t.last().volume.saturating_sub(1) as u64,
+            pace: PaceSeen::of(t),
             hint: String::new(),
         };
         a.hint = hint(&a, t);
@@ -107,7 +157,7 @@ impl Analysis {
                 Rate(s.min)
             )
         };
-        vec![
+        let mut lines = vec![
             format!(
                 "run: {:.1} s, in {} bytes ({}), out {} bytes ({}), {} volume changes",
                 self.duration_s,
@@ -136,8 +186,10 @@ impl Analysis {
                 "underruns: {} ({:.1} per GiB)",
                 self.underruns, self.underruns_per_gib
             ),
-            format!("hint: {}", self.hint),
-        ]
+        ];
+        lines.extend(self.pace.map(|p| p.line()));
+        lines.push(format!("hint: {}", self.hint));
+        lines
     }
 }
 
@@ -184,8 +236,68 @@ pub fn gathered_bytes(ring_bytes: u64, high_pct: u8, block_bytes: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::observe::record::{Sample, Start, SCHEMA, SCHEMA_VERSION};
+    use crate::stats::Snapshot;
+
+    /// A run sampled once a second, at 1 s, 2 s, ..., with these pace
+    /// targets; it paced if any sample has one.
+    pub(crate) fn timeline_with_pace(targets: &[Option<u64>]) -> Timeline {
+        let samples = targets
+            .iter()
+            .enumerate()
+            .map(|(i, &pace_bps)| {
+                let now = Snapshot {
+                    seconds: (i + 1) as f64,
+                    pace_bps,
+                    ..Snapshot::default()
+                };
+                Sample::from_snapshots(&now, None)
+            })
+            .collect();
+        Timeline {
+            start: Start {
+                schema: SCHEMA.into(),
+                version: SCHEMA_VERSION,
+                tapebuf: "0.1.0".into(),
+                block_bytes: 4096,
+                ring_bytes: 1 << 20,
+                high_pct: 90,
+                low_pct: 100,
+                total_bytes: None,
+                interval_s: 1.0,
+                pacing: targets.iter().any(Option::is_some),
+            },
+            samples,
+            summary: None,
+        }
+    }
+
+    #[test]
+    fn a_paced_run_says_the_range_of_targets_and_how_often_one_was_held() {
+        let t = timeline_with_pace(&[None, Some(61_500_000), Some(79_600_000), None]);
+        let a = Analysis::of(&t);
+        let line = "pacing: on, target 61.5 MB/s to 79.6 MB/s, held at 2 of 4 samples";
+        assert_eq!(a.pace.unwrap().line(), line);
+        let lines = a.lines();
+        assert_eq!(lines[lines.len() - 2], line);
+        assert!(lines.last().unwrap().starts_with("hint: "));
+    }
+
+    #[test]
+    fn a_run_without_pacing_has_no_pacing_line_and_one_that_never_held_a_target_says_so() {
+        let t = timeline_with_pace(&[None, None]);
+        let a = Analysis::of(&t);
+        assert_eq!(a.pace, None);
+        assert!(!a.lines().iter().any(|l| l.starts_with("pacing")));
+        let mut t = t;
+        t.start.pacing = true;
+        assert_eq!(
+            Analysis::of(&t).pace.unwrap().line(),
+            "pacing: on, but the writer held no pace target at any sample"
+        );
+    }
 
     #[test]
     fn the_writer_gathers_the_watermarks_share_and_at_least_a_block() {

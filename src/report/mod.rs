@@ -62,8 +62,9 @@ pub const NOT_OURS: &str = "not a tapebuf stats or probe file";
 /// A recording `tapebuf report` understands.
 #[derive(Debug)]
 pub enum Input {
-    /// A `--stats` timeline.
-    Stats(Timeline),
+    /// A `--stats` timeline (boxed: its summary record makes it the
+    /// larger by far).
+    Stats(Box<Timeline>),
     /// A `tapebuf probe --json` sweep.
     Probe(ProbeResults),
 }
@@ -80,7 +81,7 @@ impl Input {
         let value: serde_json::Value = serde_json::from_str(first)
             .map_err(|e| Bad::at(i + 1, format!("{NOT_OURS}: not JSON: {e}")))?;
         match value.get("schema").and_then(|s| s.as_str()) {
-            Some(STATS_SCHEMA) => Timeline::parse(text).map(Input::Stats),
+            Some(STATS_SCHEMA) => Timeline::parse(text).map(|t| Input::Stats(Box::new(t))),
             Some(PROBE_SCHEMA) => probe::parse(text).map(Input::Probe),
             Some(other) => Err(Bad::at(i + 1, format!("unknown schema '{other}'"))),
             None => Err(Bad::at(

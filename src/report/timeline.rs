@@ -161,4 +161,16 @@ mod tests {
         let bad = Timeline::parse(&sample(1.0, 0, 1)).unwrap_err();
         assert_eq!(bad.line, Some(1));
     }
+
+    #[test]
+    fn a_file_from_before_pacing_reads_as_a_run_that_did_not_pace() {
+        let text = [START.to_string(), sample(1.0, 0, 1), sample(2.0, 0, 1)].join("\n");
+        let t = Timeline::parse(&text).unwrap();
+        assert!(!t.start.pacing);
+        assert_eq!(t.samples.len(), 2);
+        assert!(t.samples.iter().all(|s| s.pace_bps.is_none()));
+        let paced = text.replace(r#""volume":1}"#, r#""volume":1,"pace_bps":30000000}"#);
+        let t = Timeline::parse(&paced).unwrap();
+        assert_eq!(t.samples[1].pace_bps, Some(30_000_000));
+    }
 }
