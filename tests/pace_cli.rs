@@ -117,6 +117,9 @@ fn without_pace_a_pipe_output_says_nothing_of_pacing() {
     assert!(!summary_line(&out.stderr).contains("pac"), "{}", out.stderr);
 }
 
+/// Paced between 1 and 100 MB/s, restarting at 10%, in 64 KiB blocks.
+const PACED_1_100: [&str; 6] = ["--pace", "1MB:100MB", "-P", "10", "-s", "64k"];
+
 /// A slow producer, like tar on a dense filesystem: 64 KiB every 10 ms.
 const TRICKLE: Feed = Feed::Slow {
     chunk: 64 << 10,
@@ -131,22 +134,8 @@ fn a_volume_change_during_a_paced_run_is_not_taken_for_a_stopped_drive() {
     // The change takes over a second, far longer than a stall.
     let change = "sleep 1.2 && mv \"$TAPEBUF_DEVICE\" \"$TAPEBUF_DEVICE.$((TAPEBUF_VOLUME - 1))\"";
     let data = pattern(4 << 20, 11);
-    let args = [
-        "--pace",
-        "1MB:100MB",
-        "-P",
-        "10",
-        "-s",
-        "64k",
-        "-m",
-        "4M",
-        "-D",
-        "1M",
-        "-A",
-        change,
-        "-o",
-        &target_s,
-    ];
+    let mut args = PACED_1_100.to_vec();
+    args.extend(["-m", "4M", "-D", "1M", "-A", change, "-o", &target_s]);
     // Slower than TRICKLE: the input goes on through both changes.
     let feed = Feed::Slow {
         chunk: 64 << 10,
@@ -199,22 +188,9 @@ fn a_paced_run_to_a_remote_tape_over_rmt_commits_every_byte() {
     let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
     let target = format!("vault:{}", remote.display());
     let data = pattern(4 << 20, 9);
-    let args = [
-        "--rsh-command",
-        &rsh,
-        "--rmt-command",
-        "/usr/sbin/rmt",
-        "--pace",
-        "1MB:100MB",
-        "-P",
-        "10",
-        "-s",
-        "64k",
-        "-m",
-        "2M",
-        "-o",
-        &target,
-    ];
+    let mut args = vec!["--rsh-command", &rsh, "--rmt-command", "/usr/sbin/rmt"];
+    args.extend(PACED_1_100);
+    args.extend(["-m", "2M", "-o", &target]);
     let out = run_with(&args, data.clone(), TRICKLE, Drain::Fast);
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     assert_eq!(sha256_file(&remote), sha256(&data));
