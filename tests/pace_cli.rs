@@ -152,7 +152,7 @@ fn a_volume_change_during_a_paced_run_is_not_taken_for_a_stopped_drive() {
     assert_eq!(sha256(&joined), sha256(&data));
     let line = summary_line(&out.stderr);
     assert!(
-        line.contains("paced between 1.0 MB/s (floor) and 100.0 MB/s (top)"),
+        line.contains("paced between 1.1 MB/s (floor) and 100.0 MB/s (top)"),
         "{line}"
     );
     assert!(!line.contains("turned off"), "{line}");
@@ -197,7 +197,7 @@ fn a_paced_run_to_a_remote_tape_over_rmt_commits_every_byte() {
     assert_eq!(summary_number(&out.stderr, "out "), data.len() as u64);
     let line = summary_line(&out.stderr);
     assert!(
-        line.contains("paced between 1.0 MB/s (floor) and 100.0 MB/s (top)"),
+        line.contains("paced between 1.1 MB/s (floor) and 100.0 MB/s (top)"),
         "{line}"
     );
 }

@@ -17,8 +17,10 @@
 //!   climbs towards the top rate; from `FULL_FILL`, whenever the reader
 //!   waits for room, and once the input has ended, the writer is not paced
 //!   at all.
-//! - **Fall gently.** The target falls by at most the whole range in
-//!   `FALL_TIME_S`, so a drive running fast can slow down with it.
+//! - **Fall gently.** While the drive moves, the target falls by at most
+//!   `FALL_PER_S` of the top rate per second, so a drive running fast can
+//!   slow down with it. After a start or a restart from a dry ring, the
+//!   drive stands still, and the first target is taken as it is.
 //! - **Learn the top rate** when it is not given: from windows of unpaced
 //!   writing in which the output, not the input, set the speed, skipping
 //!   the first `LEARN_SKIP_S` of each burst, while the drive's own buffer
@@ -132,6 +134,9 @@ pub struct Controller {
     arrival: Option<f64>,
     last_view: Option<View>,
     target: f64,
+    /// The drive is standing still (the start, or a restart after the
+    /// ring ran dry): the next target need not fall gently from the last.
+    from_rest: bool,
     due: f64,
     last_plan: Option<Plan>,
     last_end: Option<f64>,
@@ -160,6 +165,7 @@ impl Controller {
             arrival: None,
             last_view: None,
             target: top.unwrap_or(0.0),
+            from_rest: true,
             due: f64::NEG_INFINITY,
             last_plan: None,
             last_end: None,
@@ -275,6 +281,7 @@ impl Controller {
     /// the writer will wait for the high watermark, or a write waited for
     /// a volume change. What follows is a new burst.
     pub fn ran_dry(&mut self) {
+        self.from_rest = true;
         self.window = None;
         self.last_end = None;
     }
@@ -332,7 +339,10 @@ impl Controller {
         } else {
             centre + (top - centre) * (fill - SETPOINT_FILL) / (FULL_FILL - SETPOINT_FILL)
         };
-        let lowest = self.target - top * FALL_PER_S * dt;
+        let lowest = match std::mem::take(&mut self.from_rest) {
+            true => floor,
+            false => self.target - top * FALL_PER_S * dt,
+        };
         self.target = t.max(lowest).clamp(floor, top);
         Some(self.target)
     }
@@ -367,8 +377,11 @@ impl Controller {
             let rate = w.bytes / span;
             self.top = Some(self.top.map_or(rate, |t| t.max(rate)));
             if self.mode == Mode::Learning {
+                // Mid-burst: the drive runs at its top, and the pace
+                // falls gently from there.
                 self.mode = Mode::Pacing;
                 self.target = self.top.unwrap_or(rate);
+                self.from_rest = false;
             }
         }
         self.window = None;
@@ -456,10 +469,11 @@ mod tests {
     #[test]
     fn the_rate_falls_no_faster_than_the_drive_can_follow() {
         let mut c = known(40.0 * MB, 120.0 * MB);
-        c.plan(view(0.0, 0.97, 0.0), 1 << 20);
+        let before = c.plan(view(0.0, 0.97, 0.0), 1 << 20).rate.unwrap();
         // The ring is suddenly near empty and the input stops.
         let p = c.plan(view(1.0, 0.1, 0.0), 1 << 20);
-        let fell = 120.0 * MB - p.rate.unwrap();
+        let fell = before - p.rate.unwrap();
+        assert!(fell > 0.0);
         assert!(fell <= 120.0 * MB * FALL_PER_S + 1.0, "fell {fell}");
     }
 
@@ -509,9 +523,20 @@ mod tests {
     }
 
     #[test]
-    fn the_first_paced_block_after_a_burst_goes_at_full_speed() {
+    fn a_start_from_rest_takes_the_target_as_it_is() {
         let mut c = known(50.0 * MB, 120.0 * MB);
-        assert_eq!(c.plan(view(0.0, 0.1, 0.0), 1 << 20).rate, Some(120.0 * MB));
+        // The drive stands still: no need to start at the top and fall.
+        let p = c.plan(view(0.0, 0.1, 0.0), 1 << 20);
+        assert!(p.rate.unwrap() < 60.0 * MB, "{p:?}");
+        c.wrote(0.0, 0.0, 1 << 20);
+        // After the ring ran dry, likewise.
+        for i in 1..100 {
+            c.plan(view(i as f64 * 0.1, 0.95, 0.0), 1 << 20);
+        }
+        assert!(c.current_target().unwrap() > 110.0 * MB);
+        c.ran_dry();
+        let p = c.plan(view(10.0, 0.1, 0.0), 1 << 20);
+        assert!(p.rate.unwrap() < 60.0 * MB, "{p:?}");
     }
 
     #[test]
@@ -522,9 +547,12 @@ mod tests {
         // 1 MB writes at 100 MB/s, back to back, for 4 s.
         let mut t = 0.0;
         for _ in 0..400 {
+            let known = c.top().is_some();
             let p = c.plan(view(t, 0.9, 0.0), 1_000_000);
-            if c.top().is_none() {
-                assert_eq!(p.rate, None, "bursts until the top is known");
+            match known {
+                false => assert_eq!(p.rate, None, "bursts until the top is known"),
+                // Learned mid-burst: the pace starts from the top.
+                true => assert!(p.rate.unwrap() > 80.0 * MB, "{p:?}"),
             }
             c.wrote(t, t + 0.01, 1_000_000);
             t += 0.01;
