@@ -74,6 +74,7 @@ fn main() {
                 marks: Watermarks::new(64, 0, 100),
                 input_rate_bytes_per_s: None,
                 output_rate_bytes_per_s: None,
+        pace: None,
                 pad: false,
                 events: Events::default(),
             };

@@ -159,6 +159,24 @@ pub struct Cli {
     #[arg(short = 'R', long = "output-rate", value_name = "RATE")]
     pub output_rate: Option<String>,
 
+    /// Pace the writer to the input's smoothed rate, between a floor and
+    /// a top rate, so that a speed-matching tape drive streams instead of
+    /// stopping between bursts. Alone, the top is learned and the floor is
+    /// half of it; MIN[:MAX] gives the drive's range in bytes per second
+    /// (e.g. 112MB:360MB). On by default for tape outputs.
+    #[arg(
+        long = "pace",
+        value_name = "MIN[:MAX]",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "no_pace"
+    )]
+    pub pace: Option<String>,
+
+    /// Do not pace a tape output: write in bursts set by the watermarks.
+    #[arg(long = "no-pace")]
+    pub no_pace: bool,
+
     /// End the run with an error if no byte has moved, in or out, for SECS
     /// seconds [default: wait for ever].
     #[arg(short = 'W', long = "watchdog", value_name = "SECS")]

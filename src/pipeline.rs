@@ -13,6 +13,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError};
 
 use crate::events::Events;
+use crate::pace::{Controller, PaceSettings};
 use crate::rate::Pacer;
 use crate::reader::Reader;
 use crate::ring::{self, RingError};
@@ -31,6 +32,8 @@ pub struct Params {
     pub marks: Watermarks,
     pub input_rate_bytes_per_s: Option<u64>,
     pub output_rate_bytes_per_s: Option<u64>,
+    /// `--pace`: the range the writer paces within.
+    pub pace: Option<PaceSettings>,
     /// Zero-fill the final short block to a whole block.
     pub pad: bool,
     pub events: Events,
@@ -77,6 +80,7 @@ impl Running {
         source.attach_stop(&stop_rx);
         stats.input_volumes = source.volumes();
         stats.tape_output = sinks.iter().any(|s| s.is_tape());
+        stats.pacing = params.pace.is_some();
         for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
             sink.attach_stop(&stop_rx);
             out.volumes = sink.volumes();
@@ -100,6 +104,10 @@ impl Running {
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,
             pacer: params.output_rate_bytes_per_s.map(Pacer::new),
+            pace: params
+                .pace
+                .map(|p| Controller::new(p, (blocks * params.block_bytes) as u64)),
+            block_bytes: params.block_bytes,
             stop: stop_rx,
             events: params.events,
         };

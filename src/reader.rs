@@ -95,6 +95,15 @@ impl Reader {
         }
         self.stats.overruns.fetch_add(1, Relaxed);
         self.events.send(Event::Overrun);
+        self.stats.reader_waiting.store(true, Relaxed);
+        let resumed = self.gather_free(held);
+        self.stats.reader_waiting.store(false, Relaxed);
+        resumed
+    }
+
+    /// Gathers free blocks up to the low watermark; None on a stop or when
+    /// the writer has gone.
+    fn gather_free(&mut self, held: &mut Vec<BlockRef>) -> Option<BlockRef> {
         while held.len() < self.resume_free_blocks {
             select! {
                 recv(self.ring.free) -> msg => match msg {

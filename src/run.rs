@@ -241,7 +241,8 @@ fn open(config: &Config) -> Result<Endpoints, Error> {
 /// Allocates the ring and starts the pipeline on the opened endpoints,
 /// with a tap for each `--hash`. Also returns the high watermark in force.
 fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8), Error> {
-    let high_pct = config.high_pct_for(endpoints.sinks.iter().any(|s| s.is_tape()));
+    let tape_output = endpoints.sinks.iter().any(|s| s.is_tape());
+    let high_pct = config.high_pct_for(tape_output);
     let params = Params {
         blocks: config.blocks,
         block_bytes: config.block_bytes,
@@ -249,6 +250,7 @@ fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8)
         marks: Watermarks::new(config.blocks, high_pct, config.low_pct),
         input_rate_bytes_per_s: config.input_rate_bytes_per_s,
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
+        pace: config.pace_for(tape_output),
         pad: config.pad,
         events: Events::default(),
     };

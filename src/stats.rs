@@ -57,6 +57,15 @@ pub struct Stats {
     pub outputs: Vec<OutputStats>,
     /// Some output is a tape drive, where an underrun is a stop.
     pub tape_output: bool,
+    /// `--pace` is on for this run.
+    pub pacing: bool,
+    /// The pace the writer holds now, in bytes per second; 0 while it
+    /// writes at full speed or does not pace (see `pacing`).
+    pub pace_target_bps: AtomicU64,
+    /// How pacing went, set by the writer when it ends.
+    pub pace_report: Mutex<Option<crate::pace::PaceReport>>,
+    /// True while the reader waits for room in a full ring.
+    pub reader_waiting: AtomicBool,
     /// The most and the fewest blocks the ring held since the last
     /// `take_fill_range`, so that a sampled record shows the peaks and
     /// the drops to empty between its samples.
@@ -85,6 +94,9 @@ pub struct Snapshot {
     /// The volume in use, counting from 1: the highest over every input or
     /// output that spans volumes, else 1.
     pub volume: u32,
+    /// The pace the writer holds, in bytes per second: None when it does
+    /// not pace, or writes at full speed (a full ring, a burst).
+    pub pace_bps: Option<u64>,
 }
 
 impl Default for Snapshot {
@@ -100,6 +112,7 @@ impl Default for Snapshot {
             writer_waiting: false,
             waiting_s: 0.0,
             volume: 1,
+            pace_bps: None,
         }
     }
 }
@@ -123,6 +136,10 @@ impl Stats {
             writer_wait_ns: AtomicU64::new(0),
             outputs: (0..outputs).map(|_| OutputStats::default()).collect(),
             tape_output: false,
+            pacing: false,
+            pace_target_bps: AtomicU64::new(0),
+            pace_report: Mutex::new(None),
+            reader_waiting: AtomicBool::new(false),
             fill_high_blocks: AtomicU64::new(0),
             fill_low_blocks: AtomicU64::new(0),
         }
@@ -200,6 +217,16 @@ impl Stats {
             .chain(self.outputs.iter().filter_map(|o| o.volumes.as_ref()))
     }
 
+    /// Volumes begun so far over every output that spans volumes: a write
+    /// during which this grew waited for a volume change.
+    pub fn output_volumes_begun(&self) -> usize {
+        self.outputs
+            .iter()
+            .filter_map(|o| o.volumes.as_ref())
+            .map(|v| v.volumes().len())
+            .sum()
+    }
+
     /// True while at least one output still takes data.
     pub fn any_output_alive(&self) -> bool {
         self.outputs.iter().any(|o| !o.failed.load(Relaxed))
@@ -240,7 +267,19 @@ impl Stats {
                 .max()
                 .unwrap_or(1)
                 .max(1),
+            pace_bps: match self.pace_target_bps.load(Relaxed) {
+                0 => None,
+                bps => Some(bps),
+            },
         }
+    }
+
+    /// How pacing went, once the writer has ended; None without `--pace`.
+    pub fn pace_report(&self) -> Option<crate::pace::PaceReport> {
+        self.pace_report
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 
+use crate::pace::PaceReport;
 use crate::size::{Bytes, Rate};
 use crate::stats::{Snapshot, Stats};
 
@@ -56,6 +57,8 @@ pub struct Summary {
     pub pad_bytes: u64,
     /// Some output is a tape drive, where each underrun was a stop.
     pub tape_output: bool,
+    /// How `--pace` went, when it was on.
+    pub pace: Option<PaceReport>,
 }
 
 impl Summary {
@@ -88,6 +91,7 @@ impl Summary {
             input_note: stats.input_note(),
             pad_bytes: stats.pad_bytes.load(std::sync::atomic::Ordering::Relaxed),
             tape_output: stats.tape_output,
+            pace: stats.pace_report(),
         }
     }
 
@@ -130,6 +134,9 @@ impl Summary {
                 true => "; each underrun stopped the drive",
                 false => "; underruns: the input was the slower side, which only a tape would feel",
             };
+        }
+        if let Some(pace) = &self.pace {
+            line += &format!("; {}", pace.describe());
         }
         if let Some(note) = &self.input_note {
             line += &format!("; {note}");
@@ -187,6 +194,7 @@ mod tests {
             input_note: None,
             pad_bytes: 0,
             tape_output: false,
+            pace: None,
         }
     }
 

@@ -6,6 +6,11 @@
 //! watermark: it gathers full blocks until the ring is full enough, or input
 //! has ended, before it writes again. The first start obeys the watermark
 //! too, but is not counted as an underrun.
+//!
+//! With `--pace`, the controller (`pace::Controller`) decides before each
+//! block how long to wait, so that the outputs are fed at a steady rate
+//! between bursts; it learns from how long each write took, and may ask
+//! for a fuller ring before a restart.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
@@ -14,6 +19,7 @@ use std::sync::Arc;
 use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use crate::events::{Event, Events};
+use crate::pace::{Controller, View};
 use crate::pipeline::stopped;
 use crate::rate::Pacer;
 use crate::ring::{BlockRef, WriterEnd};
@@ -26,8 +32,19 @@ pub struct Writer {
     pub stats: Arc<Stats>,
     pub start_blocks: usize,
     pub pacer: Option<Pacer>,
+    /// `--pace`: the pacing controller.
+    pub pace: Option<Controller>,
+    pub block_bytes: usize,
     pub stop: Receiver<()>,
     pub events: Events,
+}
+
+/// Waits up to `limit`; true if the run was stopped meanwhile.
+fn stop_within(stop: &Receiver<()>, limit: std::time::Duration) -> bool {
+    matches!(
+        stop.recv_timeout(limit),
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected)
+    )
 }
 
 /// Puts a drained block back on the free queue.
@@ -48,14 +65,86 @@ impl Writer {
                 break;
             };
             let len = block.len();
+            if !self.wait_for_pace(len) {
+                break;
+            }
+            let started = self.seconds();
+            let volumes = self
+                .pace
+                .as_ref()
+                .map(|_| self.stats.output_volumes_begun());
             let (stats, free) = (&self.stats, &self.ring.free);
             self.outputs
                 .deliver(block, stats, |b| release(stats, free, b));
+            if let Some(c) = self.pace.as_mut() {
+                let ended = self.stats.started.elapsed().as_secs_f64();
+                // A write that waited for a new volume says nothing of
+                // the drive's speed.
+                if volumes == Some(self.stats.output_volumes_begun()) {
+                    c.wrote(started, ended, len as u64);
+                } else {
+                    c.ran_dry();
+                }
+            }
             if let Some(p) = self.pacer.as_mut() {
                 p.pace(len, &self.stop);
             }
         }
+        if let Some(c) = self.pace.as_ref() {
+            self.stats.pace_target_bps.store(0, Relaxed);
+            *self
+                .stats
+                .pace_report
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(c.report());
+        }
         self.outputs.finish(&self.stats, &self.stop);
+    }
+
+    /// Seconds since the run started: the controller's clock.
+    fn seconds(&self) -> f64 {
+        self.stats.started.elapsed().as_secs_f64()
+    }
+
+    /// Asks the controller when the next block of `len` bytes may go, and
+    /// waits that long. False if the run was stopped meanwhile.
+    fn wait_for_pace(&mut self, len: usize) -> bool {
+        let now = self.seconds();
+        let Some(c) = self.pace.as_mut() else {
+            return true;
+        };
+        let filled = self.stats.blocks_filled.load(Relaxed);
+        let in_ring = filled.saturating_sub(self.stats.blocks_released.load(Relaxed));
+        let view = View {
+            now,
+            ring_bytes_held: in_ring * self.block_bytes as u64,
+            read_bytes: self.stats.read_bytes.load(Relaxed),
+            reader_waiting: self.stats.reader_waiting.load(Relaxed),
+            input_done: self.stats.input_done.load(Relaxed),
+        };
+        let plan = c.plan(view, len as u64);
+        let target = plan.rate.map_or(0, |r| r.max(1.0) as u64);
+        self.stats.pace_target_bps.store(target, Relaxed);
+        if plan.wait_s > 0.0 {
+            let wait = std::time::Duration::from_secs_f64(plan.wait_s);
+            if stop_within(&self.stop, wait) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The blocks to gather before writing after the ring ran dry: the
+    /// high watermark, or more if the controller asks for a fuller ring.
+    fn restart_blocks(&self) -> usize {
+        let blocks = self.stats.blocks_in_ring;
+        match self.pace.as_ref().and_then(|c| c.restart_fill()) {
+            Some(fill) => {
+                let wanted = (fill * blocks as f64).ceil() as usize;
+                self.start_blocks.max(wanted).clamp(1, blocks)
+            }
+            None => self.start_blocks,
+        }
     }
 
     fn reclaim(&mut self) {
@@ -97,10 +186,17 @@ impl Writer {
         }
         // Not streaming: at the start, or after an underrun. Gather blocks
         // up to the high watermark before writing again.
+        if *streaming {
+            if let Some(c) = self.pace.as_mut() {
+                c.ran_dry();
+            }
+            self.stats.pace_target_bps.store(0, Relaxed);
+        }
+        let start_blocks = self.restart_blocks();
         *streaming = false;
         self.stats.writer_waiting.store(true, Relaxed);
         let waiting_since = std::time::Instant::now();
-        while held.len() < self.start_blocks {
+        while held.len() < start_blocks {
             select! {
                 recv(self.ring.full) -> msg => match msg {
                     Ok(b) => held.push_back(b),

@@ -379,6 +379,7 @@ fn write_watched(
         marks: Watermarks::new(8, 90, 100),
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
+        pace: None,
         pad: false,
         events: Events::default(),
     };

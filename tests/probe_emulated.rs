@@ -270,6 +270,14 @@ fn the_probe_recommends_the_size_where_the_emulated_drive_peaks() {
         table.iter().any(|l| l.starts_with("backups: -s 256k (")),
         "{table:#?}"
     );
+    // A drive's probe helps choose --pace: the write rate at 256k is the top.
+    let top = results.results[peak].write.median_bytes_per_s;
+    let mb = |rate: f64| (rate / 1e6).round() as u64;
+    let pace = format!("pacing: --pace {}MB:{}MB (", mb(top / 2.0), mb(top));
+    assert!(
+        table.iter().any(|l| l.starts_with(&pace)),
+        "{pace} in {table:#?}"
+    );
 
     // The tape was rewound between runs, so it holds one pass, and the
     // probe leaves it rewound.

@@ -104,6 +104,7 @@ proptest! {
             marks: Watermarks::new(blocks, high_pct, low_pct),
             input_rate_bytes_per_s: None,
             output_rate_bytes_per_s: None,
+        pace: None,
             pad: false,
             events: Events::default(),
         };

@@ -79,6 +79,7 @@ fn ring_params(high_pct: u8, low_pct: u8, events: Sender<Event>) -> Params {
         marks: Watermarks::new(RING, high_pct, low_pct),
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
+        pace: None,
         pad: false,
         events: Events::new(events),
     }

@@ -11,6 +11,7 @@ use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
 use crate::observe::{self, settings::ObserveSettings};
+use crate::pace::{PaceRequest, PaceSettings};
 use crate::rmt::{self, name::RemoteName, session::RmtSettings};
 use crate::sink::VolumeSettings;
 use crate::size::{parse_size, Bytes};
@@ -106,6 +107,8 @@ pub struct Config {
     pub direct: bool,
     pub input_rate_bytes_per_s: Option<u64>,
     pub output_rate_bytes_per_s: Option<u64>,
+    /// `--pace` / `--no-pace`, resolved against the outputs at start.
+    pub pace: PaceRequest,
     /// End the run if nothing moves for this long.
     pub watchdog: Option<std::time::Duration>,
     pub quiet: bool,
@@ -137,12 +140,21 @@ impl Config {
     }
 
     /// The high watermark once it is known whether an output is a tape.
+    /// A paced run restarts as a tape does, whatever its outputs.
     pub fn high_pct_for(&self, output_is_tape: bool) -> u8 {
-        match (self.high_pct, output_is_tape) {
+        let paced = self.pace_for(output_is_tape).is_some();
+        match (self.high_pct, output_is_tape || paced) {
             (Some(p), _) => p,
             (None, true) => TAPE_HIGH_WATERMARK_PCT,
             (None, false) => 0,
         }
+    }
+
+    /// The pacing range in force once it is known whether an output is a
+    /// tape, capped by `-R`.
+    pub fn pace_for(&self, output_is_tape: bool) -> Option<PaceSettings> {
+        self.pace
+            .resolve(output_is_tape, self.output_rate_bytes_per_s)
     }
 
     /// How long `-O` keeps trying to reach its receiver.
@@ -263,6 +275,7 @@ impl Config {
             direct: cli.direct,
             input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
             output_rate_bytes_per_s: parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?,
+            pace: parse_pace(cli.pace.as_deref(), cli.no_pace)?,
             watchdog: match cli.watchdog {
                 Some(0) => {
                     return Err(ConfigError::new(
@@ -538,6 +551,40 @@ fn parse_pct(text: Option<&str>, flag: &str, default: u8) -> Result<u8, ConfigEr
     }
 }
 
+/// `--pace`, `--pace MIN`, `--pace MIN:MAX`, or `--no-pace`.
+fn parse_pace(text: Option<&str>, off: bool) -> Result<PaceRequest, ConfigError> {
+    const FLAG: &str = "--pace";
+    let text = match (text, off) {
+        (_, true) => return Ok(PaceRequest::Off),
+        (None, false) => return Ok(PaceRequest::Default),
+        (Some(t), false) => t.trim(),
+    };
+    if text.is_empty() {
+        return Ok(PaceRequest::On(PaceSettings::default()));
+    }
+    let (min, max) = match text.split_once(':') {
+        Some((min, max)) => (min, Some(max)),
+        None => (text, None),
+    };
+    let floor = parse_rate(Some(min), FLAG)?;
+    let ceiling = match max {
+        Some(m) => parse_rate(Some(m), FLAG)?,
+        None => None,
+    };
+    if let (Some(f), Some(c)) = (floor, ceiling) {
+        if f > c {
+            return Err(ConfigError::new(
+                FLAG,
+                format!(
+                    "the floor {min} is above the top rate {}",
+                    max.unwrap_or("")
+                ),
+            ));
+        }
+    }
+    Ok(PaceRequest::On(PaceSettings { floor, ceiling }))
+}
+
 fn parse_rate(text: Option<&str>, flag: &str) -> Result<Option<u64>, ConfigError> {
     let Some(text) = text else {
         return Ok(None);
@@ -654,6 +701,31 @@ mod tests {
 
     #[test]
     fn rates_accept_sizes_per_second() {
+        let c = config(&["--pace"]).unwrap();
+        assert_eq!(c.pace, PaceRequest::On(PaceSettings::default()));
+        let c = config(&["--pace", "112MB:360MB"]).unwrap();
+        let range = PaceSettings {
+            floor: Some(112_000_000),
+            ceiling: Some(360_000_000),
+        };
+        assert_eq!(c.pace, PaceRequest::On(range));
+        assert_eq!(c.high_pct_for(false), 90, "a paced run restarts as a tape");
+        let c = config(&["--pace=40M"]).unwrap();
+        let floor = Some(40 << 20);
+        assert_eq!(c.pace_for(false).unwrap().floor, floor);
+        assert_eq!(config(&["--no-pace"]).unwrap().pace_for(true), None);
+        assert_eq!(config(&[]).unwrap().pace_for(false), None);
+        assert!(
+            config(&[]).unwrap().pace_for(true).is_some(),
+            "on for tapes"
+        );
+        let capped = config(&["--pace", "50M:200M", "-R", "100M"]).unwrap();
+        assert_eq!(capped.pace_for(false).unwrap().ceiling, Some(100 << 20));
+        let err = config(&["--pace", "300M:100M"]).unwrap_err();
+        assert_eq!(err.flag, "--pace");
+        assert!(config(&["--pace", "fast"]).is_err());
+        assert!(config(&["--pace", "0"]).is_err());
+        assert!(Cli::try_parse_from(["tapebuf", "--pace", "--no-pace"]).is_err());
         let c = config(&["-r", "10M", "-R", "5M/s"]).unwrap();
         assert_eq!(c.input_rate_bytes_per_s, Some(10 << 20));
         assert_eq!(c.output_rate_bytes_per_s, Some(5 << 20));

@@ -13,9 +13,10 @@
 //!   least the floor, because a drive fed slower than its slowest speed
 //!   stops anyway. When the ring runs dry the writer waits for the high
 //!   watermark as without pacing, and pacing resumes after the restart.
-//! - **A full ring means full speed.** Above `RAMP_FROM_FILL` the target
-//!   climbs towards the top rate; from `FULL_FILL`, or whenever the reader
-//!   waits for room, the writer is not paced at all.
+//! - **A full ring means full speed.** Above the setpoint the target
+//!   climbs towards the top rate; from `FULL_FILL`, whenever the reader
+//!   waits for room, and once the input has ended, the writer is not paced
+//!   at all.
 //! - **Fall gently.** The target falls by at most the whole range in
 //!   `FALL_TIME_S`, so a drive running fast can slow down with it.
 //! - **Learn the top rate** when it is not given: from windows of unpaced
@@ -74,6 +75,9 @@ pub struct View {
     pub read_bytes: u64,
     /// The reader is waiting for room.
     pub reader_waiting: bool,
+    /// The input has ended: what is left in the ring goes at full speed,
+    /// since the drive stops at the end anyway.
+    pub input_done: bool,
 }
 
 /// How the controller is driving the writer.
@@ -188,6 +192,18 @@ impl Controller {
         (self.mode == Mode::Bursts).then_some(FULL_FILL)
     }
 
+    /// How pacing went so far, for the summary.
+    pub fn report(&self) -> super::PaceReport {
+        super::PaceReport {
+            floor_bps: self.floor(),
+            top_bps: self.top,
+            top_learned: self.settings.ceiling.is_none() && self.top.is_some(),
+            mode: self.mode,
+            stall: self.stalls.first().copied(),
+            inside_share: self.inside_share(),
+        }
+    }
+
     pub fn stalls(&self) -> &[Stall] {
         &self.stalls
     }
@@ -247,7 +263,9 @@ impl Controller {
         self.last_end = Some(ended);
     }
 
-    /// The ring ran dry: the writer will wait for the high watermark.
+    /// The writing stopped for a reason of its own: the ring ran dry and
+    /// the writer will wait for the high watermark, or a write waited for
+    /// a volume change. What follows is a new burst.
     pub fn ran_dry(&mut self) {
         self.window = None;
         self.last_end = None;
@@ -294,7 +312,7 @@ impl Controller {
     fn target_rate(&mut self, view: View, dt: f64) -> Option<f64> {
         let (top, floor) = (self.top?, self.floor()?);
         let fill = view.ring_bytes_held as f64 / self.ring_bytes;
-        if view.reader_waiting || fill >= FULL_FILL || floor >= top {
+        if view.reader_waiting || view.input_done || fill >= FULL_FILL || floor >= top {
             self.target = top;
             return None;
         }
@@ -369,6 +387,7 @@ mod tests {
             ring_bytes_held: (fill * 1000.0 * MB) as u64,
             read_bytes: read as u64,
             reader_waiting: false,
+            input_done: false,
         }
     }
 

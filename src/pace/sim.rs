@@ -196,6 +196,7 @@ pub fn run(setup: &Setup, limit_s: f64) -> Outcome {
                     ring_bytes_held: ((full as f64 * block) + filling) as u64,
                     read_bytes: produced as u64,
                     reader_waiting: full + 1 >= blocks && !input_done,
+                    input_done,
                 };
                 let plan = c.plan(view, block as u64);
                 out.targets.push((now, plan.rate));

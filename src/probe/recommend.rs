@@ -95,6 +95,29 @@ pub fn recommend(results: &[SizeResult]) -> Recommendation {
     }
 }
 
+/// The line that helps choose `--pace`, for a drive: the write rate at the
+/// recommended size is the top of its range, and plain `--pace` would take
+/// half of it as the floor. The drive's slowest speed is on its data
+/// sheet, not measurable from here without stopping it many times.
+pub fn pace_line(results: &[SizeResult], r: &Recommendation) -> Option<String> {
+    let chosen = results
+        .iter()
+        .find(|s| s.verified && s.block_bytes == r.write_block_bytes)?;
+    let top = chosen.write.median_bytes_per_s;
+    if top <= 0.0 {
+        return None;
+    }
+    let mb = |rate: f64| format!("{}MB", (rate / 1e6).round() as u64);
+    Some(format!(
+        "pacing: --pace {}:{} (the write rate at -s {} is the top; plain --pace would take \
+         half of it as the floor; if the drive's data sheet gives a slower lowest \
+         speed-matching speed, use that as the floor: see PACING in tapebuf(1))",
+        mb(top * crate::pace::controller::AUTO_FLOOR_FRACTION),
+        mb(top),
+        size_flag(r.write_block_bytes)
+    ))
+}
+
 /// The two lines printed after the table.
 pub fn lines(r: &Recommendation) -> [String; 2] {
     let flag = |b: u64| {
@@ -166,6 +189,26 @@ mod tests {
             lines(&none)[0],
             "backups: none (no size read back correctly; nothing to recommend)"
         );
+    }
+
+    #[test]
+    fn the_pace_line_gives_the_write_rate_at_the_chosen_size_as_the_top() {
+        let result = |block: u64, rate: f64| SizeResult {
+            block_bytes: block,
+            write: m(rate),
+            read: m(rate),
+            verified: true,
+            refused: None,
+        };
+        let results = [result(65536, 100e6), result(262144, 300e6)];
+        let r = recommend(&results);
+        let line = pace_line(&results, &r).unwrap();
+        assert!(
+            line.starts_with("pacing: --pace 150MB:300MB (the write rate at -s 256k is the top;"),
+            "{line}"
+        );
+        let none = recommend(&[]);
+        assert_eq!(pace_line(&[], &none), None);
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! The human-readable result: a table of the rates at each size, with
 //! their spread and the differential method's two figures, then the two
-//! recommendation lines. Rates are in MB/s (10^6 bytes per second, as drive
+//! recommendation lines, and for a drive the line that helps choose
+//! `--pace`. Rates are in MB/s (10^6 bytes per second, as drive
 //! vendors quote them). A size whose runs disagree by more than 10% is
 //! marked "noisy"; one that did not read back correctly is marked "BAD".
 
 use super::measure::is_noisy;
-use super::recommend::lines;
-use super::schema::{Measured, ProbeResults};
+use super::recommend::{lines, pace_line};
+use super::schema::{Measured, ProbeResults, TargetKind};
 use crate::size::size_flag;
 
 fn mb(rate_bytes_per_s: f64) -> f64 {
@@ -59,6 +60,9 @@ pub fn lines_of(r: &ProbeResults) -> Vec<String> {
         out.push(line.trim_end().to_string());
     }
     out.extend(lines(&r.recommend));
+    if matches!(r.target_kind, TargetKind::Tape | TargetKind::Remote) {
+        out.extend(pace_line(&r.results, &r.recommend));
+    }
     out
 }
 

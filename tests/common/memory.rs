@@ -49,6 +49,7 @@ pub fn params(block_bytes: usize, pad: bool) -> Params {
         marks: Watermarks::new(8, 90, 100),
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
+        pace: None,
         pad,
         events: Events::default(),
     }

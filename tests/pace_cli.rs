@@ -1,0 +1,227 @@
+//! `--pace` and `--no-pace` from the command line, with real processes and
+//! real pipes: a paced run commits every byte and says how pacing went, a
+//! stop during a paced wait ends the run at once with an exact count, and
+//! a range that cannot work is refused naming the flag.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::process::Stdio;
+
+use common::*;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+#[test]
+fn a_paced_run_into_a_slower_reader_learns_its_top_rate_and_commits_every_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let output = dir.path().join("out");
+    let data = pattern(150 << 20, 7);
+    std::fs::write(&input, &data).unwrap();
+    // The reader downstream is a real process limited to 30 MB/s: the
+    // output pushes back, as a drive does.
+    let mut reader = tapebuf()
+        .args(["-q", "-r", "30MB", "-s", "256k", "-m", "4M", "-o"])
+        .arg(&output)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let paced = tapebuf()
+        .args(["--pace", "-m", "32M", "-s", "256k", "-i"])
+        .arg(&input)
+        .stdout(reader.stdin.take().unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = paced.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (reader_status, reader_err) = finish(&mut reader);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(reader_status.code(), Some(0), "{reader_err}");
+    assert_eq!(summary_number(&stderr, "out "), data.len() as u64);
+    assert_eq!(sha256_file(&output), sha256(&data));
+    let line = summary_line(&stderr);
+    assert!(line.contains("paced between"), "{line}");
+    assert!(line.contains("(top, learned)"), "{line}");
+}
+
+#[test]
+fn a_stop_during_a_paced_wait_ends_the_run_at_once_with_an_exact_count() {
+    // 64 KiB blocks paced at 100 to 200 kB/s: every block waits.
+    let args = ["--pace", "100kB:200kB", "-P", "10", "-s", "64k", "-m", "1M"];
+    let mut child = spawn_piped(&args);
+    let mut stdin = child.stdin.take().unwrap();
+    let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        stdin.write_all(&pattern(4 << 20, 3)).unwrap();
+        let _ = hold_rx.recv(); // keep stdin open: the input never ends
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut got = vec![0; 128 << 10];
+    stdout.read_exact(&mut got).unwrap();
+    wait_until_caught(child.id(), Signal::SIGINT);
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    stdout.read_to_end(&mut got).unwrap();
+    let (status, stderr) = finish(&mut child);
+    drop(hold_tx);
+    // It dies of the signal after the summary: the shell shows 130.
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{stderr}");
+    let line = summary_line(&stderr);
+    assert!(line.contains("interrupted by SIGINT"), "{line}");
+    assert_eq!(summary_number(&stderr, "out "), got.len() as u64, "{line}");
+    assert_eq!(
+        got,
+        pattern(4 << 20, 3)[..got.len()],
+        "the bytes are the input's"
+    );
+}
+
+#[test]
+fn a_floor_above_the_top_rate_is_refused_naming_the_flag() {
+    let out = run(&["--pace", "300MB:100MB"], Vec::new());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: --pace: the floor 300MB is above the top rate 100MB"
+    );
+}
+
+#[test]
+fn a_rate_that_is_not_a_rate_is_refused_naming_the_flag() {
+    for bad in ["fast", "0", "40M:", ":100M"] {
+        let out = run(&["--pace", bad], Vec::new());
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", out.stderr);
+        assert!(
+            out.stderr.starts_with("tapebuf: --pace: "),
+            "{bad}: {}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    }
+}
+
+#[test]
+fn pace_and_no_pace_together_are_refused() {
+    let out = run(&["--pace", "--no-pace"], Vec::new());
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("--no-pace"), "{}", out.stderr);
+}
+
+#[test]
+fn without_pace_a_pipe_output_says_nothing_of_pacing() {
+    let out = run(&[], pattern(1 << 20, 1));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!summary_line(&out.stderr).contains("pac"), "{}", out.stderr);
+}
+
+/// A slow producer, like tar on a dense filesystem: 64 KiB every 10 ms.
+const TRICKLE: Feed = Feed::Slow {
+    chunk: 64 << 10,
+    pause: std::time::Duration::from_millis(10),
+};
+
+#[test]
+fn a_volume_change_during_a_paced_run_is_not_taken_for_a_stopped_drive() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("backup");
+    let target_s = target.display().to_string();
+    // The change takes over a second, far longer than a stall.
+    let change = "sleep 1.2 && mv \"$TAPEBUF_DEVICE\" \"$TAPEBUF_DEVICE.$((TAPEBUF_VOLUME - 1))\"";
+    let data = pattern(4 << 20, 11);
+    let args = [
+        "--pace",
+        "1MB:100MB",
+        "-P",
+        "10",
+        "-s",
+        "64k",
+        "-m",
+        "4M",
+        "-D",
+        "1M",
+        "-A",
+        change,
+        "-o",
+        &target_s,
+    ];
+    // Slower than TRICKLE: the input goes on through both changes.
+    let feed = Feed::Slow {
+        chunk: 64 << 10,
+        pause: std::time::Duration::from_millis(40),
+    };
+    let out = run_with(&args, data.clone(), feed, Drain::Fast);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    let parts = [1, 2, 3].map(|n| dir.path().join(format!("backup.{n}")));
+    let mut joined: Vec<u8> = parts
+        .iter()
+        .flat_map(|p| std::fs::read(p).unwrap())
+        .collect();
+    joined.extend(std::fs::read(&target).unwrap());
+    assert_eq!(sha256(&joined), sha256(&data));
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains("paced between 1.0 MB/s (floor) and 100.0 MB/s (top)"),
+        "{line}"
+    );
+    assert!(!line.contains("turned off"), "{line}");
+}
+
+#[test]
+fn a_paced_run_to_several_files_that_never_push_back_writes_in_bursts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let data = pattern(8 << 20, 5);
+    let args = ["--pace", "-s", "64k", "-m", "2M", "-o"];
+    let mut args: Vec<&str> = args.to_vec();
+    let (a_s, b_s) = (a.display().to_string(), b.display().to_string());
+    args.extend([a_s.as_str(), "-o", b_s.as_str()]);
+    let out = run(&args, data.clone());
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(sha256_file(&a), sha256(&data));
+    assert_eq!(sha256_file(&b), sha256(&data));
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains(
+            "pacing on, but the output never pushed back long enough to learn its top rate: bursts"
+        ),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_paced_run_to_a_remote_tape_over_rmt_commits_every_byte() {
+    common::needs::tool("/usr/sbin/rmt", "tar");
+    let dir = tempfile::tempdir().unwrap();
+    let remote = dir.path().join("remote.tar");
+    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
+    let target = format!("vault:{}", remote.display());
+    let data = pattern(4 << 20, 9);
+    let args = [
+        "--rsh-command",
+        &rsh,
+        "--rmt-command",
+        "/usr/sbin/rmt",
+        "--pace",
+        "1MB:100MB",
+        "-P",
+        "10",
+        "-s",
+        "64k",
+        "-m",
+        "2M",
+        "-o",
+        &target,
+    ];
+    let out = run_with(&args, data.clone(), TRICKLE, Drain::Fast);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(sha256_file(&remote), sha256(&data));
+    assert_eq!(summary_number(&out.stderr, "out "), data.len() as u64);
+    let line = summary_line(&out.stderr);
+    assert!(
+        line.contains("paced between 1.0 MB/s (floor) and 100.0 MB/s (top)"),
+        "{line}"
+    );
+}
