@@ -14,7 +14,12 @@
 //!     cargo bench --bench streaming
 //!
 //! Environment: TAPEBUF_BENCH_RUNS (default 1), TAPEBUF_BENCH_STREAM_SCALE
-//! (multiplies the stream sizes, default 1.0; 0.1 for a quick try).
+//! (multiplies the stream sizes, default 1.0; 0.1 for a quick try). To
+//! look into one result: TAPEBUF_BENCH_STREAM_SCENARIOS (comma-separated
+//! keys: bursty-matching, bursty-fixed, steady-matching),
+//! TAPEBUF_BENCH_STREAM_CONTENDERS (comma-separated names, as in the
+//! table), TAPEBUF_BENCH_STREAM_STATS_DIR (tapebuf's runs also write
+//! `--stats` and `--summary-json` files there).
 
 mod common;
 
@@ -97,6 +102,7 @@ impl Schedule {
 }
 
 struct Scenario {
+    key: &'static str,
     schedule: Schedule,
     drive_name: &'static str,
     drive: DriveSpec,
@@ -109,10 +115,11 @@ struct Contender {
 }
 
 impl Contender {
-    /// Starts the contender, its stderr piped.
-    fn spawn(&self, stdin: Stdio, stdout: Stdio) -> Result<Child, String> {
+    /// Starts the contender with `extra` arguments, its stderr piped.
+    fn spawn(&self, extra: &[String], stdin: Stdio, stdout: Stdio) -> Result<Child, String> {
         Command::new(&self.argv[0])
             .args(&self.argv[1..])
+            .args(extra)
             .stdin(stdin)
             .stdout(stdout)
             .stderr(Stdio::piped())
@@ -323,7 +330,7 @@ fn first_line(text: &str) -> &str {
 
 /// Whether the contender runs at all: with empty input it must exit 0.
 fn probe(contender: &Contender) -> Result<(), String> {
-    let mut child = contender.spawn(Stdio::null(), Stdio::null())?;
+    let mut child = contender.spawn(&[], Stdio::null(), Stdio::null())?;
     let mut stderr = child.stderr.take().expect("piped stderr");
     let status = wait_or_kill(&mut child, Instant::now() + Duration::from_secs(20))?;
     let mut text = String::new();
@@ -336,8 +343,12 @@ fn probe(contender: &Contender) -> Result<(), String> {
 }
 
 /// One run of `contender` on `scenario`, every byte checked.
-fn run_once(scenario: &Scenario, contender: &Contender) -> Result<Measured, String> {
-    let mut child = contender.spawn(Stdio::piped(), Stdio::piped())?;
+fn run_once(
+    scenario: &Scenario,
+    contender: &Contender,
+    extra: &[String],
+) -> Result<Measured, String> {
+    let mut child = contender.spawn(extra, Stdio::piped(), Stdio::piped())?;
     let stdin = child.stdin.take().expect("piped stdin");
     let stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
@@ -579,18 +590,21 @@ fn main() {
     let bytes = |gb: f64| (gb * 1e9 * scale).round() as u64;
     let scenarios = vec![
         Scenario {
+            key: "bursty-matching",
             schedule: bursty(),
             drive_name: "speed-matching",
             drive: matching(),
             total_bytes: bytes(8.0),
         },
         Scenario {
+            key: "bursty-fixed",
             schedule: bursty(),
             drive_name: "fixed-speed",
             drive: DriveSpec::fixed_speed(120.0 * MB),
             total_bytes: bytes(4.0),
         },
         Scenario {
+            key: "steady-matching",
             schedule: steady(),
             drive_name: "speed-matching",
             drive: matching(),
@@ -613,9 +627,19 @@ fn main() {
     println!("# stops = the model's buffer ran dry mid-stream; medians over {runs} run(s); el/mb, stops/mb = ratio to mbuffer;");
     println!("# 1st B s = until the contender passed on its first byte (its -P fill); top s, slow s, stop s = the drive's");
     println!("# seconds at its top and slowest speed and standing still after the first byte; shares are of that same time");
+    let chosen = |var: &str, name: &str| {
+        let list = std::env::var(var).unwrap_or_default();
+        list.trim().is_empty() || list.split(',').any(|n| n.trim() == name)
+    };
+    let stats_dir = std::env::var("TAPEBUF_BENCH_STREAM_STATS_DIR").ok();
     let mut available = Vec::new();
     for c in &contenders {
         println!("# {:<14} {}", c.name, c.argv.join(" "));
+        if !chosen("TAPEBUF_BENCH_STREAM_CONTENDERS", c.name) {
+            println!("#   not chosen (TAPEBUF_BENCH_STREAM_CONTENDERS)");
+            available.push(false);
+            continue;
+        }
         match probe(c) {
             Ok(()) => available.push(true),
             Err(why) => {
@@ -627,6 +651,9 @@ fn main() {
 
     let mut failed = false;
     for scenario in &scenarios {
+        if !chosen("TAPEBUF_BENCH_STREAM_SCENARIOS", scenario.key) {
+            continue;
+        }
         let mut results: Vec<Vec<Measured>> = vec![Vec::new(); contenders.len()];
         let mut failures: Vec<Vec<String>> = vec![Vec::new(); contenders.len()];
         for run in 0..runs {
@@ -637,7 +664,24 @@ fn main() {
                     continue;
                 }
                 let c = &contenders[i];
-                match run_once(scenario, c) {
+                let extra = match &stats_dir {
+                    Some(dir) if c.argv[0] == TAPEBUF => {
+                        let stem = format!(
+                            "{dir}/{}.{}.{}",
+                            scenario.key,
+                            c.name.replace(' ', "-"),
+                            run + 1
+                        );
+                        argv(&[
+                            "--stats",
+                            &format!("{stem}.jsonl"),
+                            "--summary-json",
+                            &format!("{stem}.json"),
+                        ])
+                    }
+                    _ => Vec::new(),
+                };
+                match run_once(scenario, c, &extra) {
                     Ok(m) => {
                         eprintln!(
                             "# {} / {} / {}: run {}: {} stops, {:.1} s",
@@ -673,7 +717,7 @@ fn main() {
         .collect();
     if !missing.is_empty() {
         println!();
-        println!("# unavailable: {}", missing.join(", "));
+        println!("# not run: {}", missing.join(", "));
     }
     assert!(
         !failed,
