@@ -20,6 +20,9 @@
 //! TAPEBUF_BENCH_STREAM_CONTENDERS (comma-separated names, as in the
 //! table), TAPEBUF_BENCH_STREAM_STATS_DIR (tapebuf's runs also write
 //! `--stats` and `--summary-json` files there).
+//!
+//! Longer than most files (about 700 lines) on purpose: a benchmark is one
+//! target, and its producer, drive thread and table read best together.
 
 mod common;
 
