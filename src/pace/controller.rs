@@ -236,6 +236,11 @@ impl Controller {
     /// Decides when the next block of `bytes` may be written.
     pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
         self.judge(view.now);
+        // After a rest the schedule starts afresh: lateness is caught up
+        // only within a paced run, never as a burst after a pause.
+        if self.from_rest {
+            self.due = view.now;
+        }
         let dt = self.update_arrival(view);
         let rate = match self.mode {
             Mode::Pacing => self.target_rate(view, dt),
@@ -529,14 +534,18 @@ mod tests {
         let p = c.plan(view(0.0, 0.1, 0.0), 1 << 20);
         assert!(p.rate.unwrap() < 60.0 * MB, "{p:?}");
         c.wrote(0.0, 0.0, 1 << 20);
-        // After the ring ran dry, likewise.
+        // After the ring ran dry, likewise; and the time the drive stood
+        // still is no credit for a burst.
         for i in 1..100 {
             c.plan(view(i as f64 * 0.1, 0.95, 0.0), 1 << 20);
         }
         assert!(c.current_target().unwrap() > 110.0 * MB);
         c.ran_dry();
-        let p = c.plan(view(10.0, 0.1, 0.0), 1 << 20);
+        let p = c.plan(view(30.0, 0.1, 0.0), 1 << 20);
         assert!(p.rate.unwrap() < 60.0 * MB, "{p:?}");
+        let q = c.plan(view(30.0, 0.1, 0.0), 1 << 20);
+        let spacing = (1 << 20) as f64 / p.rate.unwrap();
+        assert!((q.wait_s - spacing).abs() < 1e-9, "{q:?}");
     }
 
     #[test]
