@@ -69,6 +69,8 @@ pub const GIVEN_FLOOR_MARGIN: f64 = 1.05;
 /// schedule keeps this much credit, so that sleeps that overshoot do not
 /// make the mean rate fall below the target.
 pub const SCHEDULE_SLACK_S: f64 = 0.05;
+/// The window over which the share of time inside the pace is judged.
+pub const JUDGE_WINDOW_S: f64 = 1.0;
 /// A gap between writes longer than this ends a burst.
 const BURST_GAP_S: f64 = 0.01;
 /// In a window that measures the top rate, the share of time spent inside
@@ -143,11 +145,12 @@ pub struct Controller {
     burst_start: f64,
     window: Option<Window>,
     stalls: Vec<Stall>,
-    /// Time between writes that the output was fed at the floor or faster,
-    /// and all such time, once the floor was known.
+    /// Time, in windows of `JUDGE_WINDOW_S`, in which the output was fed
+    /// at the floor or faster, and all such time, once the floor was known.
     inside_s: f64,
     judged_s: f64,
-    last_start: Option<(f64, f64)>,
+    /// The window being judged: when it began and the bytes sent since.
+    judging: Option<(f64, f64)>,
 }
 
 impl Controller {
@@ -174,7 +177,7 @@ impl Controller {
             stalls: Vec::new(),
             inside_s: 0.0,
             judged_s: 0.0,
-            last_start: None,
+            judging: None,
         }
     }
 
@@ -225,7 +228,20 @@ impl Controller {
     /// The share of time, once the floor was known, in which the output
     /// was fed at the floor or faster; None before any such time.
     pub fn inside_share(&self) -> Option<f64> {
-        (self.judged_s > 0.0).then(|| self.inside_s / self.judged_s)
+        let (mut inside, mut judged) = (self.inside_s, self.judged_s);
+        // The window still open counts for what it has seen so far.
+        if let (Some((start, sent)), Some(view), Some(floor)) =
+            (self.judging, self.last_view, self.floor())
+        {
+            let span = view.now - start;
+            if span > 0.0 {
+                judged += span;
+                if sent / span >= floor * 0.95 {
+                    inside += span;
+                }
+            }
+        }
+        (judged > 0.0).then(|| inside / judged)
     }
 
     /// The target of the last plan: a rate, or None for full speed.
@@ -264,7 +280,9 @@ impl Controller {
             }
         };
         self.last_plan = Some(plan);
-        self.last_start = Some((view.now + plan.wait_s, bytes as f64));
+        if let Some((_, sent)) = self.judging.as_mut() {
+            *sent += bytes as f64;
+        }
         plan
     }
 
@@ -296,20 +314,24 @@ impl Controller {
         self.mode = Mode::Bursts;
     }
 
-    /// Counts the time since the last write started as inside the pace if
-    /// that write went out at the floor's rate or faster.
+    /// Judges the time in windows of `JUDGE_WINDOW_S`: a window counts as
+    /// inside the pace if the blocks sent in it went out at the floor's
+    /// rate or faster. Single blocks are too noisy to judge: one may wait
+    /// for the drive's buffer, the next goes at once.
     fn judge(&mut self, now: f64) {
-        let (Some((start, bytes)), Some(floor)) = (self.last_start, self.floor()) else {
+        let Some(floor) = self.floor() else {
             return;
         };
-        let dt = now - start;
-        if dt <= 0.0 {
+        let (start, sent) = *self.judging.get_or_insert((now, 0.0));
+        let span = now - start;
+        if span < JUDGE_WINDOW_S {
             return;
         }
-        self.judged_s += dt;
-        if self.mode == Mode::Bursts || bytes / dt >= floor * 0.95 {
-            self.inside_s += dt;
+        self.judged_s += span;
+        if sent / span >= floor * 0.95 {
+            self.inside_s += span;
         }
+        self.judging = Some((now, 0.0));
     }
 
     fn update_arrival(&mut self, view: View) -> f64 {
@@ -415,6 +437,28 @@ mod tests {
             reader_waiting: false,
             input_done: false,
         }
+    }
+
+    #[test]
+    fn the_share_inside_the_pace_counts_whole_seconds_fed_at_the_floor() {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        // 20 s fed at 50 MB/s in 1 MB blocks, unevenly: each pair of
+        // blocks goes 5 ms apart, then 35 ms pass.
+        let mut now = 0.0;
+        for i in 0..1000 {
+            c.plan(view(now, 0.5, 0.0), 1_000_000);
+            now += if i % 2 == 0 { 0.005 } else { 0.035 };
+        }
+        assert_eq!(c.inside_share(), Some(1.0));
+        // Then 10 s waiting for the high watermark: a third of the time.
+        c.ran_dry();
+        now += 10.0;
+        for _ in 0..100 {
+            c.plan(view(now, 0.9, 0.0), 1_000_000);
+            now += 0.02;
+        }
+        let share = c.inside_share().unwrap();
+        assert!((share - 2.0 / 3.0).abs() < 0.05, "{share}");
     }
 
     #[test]
