@@ -68,19 +68,19 @@ impl Writer {
             if !self.wait_for_pace(len) {
                 break;
             }
-            let started = self.seconds();
-            let volumes = self
+            // Without --pace, no clock is read and nothing is counted.
+            let before = self
                 .pace
                 .as_ref()
-                .map(|_| self.stats.output_volumes_begun());
+                .map(|_| (self.seconds(), self.stats.output_volumes_begun()));
             let (stats, free) = (&self.stats, &self.ring.free);
             self.outputs
                 .deliver(block, stats, |b| release(stats, free, b));
-            if let Some(c) = self.pace.as_mut() {
+            if let (Some(c), Some((started, volumes))) = (self.pace.as_mut(), before) {
                 let ended = self.stats.started.elapsed().as_secs_f64();
                 // A write that waited for a new volume says nothing of
                 // the drive's speed.
-                if volumes == Some(self.stats.output_volumes_begun()) {
+                if volumes == self.stats.output_volumes_begun() {
                     c.wrote(started, ended, len as u64);
                 } else {
                     c.ran_dry();
@@ -109,6 +109,9 @@ impl Writer {
     /// Asks the controller when the next block of `len` bytes may go, and
     /// waits that long. False if the run was stopped meanwhile.
     fn wait_for_pace(&mut self, len: usize) -> bool {
+        if self.pace.is_none() {
+            return true;
+        }
         let now = self.seconds();
         let Some(c) = self.pace.as_mut() else {
             return true;
