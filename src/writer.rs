@@ -129,7 +129,10 @@ impl Writer {
         let target = plan.rate.map_or(0, |r| r.max(1.0) as u64);
         self.stats.pace_target_bps.store(target, Relaxed);
         if plan.wait_s > 0.0 {
-            let wait = std::time::Duration::from_secs_f64(plan.wait_s);
+            // Never a panic on a strange rate: an absurd wait is still
+            // cut short by a stop.
+            let wait = std::time::Duration::try_from_secs_f64(plan.wait_s)
+                .unwrap_or(std::time::Duration::from_secs(3600));
             if stop_within(&self.stop, wait) {
                 return false;
             }
