@@ -104,10 +104,7 @@ impl Running {
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,
             pacer: params.output_rate_bytes_per_s.map(Pacer::new),
-            pace: params
-                .pace
-                .map(|p| Controller::new(p, (blocks * params.block_bytes) as u64)),
-            block_bytes: params.block_bytes,
+            pace: params.pace.map(Controller::new),
             stop: stop_rx,
             events: params.events,
         };

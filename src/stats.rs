@@ -159,14 +159,30 @@ impl Stats {
         self.fill_low_blocks.fetch_min(in_ring, Relaxed);
     }
 
+    /// Seconds since the run started: the clock of the snapshots and of
+    /// the pacing controller.
+    pub fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Blocks in the ring now: filled by the reader and not yet released
+    /// by the writer.
+    pub fn blocks_held(&self) -> u64 {
+        self.blocks_filled
+            .load(Relaxed)
+            .saturating_sub(self.blocks_released.load(Relaxed))
+    }
+
+    /// How full the ring is now, 0 to 1.
+    pub fn fill(&self) -> f64 {
+        self.blocks_held() as f64 / self.blocks_in_ring.max(1) as f64
+    }
+
     /// The lowest and highest fill, in percent of the ring, since the
     /// last call, which starts the next range at the fill of now. Only
     /// one observer (the `--stats` file) may take it.
     pub fn take_fill_range(&self) -> (f64, f64) {
-        let in_ring = self
-            .blocks_filled
-            .load(Relaxed)
-            .saturating_sub(self.blocks_released.load(Relaxed));
+        let in_ring = self.blocks_held();
         let low = self.fill_low_blocks.swap(in_ring, Relaxed).min(in_ring);
         let high = self.fill_high_blocks.swap(in_ring, Relaxed).max(in_ring);
         let pct = |b: u64| 100.0 * b as f64 / self.blocks_in_ring.max(1) as f64;
@@ -223,7 +239,7 @@ impl Stats {
         self.outputs
             .iter()
             .filter_map(|o| o.volumes.as_ref())
-            .map(|v| v.volumes().len())
+            .map(|v| v.count())
             .sum()
     }
 
@@ -248,14 +264,11 @@ impl Stats {
         } else {
             alive.into_iter().min().unwrap_or(0)
         };
-        let filled = self.blocks_filled.load(Relaxed);
-        let released = self.blocks_released.load(Relaxed);
-        let in_ring = filled.saturating_sub(released) as f64;
         Snapshot {
-            seconds: self.started.elapsed().as_secs_f64(),
+            seconds: self.seconds(),
             read_bytes: self.read_bytes.load(Relaxed),
             written_bytes,
-            fill_pct: 100.0 * in_ring / self.blocks_in_ring.max(1) as f64,
+            fill_pct: 100.0 * self.fill(),
             underruns: self.underruns.load(Relaxed),
             overruns: self.overruns.load(Relaxed),
             changing_volume: self.volume_logs().any(|v| v.is_changing()),

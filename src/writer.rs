@@ -34,7 +34,6 @@ pub struct Writer {
     pub pacer: Option<Pacer>,
     /// `--pace`: the pacing controller.
     pub pace: Option<Controller>,
-    pub block_bytes: usize,
     pub stop: Receiver<()>,
     pub events: Events,
 }
@@ -72,12 +71,12 @@ impl Writer {
             let before = self
                 .pace
                 .as_ref()
-                .map(|_| (self.seconds(), self.stats.output_volumes_begun()));
+                .map(|_| (self.stats.seconds(), self.stats.output_volumes_begun()));
             let (stats, free) = (&self.stats, &self.ring.free);
             self.outputs
                 .deliver(block, stats, |b| release(stats, free, b));
             if let (Some(c), Some((started, volumes))) = (self.pace.as_mut(), before) {
-                let ended = self.stats.started.elapsed().as_secs_f64();
+                let ended = self.stats.seconds();
                 // A write that waited for a new volume says nothing of
                 // the drive's speed.
                 if volumes == self.stats.output_volumes_begun() {
@@ -101,26 +100,15 @@ impl Writer {
         self.outputs.finish(&self.stats, &self.stop);
     }
 
-    /// Seconds since the run started: the controller's clock.
-    fn seconds(&self) -> f64 {
-        self.stats.started.elapsed().as_secs_f64()
-    }
-
     /// Asks the controller when the next block of `len` bytes may go, and
     /// waits that long. False if the run was stopped meanwhile.
     fn wait_for_pace(&mut self, len: usize) -> bool {
-        if self.pace.is_none() {
-            return true;
-        }
-        let now = self.seconds();
         let Some(c) = self.pace.as_mut() else {
             return true;
         };
-        let filled = self.stats.blocks_filled.load(Relaxed);
-        let in_ring = filled.saturating_sub(self.stats.blocks_released.load(Relaxed));
         let view = View {
-            now,
-            ring_bytes_held: in_ring * self.block_bytes as u64,
+            now: self.stats.seconds(),
+            fill: self.stats.fill(),
             read_bytes: self.stats.read_bytes.load(Relaxed),
             reader_waiting: self.stats.reader_waiting.load(Relaxed),
             input_done: self.stats.input_done.load(Relaxed),

@@ -81,8 +81,9 @@ const BUSY_SHARE: f64 = 0.8;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct View {
     pub now: f64,
-    /// Bytes held in the ring, including the block about to be written.
-    pub ring_bytes_held: u64,
+    /// How full the ring is, 0 to 1, counting the block about to be
+    /// written.
+    pub fill: f64,
     /// Bytes read from the input so far.
     pub read_bytes: u64,
     /// The reader is waiting for room.
@@ -130,7 +131,6 @@ struct Window {
 #[derive(Debug, Clone)]
 pub struct Controller {
     settings: PaceSettings,
-    ring_bytes: f64,
     mode: Mode,
     top: Option<f64>,
     arrival: Option<f64>,
@@ -154,11 +154,10 @@ pub struct Controller {
 }
 
 impl Controller {
-    pub fn new(settings: PaceSettings, ring_bytes: u64) -> Controller {
+    pub fn new(settings: PaceSettings) -> Controller {
         let top = settings.ceiling.map(|c| c as f64);
         Controller {
             settings,
-            ring_bytes: ring_bytes.max(1) as f64,
             mode: if top.is_some() {
                 Mode::Pacing
             } else {
@@ -353,7 +352,7 @@ impl Controller {
 
     fn target_rate(&mut self, view: View, dt: f64) -> Option<f64> {
         let (top, floor) = (self.top?, self.floor()?);
-        let fill = view.ring_bytes_held as f64 / self.ring_bytes;
+        let fill = view.fill;
         if view.reader_waiting || view.input_done || fill >= FULL_FILL || floor >= top {
             self.target = top;
             return None;
@@ -426,13 +425,13 @@ mod tests {
             floor: Some(floor as u64),
             ceiling: Some(top as u64),
         };
-        Controller::new(s, 1000 * MB as u64)
+        Controller::new(s)
     }
 
     fn view(now: f64, fill: f64, read: f64) -> View {
         View {
             now,
-            ring_bytes_held: (fill * 1000.0 * MB) as u64,
+            fill,
             read_bytes: read as u64,
             reader_waiting: false,
             input_done: false,
@@ -595,7 +594,7 @@ mod tests {
     #[test]
     fn the_top_rate_is_learned_from_a_sustained_unpaced_burst() {
         let s = PaceSettings::default();
-        let mut c = Controller::new(s, 1000 * MB as u64);
+        let mut c = Controller::new(s);
         assert_eq!(c.mode(), Mode::Learning);
         // 1 MB writes at 100 MB/s, back to back, for 4 s.
         let mut t = 0.0;
@@ -618,7 +617,7 @@ mod tests {
 
     #[test]
     fn an_output_that_never_pushes_back_teaches_nothing() {
-        let mut c = Controller::new(PaceSettings::default(), 1000 * MB as u64);
+        let mut c = Controller::new(PaceSettings::default());
         let mut t = 0.0;
         // Writes take no time; the writer waits for input between them.
         for _ in 0..1000 {

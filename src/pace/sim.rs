@@ -102,7 +102,7 @@ pub fn run(setup: &Setup, limit_s: f64) -> Outcome {
         Policy::Paced { high_pct, range } => (high_pct, Some(range)),
     };
     let start_blocks = ((blocks * high_pct as usize).div_ceil(100)).clamp(1, blocks);
-    let mut controller = range.map(|r| Controller::new(r, (blocks as f64 * block) as u64));
+    let mut controller = range.map(Controller::new);
     let mut drive = DriveModel::new(setup.drive.clone(), 0.0);
 
     let mut now = 0.0;
@@ -193,7 +193,7 @@ pub fn run(setup: &Setup, limit_s: f64) -> Outcome {
             if let Some(c) = controller.as_mut() {
                 let view = View {
                     now,
-                    ring_bytes_held: ((full as f64 * block) + filling) as u64,
+                    fill: (full as f64 * block + filling) / (blocks as f64 * block),
                     read_bytes: produced as u64,
                     reader_waiting: full + 1 >= blocks && !input_done,
                     input_done,

@@ -97,6 +97,11 @@ impl VolumeLog {
         self.bytes.lock().unwrap_or_else(|e| e.into_inner()).push(0);
     }
 
+    /// Volumes begun so far, without copying their byte counts.
+    pub fn count(&self) -> usize {
+        self.bytes.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     pub fn volumes(&self) -> Vec<u64> {
         self.bytes.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
