@@ -134,7 +134,7 @@ fn main() {
         log_read += (pr / dr).ln();
         println!(
             "{:>6}  {:>7.1} MB/s {:>7.1} MB/s {:>6.2}   {:>7.1} MB/s {:>7.1} MB/s {:>6.2}",
-            tapebuf::size::size_flag(size),
+            tapebuf::base::size::size_flag(size),
             pw / 1e6,
             dw / 1e6,
             pw / dw,

@@ -9,11 +9,11 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use tapebuf::events::Events;
+use tapebuf::pipeline::events::Events;
+use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{End, Filled, Source};
-use tapebuf::watermark::Watermarks;
 
 struct Endless {
     blocks_left: u64,

@@ -267,7 +267,7 @@ fn drain(path: &Path) -> JoinHandle<u64> {
     thread::spawn(move || {
         let mut fifo = File::open(&path).expect("opening the FIFO to drain it");
         // A drive takes a whole record per write; so does a FIFO this size.
-        tapebuf::pipe_size::grow_to(fifo.as_fd(), 1 << 20);
+        tapebuf::base::pipe_size::grow_to(fifo.as_fd(), 1 << 20);
         let mut buf = vec![0u8; 1 << 20];
         let mut bytes = 0u64;
         loop {
@@ -462,7 +462,7 @@ fn bench() {
     let window = env_or("TAPEBUF_BENCH_WINDOW", "");
     let link_mbps = env_or("TAPEBUF_BENCH_LINK_MBPS", "");
     let output = Output::parse(&env_or("TAPEBUF_BENCH_OUT", "drive"));
-    let block_bytes = tapebuf::size::parse_size(&block).expect("TAPEBUF_BENCH_BLOCK");
+    let block_bytes = tapebuf::base::size::parse_size(&block).expect("TAPEBUF_BENCH_BLOCK");
     assert!(
         Path::new(RMT_SERVER).exists(),
         "{RMT_SERVER} is missing (Debian: apt-get install tar)"

@@ -23,7 +23,7 @@ fn main() {
     let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
     let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
     let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
-    let memory_bytes = tapebuf::size::parse_size(&memory).expect("TAPEBUF_BENCH_MEMORY");
+    let memory_bytes = tapebuf::base::size::parse_size(&memory).expect("TAPEBUF_BENCH_MEMORY");
 
     println!(
         "# {gib} GiB from /dev/zero to /dev/null through pipes, {runs} runs per tool, memory {memory}"

@@ -53,7 +53,7 @@ fn main() {
     let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
     let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
     let volume = env_or("TAPEBUF_BENCH_VOLUME", "512M");
-    let volume_bytes = tapebuf::size::parse_size(&volume).expect("TAPEBUF_BENCH_VOLUME");
+    let volume_bytes = tapebuf::base::size::parse_size(&volume).expect("TAPEBUF_BENCH_VOLUME");
     let base = env_or("TAPEBUF_BENCH_DIR", "/dev/shm");
     let total = gib << 30;
     let count = total.div_ceil(volume_bytes) as usize;

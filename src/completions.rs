@@ -7,8 +7,8 @@ use std::ffi::OsString;
 
 use clap::Parser;
 
+use crate::base::console::say;
 use crate::exit::{FAILURE, SUCCESS};
-use crate::summary::say;
 
 /// tapebuf completions: print a shell completion script on standard output.
 #[derive(Debug, Clone, Parser)]

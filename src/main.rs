@@ -1,7 +1,7 @@
 //! The tapebuf binary: parse, run, and map the outcome to an exit status.
 
+use tapebuf::base::console::say;
 use tapebuf::exit::Exit;
-use tapebuf::summary::say;
 use tapebuf::{run, Config, MachineInfo};
 
 fn main() {

@@ -25,18 +25,19 @@ use crossbeam_channel::{bounded, never, select, tick, unbounded};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 use signal_hook::iterator::Signals;
 
+use crate::base::console::say;
+use crate::base::file_id::Identity;
 use crate::config::{Config, ConfigError, InputSpec};
-use crate::events::Events;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS};
-use crate::file_id::Identity;
 use crate::hash::{self, Digests};
+use crate::observe::summary::{status_line, Summary};
 use crate::observe::{self, Observers};
+use crate::pipeline::events::Events;
+use crate::pipeline::watchdog::Watchdog;
+use crate::pipeline::watermark::Watermarks;
 use crate::pipeline::{Params, Running};
 use crate::sink::{self, OpenError, Sink};
 use crate::source::{self, Source};
-use crate::summary::{say, status_line, Summary};
-use crate::watchdog::Watchdog;
-use crate::watermark::Watermarks;
 
 /// How long a stopped writer may take to finish its block and close.
 const STOP_GRACE: Duration = Duration::from_secs(2);
@@ -340,7 +341,7 @@ pub fn parse_subcommand<T: clap::Parser>(
     let words = std::iter::once(std::ffi::OsString::from(&command)).chain(args);
     T::try_parse_from(words).map_err(|e| match usage_text(&e, &command) {
         Some(text) => {
-            crate::summary::say(&format!("tapebuf: {name}: {text}"));
+            crate::base::console::say(&format!("tapebuf: {name}: {text}"));
             crate::exit::USAGE
         }
         None => {

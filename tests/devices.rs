@@ -22,15 +22,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
-use tapebuf::events::Events;
+use tapebuf::observe::summary::Summary;
+use tapebuf::pipeline::events::Events;
+use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::FdSource;
-use tapebuf::summary::Summary;
 use tapebuf::tape::cleaning::CleaningWatch;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::ChangePolicy;
-use tapebuf::watermark::Watermarks;
 
 /// Makes a character device node `name` in `dir`.
 #[track_caller]

@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use tapebuf::events::Events;
+use tapebuf::pipeline::events::Events;
+use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{fill_from, Filled, Source};
-use tapebuf::watermark::Watermarks;
 
 /// A producer that hands out its data in short reads of varying size,
 /// pausing now and then.

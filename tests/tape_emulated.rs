@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 
 use common::memory::{Collect, Memory};
 use common::{pattern, sha256};
+use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
-use tapebuf::summary::Summary;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::{AtEnd, ChangePolicy};
 

@@ -15,13 +15,13 @@ use crossbeam_channel::{select, tick};
 
 use common::memory::{Collect, Memory};
 use common::{pattern, sha256};
+use tapebuf::observe::summary::{status_line, Summary};
+use tapebuf::pipeline::watchdog::Watchdog;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
-use tapebuf::summary::{status_line, Summary};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::{change_notes, ChangePolicy, VolumeLog};
-use tapebuf::watchdog::Watchdog;
 
 const BLOCK: usize = 64 * 1024;
 /// How long the slow cartridges take to become ready.

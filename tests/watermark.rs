@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use tapebuf::events::{Event, Events};
+use tapebuf::pipeline::events::{Event, Events};
+use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{End, Filled, Source};
-use tapebuf::watermark::Watermarks;
 
 const BLOCK: usize = 1024;
 const RING: usize = 10;

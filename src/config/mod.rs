@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use crate::base::size::{parse_size, Bytes};
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
@@ -14,7 +15,6 @@ use crate::observe::{self, settings::ObserveSettings};
 use crate::pace::{PaceRequest, PaceSettings};
 use crate::rmt::{self, name::RemoteName, session::RmtSettings};
 use crate::sink::VolumeSettings;
-use crate::size::{parse_size, Bytes};
 use crate::source::ReadVolumes;
 use crate::tape::{AtEnd, ChangePolicy, VolumeNames, TAPE_HIGH_WATERMARK_PCT};
 

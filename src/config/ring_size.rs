@@ -7,8 +7,8 @@
 //! space.
 
 use super::ConfigError;
+use crate::base::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
 use crate::cli::Cli;
-use crate::size::{parse_size, parse_size_or_percent, Bytes, SizeOrPercent};
 
 /// The default block size suits modern tape drives (LTO wants 256 KiB or more).
 pub const DEFAULT_BLOCK_BYTES: u64 = 256 * 1024;

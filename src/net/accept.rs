@@ -26,7 +26,7 @@ use super::allow::allowed;
 use super::frame::{self, Opening};
 use super::socket::{show, Listener};
 use super::NetSettings;
-use crate::pipeline::stopped;
+use crate::base::stop::stopped;
 
 /// How often the wait looks at the stop signal and the deadlines.
 const POLL_EVERY: Duration = Duration::from_millis(200);

@@ -12,6 +12,7 @@ pub mod record;
 pub mod settings;
 pub mod stats_log;
 pub mod status_log;
+pub mod summary;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,11 @@ use anyhow::Context;
 use crossbeam_channel::{bounded, Sender};
 use indicatif::ProgressBar;
 
+use crate::base::console::{self, say};
 use crate::config::{Config, InputSpec};
-use crate::stats::Stats;
-use crate::summary::{say, Summary};
+use crate::pipeline::stats::Stats;
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
+use summary::Summary;
 
 /// True while a change waits for a drive, rather than for a person or a
 /// command: the bar can stay up.
@@ -33,27 +35,33 @@ pub fn waiting_for_a_drive(stats: &Stats) -> bool {
     stats.volume_logs().any(|v| v.waiting_for().is_some())
 }
 
-/// Stderr, shared with the progress bar: a line is printed with the bar
-/// cleared, and the bar is redrawn below it.
+/// The progress bar's hold on stderr: while it is shown, every line said
+/// through [`crate::base::console`] is printed with the bar cleared and the
+/// bar is redrawn below it.
 #[derive(Debug, Clone, Default)]
 pub struct Console {
     bar: Arc<Mutex<Option<ProgressBar>>>,
 }
 
 impl Console {
-    /// Prints one line on stderr without garbling the bar.
+    /// Prints one line on stderr without garbling the bar (as every
+    /// [`say`] does while a bar is shown).
     pub fn say(&self, line: &str) {
-        match &*self.bar.lock().unwrap_or_else(|e| e.into_inner()) {
-            Some(bar) => bar.suspend(|| say(line)),
-            None => say(line),
-        }
+        say(line)
     }
 
     /// Shows `bar`, or clears and removes the one shown.
     fn set_bar(&self, bar: Option<ProgressBar>) {
         let mut slot = self.bar.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(old) = slot.take() {
+            console::set_around(None);
             old.finish_and_clear();
+        }
+        if let Some(bar) = &bar {
+            let bar = bar.clone();
+            console::set_around(Some(Arc::new(move |write: &mut dyn FnMut()| {
+                bar.suspend(|| write())
+            })));
         }
         *slot = bar;
     }

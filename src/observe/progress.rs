@@ -18,8 +18,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::settings::ProgressMode;
 use super::Console;
-use crate::size::{Bytes, Rate};
-use crate::stats::{Snapshot, Stats};
+use crate::base::size::{Bytes, Rate};
+use crate::pipeline::stats::{Snapshot, Stats};
 
 /// The most redraws per second, and the update timer's rate.
 pub const REDRAWS_PER_S: u8 = 5;

@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::observe::summary::Summary;
 use crate::pace::{Mode, PaceReport};
-use crate::stats::Snapshot;
-use crate::summary::Summary;
+use crate::pipeline::stats::Snapshot;
 
 /// The `schema` field of a stats file's `start` record.
 pub const SCHEMA: &str = "tapebuf-stats";

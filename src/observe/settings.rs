@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::base::size::parse_size;
 use crate::cli::Cli;
 use crate::config::ConfigError;
-use crate::size::parse_size;
 
 /// The default time between `--stats` records.
 pub const DEFAULT_STATS_INTERVAL: Duration = Duration::from_secs(1);

@@ -15,8 +15,8 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, select, tick, Sender};
 
 use super::record::{Record, Sample, Start, SummaryRecord};
-use crate::stats::{Snapshot, Stats};
-use crate::summary::say;
+use crate::base::console::say;
+use crate::pipeline::stats::{Snapshot, Stats};
 
 /// The sample for `now`, with the fill's range since the previous one
 /// (and, from the snapshot, the pace the writer holds).

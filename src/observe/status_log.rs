@@ -15,8 +15,9 @@ use std::time::Duration;
 use crossbeam_channel::{select, tick, Receiver};
 
 use super::Console;
-use crate::stats::Stats;
-use crate::summary::{say, status_line};
+use crate::base::console::say;
+use crate::observe::summary::status_line;
+use crate::pipeline::stats::Stats;
 
 /// The `--log` file, shared by the status thread and the end of the run.
 #[derive(Debug, Clone)]

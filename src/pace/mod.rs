@@ -14,7 +14,7 @@ pub mod sim;
 
 pub use controller::{Controller, Mode, Plan, Stall, View};
 
-use crate::size::Rate;
+use crate::base::size::Rate;
 
 /// The user's range: `--pace` alone leaves both to be learned or derived,
 /// `--pace MIN` gives the floor, `--pace MIN:MAX` both (bytes per second).

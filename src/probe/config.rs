@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use super::aligned::DIRECT_ALIGN_BYTES;
 use super::cli::ProbeCli;
 use super::sweep::Plan;
+use crate::base::size::parse_size;
 use crate::config::ConfigError;
 use crate::rmt::name::RemoteName;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT};
 use crate::rmt::wire::MAX_RECORD_BYTES;
-use crate::size::parse_size;
 
 /// The default sizes: the powers of two from 16 KiB to 4 MiB.
 pub const DEFAULT_SIZES: &str = "16k..4M";

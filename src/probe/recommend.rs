@@ -7,9 +7,9 @@
 //! worth it. Only sizes whose every byte read back correctly are
 //! candidates. The invariant: the rule lives here and nowhere else.
 
+use crate::base::size::{size_flag, Rate};
 use crate::probe::measure::is_noisy;
 use crate::probe::schema::{Measured, Recommendation, SizeResult};
-use crate::size::{size_flag, Rate};
 
 /// How far below the best median a size may be and still be chosen.
 pub const WITHIN_PCT: f64 = 3.0;

@@ -33,10 +33,10 @@ use super::sweep::{show_size, sweep, Progress, SweepError};
 use super::table;
 use super::tape::TapeTarget;
 use super::target::ProbeTarget;
+use crate::base::console::say;
+use crate::base::size::Rate;
 use crate::config::ConfigError;
 use crate::exit::{Error, Exit, FAILURE, SUCCESS, USAGE};
-use crate::size::Rate;
-use crate::summary::say;
 
 /// Runs `tapebuf probe` on the words after `probe`.
 pub fn main(args: Vec<OsString>) -> Exit {

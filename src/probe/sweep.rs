@@ -32,7 +32,7 @@ use super::measure::{summarize, Clock, PassTiming};
 use super::recommend::recommend;
 use super::schema::{DataKind, ProbeResults, SizeResult, SCHEMA, SCHEMA_VERSION};
 use super::target::{Pass, ProbeTarget};
-use crate::size::Bytes;
+use crate::base::size::Bytes;
 use crate::tape::limits::{is_refused_size, plain};
 
 /// What to measure.

@@ -8,7 +8,7 @@
 use super::measure::is_noisy;
 use super::recommend::{lines, pace_line};
 use super::schema::{Measured, ProbeResults, TargetKind};
-use crate::size::size_flag;
+use crate::base::size::size_flag;
 
 fn mb(rate_bytes_per_s: f64) -> f64 {
     rate_bytes_per_s / 1e6

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
-use crate::summary::say;
+use crate::base::console::say;
 use crate::tape::block_mode::ensure_variable;
 use crate::tape::{Access, Device, Drive, TapeOp};
 

@@ -14,7 +14,7 @@
 //! targets the writer held, and at how many samples it held one.
 
 use super::timeline::Timeline;
-use crate::size::{Bytes, Rate};
+use crate::base::size::{Bytes, Rate};
 
 /// Peak, mean and minimum of a rate, in bytes per second.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -239,7 +239,7 @@ pub fn gathered_bytes(ring_bytes: u64, high_pct: u8, block_bytes: u64) -> u64 {
 pub(crate) mod tests {
     use super::*;
     use crate::observe::record::{Sample, Start, SCHEMA, SCHEMA_VERSION};
-    use crate::stats::Snapshot;
+    use crate::pipeline::stats::Snapshot;
 
     /// A run sampled once a second, at 1 s, 2 s, ..., with these pace
     /// targets; it paced if any sample has one.

@@ -24,10 +24,10 @@ use std::sync::Arc;
 use clap::Parser;
 use signal_hook::consts::SIGUSR1;
 
+use crate::base::console::say;
 use crate::exit::{FAILURE, SUCCESS};
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
 use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
-use crate::summary::say;
 use analysis::Analysis;
 use timeline::{Bad, Timeline};
 

@@ -136,7 +136,7 @@ pub fn headline(p: &ProbeResults) -> String {
         data_kind_name(p.data),
         p.runs,
         if p.runs == 1 { "" } else { "s" },
-        crate::size::Bytes(p.stream_bytes),
+        crate::base::size::Bytes(p.stream_bytes),
         if p.direct { ", O_DIRECT" } else { "" }
     )
 }

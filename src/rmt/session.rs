@@ -181,7 +181,7 @@ impl Session {
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
-        crate::pipe_size::grow_to(stdin.as_fd(), 1 << 20);
+        crate::base::pipe_size::grow_to(stdin.as_fd(), 1 << 20);
         let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(io::Error::from);
         if let Ok(bits) = flags {
             let nonblocking = OFlag::from_bits_truncate(bits) | OFlag::O_NONBLOCK;
@@ -320,7 +320,7 @@ impl Session {
 
     /// When waits must end because the run was stopped, if it was.
     fn stop_deadline(&mut self) -> Option<Instant> {
-        if self.stopped_at.is_none() && self.stop.as_ref().is_some_and(crate::pipeline::stopped) {
+        if self.stopped_at.is_none() && self.stop.as_ref().is_some_and(crate::base::stop::stopped) {
             self.stopped_at = Some(Instant::now());
         }
         self.stopped_at.map(|at| at + STOP_DRAIN)

@@ -17,7 +17,7 @@ use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
 use super::{PartialWrite, Plan, Sink};
-use crate::blocking::Blocking;
+use crate::base::blocking::Blocking;
 use crate::config::{Config, DIRECT_ALIGN_BYTES};
 
 /// A sink writing to a file descriptor.
@@ -40,7 +40,7 @@ impl FdSink {
             .try_clone_to_owned()
             .context("stdout: cannot duplicate the descriptor")?;
         let file = File::from(fd);
-        crate::pipe_size::grow_to(&file, block_bytes);
+        crate::base::pipe_size::grow_to(&file, block_bytes);
         let sync = sync && syncable(&file);
         Ok(FdSink {
             file: Some(file),
@@ -71,7 +71,7 @@ impl FdSink {
         if config.direct {
             if let Err(why) = sink.try_direct() {
                 if !config.quiet {
-                    crate::summary::say(&format!(
+                    crate::base::console::say(&format!(
                         "tapebuf: -o {}: {why}; writing through the page cache",
                         sink.name
                     ));
@@ -152,7 +152,7 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
         Plan::AsIs(p) => p,
     };
     let file = options.open(path)?;
-    crate::pipe_size::grow_to(&file, block_bytes);
+    crate::base::pipe_size::grow_to(&file, block_bytes);
     Ok(file)
 }
 

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use super::preflight::{plan_path, Plan};
 use super::volumes::{Medium, WriteMedium};
 use super::OpenError;
-use crate::blocking::Blocking;
+use crate::base::blocking::Blocking;
 use crate::config::ExistingFile;
 use crate::tape::{AtEnd, VolumeNames};
 

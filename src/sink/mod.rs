@@ -4,7 +4,6 @@
 //! over rmt. `fanout` drives one or several sinks from the writer
 //! thread.
 
-mod fanout;
 mod file;
 mod file_volumes;
 mod preflight;
@@ -13,7 +12,6 @@ mod tape;
 mod tcp;
 mod volumes;
 
-pub use fanout::{Outputs, Tap};
 pub use file::{close_reporting, FdSink};
 pub use file_volumes::FileMedium;
 pub use preflight::Plan;
@@ -29,9 +27,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use crossbeam_channel::Receiver;
 
+use crate::base::block::BlockRef;
+use crate::base::file_id::Identity;
 use crate::config::{Config, ConfigError, ExistingFile, OutputSpec};
-use crate::file_id::Identity;
-use crate::ring::BlockRef;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
 use crate::tape::cleaning::CleaningWatch;
@@ -117,7 +115,7 @@ pub fn open_all(
 ) -> Result<Opened, OpenError> {
     let plans = preflight::check(config, input)?;
     for warning in preflight::rewinding_warnings(config) {
-        crate::summary::say(&warning);
+        crate::base::console::say(&warning);
     }
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
     let mut created = Vec::new();
@@ -198,7 +196,7 @@ fn open_one(plan: &Plan, spec: &OutputSpec, config: &Config) -> anyhow::Result<B
             config.quiet,
         )?;
         if let (Some(w), false) = (warning, config.quiet) {
-            crate::summary::say(&format!("tapebuf: -O {peer}: {w}"));
+            crate::base::console::say(&format!("tapebuf: -O {peer}: {w}"));
         }
         return Ok(Box::new(sink));
     }

@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use super::OpenError;
+use crate::base::file_id::{Identity, Kind};
 use crate::config::{Config, ExistingFile, OutputSpec};
-use crate::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
 use crate::tape::char_devices::{self, CharDevice, Direction, Verdict};

@@ -40,7 +40,7 @@ use crossbeam_channel::Receiver;
 
 use super::volumes::{Medium, VolumeChangeFailed, VolumeSettings, Volumes};
 use super::{LateFailure, Sink};
-use crate::ring::BlockRef;
+use crate::base::block::BlockRef;
 use crate::rmt::flavor::{OpenMode, RemoteOp};
 use crate::rmt::name::RemoteName;
 use crate::rmt::remote::RemoteFile;

@@ -17,10 +17,10 @@ use std::net::Shutdown;
 use nix::sys::socket::{setsockopt, sockopt};
 
 use super::Sink;
+use crate::base::console::say;
 use crate::net::frame::{self, FramedWriter, Reply};
 use crate::net::socket::{self, Timed};
 use crate::net::{NetSettings, PeerAddr};
-use crate::summary::say;
 
 enum Wire {
     Framed(Box<FramedWriter<Timed>>),

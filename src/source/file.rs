@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicU64;
 use anyhow::Context;
 
 use super::{fill_from, End, Filled, Source};
-use crate::blocking::Blocking;
+use crate::base::blocking::Blocking;
 
 /// A source reading from a file descriptor.
 pub struct FdSource {
@@ -36,7 +36,7 @@ impl FdSource {
             .try_clone_to_owned()
             .context("stdin: cannot duplicate the descriptor")?;
         let file = File::from(fd);
-        crate::pipe_size::grow_to(&file, block_bytes);
+        crate::base::pipe_size::grow_to(&file, block_bytes);
         let size = regular_size(&file);
         Ok(FdSource {
             file,

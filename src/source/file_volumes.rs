@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, Read};
 
 use super::volumes::{Got, ReadMedium};
-use crate::blocking::Blocking;
+use crate::base::blocking::Blocking;
 use crate::tape::{AtEnd, VolumeNames};
 
 /// Files as input volumes: numbered names, or one name whose medium is

@@ -20,7 +20,7 @@
 
 use std::io;
 
-use crate::size::size_flag;
+use crate::base::size::size_flag;
 use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 

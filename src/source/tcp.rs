@@ -21,11 +21,11 @@ use std::time::Instant;
 use crossbeam_channel::Receiver;
 
 use super::{fill_from, End, Filled, Source};
+use crate::base::console::say;
 use crate::net::accept;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
-use crate::summary::say;
 
 enum Wire {
     Waiting(Listener),

@@ -20,7 +20,7 @@ pub type Notify = Box<dyn Fn(&str) + Send>;
 
 /// Notices to stderr.
 pub fn to_stderr() -> Notify {
-    Box::new(crate::summary::say)
+    Box::new(crate::base::console::say)
 }
 
 /// Notices to stderr, or nowhere with `-q`: they say what tapebuf did

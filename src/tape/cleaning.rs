@@ -37,7 +37,7 @@ impl CleaningWatch {
 
     /// Warns through stderr, as the program does.
     pub fn to_stderr(drive: Box<dyn Drive>) -> CleaningWatch {
-        CleaningWatch::new(drive, Box::new(crate::summary::say))
+        CleaningWatch::new(drive, Box::new(crate::base::console::say))
     }
 
     fn look(&mut self, when: &str) {

@@ -16,7 +16,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::size::size_flag;
+use crate::base::size::size_flag;
 
 /// A size that nearly every drive and controller takes.
 pub const WIDELY_SAFE_BYTES: u64 = 256 << 10;

@@ -17,7 +17,7 @@ use crossbeam_channel::Receiver;
 
 use super::drive::{Access, Drive};
 use super::{ready, ChangePolicy, ChangeRequest, VolumeLog};
-use crate::summary::say;
+use crate::base::console::say;
 
 /// Refused cartridges asked for again, for one volume, before giving up.
 pub const MAX_REFUSALS: u32 = 3;

@@ -5,11 +5,11 @@ use std::io::{self, Cursor};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use tapebuf::events::Events;
+use tapebuf::pipeline::events::Events;
+use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::Params;
 use tapebuf::sink::Sink;
 use tapebuf::source::{fill_from, Filled, Source};
-use tapebuf::watermark::Watermarks;
 
 /// Input from memory.
 pub struct Memory(pub Cursor<Vec<u8>>);

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::stats::Snapshot;
+use crate::pipeline::stats::Snapshot;
 
 #[derive(Debug)]
 pub struct Watchdog {

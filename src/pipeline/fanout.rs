@@ -26,10 +26,11 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, never, Receiver, Sender};
 
-use super::{describe_write_error, LateFailure, PartialWrite, Sink};
-use crate::pipeline::stopped;
-use crate::ring::BlockRef;
-use crate::stats::Stats;
+use crate::base::block::BlockRef;
+use crate::base::stop::stopped;
+use crate::base::tap::Tap;
+use crate::pipeline::stats::Stats;
+use crate::sink::{describe_write_error, LateFailure, PartialWrite, Sink};
 
 /// One output and its position in the stream.
 pub struct Slot {
@@ -108,14 +109,6 @@ impl Slot {
 /// writer is done, when both are settled.
 fn ended_early(stats: &Stats, stop: &Receiver<()>) -> bool {
     stopped(stop) || stats.input_error().is_some()
-}
-
-/// A reader of the stream that is not an output, such as a digest.
-pub trait Tap: Send {
-    /// Takes the next block of the stream.
-    fn update(&mut self, data: &[u8]);
-    /// The stream has ended (not called when the run is stopped).
-    fn finish(&mut self);
 }
 
 /// What a worker thread serves.

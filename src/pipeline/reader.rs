@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use crossbeam_channel::{select, Receiver, TryRecvError};
 
-use crate::events::{Event, Events};
-use crate::pipeline::stopped;
-use crate::rate::Pacer;
-use crate::ring::{self, BlockRef, ReaderEnd};
+use crate::base::stop::stopped;
+use crate::pipeline::events::{Event, Events};
+use crate::pipeline::rate::Pacer;
+use crate::pipeline::ring::{self, BlockRef, ReaderEnd};
+use crate::pipeline::stats::Stats;
 use crate::source::{End, Source};
-use crate::stats::Stats;
 
 pub struct Reader {
     pub source: Box<dyn Source>,

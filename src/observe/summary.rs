@@ -3,19 +3,9 @@
 //! names every failed output and says plainly when bytes read were not
 //! committed, so no data is ever lost silently.
 
-use std::io::Write;
-
+use crate::base::size::{Bytes, Rate};
 use crate::pace::PaceReport;
-use crate::size::{Bytes, Rate};
-use crate::stats::{Snapshot, Stats};
-
-/// Writes one line to stderr. A closed or broken stderr (a cron job whose
-/// mail pipe died) must not abort a backup, so failures are ignored, where
-/// `eprintln!` would panic.
-pub fn say(line: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{line}");
-}
+use crate::pipeline::stats::{Snapshot, Stats};
 
 /// One status line, as SIGUSR1 prints it; during a volume change it ends
 /// with what the change is doing.

@@ -10,18 +10,20 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError};
+use crossbeam_channel::{bounded, Receiver, Sender};
 
-use crate::events::Events;
+use crate::base::tap::Tap;
 use crate::pace::{Controller, PaceSettings};
-use crate::rate::Pacer;
-use crate::reader::Reader;
-use crate::ring::{self, RingError};
-use crate::sink::{Outputs, Sink, Tap};
+use crate::pipeline::events::Events;
+use crate::pipeline::fanout::Outputs;
+use crate::pipeline::rate::Pacer;
+use crate::pipeline::reader::Reader;
+use crate::pipeline::ring::{self, RingError};
+use crate::pipeline::stats::Stats;
+use crate::pipeline::watermark::Watermarks;
+use crate::pipeline::writer::Writer;
+use crate::sink::Sink;
 use crate::source::Source;
-use crate::stats::Stats;
-use crate::watermark::Watermarks;
-use crate::writer::Writer;
 
 /// What the pipeline needs beyond its endpoints.
 #[derive(Debug, Clone)]
@@ -167,9 +169,4 @@ impl Running {
         }
         finished
     }
-}
-
-/// True once the run has been told to stop (the stop sender is dropped).
-pub fn stopped(stop: &Receiver<()>) -> bool {
-    matches!(stop.try_recv(), Err(TryRecvError::Disconnected))
 }
