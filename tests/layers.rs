@@ -6,9 +6,9 @@ mod layers {
     pub mod graph;
     pub mod lexer;
 }
-use layers::graph;
+use layers::{graph, lexer};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn no_files_import_each_other_in_a_circle() {
@@ -29,5 +29,75 @@ fn no_files_import_each_other_in_a_circle() {
         "{} import cycles:\n{}",
         cycles.len(),
         text.join("\n\n")
+    );
+}
+
+/// The most lines a source file has without a reason at its top.
+const FILE_LINES: usize = 400;
+/// The most lines a function has.
+const FUNCTION_LINES: usize = 80;
+/// What a long file's `//!` header says to explain its length.
+const LENGTH_REASON: &str = "//! Length:";
+
+/// Every `.rs` file under the crate's source, test and bench folders.
+fn rust_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs: Vec<PathBuf> = ["src", "tests", "benches"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn no_file_is_longer_than_400_lines_without_saying_why() {
+    let long: Vec<String> = rust_files()
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines = text.lines().count();
+            let explained = text
+                .lines()
+                .take_while(|l| l.starts_with("//!"))
+                .any(|l| l.starts_with(LENGTH_REASON));
+            (lines > FILE_LINES && !explained).then(|| format!("{}: {lines} lines", path.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {FILE_LINES} lines with no '{LENGTH_REASON}' line in their header:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn no_function_is_longer_than_80_lines() {
+    let mut long = Vec::new();
+    for path in rust_files() {
+        let code = lexer::clean(&std::fs::read_to_string(&path).unwrap());
+        for (name, line, lines) in lexer::functions(&code) {
+            if lines > FUNCTION_LINES {
+                long.push(format!(
+                    "{}:{line}: fn {name}: {lines} lines",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {FUNCTION_LINES} lines:\n{}",
+        long.join("\n")
     );
 }

@@ -30,6 +30,7 @@ pub fn clean(raw: &str) -> String {
                 i += 1;
             }
         } else if c[i] == '/' && at(&c, i + 1) == '*' {
+            let start = i;
             let mut depth = 0;
             while i < c.len() {
                 if c[i] == '/' && at(&c, i + 1) == '*' {
@@ -46,7 +47,9 @@ pub fn clean(raw: &str) -> String {
                 }
             }
             out.push(' ');
+            newlines(&c[start..i.min(c.len())], &mut out);
         } else if let Some(len) = raw_string_start(&c, i) {
+            let start = i;
             let hashes = len - if c[i] == 'b' { 3 } else { 2 };
             i += len;
             while i < c.len() && !(c[i] == '"' && (1..=hashes).all(|k| c.get(i + k) == Some(&'#')))
@@ -55,13 +58,16 @@ pub fn clean(raw: &str) -> String {
             }
             i += 1 + hashes;
             out.push_str("\"\"");
+            newlines(&c[start..i.min(c.len())], &mut out);
         } else if c[i] == '"' || (c[i] == 'b' && at(&c, i + 1) == '"' && !ident_char(prev(&c, i))) {
+            let start = i;
             i += if c[i] == 'b' { 2 } else { 1 };
             while i < c.len() && c[i] != '"' {
                 i += if c[i] == '\\' { 2 } else { 1 };
             }
             i += 1;
             out.push_str("\"\"");
+            newlines(&c[start..i.min(c.len())], &mut out);
         } else if c[i] == '\'' && (at(&c, i + 1) == '\\' || at(&c, i + 2) == '\'') {
             i += 1;
             while i < c.len() && c[i] != '\'' {
@@ -289,4 +295,56 @@ fn alias_at(t: &[String], i: usize) -> Option<String> {
 
 fn at(c: &[char], i: usize) -> char {
     c.get(i).copied().unwrap_or('\0')
+}
+
+/// Keeps the line count of a blanked span.
+fn newlines(span: &[char], out: &mut String) {
+    out.extend(span.iter().filter(|&&ch| ch == '\n'));
+}
+
+/// Every function with a body: its name, first line and length in lines.
+pub fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let c: Vec<char> = code.chars().collect();
+    let line_at = |i: usize| c[..i].iter().filter(|&&ch| ch == '\n').count() + 1;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 3 < c.len() {
+        let word =
+            c[i] == 'f' && c[i + 1] == 'n' && c[i + 2].is_whitespace() && !ident_char(prev(&c, i));
+        if !word {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        while j < c.len() && c[j].is_whitespace() {
+            j += 1;
+        }
+        let name: String = c[j..].iter().take_while(|&&ch| ident_char(ch)).collect();
+        while j < c.len() && c[j] != '{' && c[j] != ';' {
+            j += 1;
+        }
+        if name.is_empty() || j >= c.len() || c[j] == ';' {
+            i = j.max(i + 1);
+            continue;
+        }
+        let mut depth = 0;
+        let mut k = j;
+        while k < c.len() {
+            match c[k] {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        let (first, last) = (line_at(i), line_at(k.min(c.len() - 1)));
+        out.push((name, first, last + 1 - first));
+        i += 2;
+    }
+    out
 }
