@@ -3,14 +3,15 @@
 //! A reader thread fills a ring of fixed-size blocks from the input; a
 //! writer thread drains it in order to every output; watermarks decide when
 //! each side waits, so that a tape drive gets long, steady bursts. This
-//! crate is the whole program: `main.rs` only parses the command line, calls
-//! [`run::run`], and turns the result into an exit status.
+//! crate is the whole program: `main.rs` only hands the command line to
+//! [`app::main`] and ends the process as it says. ARCHITECTURE.md draws the
+//! layers; each only imports from the layers below it.
 
+pub mod app;
 pub mod base;
 pub mod cli;
-pub mod completions;
 pub mod config;
-pub mod exit;
+pub mod error;
 pub mod hash;
 pub mod net;
 pub mod observe;

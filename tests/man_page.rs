@@ -15,7 +15,7 @@ fn page() -> String {
 fn every_long_option_appears_in_the_man_page() {
     let page = page();
     let mut missing = Vec::new();
-    let mut tree = tapebuf::cli::command();
+    let mut tree = tapebuf::app::command();
     tree.build();
     let subcommands: Vec<_> = tree.get_subcommands().cloned().collect();
     assert!(subcommands.len() >= 4, "rmt, report, probe, completions");

@@ -11,6 +11,11 @@ use std::io;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+/// The alignment O_DIRECT needs of a buffer, a file offset and a length
+/// (the logical block size; 4096 covers every disk). Blocks of a multiple
+/// of it are aligned to it, since a region starts on a page.
+pub const DIRECT_ALIGN_BYTES: u64 = 4096;
+
 /// The ring's memory: one anonymous mapping that every block is carved
 /// from. Anonymous mappings are zero-filled by the kernel and cost no RAM
 /// until touched, so an idle ring does not inflate the resident size.

@@ -11,79 +11,26 @@ use crate::base::size::{parse_size, Bytes};
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
-use crate::observe::{self, settings::ObserveSettings};
+use crate::observe::settings::ObserveSettings;
 use crate::pace::{PaceRequest, PaceSettings};
-use crate::rmt::{self, name::RemoteName, session::RmtSettings};
-use crate::sink::VolumeSettings;
-use crate::source::ReadVolumes;
+use crate::rmt::session::RmtSettings;
+use crate::sink::{OutputSettings, VolumeSettings};
+use crate::source::InputSettings;
 use crate::tape::{AtEnd, ChangePolicy, VolumeNames, TAPE_HIGH_WATERMARK_PCT};
 
+mod observe_flags;
 mod ring_size;
+pub mod rmt_flags;
+
+pub use crate::base::config_error::ConfigError;
+pub use crate::sink::spec::{ExistingFile, OutputSpec};
+pub use crate::source::spec::InputSpec;
 
 use ring_size::resolve_ring;
 pub use ring_size::{
     MachineInfo, DEFAULT_BLOCK_BYTES, DEFAULT_MEMORY_BYTES, DIRECT_ALIGN_BYTES, MAX_BLOCKS,
     MIN_BLOCKS, MIN_BLOCK_BYTES,
 };
-
-/// A command line that cannot work. Displayed as `<flag>: <why>`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{flag}: {why}")]
-pub struct ConfigError {
-    pub flag: String,
-    pub why: String,
-}
-
-impl ConfigError {
-    pub fn new(flag: impl Into<String>, why: impl Into<String>) -> Self {
-        ConfigError {
-            flag: flag.into(),
-            why: why.into(),
-        }
-    }
-}
-
-/// Where bytes come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputSpec {
-    Stdin,
-    File(PathBuf),
-    /// `-I`: one TCP sender.
-    Listen(ListenAddr),
-    /// `HOST:PATH`: a remote tape or file, over rmt.
-    Remote(RemoteName),
-}
-
-/// Where bytes go.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OutputSpec {
-    Stdout,
-    File(PathBuf),
-    /// `-O`: a TCP receiver.
-    Connect(PeerAddr),
-    /// `HOST:PATH`: a remote tape or file, over rmt.
-    Remote(RemoteName),
-}
-
-impl OutputSpec {
-    /// The name used in messages and the summary.
-    pub fn display_name(&self) -> String {
-        match self {
-            OutputSpec::Stdout => "stdout".to_string(),
-            OutputSpec::File(p) => p.display().to_string(),
-            OutputSpec::Connect(peer) => peer.to_string(),
-            OutputSpec::Remote(name) => name.to_string(),
-        }
-    }
-}
-
-/// What to do with an output path that already holds a regular file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExistingFile {
-    Refuse,
-    Truncate,
-    Append,
-}
 
 /// The validated settings of one run.
 #[derive(Debug, Clone)]
@@ -171,29 +118,50 @@ impl Config {
         }
     }
 
-    /// How outputs that span volumes behave.
-    pub fn volume_settings(&self) -> VolumeSettings {
-        VolumeSettings {
-            policy: self.change.clone(),
-            volume_size: self.volume_size,
-            at_end: self.at_end,
+    /// The size of `-i` when it is a regular file, for the progress bar's
+    /// estimate.
+    pub fn input_file_bytes(&self) -> Option<u64> {
+        match &self.input {
+            InputSpec::File(path) => std::fs::metadata(path)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len()),
+            _ => None,
         }
     }
 
-    /// True when a file output spans volumes: it is numbered, has a volume
-    /// size, or a change command is ready for a full disk.
-    pub fn file_volumes(&self, names: &VolumeNames) -> bool {
-        names.is_numbered() || self.volume_size.is_some() || self.change.command.is_some()
+    /// How the input is opened and read.
+    pub fn input_settings(&self) -> InputSettings {
+        InputSettings {
+            block_bytes: self.block_bytes,
+            any_device: self.any_device,
+            quiet: self.quiet,
+            change: self.change.clone(),
+            volumes: self.input_volumes,
+            at_end: self.at_end,
+            net: self.net.clone(),
+            rmt: self.rmt.clone(),
+        }
     }
 
-    /// How the input's volumes are read.
-    /// `numbered`: the input has a numbered name.
-    pub fn read_volumes(&self, numbered: bool) -> ReadVolumes {
-        ReadVolumes {
-            policy: self.change.clone(),
-            count: self.input_volumes,
-            numbered,
+    /// How the outputs are opened and written.
+    pub fn output_settings(&self) -> OutputSettings {
+        OutputSettings {
+            block_bytes: self.block_bytes,
+            existing: self.existing,
+            any_device: self.any_device,
+            sync: self.sync,
+            direct: self.direct,
+            quiet: self.quiet,
             at_end: self.at_end,
+            volumes: VolumeSettings {
+                policy: self.change.clone(),
+                volume_size: self.volume_size,
+                at_end: self.at_end,
+            },
+            net: self.net.clone(),
+            connect_limit: self.sender_connect_limit(),
+            rmt: self.rmt.clone(),
         }
     }
 
@@ -220,7 +188,7 @@ impl Config {
             ),
             (None, None) => InputSpec::Stdin,
             (Some(p), None) if p.as_os_str() == "-" => InputSpec::Stdin,
-            (Some(p), None) => match rmt::settings::remote_name(cli, "-i/--input", p)? {
+            (Some(p), None) => match rmt_flags::remote_name(cli, "-i/--input", p)? {
                 Some(name) => InputSpec::Remote(name),
                 None => InputSpec::File(p.clone()),
             },
@@ -230,7 +198,7 @@ impl Config {
             outputs.push(if p.as_os_str() == "-" {
                 OutputSpec::Stdout
             } else {
-                match rmt::settings::remote_name(cli, "-o/--output", p)? {
+                match rmt_flags::remote_name(cli, "-o/--output", p)? {
                     Some(name) => OutputSpec::Remote(name),
                     None => OutputSpec::File(p.clone()),
                 }
@@ -246,13 +214,13 @@ impl Config {
         }
         let remote_out = outputs.iter().any(|o| matches!(o, OutputSpec::Remote(_)));
         let remote = remote_out || matches!(input, InputSpec::Remote(_));
-        let rmt = rmt::settings::resolve(cli, remote, block_bytes, |var| std::env::var(var).ok())?;
+        let rmt = rmt_flags::resolve(cli, remote, block_bytes, |var| std::env::var(var).ok())?;
         check_remote_arguments(&rmt, &input, &outputs)?;
         check_remote_outputs(cli, remote_out)?;
         let net = check_net(cli, &input, &outputs, remote)?;
         let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
-        let observe = observe::settings::resolve(cli)?;
+        let observe = observe_flags::resolve(cli)?;
         let existing = if cli.force {
             ExistingFile::Truncate
         } else if cli.append {

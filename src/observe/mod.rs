@@ -24,9 +24,9 @@ use crossbeam_channel::{bounded, Sender};
 use indicatif::ProgressBar;
 
 use crate::base::console::{self, say};
-use crate::config::{Config, InputSpec};
 use crate::pipeline::stats::Stats;
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
+use settings::ObserveSettings;
 use summary::Summary;
 
 /// True while a change waits for a drive, rather than for a person or a
@@ -81,8 +81,7 @@ pub struct Files {
 }
 
 /// Opens (creates or truncates) `--stats` and opens `--log` for appending.
-pub fn open_files(config: &Config) -> anyhow::Result<Files> {
-    let o = &config.observe;
+pub fn open_files(o: &ObserveSettings) -> anyhow::Result<Files> {
     let log = match &o.log {
         Some(path) => Some((
             path.clone(),
@@ -119,15 +118,30 @@ pub struct Observers {
     stats: Arc<Stats>,
 }
 
+/// The run as the stats file's first record describes it.
+#[derive(Debug, Clone, Copy)]
+pub struct RunShape {
+    pub block_bytes: u64,
+    pub ring_bytes: u64,
+    /// The high watermark in force, known once the outputs are open.
+    pub high_pct: u8,
+    pub low_pct: u8,
+    /// The input's size, when it is a regular file.
+    pub input_bytes: Option<u64>,
+}
+
 impl Observers {
-    /// Starts the observers `config` asks for. `high_pct` is the high
-    /// watermark in force, known once the outputs are open.
-    pub fn start(config: &Config, files: Files, stats: &Arc<Stats>, high_pct: u8) -> Observers {
-        let o = &config.observe;
+    /// Starts the observers `o` asks for.
+    pub fn start(
+        o: &ObserveSettings,
+        run: RunShape,
+        files: Files,
+        stats: &Arc<Stats>,
+    ) -> Observers {
         let console = Console::default();
         let (stop_tx, stop_rx) = bounded::<()>(0);
         let mut threads = Vec::new();
-        let total_bytes = o.total_bytes.or_else(|| input_size(&config.input));
+        let total_bytes = o.total_bytes.or(run.input_bytes);
         if progress::wanted(o.progress) {
             threads.push(progress::spawn(
                 console.clone(),
@@ -155,10 +169,10 @@ impl Observers {
                 schema: SCHEMA.to_string(),
                 version: SCHEMA_VERSION,
                 tapebuf: env!("CARGO_PKG_VERSION").to_string(),
-                block_bytes: config.block_bytes as u64,
-                ring_bytes: config.memory_bytes(),
-                high_pct,
-                low_pct: config.low_pct,
+                block_bytes: run.block_bytes,
+                ring_bytes: run.ring_bytes,
+                high_pct: run.high_pct,
+                low_pct: run.low_pct,
                 total_bytes,
                 interval_s: interval.as_secs_f64(),
                 pacing: stats.pacing,
@@ -202,17 +216,6 @@ impl Observers {
             ok &= write_summary_json(path, &record);
         }
         ok
-    }
-}
-
-/// The size of `-i` when it is a regular file.
-fn input_size(input: &InputSpec) -> Option<u64> {
-    match input {
-        InputSpec::File(path) => std::fs::metadata(path)
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| m.len()),
-        _ => None,
     }
 }
 

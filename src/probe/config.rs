@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use super::aligned::DIRECT_ALIGN_BYTES;
 use super::cli::ProbeCli;
 use super::sweep::Plan;
+use crate::base::config_error::ConfigError;
 use crate::base::size::parse_size;
-use crate::config::ConfigError;
 use crate::rmt::name::RemoteName;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT};
 use crate::rmt::wire::MAX_RECORD_BYTES;
@@ -272,7 +272,7 @@ fn rmt_settings(
     cli: &ProbeCli,
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<RmtSettings, ConfigError> {
-    let (rsh, rmt_command) = crate::rmt::settings::commands(
+    let (rsh, rmt_command) = crate::config::rmt_flags::commands(
         cli.remote.rsh_command.as_deref(),
         cli.remote.rmt_command.as_deref(),
         env,

@@ -25,15 +25,7 @@ pub mod table;
 pub mod tape;
 pub mod target;
 
-use std::ffi::OsString;
-
 pub use cli::ProbeCli;
 pub use config::ProbeConfig;
-pub use run::main;
+pub use run::Probe;
 pub use target::{Pass, ProbeTarget};
-
-/// The arguments after `probe` when the command line is `tapebuf probe
-/// ...`, else None.
-pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
-    crate::cli::subcommand_args(args, "probe")
-}

@@ -12,7 +12,6 @@
 //! probe waiting at its prompt. The invariant: `cleanup` runs exactly once
 //! after the target was opened, whatever happened.
 
-use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{anyhow, Context};
-use clap::Parser;
 use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::Signals;
 
@@ -33,35 +31,30 @@ use super::sweep::{show_size, sweep, Progress, SweepError};
 use super::table;
 use super::tape::TapeTarget;
 use super::target::ProbeTarget;
+use crate::base::config_error::ConfigError;
 use crate::base::console::say;
+use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::base::size::Rate;
-use crate::config::ConfigError;
-use crate::exit::{Error, Exit, FAILURE, SUCCESS, USAGE};
+use crate::cli::command::Command;
+use crate::error::Error;
 
-/// Runs `tapebuf probe` on the words after `probe`.
-pub fn main(args: Vec<OsString>) -> Exit {
-    let words = std::iter::once(OsString::from("tapebuf probe")).chain(args);
-    let cli = match ProbeCli::try_parse_from(words) {
-        Ok(cli) => cli,
-        Err(e) => match crate::run::usage_text(&e, "tapebuf probe") {
-            Some(text) => {
-                say(&format!("tapebuf: probe: {text}"));
-                return Exit::Code(USAGE);
+/// `tapebuf probe`.
+pub struct Probe;
+
+impl Command for Probe {
+    const NAME: &'static str = "probe";
+    type Args = ProbeCli;
+
+    fn run(cli: ProbeCli) -> Exit {
+        let outcome = ProbeConfig::from_cli(&cli, |name| std::env::var(name).ok())
+            .map_err(Error::from)
+            .and_then(|config| probe(&config));
+        match outcome {
+            Ok(exit) => exit,
+            Err(e) => {
+                say(&format!("tapebuf: probe: {e}"));
+                Exit::Code(e.exit_code())
             }
-            None => {
-                let _ = e.print();
-                return Exit::Code(SUCCESS);
-            }
-        },
-    };
-    let outcome = ProbeConfig::from_cli(&cli, |name| std::env::var(name).ok())
-        .map_err(Error::from)
-        .and_then(|config| probe(&config));
-    match outcome {
-        Ok(exit) => exit,
-        Err(e) => {
-            say(&format!("tapebuf: probe: {e}"));
-            Exit::Code(e.exit_code())
         }
     }
 }
@@ -75,7 +68,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     confirm(config)?;
     let stop = Arc::new(AtomicUsize::new(0));
     let mut handlers = Vec::new();
-    for sig in crate::run::stop_signals() {
+    for sig in crate::base::signals::stop_signals() {
         let id = signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)
             .context("cannot install signal handlers")?;
         handlers.push(id);
@@ -127,7 +120,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
             say(&format!(
                 "tapebuf: probe: {}: interrupted by {}{cleaned_note}",
                 config.label,
-                crate::run::signal_name(sig)
+                crate::base::signals::signal_name(sig)
             ));
             return Ok(Exit::Signal(sig));
         }
@@ -238,7 +231,9 @@ fn confirm(config: &ProbeConfig) -> Result<(), Error> {
     }
     let label = &config.label;
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        eprint!("tapebuf: probe: this overwrites everything on {label}; type yes to go on: ");
+        crate::base::console::ask(&format!(
+            "tapebuf: probe: this overwrites everything on {label}; type yes to go on: "
+        ));
         let mut answer = String::new();
         std::io::stdin()
             .read_line(&mut answer)

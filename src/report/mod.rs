@@ -16,7 +16,6 @@ pub mod probe;
 pub mod probe_plot;
 pub mod timeline;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -25,7 +24,8 @@ use clap::Parser;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::say;
-use crate::exit::{FAILURE, SUCCESS};
+use crate::base::exit::{Exit, FAILURE, SUCCESS};
+use crate::cli::command::Command;
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
 use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
 use analysis::Analysis;
@@ -48,12 +48,6 @@ pub struct ReportCli {
     /// picture into OUT [default: no picture, only the text summary].
     #[arg(short = 'o', long = "output", value_name = "OUT.svg")]
     pub output: Option<PathBuf>,
-}
-
-/// The arguments after `report` when the command line is `tapebuf report
-/// ...`, else None.
-pub fn command_args(args: &[OsString]) -> Option<Vec<OsString>> {
-    crate::cli::subcommand_args(args, "report")
 }
 
 /// What every refusal of a file that is no recording at all begins with.
@@ -114,23 +108,25 @@ impl Input {
     }
 }
 
-/// Runs `tapebuf report` on the words after `report`; returns the exit
-/// status.
-pub fn main(args: Vec<OsString>) -> i32 {
-    let cli: ReportCli = match crate::run::parse_subcommand("report", args) {
-        Ok(cli) => cli,
-        Err(status) => return status,
-    };
-    match report(&cli) {
-        Ok(lines) => {
-            for line in lines {
-                println!("{line}");
+/// `tapebuf report`.
+pub struct Report;
+
+impl Command for Report {
+    const NAME: &'static str = "report";
+    type Args = ReportCli;
+
+    fn run(cli: ReportCli) -> Exit {
+        match report(&cli) {
+            Ok(lines) => {
+                for line in lines {
+                    println!("{line}");
+                }
+                Exit::Code(SUCCESS)
             }
-            SUCCESS
-        }
-        Err(line) => {
-            say(&line);
-            FAILURE
+            Err(line) => {
+                say(&line);
+                Exit::Code(FAILURE)
+            }
         }
     }
 }

@@ -16,9 +16,10 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
+use super::open::OutputSettings;
 use super::{PartialWrite, Plan, Sink};
+use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::blocking::Blocking;
-use crate::config::{Config, DIRECT_ALIGN_BYTES};
 
 /// A sink writing to a file descriptor.
 pub struct FdSink {
@@ -51,7 +52,7 @@ impl FdSink {
     }
 
     /// A named output, opened as `preflight` planned it.
-    pub fn open(plan: &Plan, config: &Config) -> anyhow::Result<FdSink> {
+    pub fn open(plan: &Plan, config: &OutputSettings) -> anyhow::Result<FdSink> {
         let path = match plan {
             Plan::Stdout => return FdSink::stdout(config.sync, config.block_bytes),
             Plan::Connect(peer) => anyhow::bail!("-O {peer}: is not a file"),

@@ -11,10 +11,10 @@ use std::fs::File;
 use std::io::{self, Write};
 
 use super::preflight::{plan_path, Plan};
+use super::spec::ExistingFile;
 use super::volumes::{Medium, WriteMedium};
 use super::OpenError;
 use crate::base::blocking::Blocking;
-use crate::config::ExistingFile;
 use crate::tape::{AtEnd, VolumeNames};
 
 pub struct FileMedium {

@@ -6,14 +6,17 @@
 
 mod file;
 mod file_volumes;
+mod open;
 mod preflight;
 mod rmt;
+pub mod spec;
 mod tape;
 mod tcp;
 mod volumes;
 
 pub use file::{close_reporting, FdSink};
 pub use file_volumes::FileMedium;
+pub use open::{open_all, Opened, OutputSettings};
 pub use preflight::Plan;
 pub use rmt::RmtSink;
 pub use tape::TapeMedium;
@@ -21,19 +24,13 @@ pub use tcp::TcpSink;
 pub use volumes::{Medium, VolumeChangeFailed, VolumeSettings, VolumeSink, Volumes, WriteMedium};
 
 use std::io;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use crossbeam_channel::Receiver;
 
 use crate::base::block::BlockRef;
-use crate::base::file_id::Identity;
-use crate::config::{Config, ConfigError, ExistingFile, OutputSpec};
-use crate::rmt::flavor::OpenMode;
-use crate::rmt::name::RemoteName;
-use crate::tape::cleaning::CleaningWatch;
-use crate::tape::{Access, AtEnd, Device, VolumeLog, VolumeNames};
+pub use crate::base::open_error::OpenError;
+use crate::tape::VolumeLog;
 
 /// A consumer of blocks.
 pub trait Sink: Send {
@@ -94,155 +91,6 @@ pub trait Sink: Send {
     fn is_tape(&self) -> bool {
         false
     }
-}
-
-/// The opened outputs, and the files that opening them created.
-pub struct Opened {
-    pub sinks: Vec<Box<dyn Sink>>,
-    /// Files that did not exist before: a run that fails before its first
-    /// byte removes them again while they are still empty.
-    pub created: Vec<PathBuf>,
-}
-
-/// Opens every configured output, in order, after checking them all
-/// (see `preflight`). If one cannot be opened, or the command line turns
-/// out not to fit what was found (`--eject` with no tape), the files this
-/// call created are removed again, so a failed start leaves nothing behind.
-pub fn open_all(
-    config: &Config,
-    input: Option<Identity>,
-    input_is_tape: bool,
-) -> Result<Opened, OpenError> {
-    let plans = preflight::check(config, input)?;
-    for warning in preflight::rewinding_warnings(config) {
-        crate::base::console::say(&warning);
-    }
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
-    let mut created = Vec::new();
-    let mut failure = None;
-    for (plan, spec) in plans.iter().zip(&config.outputs) {
-        let opened = match plan {
-            Plan::Remote(remote) => open_remote(remote, config),
-            _ => open_one(plan, spec, config).map_err(OpenError::Io),
-        };
-        match opened {
-            Ok(sink) => {
-                if let Plan::Create(path) = plan {
-                    created.push(path.clone());
-                }
-                sinks.push(sink);
-            }
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
-        }
-    }
-    let any_tape = input_is_tape || sinks.iter().any(|s| s.is_tape());
-    if failure.is_none() && config.at_end != AtEnd::Stay && !any_tape {
-        let flag = match config.at_end {
-            AtEnd::Eject => "--eject",
-            _ => "--rewind",
-        };
-        failure = Some(OpenError::Refused(ConfigError::new(
-            flag,
-            "neither the input nor any output is a tape drive",
-        )));
-    }
-    match failure {
-        None => Ok(Opened { sinks, created }),
-        Some(e) => {
-            drop(sinks);
-            for path in created {
-                let _ = std::fs::remove_file(path);
-            }
-            Err(e)
-        }
-    }
-}
-
-/// Opens a remote tape or file over rmt. A device is opened as it is; a
-/// file is created, and an existing one is refused unless `-f` or
-/// `--append` says what to do with it, as for a local file.
-fn open_remote(remote: &RemoteName, config: &Config) -> Result<Box<dyn Sink>, OpenError> {
-    let mode = match (remote.is_device(), config.existing) {
-        (true, _) => OpenMode::WriteDevice,
-        (false, ExistingFile::Truncate) => OpenMode::Truncate,
-        (false, ExistingFile::Append) => OpenMode::Append,
-        (false, ExistingFile::Refuse) => OpenMode::Create,
-    };
-    let settings = config.volume_settings();
-    match RmtSink::open(remote, &config.rmt, mode, config.block_bytes, settings) {
-        Ok(sink) => Ok(Box::new(sink)),
-        Err(e) if mode == OpenMode::Create && e.errno() == Some(libc::EEXIST) => {
-            Err(OpenError::Exists(remote.to_string()))
-        }
-        Err(e) => Err(OpenError::Io(
-            anyhow::Error::new(e).context(format!("-o {remote}: cannot open it over rmt")),
-        )),
-    }
-}
-
-/// Opens one output as the right kind of sink: a tape drive, files that
-/// span volumes, or a plain descriptor.
-fn open_one(plan: &Plan, spec: &OutputSpec, config: &Config) -> anyhow::Result<Box<dyn Sink>> {
-    let settings = config.volume_settings();
-    if let Plan::Connect(peer) = plan {
-        let (sink, warning) = TcpSink::connect(
-            peer,
-            &config.net,
-            config.sender_connect_limit(),
-            config.block_bytes,
-            config.quiet,
-        )?;
-        if let (Some(w), false) = (warning, config.quiet) {
-            crate::base::console::say(&format!("tapebuf: -O {peer}: {w}"));
-        }
-        return Ok(Box::new(sink));
-    }
-    if let Plan::AsIs(path) = plan {
-        let name = path.display().to_string();
-        let device = Device::open_if_tape(path, Access::Write)
-            .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
-        if let Some(device) = device {
-            let watched = CleaningWatch::to_stderr(Box::new(device));
-            let medium = TapeMedium::new(Box::new(watched))
-                .with_notify(crate::tape::block_mode::notices(config.quiet));
-            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
-        }
-    }
-    if let OutputSpec::File(pattern) = spec {
-        let names = VolumeNames::parse(pattern).map_err(anyhow::Error::msg)?;
-        if config.file_volumes(&names) {
-            let name = pattern.display().to_string();
-            let medium = FileMedium::open(
-                names,
-                plan,
-                config.existing,
-                config.sync,
-                config.block_bytes,
-            )
-            .with_context(|| format!("-o {name}: cannot open volume 1"))?;
-            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
-        }
-    }
-    Ok(Box::new(FdSink::open(plan, config)?))
-}
-
-/// Why the outputs could not be opened. `Exists` and `Conflict` are
-/// refusals the user can fix on the command line; the caller maps them to
-/// the usage exit status.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    #[error("{0}: already exists; use -f/--force to overwrite it or --append to add to it")]
-    Exists(String),
-    #[error("{0}")]
-    Conflict(String),
-    /// A flag that does not fit what was found on opening.
-    #[error("{0}")]
-    Refused(ConfigError),
-    #[error("{0:#}")]
-    Io(anyhow::Error),
 }
 
 /// A failure from a sink whose writes are acknowledged late (rmt), whose

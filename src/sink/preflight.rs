@@ -9,9 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
+use super::open::OutputSettings;
+use super::spec::{ExistingFile, OutputSpec};
 use super::OpenError;
 use crate::base::file_id::{Identity, Kind};
-use crate::config::{Config, ExistingFile, OutputSpec};
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
 use crate::tape::char_devices::{self, CharDevice, Direction, Verdict};
@@ -37,12 +38,16 @@ pub enum Plan {
 }
 
 /// Checks all outputs against each other and against the input.
-pub fn check(config: &Config, input: Option<Identity>) -> Result<Vec<Plan>, OpenError> {
+pub fn check(
+    outputs: &[OutputSpec],
+    config: &OutputSettings,
+    input: Option<Identity>,
+) -> Result<Vec<Plan>, OpenError> {
     let mut seen: Vec<(Identity, String)> = Vec::new();
     // Files still to be created, by directory and name: `-o a -o ./a`.
     let mut new_files: Vec<(Option<Identity>, std::ffi::OsString, String)> = Vec::new();
-    let mut plans = Vec::with_capacity(config.outputs.len());
-    for spec in &config.outputs {
+    let mut plans = Vec::with_capacity(outputs.len());
+    for spec in outputs {
         let name = spec.display_name();
         let (plan, identity) = match spec {
             OutputSpec::Stdout => {
@@ -185,12 +190,12 @@ const MAX_CHECKED_VOLUMES: u32 = 10_000;
 /// overwrites this one. A local device is judged by st's minor number,
 /// a remote one by its name. One line each; printed even with -q, since
 /// it protects data, and silenced by saying --rewind.
-pub fn rewinding_warnings(config: &Config) -> Vec<String> {
-    if config.at_end != AtEnd::Stay {
+pub fn rewinding_warnings(outputs: &[OutputSpec], at_end: AtEnd) -> Vec<String> {
+    if at_end != AtEnd::Stay {
         return Vec::new();
     }
     let mut lines = Vec::new();
-    for spec in &config.outputs {
+    for spec in outputs {
         let instead = match spec {
             OutputSpec::File(path) => match CharDevice::at_path(path) {
                 Some(d) if d.verdict() == (Verdict::Tape { rewinding: true }) => Some(

@@ -6,13 +6,16 @@
 
 mod file;
 mod file_volumes;
+mod open;
 mod rmt;
+pub mod spec;
 mod tape;
 mod tcp;
 mod volumes;
 
 pub use file::FdSource;
 pub use file_volumes::FileVolumesIn;
+pub use open::{open, InputSettings};
 pub use rmt::{Overrun, RmtReader};
 pub use tape::TapeReader;
 pub use tcp::TcpSource;
@@ -22,15 +25,9 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-use anyhow::Context;
 use crossbeam_channel::Receiver;
 
-use crate::config::{Config, InputSpec};
-use crate::rmt::flavor::OpenMode;
-use crate::rmt::remote::RemoteFile;
-use crate::tape::char_devices::{self, Direction};
-use crate::tape::cleaning::CleaningWatch;
-use crate::tape::{Access, Device, VolumeLog, VolumeNames};
+use crate::tape::VolumeLog;
 
 /// A producer of blocks.
 pub trait Source: Send {
@@ -65,62 +62,6 @@ pub trait Source: Send {
     fn note(&self) -> Option<String> {
         None
     }
-}
-
-/// Opens the configured input: a tape drive, input volumes, or a plain
-/// descriptor. A character device that is neither a tape drive nor
-/// harmless is refused before it is opened, as a usage error
-/// (`tape::char_devices`; `--any-device` lets it through).
-pub fn open(config: &Config) -> Result<Box<dyn Source>, crate::exit::Error> {
-    if let InputSpec::Stdin = config.input {
-        char_devices::check_fd(std::io::stdin(), Direction::Input, config.any_device)?;
-    }
-    if let InputSpec::File(path) = &config.input {
-        char_devices::check_path(path, Direction::Input, config.any_device)?;
-    }
-    Ok(open_checked(config)?)
-}
-
-fn open_checked(config: &Config) -> anyhow::Result<Box<dyn Source>> {
-    let path = match &config.input {
-        InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
-        InputSpec::Listen(addr) => {
-            return Ok(Box::new(TcpSource::listen(
-                addr,
-                &config.net,
-                config.quiet,
-            )?))
-        }
-        InputSpec::Remote(remote) => {
-            let name = remote.to_string();
-            let file = RemoteFile::open(remote, &config.rmt, OpenMode::Read)
-                .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
-            let reader = RmtReader::new(file, config.block_bytes);
-            let plan = config.read_volumes(false);
-            return Ok(Box::new(VolumeSource::new(Box::new(reader), &name, plan)));
-        }
-        InputSpec::File(path) => path,
-    };
-    let name = path.display().to_string();
-    let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
-    let plan = config.read_volumes(names.is_numbered());
-    let device = Device::open_if_tape(path, Access::Read)
-        .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
-    if let Some(device) = device {
-        let watched = CleaningWatch::to_stderr(Box::new(device));
-        let medium = TapeReader::new(Box::new(watched))
-            .with_notify(crate::tape::block_mode::notices(config.quiet));
-        return Ok(Box::new(VolumeSource::new(Box::new(medium), &name, plan)));
-    }
-    if names.is_numbered() || config.input_volumes.is_some() {
-        let medium = FileVolumesIn::open(names)
-            .with_context(|| format!("-i {name}: cannot open volume 1"))?;
-        let size = medium.total_size();
-        return Ok(Box::new(
-            VolumeSource::new(Box::new(medium), &name, plan).with_size(size),
-        ));
-    }
-    Ok(Box::new(FdSource::open(path)?))
 }
 
 /// The summary's note on the record sizes read (`what` of `largest` bytes,

@@ -69,13 +69,10 @@ pub mod session;
 pub mod signals;
 pub mod target;
 
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
-
-use clap::Parser;
 
 pub use cli::RmtCli;
 pub use conf::{ConfError, ConfFile, DEFAULT_CONFIG};
@@ -87,7 +84,9 @@ pub use request::{MAX_NUMBER_BYTES, MAX_PATH_BYTES, MAX_RECORD_BYTES};
 pub use session::{serve, Outcome};
 pub use target::{FileOpener, FileTarget, Opener, Target};
 
-use crate::exit::{FAILURE, SUCCESS, USAGE};
+use crate::base::console::say;
+use crate::base::exit::{Exit, FAILURE, USAGE};
+use crate::cli::command::Command;
 
 /// Standard input is read through a buffer this large, so pipelined W
 /// requests arrive in few system calls.
@@ -109,34 +108,35 @@ pub enum SetupError {
     Log { path: PathBuf, source: io::Error },
 }
 
-/// Runs the server on standard input and output with `args` (the words
-/// after `rmt`). Returns the exit status.
-pub fn main(args: Vec<OsString>) -> i32 {
-    let argv = std::iter::once(OsString::from("tapebuf rmt")).chain(args);
-    let cli = match RmtCli::try_parse_from(argv) {
-        Ok(cli) => cli,
-        Err(e) => match crate::run::usage_text(&e, "tapebuf rmt") {
-            Some(text) => {
-                eprintln!("tapebuf rmt: command line: {text}");
-                return USAGE;
-            }
-            None => {
-                let _ = e.print(); // --help or --version
-                return SUCCESS;
-            }
-        },
-    };
-    let (policy, log) = match setup(&cli) {
+/// `tapebuf rmt`: the server, on standard input and output.
+pub struct RmtServer;
+
+impl Command for RmtServer {
+    const NAME: &'static str = "rmt";
+    type Args = RmtCli;
+
+    fn usage_error(text: &str) -> String {
+        format!("tapebuf rmt: command line: {text}")
+    }
+
+    fn run(cli: RmtCli) -> Exit {
+        Exit::Code(run(&cli))
+    }
+}
+
+/// Runs the server with a parsed command line; returns the exit status.
+fn run(cli: &RmtCli) -> i32 {
+    let (policy, log) = match setup(cli) {
         Ok(ready) => ready,
         Err(e) => {
-            eprintln!("tapebuf rmt: {e}");
+            say(&format!("tapebuf rmt: {e}"));
             return USAGE;
         }
     };
     let (input, output) = match standard_streams() {
         Ok(streams) => streams,
         Err(e) => {
-            eprintln!("tapebuf rmt: standard input or output: {e}");
+            say(&format!("tapebuf rmt: standard input or output: {e}"));
             return FAILURE;
         }
     };
@@ -146,7 +146,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         let signals = match signals::watch(scope, &log) {
             Ok(handle) => handle,
             Err(e) => {
-                eprintln!("tapebuf rmt: cannot install signal handlers: {e}");
+                say(&format!("tapebuf rmt: cannot install signal handlers: {e}"));
                 return FAILURE;
             }
         };
@@ -202,7 +202,10 @@ mod tests {
     use super::*;
 
     fn cli(args: &[&str]) -> RmtCli {
-        RmtCli::try_parse_from(std::iter::once("tapebuf rmt").chain(args.iter().copied())).unwrap()
+        <RmtCli as clap::Parser>::try_parse_from(
+            std::iter::once("tapebuf rmt").chain(args.iter().copied()),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -44,8 +44,8 @@ impl Outcome {
     /// The process exit status: 0 for `Finished`, else 1.
     pub fn exit_code(self) -> i32 {
         match self {
-            Outcome::Finished => crate::exit::SUCCESS,
-            _ => crate::exit::FAILURE,
+            Outcome::Finished => crate::base::exit::SUCCESS,
+            _ => crate::base::exit::FAILURE,
         }
     }
 

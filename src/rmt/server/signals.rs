@@ -24,7 +24,7 @@ pub fn watch<'scope>(scope: &'scope Scope<'scope, '_>, log: &'scope Log) -> io::
     watched.extend(
         [SIGINT, SIGTERM, SIGHUP]
             .into_iter()
-            .filter(|&sig| !crate::run::ignored(sig)),
+            .filter(|&sig| !crate::base::signals::ignored(sig)),
     );
     let mut signals = Signals::new(watched)?;
     let handle = signals.handle();
@@ -38,7 +38,7 @@ pub fn watch<'scope>(scope: &'scope Scope<'scope, '_>, log: &'scope Log) -> io::
                 }
                 log.warn(&format!(
                     "session ended by {}",
-                    crate::run::signal_name(sig)
+                    crate::base::signals::signal_name(sig)
                 ));
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
                 std::process::exit(128 + sig);

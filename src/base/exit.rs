@@ -1,7 +1,5 @@
 //! Exit statuses are an API: scripts branch on them. This module is the one
-//! place that names them, and the error type that maps onto them.
-
-use crate::config::ConfigError;
+//! place that names them, and how a command asks the process to end.
 
 /// Everything went through: every output committed every byte read.
 pub const SUCCESS: i32 = 0;
@@ -20,24 +18,4 @@ pub enum Exit {
     /// Die from this signal, after the summary, as the conventional status
     /// for an interrupted program (the shell shows 128 + signal).
     Signal(i32),
-}
-
-/// An error that ends the run before or instead of a summary.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The command line cannot work; exit status 2.
-    #[error(transparent)]
-    Usage(#[from] ConfigError),
-    /// Something failed at run time; exit status 1.
-    #[error("{0:#}")]
-    Runtime(#[from] anyhow::Error),
-}
-
-impl Error {
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Usage(_) => USAGE,
-            Error::Runtime(_) => FAILURE,
-        }
-    }
 }

@@ -1,4 +1,4 @@
-//! The client's settings from the command line and the environment:
+//! The rmt client's settings from the command line and the environment:
 //! which names are remote, the remote shell and the server command, the
 //! server's flavour, the window and the reply timeout.
 //!
@@ -8,12 +8,12 @@
 
 use std::path::Path;
 
-use super::name::RemoteName;
-use super::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
-use super::window::MAX_WINDOW;
-use super::wire::MAX_RECORD_BYTES;
+use crate::base::config_error::ConfigError;
 use crate::cli::Cli;
-use crate::config::ConfigError;
+use crate::rmt::name::RemoteName;
+use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
+use crate::rmt::window::MAX_WINDOW;
+use crate::rmt::wire::MAX_RECORD_BYTES;
 
 /// The remote name in an `-i` or `-o` value, unless `--force-local`.
 pub fn remote_name(cli: &Cli, flag: &str, value: &Path) -> Result<Option<RemoteName>, ConfigError> {

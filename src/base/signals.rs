@@ -1,0 +1,36 @@
+//! The process's signals as every command sees them: which signals stop a
+//! run or a probe, and their names for messages. SIGHUP ignored at start
+//! (`nohup`) stays ignored.
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// The signals that stop a run or a probe: SIGINT, SIGTERM, and SIGHUP
+/// unless it was ignored at start, as under `nohup`, where it must stay so.
+pub fn stop_signals() -> Vec<i32> {
+    let mut stops = vec![SIGINT, SIGTERM];
+    if !ignored(SIGHUP) {
+        stops.push(SIGHUP);
+    }
+    stops
+}
+
+/// True when the signal's disposition is to be ignored, as `nohup` leaves
+/// SIGHUP.
+pub fn ignored(sig: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one
+    // into `old`, which is a valid, zeroed struct owned here.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// "SIGINT", "SIGTERM" or "SIGHUP", for the interrupted message.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
+}

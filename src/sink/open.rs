@@ -1,0 +1,182 @@
+//! Opening the outputs: every output is checked first (`preflight`), then
+//! each is opened as the right kind of sink. A failed start leaves nothing
+//! behind.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::preflight::{self, Plan};
+use super::spec::{ExistingFile, OutputSpec};
+use super::{
+    FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSettings, VolumeSink,
+};
+use crate::base::config_error::ConfigError;
+use crate::base::file_id::Identity;
+use crate::net::NetSettings;
+use crate::rmt::flavor::OpenMode;
+use crate::rmt::name::RemoteName;
+use crate::rmt::session::RmtSettings;
+use crate::tape::cleaning::CleaningWatch;
+use crate::tape::{Access, AtEnd, Device, VolumeNames};
+
+/// How the outputs are opened and written, from the validated command line.
+#[derive(Debug, Clone)]
+pub struct OutputSettings {
+    pub block_bytes: usize,
+    pub existing: ExistingFile,
+    /// `--any-device`: take any character device (see `tape::char_devices`).
+    pub any_device: bool,
+    pub sync: bool,
+    pub direct: bool,
+    pub quiet: bool,
+    /// What to do with a tape at the end.
+    pub at_end: AtEnd,
+    pub volumes: VolumeSettings,
+    pub net: NetSettings,
+    /// How long `-O` keeps trying to reach its receiver.
+    pub connect_limit: Duration,
+    pub rmt: RmtSettings,
+}
+
+/// The opened outputs, and the files that opening them created.
+pub struct Opened {
+    pub sinks: Vec<Box<dyn Sink>>,
+    /// Files that did not exist before: a run that fails before its first
+    /// byte removes them again while they are still empty.
+    pub created: Vec<PathBuf>,
+}
+
+/// Opens every configured output, in order, after checking them all
+/// (see `preflight`). If one cannot be opened, or the command line turns
+/// out not to fit what was found (`--eject` with no tape), the files this
+/// call created are removed again, so a failed start leaves nothing behind.
+pub fn open_all(
+    outputs: &[OutputSpec],
+    config: &OutputSettings,
+    input: Option<Identity>,
+    input_is_tape: bool,
+) -> Result<Opened, OpenError> {
+    let plans = preflight::check(outputs, config, input)?;
+    for warning in preflight::rewinding_warnings(outputs, config.at_end) {
+        crate::base::console::say(&warning);
+    }
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
+    let mut created = Vec::new();
+    let mut failure = None;
+    for (plan, spec) in plans.iter().zip(outputs) {
+        let opened = match plan {
+            Plan::Remote(remote) => open_remote(remote, config),
+            _ => open_one(plan, spec, config).map_err(OpenError::Io),
+        };
+        match opened {
+            Ok(sink) => {
+                if let Plan::Create(path) = plan {
+                    created.push(path.clone());
+                }
+                sinks.push(sink);
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    let any_tape = input_is_tape || sinks.iter().any(|s| s.is_tape());
+    if failure.is_none() && config.at_end != AtEnd::Stay && !any_tape {
+        let flag = match config.at_end {
+            AtEnd::Eject => "--eject",
+            _ => "--rewind",
+        };
+        failure = Some(OpenError::Refused(ConfigError::new(
+            flag,
+            "neither the input nor any output is a tape drive",
+        )));
+    }
+    match failure {
+        None => Ok(Opened { sinks, created }),
+        Some(e) => {
+            drop(sinks);
+            for path in created {
+                let _ = std::fs::remove_file(path);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Opens a remote tape or file over rmt. A device is opened as it is; a
+/// file is created, and an existing one is refused unless `-f` or
+/// `--append` says what to do with it, as for a local file.
+fn open_remote(remote: &RemoteName, config: &OutputSettings) -> Result<Box<dyn Sink>, OpenError> {
+    let mode = match (remote.is_device(), config.existing) {
+        (true, _) => OpenMode::WriteDevice,
+        (false, ExistingFile::Truncate) => OpenMode::Truncate,
+        (false, ExistingFile::Append) => OpenMode::Append,
+        (false, ExistingFile::Refuse) => OpenMode::Create,
+    };
+    let settings = config.volumes.clone();
+    match RmtSink::open(remote, &config.rmt, mode, config.block_bytes, settings) {
+        Ok(sink) => Ok(Box::new(sink)),
+        Err(e) if mode == OpenMode::Create && e.errno() == Some(libc::EEXIST) => {
+            Err(OpenError::Exists(remote.to_string()))
+        }
+        Err(e) => Err(OpenError::Io(
+            anyhow::Error::new(e).context(format!("-o {remote}: cannot open it over rmt")),
+        )),
+    }
+}
+
+/// Opens one output as the right kind of sink: a tape drive, files that
+/// span volumes, or a plain descriptor.
+fn open_one(
+    plan: &Plan,
+    spec: &OutputSpec,
+    config: &OutputSettings,
+) -> anyhow::Result<Box<dyn Sink>> {
+    let settings = config.volumes.clone();
+    if let Plan::Connect(peer) = plan {
+        let (sink, warning) = TcpSink::connect(
+            peer,
+            &config.net,
+            config.connect_limit,
+            config.block_bytes,
+            config.quiet,
+        )?;
+        if let (Some(w), false) = (warning, config.quiet) {
+            crate::base::console::say(&format!("tapebuf: -O {peer}: {w}"));
+        }
+        return Ok(Box::new(sink));
+    }
+    if let Plan::AsIs(path) = plan {
+        let name = path.display().to_string();
+        let device = Device::open_if_tape(path, Access::Write)
+            .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
+        if let Some(device) = device {
+            let watched = CleaningWatch::to_stderr(Box::new(device));
+            let medium = TapeMedium::new(Box::new(watched))
+                .with_notify(crate::tape::block_mode::notices(config.quiet));
+            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
+        }
+    }
+    if let OutputSpec::File(pattern) = spec {
+        let names = VolumeNames::parse(pattern).map_err(anyhow::Error::msg)?;
+        if names.is_numbered()
+            || config.volumes.volume_size.is_some()
+            || config.volumes.policy.command.is_some()
+        {
+            let name = pattern.display().to_string();
+            let medium = FileMedium::open(
+                names,
+                plan,
+                config.existing,
+                config.sync,
+                config.block_bytes,
+            )
+            .with_context(|| format!("-o {name}: cannot open volume 1"))?;
+            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
+        }
+    }
+    Ok(Box::new(FdSink::open(plan, config)?))
+}
