@@ -101,3 +101,75 @@ fn no_function_is_longer_than_80_lines() {
         long.join("\n")
     );
 }
+
+/// The layers, bottom first, by path under `src/` (the longest match
+/// wins). A file imports only from its own part or from a lower layer.
+/// ARCHITECTURE.md draws the same table.
+const LAYERS: &[(&str, u8)] = &[
+    ("base", 0),
+    ("hash.rs", 1),
+    ("net", 1),
+    ("pace", 1),
+    ("tape", 1),
+    ("rmt", 2),
+    ("sink", 3),
+    ("source", 3),
+    ("pipeline", 4),
+    ("observe", 5),
+    ("cli", 6),
+    ("config", 7),
+    ("error.rs", 8),
+    ("probe", 9),
+    ("rmt/server", 9),
+    ("run", 9),
+    ("report", 10),
+    ("app", 11),
+    ("lib.rs", 12),
+    ("main.rs", 12),
+];
+
+/// The part of the crate `file` belongs to, and its layer.
+fn part_of(file: &Path) -> (&'static str, u8) {
+    let relative = file.strip_prefix("src").unwrap_or(file);
+    LAYERS
+        .iter()
+        .filter(|(prefix, _)| relative.starts_with(prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .copied()
+        .unwrap_or_else(|| panic!("{}: in no layer; add it to LAYERS", file.display()))
+}
+
+#[test]
+fn every_import_looks_down_a_layer_or_stays_in_its_part() {
+    let graph = graph::Graph::read(Path::new("src/lib.rs"));
+    let mut upward = Vec::new();
+    for (file, targets) in &graph.edges {
+        let (part, layer) = part_of(file);
+        for target in targets {
+            let (other, other_layer) = part_of(target);
+            if other != part && other_layer >= layer {
+                upward.push(format!(
+                    "{} ({part}, layer {layer}) imports {} ({other}, layer {other_layer})",
+                    file.display(),
+                    target.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports that do not look down:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+#[ignore]
+fn print_edges() {
+    let graph = graph::Graph::read(Path::new("src/lib.rs"));
+    for (f, ts) in &graph.edges {
+        for t in ts {
+            println!("EDGE {} {}", f.display(), t.display());
+        }
+    }
+}

@@ -3,12 +3,14 @@
 
 pub mod block;
 pub mod blocking;
+pub mod close;
 pub mod config_error;
 pub mod console;
 pub mod exit;
 pub mod file_id;
 pub mod open_error;
 pub mod pipe_size;
+pub mod shown;
 pub mod signals;
 pub mod size;
 pub mod stop;

@@ -13,10 +13,11 @@ use crate::hash::HashAlg;
 use crate::net::{AllowRule, ListenAddr, NetSettings, PeerAddr, DEFAULT_CONNECT_TIMEOUT};
 use crate::observe::settings::ObserveSettings;
 use crate::pace::{PaceRequest, PaceSettings};
+use crate::pipeline::watermark::TAPE_HIGH_WATERMARK_PCT;
 use crate::rmt::session::RmtSettings;
 use crate::sink::{OutputSettings, VolumeSettings};
 use crate::source::InputSettings;
-use crate::tape::{AtEnd, ChangePolicy, VolumeNames, TAPE_HIGH_WATERMARK_PCT};
+use crate::tape::{AtEnd, ChangePolicy, VolumeNames};
 
 mod observe_flags;
 mod ring_size;

@@ -14,6 +14,11 @@
 //! Both thresholds are at least 1 and at most the ring size, so neither side
 //! can wait for more blocks than exist, and the two rules may be combined.
 
+/// When the output is a tape, the writer waits for the ring to be this
+/// full before it starts or restarts: a tape stop costs seconds, so one
+/// long burst beats many short ones.
+pub const TAPE_HIGH_WATERMARK_PCT: u8 = 90;
+
 /// Block-count thresholds derived from the percentages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Watermarks {

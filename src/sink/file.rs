@@ -10,13 +10,13 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::fd::{AsFd, IntoRawFd};
+use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
 use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
-use super::open::OutputSettings;
+use super::settings::OutputSettings;
 use super::{PartialWrite, Plan, Sink};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::blocking::Blocking;
@@ -157,17 +157,6 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
     Ok(file)
 }
 
-/// Closes `file` explicitly: NFS and some devices report write errors only
-/// at close(2), which dropping a File would ignore.
-pub fn close_reporting(file: File) -> io::Result<()> {
-    let fd = file.into_raw_fd();
-    // SAFETY: `fd` was just released by its File, so it is closed once.
-    if unsafe { libc::close(fd) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// fsync means something for files and block devices, not for pipes.
 pub fn syncable(file: &File) -> bool {
     file.metadata()
@@ -207,7 +196,7 @@ impl Sink for FdSink {
         if self.sync {
             file.sync_all()?;
         }
-        close_reporting(file)
+        crate::base::close::close_reporting(file)
     }
 
     fn name(&self) -> &str {

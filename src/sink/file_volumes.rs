@@ -63,7 +63,7 @@ impl Medium for FileMedium {
         if self.sync && super::file::syncable(&file) {
             file.sync_all()?;
         }
-        super::file::close_reporting(file)
+        crate::base::close::close_reporting(file)
     }
 
     fn open_volume(&mut self, n: u32) -> io::Result<()> {

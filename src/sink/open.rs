@@ -3,42 +3,19 @@
 //! behind.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context;
 
 use super::preflight::{self, Plan};
+use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
-use super::{
-    FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSettings, VolumeSink,
-};
+use super::{FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSink};
 use crate::base::config_error::ConfigError;
 use crate::base::file_id::Identity;
-use crate::net::NetSettings;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
-use crate::rmt::session::RmtSettings;
 use crate::tape::cleaning::CleaningWatch;
 use crate::tape::{Access, AtEnd, Device, VolumeNames};
-
-/// How the outputs are opened and written, from the validated command line.
-#[derive(Debug, Clone)]
-pub struct OutputSettings {
-    pub block_bytes: usize,
-    pub existing: ExistingFile,
-    /// `--any-device`: take any character device (see `tape::char_devices`).
-    pub any_device: bool,
-    pub sync: bool,
-    pub direct: bool,
-    pub quiet: bool,
-    /// What to do with a tape at the end.
-    pub at_end: AtEnd,
-    pub volumes: VolumeSettings,
-    pub net: NetSettings,
-    /// How long `-O` keeps trying to reach its receiver.
-    pub connect_limit: Duration,
-    pub rmt: RmtSettings,
-}
 
 /// The opened outputs, and the files that opening them created.
 pub struct Opened {

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::open::OutputSettings;
+use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
 use super::OpenError;
 use crate::base::file_id::{Identity, Kind};

@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use crossbeam_channel::{never, Receiver};
 
-use super::{PartialWrite, Sink};
+use super::output::Sink;
+use super::write_error::PartialWrite;
+pub use super::write_error::VolumeChangeFailed;
 use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
 
@@ -78,12 +80,6 @@ pub struct VolumeSettings {
     /// What to do with a tape at the very end.
     pub at_end: AtEnd,
 }
-
-/// Why a volume change failed, carried inside the io::Error so that the
-/// message can say what is safe.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct VolumeChangeFailed(pub String);
 
 /// Where a multi-volume output stands, and the volume change itself:
 /// shared by `VolumeSink` and the pipelined rmt sink, which count bytes

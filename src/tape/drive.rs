@@ -20,6 +20,9 @@ use std::time::Duration;
 
 use super::mtio;
 
+/// How often a real drive is asked whether it is ready.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
+
 /// Positioning and housekeeping operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TapeOp {
@@ -112,7 +115,7 @@ pub trait Drive: Send {
 
     /// How often a volume change asks whether the drive is ready.
     fn ready_poll_interval(&self) -> Duration {
-        super::ready::POLL_INTERVAL
+        POLL_INTERVAL
     }
 }
 
@@ -209,7 +212,7 @@ impl Drive for Device {
 
     fn close(&mut self) -> io::Result<()> {
         match self.file.take() {
-            Some(file) => crate::sink::close_reporting(file),
+            Some(file) => crate::base::close::close_reporting(file),
             None => Ok(()),
         }
     }

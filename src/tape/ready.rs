@@ -19,8 +19,7 @@ use crossbeam_channel::{after, select, Receiver};
 use super::drive::{Drive, DriveStatus};
 use super::VolumeLog;
 
-/// How often a real drive is asked whether it is ready.
-pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
+pub use super::drive::POLL_INTERVAL;
 
 /// The wait's limit without `--change-timeout`: long enough for an LTO-9
 /// to calibrate a new cartridge.

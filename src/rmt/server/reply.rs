@@ -9,6 +9,8 @@
 
 use std::io::{self, Write};
 
+pub use crate::base::shown::{one_line, shown, shown_letter};
+
 /// One reply, before it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {
@@ -93,43 +95,6 @@ pub fn strerror(errno: i32) -> String {
     match text.rfind(" (os error ") {
         Some(at) => text[..at].to_string(),
         None => text,
-    }
-}
-
-/// `text` with every control character escaped, so that it stays one line.
-pub fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Bytes from the client (a path, a command letter) as text that is safe
-/// in a reply or a log line: valid UTF-8 is kept, control characters and
-/// invalid bytes are escaped (`\n`, `\x00`, `\xff`).
-pub fn shown(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(&one_line(chunk.valid()));
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
-}
-
-/// A command letter as it appears in messages: itself when it is a visible
-/// ASCII character, else `\xNN`.
-pub fn shown_letter(letter: u8) -> String {
-    if letter.is_ascii_graphic() {
-        (letter as char).to_string()
-    } else {
-        format!("\\x{letter:02x}")
     }
 }
 

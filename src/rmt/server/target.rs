@@ -114,7 +114,7 @@ impl Target for FileTarget {
     }
 
     fn close(self: Box<Self>) -> io::Result<()> {
-        crate::sink::close_reporting(self.file)
+        crate::base::close::close_reporting(self.file)
     }
 }
 

@@ -1,0 +1,29 @@
+//! How the outputs are opened and written: the part of the validated
+//! command line that the sinks need, and nothing else.
+
+use std::time::Duration;
+
+use super::spec::ExistingFile;
+use super::VolumeSettings;
+use crate::net::NetSettings;
+use crate::rmt::session::RmtSettings;
+use crate::tape::AtEnd;
+
+/// How the outputs are opened and written, from the validated command line.
+#[derive(Debug, Clone)]
+pub struct OutputSettings {
+    pub block_bytes: usize,
+    pub existing: ExistingFile,
+    /// `--any-device`: take any character device (see `tape::char_devices`).
+    pub any_device: bool,
+    pub sync: bool,
+    pub direct: bool,
+    pub quiet: bool,
+    /// What to do with a tape at the end.
+    pub at_end: AtEnd,
+    pub volumes: VolumeSettings,
+    pub net: NetSettings,
+    /// How long `-O` keeps trying to reach its receiver.
+    pub connect_limit: Duration,
+    pub rmt: RmtSettings,
+}

@@ -1,0 +1,63 @@
+//! What every input is: the [`Source`] trait the reader drives, and what
+//! one fill produced.
+
+use std::io;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use crossbeam_channel::Receiver;
+
+use crate::tape::VolumeLog;
+
+/// A producer of blocks.
+pub trait Source: Send {
+    /// Fills `buf` completely, or up to the end of input or an error.
+    /// Adds every byte to `arrived` as soon as it is read, so observers see
+    /// a slow trickle even while a large block is still filling.
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled;
+
+    /// The name used in messages: a path, `stdin`, a host.
+    fn name(&self) -> &str;
+
+    /// The total input size, when it is known in advance.
+    fn size_hint(&self) -> Option<u64> {
+        None
+    }
+
+    /// Gives the source the run's stop signal, so that a long wait inside
+    /// it (a volume change) ends when the run is stopped.
+    fn attach_stop(&mut self, _stop: &Receiver<()>) {}
+
+    /// The bytes on each volume, for a source that spans volumes.
+    fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        None
+    }
+
+    /// True for a tape drive.
+    fn is_tape(&self) -> bool {
+        false
+    }
+
+    /// What was learnt while reading (a tape's record size), for the summary.
+    fn note(&self) -> Option<String> {
+        None
+    }
+}
+
+/// What one `fill` produced: some bytes, and whether more may follow.
+#[derive(Debug)]
+pub struct Filled {
+    pub bytes: usize,
+    pub end: End,
+}
+
+/// How a fill ended.
+#[derive(Debug)]
+pub enum End {
+    /// The buffer is full; more input may follow.
+    More,
+    /// The input has ended after these bytes.
+    Eof,
+    /// Reading failed after these bytes.
+    Failed(io::Error),
+}
