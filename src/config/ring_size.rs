@@ -67,7 +67,20 @@ fn cgroup_memory_limit() -> Option<u64> {
 
 /// Works out block size and block count from any two of -s, -m and -b.
 pub(super) fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigError> {
-    let block = match &cli.block_size {
+    let block = block_size(cli)?;
+    let memory = memory_size(cli, machine)?;
+    if let Some(0) = cli.blocks {
+        return Err(ConfigError::new("-b/--blocks", "must be at least 2"));
+    }
+
+    let (block, blocks) = shape(block, memory, cli.blocks)?;
+    check_ring(block, blocks, machine)?;
+    Ok((block, blocks))
+}
+
+/// `-s`, checked: at least `MIN_BLOCK_BYTES`, at most what one write moves.
+fn block_size(cli: &Cli) -> Result<Option<u64>, ConfigError> {
+    Ok(match &cli.block_size {
         Some(text) => {
             let b =
                 parse_size(text).map_err(|e| ConfigError::new("-s/--block-size", e.to_string()))?;
@@ -89,8 +102,13 @@ pub(super) fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64)
             Some(b)
         }
         None => None,
-    };
-    let memory = match &cli.memory {
+    })
+}
+
+/// `-m`, as bytes (a percentage of the machine's memory), checked against
+/// the machine.
+fn memory_size(cli: &Cli, machine: MachineInfo) -> Result<Option<u64>, ConfigError> {
+    Ok(match &cli.memory {
         Some(text) => {
             let m = match parse_size_or_percent(text)
                 .map_err(|e| ConfigError::new("-m/--memory", e.to_string()))?
@@ -113,12 +131,16 @@ pub(super) fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64)
             Some(m)
         }
         None => None,
-    };
-    if let Some(0) = cli.blocks {
-        return Err(ConfigError::new("-b/--blocks", "must be at least 2"));
-    }
+    })
+}
 
-    let (block, blocks) = match (block, memory, cli.blocks) {
+/// Block size and count from the ones given, and the defaults.
+fn shape(
+    block: Option<u64>,
+    memory: Option<u64>,
+    count: Option<u64>,
+) -> Result<(u64, u64), ConfigError> {
+    Ok(match (block, memory, count) {
         (Some(s), Some(m), Some(b)) => {
             if s.checked_mul(b) != Some(m) {
                 return Err(ConfigError::new(
@@ -181,7 +203,12 @@ pub(super) fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64)
             DEFAULT_BLOCK_BYTES,
             DEFAULT_MEMORY_BYTES / DEFAULT_BLOCK_BYTES,
         ),
-    };
+    })
+}
+
+/// The ring's invariants: enough blocks, not too many, and a total that
+/// fits in memory and in the address space.
+fn check_ring(block: u64, blocks: u64, machine: MachineInfo) -> Result<(), ConfigError> {
     if blocks < MIN_BLOCKS {
         return Err(ConfigError::new(
             "-s/--block-size, -m/--memory, -b/--blocks",
@@ -218,5 +245,5 @@ pub(super) fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64)
             "does not fit in this address space",
         ));
     }
-    Ok((block, blocks))
+    Ok(())
 }

@@ -14,6 +14,8 @@ use crate::rmt::name::RemoteName;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
 use crate::rmt::window::MAX_WINDOW;
 use crate::rmt::wire::MAX_RECORD_BYTES;
+use crate::sink::spec::OutputSpec;
+use crate::source::spec::InputSpec;
 
 /// The remote name in an `-i` or `-o` value, unless `--force-local`.
 pub fn remote_name(cli: &Cli, flag: &str, value: &Path) -> Result<Option<RemoteName>, ConfigError> {
@@ -108,4 +110,59 @@ pub fn commands(
         return Err(ConfigError::new("--rmt-command", "is empty"));
     }
     Ok((rsh, rmt_command))
+}
+
+/// Refuses a remote name the server would read cut in two (a BSD server's
+/// 63-byte arguments), before any session starts.
+pub fn check_remote_arguments(
+    rmt: &RmtSettings,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+) -> Result<(), ConfigError> {
+    let inputs = match input {
+        InputSpec::Remote(name) => Some(("-i/--input", name)),
+        _ => None,
+    };
+    let outputs = outputs.iter().filter_map(|o| match o {
+        OutputSpec::Remote(name) => Some(("-o/--output", name)),
+        _ => None,
+    });
+    for (flag, name) in inputs.into_iter().chain(outputs) {
+        rmt.flavor
+            .check_name(name)
+            .map_err(|why| ConfigError::new(flag, why))?;
+    }
+    Ok(())
+}
+
+/// Refuses what cannot be done to a remote output: rmt has no fsync, no
+/// O_DIRECT, and volumes end only at the end of the medium.
+pub fn check_remote_outputs(cli: &Cli, remote_out: bool) -> Result<(), ConfigError> {
+    if !remote_out {
+        return Ok(());
+    }
+    let refused = [
+        (
+            "-c/--sync",
+            cli.sync,
+            "rmt has no request to sync a remote file",
+        ),
+        (
+            "--direct",
+            cli.direct,
+            "rmt cannot open a remote file with O_DIRECT",
+        ),
+        (
+            "-D/--volume-size",
+            cli.volume_size.is_some(),
+            "a remote tape changes volumes at the end of the medium only",
+        ),
+    ];
+    match refused.iter().find(|(_, given, _)| *given) {
+        Some((flag, _, why)) => Err(ConfigError::new(
+            *flag,
+            format!("does not apply to a remote output (HOST:PATH): {why}"),
+        )),
+        None => Ok(()),
+    }
 }

@@ -1,0 +1,164 @@
+//! From what the user typed (`Cli`) to what the program uses (`Config`):
+//! the ring, the endpoints, and every flag checked against the others.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::net_flags::check_net;
+use super::ring_size::resolve_ring;
+use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs};
+use super::values::{parse_pace, parse_pct, parse_rate};
+use super::volume_flags::check_volumes;
+use super::{Config, MachineInfo, DIRECT_ALIGN_BYTES};
+use crate::base::config_error::ConfigError;
+use crate::cli::Cli;
+use crate::hash::HashAlg;
+use crate::net::{ListenAddr, PeerAddr};
+use crate::sink::spec::{ExistingFile, OutputSpec};
+use crate::source::spec::InputSpec;
+use crate::tape::AtEnd;
+
+impl Config {
+    /// Validates a command line against this machine.
+    pub fn from_cli(cli: &Cli, machine: MachineInfo) -> Result<Config, ConfigError> {
+        let (block_bytes, blocks) = resolve_ring(cli, machine)?;
+        if cli.direct && block_bytes % DIRECT_ALIGN_BYTES != 0 {
+            return Err(ConfigError::new(
+                "--direct",
+                format!(
+                    "needs -s/--block-size to be a multiple of {DIRECT_ALIGN_BYTES}, not {block_bytes}"
+                ),
+            ));
+        }
+        let high_pct = match cli.high_watermark.as_deref() {
+            None => None,
+            text => Some(parse_pct(text, "-P/--high-watermark", 0)?),
+        };
+        let low_pct = parse_pct(cli.low_watermark.as_deref(), "-p/--low-watermark", 100)?;
+        let (input, outputs) = endpoints(cli)?;
+        let remote_out = outputs.iter().any(|o| matches!(o, OutputSpec::Remote(_)));
+        let remote = remote_out || matches!(input, InputSpec::Remote(_));
+        let rmt = rmt_flags::resolve(cli, remote, block_bytes, |var| std::env::var(var).ok())?;
+        check_remote_arguments(&rmt, &input, &outputs)?;
+        check_remote_outputs(cli, remote_out)?;
+        let net = check_net(cli, &input, &outputs, remote)?;
+        let (hashes, hash_file) = check_hashes(cli)?;
+        let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
+        let observe = super::observe_flags::resolve(cli)?;
+        Ok(Config {
+            input,
+            outputs,
+            block_bytes: block_bytes as usize,
+            blocks: blocks as usize,
+            high_pct,
+            low_pct,
+            lock_memory: cli.lock,
+            existing: existing_file(cli),
+            any_device: cli.any_device,
+            sync: cli.sync,
+            direct: cli.direct,
+            input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
+            output_rate_bytes_per_s: parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?,
+            pace: parse_pace(cli.pace.as_deref(), cli.no_pace)?,
+            watchdog: watchdog(cli)?,
+            quiet: cli.quiet,
+            pad: cli.pad,
+            at_end: at_end(cli),
+            change: volumes.change,
+            volume_size: volumes.volume_size,
+            input_volumes: cli.volumes,
+            net,
+            hashes,
+            hash_file,
+            rmt,
+            observe,
+        })
+    }
+}
+
+/// The input and the outputs the command line names (standard output when
+/// it names none).
+fn endpoints(cli: &Cli) -> Result<(InputSpec, Vec<OutputSpec>), ConfigError> {
+    let input = match (&cli.input, &cli.listen) {
+        (_, Some(text)) => InputSpec::Listen(
+            ListenAddr::parse(text).map_err(|why| ConfigError::new("-I/--listen", why))?,
+        ),
+        (None, None) => InputSpec::Stdin,
+        (Some(p), None) if p.as_os_str() == "-" => InputSpec::Stdin,
+        (Some(p), None) => match rmt_flags::remote_name(cli, "-i/--input", p)? {
+            Some(name) => InputSpec::Remote(name),
+            None => InputSpec::File(p.clone()),
+        },
+    };
+    let mut outputs = Vec::new();
+    for p in &cli.outputs {
+        outputs.push(if p.as_os_str() == "-" {
+            OutputSpec::Stdout
+        } else {
+            match rmt_flags::remote_name(cli, "-o/--output", p)? {
+                Some(name) => OutputSpec::Remote(name),
+                None => OutputSpec::File(p.clone()),
+            }
+        });
+    }
+    for text in &cli.connect {
+        outputs.push(OutputSpec::Connect(
+            PeerAddr::parse(text).map_err(|why| ConfigError::new("-O/--connect", why))?,
+        ));
+    }
+    if outputs.is_empty() {
+        outputs.push(OutputSpec::Stdout);
+    }
+    Ok((input, outputs))
+}
+
+/// `-f` truncates, `--append` extends, and otherwise an existing file is
+/// refused.
+fn existing_file(cli: &Cli) -> ExistingFile {
+    if cli.force {
+        ExistingFile::Truncate
+    } else if cli.append {
+        ExistingFile::Append
+    } else {
+        ExistingFile::Refuse
+    }
+}
+
+/// `--eject`, `--rewind`, or leave the tape where it ends.
+fn at_end(cli: &Cli) -> AtEnd {
+    if cli.eject {
+        AtEnd::Eject
+    } else if cli.rewind {
+        AtEnd::Rewind
+    } else {
+        AtEnd::Stay
+    }
+}
+
+/// `-W`: at least a second.
+fn watchdog(cli: &Cli) -> Result<Option<Duration>, ConfigError> {
+    match cli.watchdog {
+        Some(0) => Err(ConfigError::new(
+            "-W/--watchdog",
+            "must be at least 1 second",
+        )),
+        secs => Ok(secs.map(Duration::from_secs)),
+    }
+}
+
+/// The digests asked for, each once, and where to write them.
+fn check_hashes(cli: &Cli) -> Result<(Vec<HashAlg>, Option<PathBuf>), ConfigError> {
+    let mut hashes: Vec<HashAlg> = Vec::new();
+    for alg in &cli.hash {
+        if !hashes.contains(alg) {
+            hashes.push(*alg);
+        }
+    }
+    if cli.hash_file.is_some() && hashes.is_empty() {
+        return Err(ConfigError::new(
+            "--hash-file",
+            "needs --hash to say which digest to write",
+        ));
+    }
+    Ok((hashes, cli.hash_file.clone()))
+}

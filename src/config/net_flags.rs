@@ -1,0 +1,81 @@
+//! The network flags, checked against each other and the endpoints:
+//! `--allow`, `--raw`, `--timeout`, `--connect-timeout` and `--tcp-buffer`.
+
+use crate::base::config_error::ConfigError;
+use crate::base::size::{parse_size, Bytes};
+use crate::cli::Cli;
+use crate::net::{AllowRule, NetSettings};
+use crate::sink::spec::OutputSpec;
+use crate::source::spec::InputSpec;
+
+/// Checks the network options against each other and the endpoints.
+pub fn check_net(
+    cli: &Cli,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+    remote: bool,
+) -> Result<NetSettings, ConfigError> {
+    let listening = matches!(input, InputSpec::Listen(_));
+    let connecting = outputs.iter().any(|o| matches!(o, OutputSpec::Connect(_)));
+    let needs = |flag: &str, ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(ConfigError::new(flag, format!("only applies {what}")))
+        }
+    };
+    needs(
+        "--allow",
+        cli.allow.is_empty() || listening,
+        "to -I/--listen",
+    )?;
+    needs("--raw", !cli.raw || connecting || listening, "to -I and -O")?;
+    let network = listening || connecting;
+    needs(
+        "--timeout",
+        cli.timeout.is_none() || network || remote,
+        "to -I, -O and remote tapes (HOST:PATH)",
+    )?;
+    needs(
+        "--connect-timeout",
+        cli.connect_timeout.is_none() || network,
+        "to -I and -O",
+    )?;
+    needs(
+        "--tcp-buffer",
+        cli.tcp_buffer.is_none() || network,
+        "to -I and -O",
+    )?;
+    let secs = |flag: &str, value: Option<u64>| match value {
+        Some(0) => Err(ConfigError::new(flag, "must be at least 1 second")),
+        v => Ok(v.map(std::time::Duration::from_secs)),
+    };
+    let stall = secs("--timeout", cli.timeout)?;
+    let connect = secs("--connect-timeout", cli.connect_timeout)?.or(stall);
+    let buffer_bytes = match &cli.tcp_buffer {
+        None => None,
+        Some(text) => {
+            let b =
+                parse_size(text).map_err(|e| ConfigError::new("--tcp-buffer", e.to_string()))?;
+            if !(4096..=1 << 30).contains(&b) {
+                return Err(ConfigError::new(
+                    "--tcp-buffer",
+                    format!("{} is outside 4 KiB to 1 GiB", Bytes(b)),
+                ));
+            }
+            Some(b as usize)
+        }
+    };
+    let allow = cli
+        .allow
+        .iter()
+        .map(|text| AllowRule::parse(text).map_err(|why| ConfigError::new("--allow", why)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(NetSettings {
+        stall,
+        connect,
+        buffer_bytes,
+        raw: cli.raw,
+        allow,
+    })
+}

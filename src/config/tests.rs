@@ -1,0 +1,151 @@
+//! `Config::from_cli` as the user meets it: defaults, sizes, and refusals.
+
+use super::*;
+use crate::cli::Cli;
+use clap::Parser;
+
+const MACHINE: MachineInfo = MachineInfo {
+    physical_memory_bytes: 8 << 30,
+};
+
+fn config(args: &[&str]) -> Result<Config, ConfigError> {
+    let mut argv = vec!["tapebuf"];
+    argv.extend_from_slice(args);
+    Config::from_cli(&Cli::try_parse_from(argv).unwrap(), MACHINE)
+}
+
+#[test]
+fn defaults_suit_a_tape_drive() {
+    let c = config(&[]).unwrap();
+    assert_eq!(c.block_bytes, 256 * 1024);
+    assert_eq!(c.memory_bytes(), DEFAULT_MEMORY_BYTES);
+    assert_eq!((c.high_pct_for(false), c.low_pct), (0, 100));
+    assert_eq!(c.high_pct_for(true), 90, "a tape waits for a long burst");
+    assert_eq!(c.outputs, vec![OutputSpec::Stdout]);
+    assert_eq!(c.input, InputSpec::Stdin);
+}
+
+#[test]
+fn any_two_of_size_memory_blocks_fix_the_third() {
+    let c = config(&["-s", "1M", "-m", "64M"]).unwrap();
+    assert_eq!((c.block_bytes, c.blocks), (1 << 20, 64));
+    let c = config(&["-s", "64k", "-b", "10"]).unwrap();
+    assert_eq!((c.block_bytes, c.blocks), (64 << 10, 10));
+    let c = config(&["-m", "40M", "-b", "10"]).unwrap();
+    assert_eq!((c.block_bytes, c.blocks), (4 << 20, 10));
+}
+
+#[test]
+fn memory_as_percent_of_ram() {
+    let c = config(&["-m", "25%"]).unwrap();
+    assert_eq!(c.memory_bytes(), 2 << 30);
+}
+
+#[test]
+fn block_larger_than_memory_names_both_flags() {
+    let e = config(&["-s", "2M", "-m", "1M"]).unwrap_err();
+    assert_eq!(e.flag, "-s/--block-size");
+    assert!(e.why.contains("-m/--memory"), "{e}");
+}
+
+#[test]
+fn inconsistent_triple_is_refused() {
+    let e = config(&["-s", "1M", "-m", "64M", "-b", "10"]).unwrap_err();
+    assert!(e.flag.contains("-b/--blocks"), "{e}");
+}
+
+#[test]
+fn tiny_blocks_and_huge_block_counts_are_refused() {
+    let e = config(&["-s", "16"]).unwrap_err();
+    assert_eq!(e.flag, "-s/--block-size");
+    let e = config(&["-s", "512", "-m", "1G"]).unwrap_err();
+    assert!(e.why.contains("at most 131072"), "{e}");
+    // Without -m, a small block gets as many blocks as allowed.
+    assert_eq!(config(&["-s", "512"]).unwrap().blocks, 131072);
+}
+
+#[test]
+fn single_block_ring_is_refused() {
+    assert!(config(&["-s", "1M", "-m", "1M"]).is_err());
+    assert!(config(&["-b", "1"]).is_err());
+}
+
+#[test]
+fn memory_beyond_physical_ram_is_refused() {
+    let e = config(&["-m", "9G"]).unwrap_err();
+    assert_eq!(e.flag, "-m/--memory");
+}
+
+#[test]
+fn watermarks_must_be_percentages_and_may_be_combined() {
+    let e = config(&["-P", "120"]).unwrap_err();
+    assert_eq!(e.flag, "-P/--high-watermark");
+    assert!(config(&["-p", "abc"]).is_err());
+    let c = config(&["-P", "90", "-p", "20"]).unwrap();
+    assert_eq!((c.high_pct, c.low_pct), (Some(90), 20));
+    let c = config(&["-P", "0"]).unwrap();
+    assert_eq!(
+        c.high_pct_for(true),
+        0,
+        "-P always overrides the tape default"
+    );
+}
+
+#[test]
+fn direct_needs_aligned_blocks() {
+    let e = config(&["--direct", "-s", "10000"]).unwrap_err();
+    assert_eq!(e.flag, "--direct");
+    assert!(config(&["--direct", "-s", "64k"]).is_ok());
+}
+
+#[test]
+fn rates_accept_sizes_per_second() {
+    let c = config(&["--pace"]).unwrap();
+    assert_eq!(c.pace, PaceRequest::On(PaceSettings::default()));
+    let c = config(&["--pace", "112MB:360MB"]).unwrap();
+    let range = PaceSettings {
+        floor: Some(112_000_000),
+        ceiling: Some(360_000_000),
+    };
+    assert_eq!(c.pace, PaceRequest::On(range));
+    assert_eq!(c.high_pct_for(false), 90, "a paced run restarts as a tape");
+    let c = config(&["--pace=40M"]).unwrap();
+    let floor = Some(40 << 20);
+    assert_eq!(c.pace_for(false).unwrap().floor, floor);
+    assert_eq!(config(&["--no-pace"]).unwrap().pace_for(true), None);
+    assert_eq!(config(&[]).unwrap().pace_for(false), None);
+    assert!(
+        config(&[]).unwrap().pace_for(true).is_some(),
+        "on for tapes"
+    );
+    let capped = config(&["--pace", "50M:200M", "-R", "100M"]).unwrap();
+    assert_eq!(capped.pace_for(false).unwrap().ceiling, Some(100 << 20));
+    let err = config(&["--pace", "300M:100M"]).unwrap_err();
+    assert_eq!(err.flag, "--pace");
+    assert!(config(&["--pace", "fast"]).is_err());
+    assert!(config(&["--pace", "0"]).is_err());
+    assert!(Cli::try_parse_from(["tapebuf", "--pace", "--no-pace"]).is_err());
+    let c = config(&["-r", "10M", "-R", "5M/s"]).unwrap();
+    assert_eq!(c.input_rate_bytes_per_s, Some(10 << 20));
+    assert_eq!(c.output_rate_bytes_per_s, Some(5 << 20));
+    assert!(config(&["-R", "0"]).is_err());
+}
+
+#[test]
+fn volume_options_are_checked() {
+    let e = config(&["-D", "100k", "-o", "x"]).unwrap_err();
+    assert_eq!(e.flag, "-D/--volume-size");
+    assert!(e.why.contains("smaller than one block"), "{e}");
+    let e = config(&["-D", "1G"]).unwrap_err();
+    assert!(e.why.contains("standard output"), "{e}");
+    let e = config(&["-o", "a%d.%d"]).unwrap_err();
+    assert_eq!(e.flag, "-o/--output");
+    let e = config(&["-n", "2"]).unwrap_err();
+    assert_eq!(e.flag, "-n/--volumes");
+    let e = config(&["--direct", "-o", "v.%03d"]).unwrap_err();
+    assert_eq!(e.flag, "--direct");
+    let c = config(&["-D", "1G", "-o", "v.%03d", "-A", "true", "--eject"]).unwrap();
+    assert_eq!(c.volume_size, Some(1 << 30));
+    assert_eq!(c.at_end, AtEnd::Eject);
+    assert_eq!(c.change.command.as_deref(), Some("true"));
+}
