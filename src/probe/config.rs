@@ -81,7 +81,6 @@ impl ProbeConfig {
     ) -> Result<ProbeConfig, ConfigError> {
         let label = cli.target.display().to_string();
         let target = classify(cli)?;
-        let remote = matches!(target, TargetSpec::Remote(_));
         let sizes = parse_sizes(cli.sizes.as_deref().unwrap_or(DEFAULT_SIZES))?;
         let largest = *sizes.last().expect("parse_sizes never returns none");
         if !(1..=MAX_RUNS).contains(&cli.runs) {
@@ -110,58 +109,9 @@ impl ProbeConfig {
             ));
         }
         if cli.direct {
-            if remote {
-                return Err(ConfigError::new(
-                    "--direct",
-                    "is for a local file or block device, not a remote target",
-                ));
-            }
-            if let TargetSpec::Device(path) = &target {
-                if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device()) {
-                    return Err(ConfigError::new(
-                        "--direct",
-                        format!("is for a file or block device, and {label} is a character device (a tape?)"),
-                    ));
-                }
-            }
-            let align = DIRECT_ALIGN_BYTES as u64;
-            if let Some(bad) = sizes.iter().find(|&&s| s % align != 0) {
-                return Err(ConfigError::new(
-                    "--direct",
-                    format!("O_DIRECT needs block sizes that are multiples of {align} bytes, and {bad} is not"),
-                ));
-            }
-            if stream_bytes % align != 0 {
-                return Err(ConfigError::new(
-                    "--size",
-                    format!(
-                        "with --direct, must be a multiple of {align} bytes, not {stream_bytes}"
-                    ),
-                ));
-            }
+            check_direct(&target, &label, &sizes, stream_bytes)?;
         }
-        let rmt = if remote {
-            let rmt = rmt_settings(cli, &env)?;
-            if let TargetSpec::Remote(name) = &target {
-                let fits = rmt.flavor.check_name(name);
-                fits.map_err(|why| ConfigError::new("TARGET", why))?;
-            }
-            Some(rmt)
-        } else {
-            let given = [
-                ("--rsh-command", cli.remote.rsh_command.is_some()),
-                ("--rmt-command", cli.remote.rmt_command.is_some()),
-                ("--rmt-flavor", cli.remote.rmt_flavor.is_some()),
-                ("--timeout", cli.timeout.is_some()),
-            ];
-            if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
-                return Err(ConfigError::new(
-                    *flag,
-                    format!("{label} is not remote (HOST:PATH)"),
-                ));
-            }
-            None
-        };
+        let rmt = remote_settings(cli, &target, &label, &env)?;
         Ok(ProbeConfig {
             target,
             label,
@@ -176,6 +126,79 @@ impl ProbeConfig {
             yes: cli.yes,
             rmt,
         })
+    }
+}
+
+/// `--direct` works on a local file or block device, with aligned sizes.
+fn check_direct(
+    target: &TargetSpec,
+    label: &str,
+    sizes: &[u64],
+    stream_bytes: u64,
+) -> Result<(), ConfigError> {
+    if matches!(target, TargetSpec::Remote(_)) {
+        return Err(ConfigError::new(
+            "--direct",
+            "is for a local file or block device, not a remote target",
+        ));
+    }
+    if let TargetSpec::Device(path) = target {
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device()) {
+            return Err(ConfigError::new(
+                "--direct",
+                format!(
+                    "is for a file or block device, and {label} is a character device (a tape?)"
+                ),
+            ));
+        }
+    }
+    let align = DIRECT_ALIGN_BYTES as u64;
+    if let Some(bad) = sizes.iter().find(|&&s| s % align != 0) {
+        return Err(ConfigError::new(
+            "--direct",
+            format!(
+                "O_DIRECT needs block sizes that are multiples of {align} bytes, and {bad} is not"
+            ),
+        ));
+    }
+    if stream_bytes % align != 0 {
+        return Err(ConfigError::new(
+            "--size",
+            format!("with --direct, must be a multiple of {align} bytes, not {stream_bytes}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The rmt settings for a remote target; for a local one, a refusal of
+/// any rmt flag given.
+fn remote_settings(
+    cli: &ProbeCli,
+    target: &TargetSpec,
+    label: &str,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<RmtSettings>, ConfigError> {
+    if matches!(target, TargetSpec::Remote(_)) {
+        let rmt = rmt_settings(cli, &env)?;
+        if let TargetSpec::Remote(name) = &target {
+            let fits = rmt.flavor.check_name(name);
+            fits.map_err(|why| ConfigError::new("TARGET", why))?;
+        }
+        Ok(Some(rmt))
+    } else {
+        let given = [
+            ("--rsh-command", cli.remote.rsh_command.is_some()),
+            ("--rmt-command", cli.remote.rmt_command.is_some()),
+            ("--rmt-flavor", cli.remote.rmt_flavor.is_some()),
+            ("--timeout", cli.timeout.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
+            return Err(ConfigError::new(
+                *flag,
+                format!("{label} is not remote (HOST:PATH)"),
+            ));
+        }
+        Ok(None)
     }
 }
 

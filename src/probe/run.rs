@@ -27,6 +27,7 @@ use super::config::{ProbeConfig, TargetSpec};
 use super::file::{FileOpenError, FileTarget};
 use super::measure::RealClock;
 use super::remote::RemoteTarget;
+use super::schema::ProbeResults;
 use super::sweep::{show_size, sweep, Progress, SweepError};
 use super::table;
 use super::tape::TapeTarget;
@@ -80,19 +81,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         sig => Some(sig as i32),
     };
     let mut progress = |p: Progress<'_>| {
-        let line = format!(
-            "run {}/{}, {}: write {}, read {}{}",
-            p.run,
-            p.runs,
-            show_size(p.block_bytes),
-            Rate(p.write.rate_bytes_per_s()),
-            Rate(p.read.rate_bytes_per_s()),
-            if p.mismatch.is_some() {
-                ", READ-BACK DIFFERS"
-            } else {
-                ""
-            }
-        );
+        let line = progress_line(&p);
         if chatty {
             say(&format!("tapebuf: probe: {line}"));
         }
@@ -128,23 +117,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         Ok(done) => done,
     };
     let results = done.results(target.as_ref(), &config.plan, config.direct);
-    let mut lines = table::lines_of(&results);
-    lines.insert(1, format!("method: {}", target.method()));
-    if config.json {
-        let json = serde_json::to_string(&results).context("cannot write the results as JSON")?;
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{json}")
-            .and_then(|()| out.flush())
-            .context("cannot write the results to standard output")?;
-        lines.iter().for_each(|l| say(l));
-    } else {
-        let mut out = std::io::stdout().lock();
-        lines
-            .iter()
-            .try_for_each(|l| writeln!(out, "{l}"))
-            .and_then(|()| out.flush())
-            .context("cannot write the results to standard output")?;
-    }
+    print_results(config, &results, target.method())?;
     let mut code = SUCCESS;
     for m in done.mismatches() {
         say(&format!("tapebuf: probe: {}: {m}", config.label));
@@ -162,6 +135,50 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         code = FAILURE;
     }
     Ok(Exit::Code(code))
+}
+
+/// One run's line: its sizes and rates, and whether the read-back differed.
+fn progress_line(p: &Progress<'_>) -> String {
+    format!(
+        "run {}/{}, {}: write {}, read {}{}",
+        p.run,
+        p.runs,
+        show_size(p.block_bytes),
+        Rate(p.write.rate_bytes_per_s()),
+        Rate(p.read.rate_bytes_per_s()),
+        if p.mismatch.is_some() {
+            ", READ-BACK DIFFERS"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The results table on stdout (or JSON on stdout and the table on
+/// stderr).
+fn print_results(
+    config: &ProbeConfig,
+    results: &ProbeResults,
+    method: String,
+) -> Result<(), Error> {
+    let mut lines = table::lines_of(results);
+    lines.insert(1, format!("method: {method}"));
+    if config.json {
+        let json = serde_json::to_string(results).context("cannot write the results as JSON")?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{json}")
+            .and_then(|()| out.flush())
+            .context("cannot write the results to standard output")?;
+        lines.iter().for_each(|l| say(l));
+    } else {
+        let mut out = std::io::stdout().lock();
+        lines
+            .iter()
+            .try_for_each(|l| writeln!(out, "{l}"))
+            .and_then(|()| out.flush())
+            .context("cannot write the results to standard output")?;
+    }
+    Ok(())
 }
 
 /// What SIGUSR1 reports: how far the sweep has come.

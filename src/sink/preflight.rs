@@ -45,7 +45,7 @@ pub fn check(
 ) -> Result<Vec<Plan>, OpenError> {
     let mut seen: Vec<(Identity, String)> = Vec::new();
     // Files still to be created, by directory and name: `-o a -o ./a`.
-    let mut new_files: Vec<(Option<Identity>, std::ffi::OsString, String)> = Vec::new();
+    let mut new_files: NewFiles = Vec::new();
     let mut plans = Vec::with_capacity(outputs.len());
     for spec in outputs {
         let name = spec.display_name();
@@ -67,56 +67,7 @@ pub fn check(
                 }
                 (Plan::Remote(remote.clone()), None)
             }
-            OutputSpec::File(pattern) => {
-                let names = VolumeNames::parse(pattern)
-                    .map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;
-                let first = if names.is_numbered() {
-                    names.volume(1)
-                } else {
-                    pattern.clone()
-                };
-                let path = &first;
-                let identity = Identity::of_path(path).map_err(|e| {
-                    OpenError::Io(
-                        anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")),
-                    )
-                })?;
-                let plan = match identity.map(|i| i.kind) {
-                    None => {
-                        let dir = match path.parent() {
-                            Some(d) if !d.as_os_str().is_empty() => d,
-                            _ => std::path::Path::new("."),
-                        };
-                        let key = (
-                            Identity::of_path(dir).ok().flatten(),
-                            path.file_name().unwrap_or_default().to_os_string(),
-                        );
-                        if let Some((_, _, first)) = new_files
-                            .iter()
-                            .find(|(d, f, _)| (d, f) == (&key.0, &key.1))
-                        {
-                            return Err(OpenError::Conflict(format!(
-                                "{name} is the same file as {first}; every output would get the data twice"
-                            )));
-                        }
-                        new_files.push((key.0, key.1, name.clone()));
-                        Plan::Create(path.clone())
-                    }
-                    Some(Kind::Regular) => plan_path(path, config.existing)?,
-                    Some(_) if path.is_dir() => {
-                        return Err(OpenError::Io(anyhow::anyhow!("-o {name}: is a directory")))
-                    }
-                    Some(_) => {
-                        char_devices::check_path(path, Direction::Output, config.any_device)
-                            .map_err(OpenError::Refused)?;
-                        Plan::AsIs(path.clone())
-                    }
-                };
-                // After volume 1, so that a refusal names the first volume
-                // that is in the way (a rerun finds them all).
-                check_later_volumes(&names, config.existing, config.any_device)?;
-                (plan, identity)
-            }
+            OutputSpec::File(pattern) => plan_file(pattern, &name, config, &mut new_files)?,
         };
         if let Some(id) = identity {
             if input == Some(id) && id.holds_data() {
@@ -134,6 +85,66 @@ pub fn check(
         plans.push(plan);
     }
     Ok(plans)
+}
+
+/// Files still to be created, by directory and name (`-o a -o ./a`), with
+/// the name the first was given as.
+type NewFiles = Vec<(Option<Identity>, std::ffi::OsString, String)>;
+
+/// The plan for a file output (volume 1 of a numbered one), and what is
+/// there now.
+fn plan_file(
+    pattern: &Path,
+    name: &str,
+    config: &OutputSettings,
+    new_files: &mut NewFiles,
+) -> Result<(Plan, Option<Identity>), OpenError> {
+    let names =
+        VolumeNames::parse(pattern).map_err(|why| OpenError::Conflict(format!("{name}: {why}")))?;
+    let first = if names.is_numbered() {
+        names.volume(1)
+    } else {
+        pattern.to_path_buf()
+    };
+    let path = &first;
+    let identity = Identity::of_path(path).map_err(|e| {
+        OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
+    })?;
+    let plan = match identity.map(|i| i.kind) {
+        None => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let key = (
+                Identity::of_path(dir).ok().flatten(),
+                path.file_name().unwrap_or_default().to_os_string(),
+            );
+            if let Some((_, _, first)) = new_files
+                .iter()
+                .find(|(d, f, _)| (d, f) == (&key.0, &key.1))
+            {
+                return Err(OpenError::Conflict(format!(
+                    "{name} is the same file as {first}; every output would get the data twice"
+                )));
+            }
+            new_files.push((key.0, key.1, name.to_string()));
+            Plan::Create(path.clone())
+        }
+        Some(Kind::Regular) => plan_path(path, config.existing)?,
+        Some(_) if path.is_dir() => {
+            return Err(OpenError::Io(anyhow::anyhow!("-o {name}: is a directory")))
+        }
+        Some(_) => {
+            char_devices::check_path(path, Direction::Output, config.any_device)
+                .map_err(OpenError::Refused)?;
+            Plan::AsIs(path.clone())
+        }
+    };
+    // After volume 1, so that a refusal names the first volume
+    // that is in the way (a rerun finds them all).
+    check_later_volumes(&names, config.existing, config.any_device)?;
+    Ok((plan, identity))
 }
 
 /// How to open one path that may already exist, under the user's policy
