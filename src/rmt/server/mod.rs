@@ -61,6 +61,7 @@ pub mod flags;
 pub mod glob;
 pub mod log;
 pub mod mtops;
+pub mod number;
 pub mod policy;
 pub mod reply;
 pub mod request;
