@@ -59,6 +59,7 @@ pub mod conf;
 pub mod drive_target;
 pub mod flags;
 pub mod glob;
+pub mod journal;
 pub mod log;
 pub mod mtops;
 pub mod number;
