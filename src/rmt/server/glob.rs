@@ -103,7 +103,8 @@ impl Pattern {
             // names it (globset would let `/**` take it).
             return self.text.split('/').all(str::is_empty);
         }
-        self.matcher.is_match(Path::new(OsStr::from_bytes(&candidate)))
+        self.matcher
+            .is_match(Path::new(OsStr::from_bytes(&candidate)))
     }
 
     /// Splits the pattern into its leading plain directory names and the
