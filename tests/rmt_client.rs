@@ -1,68 +1,19 @@
 //! The rmt client against the real GNU rmt server (/usr/sbin/rmt), through
 //! an rsh stand-in that runs the server here: round trips, the server's
-//! refusals, and the remote shell going wrong in every way we know.
+//! refusals, and a round trip through `tapebuf rmt`. The remote shell
+//! going wrong, and the options that choose it, are in
+//! rmt_client_remote_shell.rs.
 
 mod common;
+#[path = "rmt_client/support.rs"]
+mod support;
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use common::{pattern, sha256, sha256_file, summary_number, tapebuf};
-
-const GNU_RMT: &str = "/usr/sbin/rmt";
-
-fn rsh() -> String {
-    format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// tapebuf with the stand-in remote shell and the GNU server.
-fn client(args: &[&str]) -> Command {
-    common::needs::tool(GNU_RMT, "tar");
-    let mut c = tapebuf();
-    c.args(["--rsh-command", &rsh(), "--rmt-command", GNU_RMT])
-        .args(args)
-        .stdin(Stdio::null());
-    c
-}
-
-fn run(mut command: Command) -> (i32, String, Vec<u8>) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = command.output().expect("running tapebuf");
-    let code = status.code().expect("tapebuf ended by a signal");
-    (code, String::from_utf8_lossy(&stderr).into_owned(), stdout)
-}
-
-fn write_file(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, data).unwrap();
-    path
-}
-
-/// A script standing in for the remote shell.
-fn script(dir: &Path, name: &str, body: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path.display().to_string()
-}
-
-/// Writes `source` to `target` through the remote shell `rsh`, as a user
-/// would; returns the exit status and standard error.
-fn send_via(rsh: &str, source: &Path, target: &str, extra: &[&str]) -> (i32, String) {
-    let mut command = tapebuf();
-    command
-        .args(["-i", source.to_str().unwrap(), "-o", target])
-        .args(["--rsh-command", rsh])
-        .args(extra)
-        .stdin(Stdio::null());
-    let (code, stderr, _) = run(command);
-    (code, stderr)
-}
+use support::{client, rsh, run, write_file};
 
 #[test]
 fn a_gibibyte_goes_out_to_gnu_rmt_and_comes_back_byte_exact() {
@@ -285,155 +236,6 @@ fn a_permission_error_on_the_server_is_reported_as_it_said() {
         "{stderr}"
     );
     assert!(!locked.join("x").exists());
-}
-
-/// Sends `source_len` bytes to `target` through a scripted remote end
-/// (`body` is the script's shell code) and expects exit 1 with `expected`
-/// in standard error.
-fn refused_by_scripted_remote(
-    body: &str,
-    source_len: usize,
-    target: &str,
-    extra: &[&str],
-    expected: &str,
-) {
-    let dir = tempfile::tempdir().unwrap();
-    let source = write_file(dir.path(), "source", &pattern(source_len, 5));
-    let ssh = script(dir.path(), "ssh", body);
-    let (code, stderr) = send_via(&ssh, &source, target, extra);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains(expected), "{stderr}");
-}
-
-#[test]
-fn a_remote_shell_that_fails_is_quoted_with_its_exit_status() {
-    refused_by_scripted_remote(
-        "echo 'ssh: connect to host vault port 22: Connection refused' >&2; exit 255",
-        10_000,
-        "vault:/dev/nst0",
-        &[],
-        "exited with status 255: \"ssh: connect to host vault port 22: Connection refused\"",
-    );
-}
-
-#[test]
-fn a_login_banner_before_the_server_is_an_error_that_quotes_it() {
-    refused_by_scripted_remote(
-        &format!("echo 'Welcome to vault, the tape host'; exec {GNU_RMT}"),
-        10_000,
-        "vault:/dev/null",
-        &[],
-        "the remote end answered \"Welcome to vault, the tape host\", which is not an rmt reply",
-    );
-}
-
-#[test]
-fn a_short_write_count_is_an_error_with_the_byte_offset() {
-    // A server that opens, then says it wrote only 100 bytes of the first
-    // block, and hangs up.
-    refused_by_scripted_remote(
-        "read open; read flags; echo A0; read w; echo A100",
-        1 << 20,
-        "vault:/dev/nst0",
-        &["-s", "64k"],
-        "the server wrote only 100 of a 65536-byte block at byte 0 (a short W count)",
-    );
-}
-
-#[test]
-fn a_server_that_never_answers_times_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = write_file(dir.path(), "source", &pattern(10_000, 8));
-    let started = Instant::now();
-    let (code, stderr) = send_via(
-        &rsh(),
-        &source,
-        "vault:/dev/nst0",
-        &["--rmt-command", "sleep 600", "--timeout", "2"],
-    );
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("no reply from the rmt server for 2 s (--timeout)"),
-        "{stderr}"
-    );
-    assert!(started.elapsed() < Duration::from_secs(30));
-}
-
-#[test]
-fn rsh_and_rmt_come_from_the_environment_when_no_flag_names_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = pattern(200_000, 9);
-    let source = write_file(dir.path(), "source", &data);
-    let remote = dir.path().join("remote");
-    let mut command = tapebuf();
-    command
-        .args([
-            "-i",
-            source.to_str().unwrap(),
-            "-o",
-            &format!("backup@localhost:{}", remote.display()),
-        ])
-        .env("RSH", rsh())
-        .env("RMT", GNU_RMT)
-        .stdin(Stdio::null());
-    let (code, stderr, _) = run(command);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(std::fs::read(&remote).unwrap(), data);
-}
-
-#[test]
-fn force_local_keeps_a_name_with_a_colon_local() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = pattern(5000, 10);
-    let mut command = tapebuf();
-    command
-        .current_dir(dir.path())
-        .args(["-o", "vault:archive.tar", "--force-local"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let feeder = common::feed_stdin(&mut child, data.clone(), common::Feed::Fast);
-    let (status, stderr) = common::finish(&mut child);
-    feeder.join().unwrap();
-    assert!(status.success(), "{stderr}");
-    assert_eq!(
-        std::fs::read(dir.path().join("vault:archive.tar")).unwrap(),
-        data
-    );
-}
-
-#[test]
-fn rmt_options_that_cannot_apply_are_usage_errors() {
-    let cases: &[(&[&str], &str)] = &[
-        (
-            &["-o", "vault:/dev/nst0", "--rmt-window", "0"],
-            "tapebuf: --rmt-window: must be 1 (lock-step) to 4096, not 0",
-        ),
-        (
-            &["-o", "out.tar", "--rsh-command", "ssh"],
-            "tapebuf: --rsh-command: no input or output is remote (HOST:PATH)",
-        ),
-        (
-            &["-o", "vault:/dev/nst0", "-D", "1G"],
-            "tapebuf: -D/--volume-size: does not apply to a remote output (HOST:PATH): a remote tape changes volumes at the end of the medium only",
-        ),
-        (
-            &["-o", "vault:", "-s", "64k"],
-            "tapebuf: -o/--output: vault:: the remote name has no path after the ':'",
-        ),
-        (
-            &["-o", "vault:/dev/nst0", "--rmt-flavor", "sysv"],
-            "tapebuf: invalid value 'sysv' for '--rmt-flavor <FLAVOR>'; one of gnu, bsd (see 'tapebuf --help')",
-        ),
-    ];
-    for (args, message) in cases {
-        let mut command = tapebuf();
-        command.args(*args).stdin(Stdio::null());
-        let (code, stderr, _) = run(command);
-        assert_eq!(code, 2, "{args:?}: {stderr}");
-        assert_eq!(stderr.trim(), *message, "{args:?}");
-    }
 }
 
 #[test]

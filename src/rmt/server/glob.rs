@@ -1,11 +1,22 @@
-//! Path patterns for the confinement policy: globs on absolute paths.
+//! Path patterns for the confinement policy: globs on absolute paths,
+//! matched by the globset crate behind a thin layer of our own.
 //!
 //! `*` matches any run of characters and `?` one character, both within a
 //! single path component; `[a-z0-9]` and `[!...]` (or `[^...]`) match one
 //! character of a class; a component that is exactly `**` matches any
 //! number of whole components, so `/srv/backup/**` matches everything below
 //! `/srv/backup` (but not `/srv/backup` itself) and `/a/**/b` matches
-//! `/a/b` and `/a/x/y/b`. Everything else matches itself, byte for byte.
+//! `/a/b` and `/a/x/y/b`. Everything else matches itself, byte for byte
+//! (`\`, `{` and `}` included).
+//!
+//! Our layer checks what globset does not: a pattern is absolute, has no
+//! `.` or `..` component, and uses `**` only as a whole component. It
+//! rewrites each class into one that globset reads the same way and that
+//! never holds `/`, and hands `{` and `}` over as literals. globset matches
+//! bytes, so `?` and a class take one byte, not one character: for a
+//! pattern written in ASCII, the path's non-ASCII characters (and stray
+//! bytes) are each folded into one byte before matching, which gives the
+//! same answer as matching characters.
 //!
 //! Invariant: a [`Pattern`] is absolute and has no `.` or `..` component,
 //! and a wildcard never matches a `/`, so a pattern can only match paths
@@ -13,37 +24,26 @@
 //! canonicalisation (see `resolve.rs`), so patterns should name real
 //! directories, not symbolic links.
 
+use std::ffi::OsStr;
 use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use globset::{GlobBuilder, GlobMatcher};
+
 /// A checked pattern.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Pattern {
     text: String,
-    parts: Vec<Part>,
+    matcher: GlobMatcher,
+    /// The pattern is all ASCII, so the path's other characters can be
+    /// folded into one byte each.
+    ascii: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    /// `**`: zero or more components.
-    AnyDepth,
-    Component(Vec<Token>),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Byte(u8),
-    /// `?`
-    AnyChar,
-    /// `*`
-    AnyRun,
-    /// `[...]`: ranges of characters, inclusive.
-    Class {
-        negated: bool,
-        ranges: Vec<(char, char)>,
-    },
-}
+/// What a non-ASCII character of the path becomes before an ASCII pattern
+/// is matched: one byte that no ASCII pattern character matches.
+const FOLDED: u8 = 0x80;
 
 impl Pattern {
     /// Checks and compiles `text`. The error says what is wrong with it.
@@ -51,7 +51,7 @@ impl Pattern {
         if !text.starts_with('/') {
             return Err("a pattern must be an absolute path".into());
         }
-        let mut parts = Vec::new();
+        let mut glob = String::new();
         for component in text.split('/').filter(|c| !c.is_empty()) {
             match component {
                 "." | ".." => {
@@ -59,20 +59,27 @@ impl Pattern {
                         "a pattern must not contain a '{component}' component"
                     ))
                 }
-                "**" => parts.push(Part::AnyDepth),
-                _ if component.contains("**") => {
+                _ if component.contains("**") && component != "**" => {
                     return Err("'**' must be a whole path component, as in /srv/backup/**".into())
                 }
-                _ => parts.push(Part::Component(tokens(component)?)),
+                _ => {}
             }
+            glob.push('/');
+            glob.push_str(&for_globset(component)?);
         }
-        // A trailing `**` means something inside: at least one component.
-        if parts.last() == Some(&Part::AnyDepth) {
-            parts.push(Part::Component(vec![Token::AnyRun]));
+        if glob.is_empty() {
+            glob.push('/');
         }
+        let matcher = GlobBuilder::new(&glob)
+            .literal_separator(true)
+            .backslash_escape(false)
+            .build()
+            .map_err(|e| e.kind().to_string())?
+            .compile_matcher();
         Ok(Pattern {
             text: text.to_string(),
-            parts,
+            matcher,
+            ascii: text.is_ascii(),
         })
     }
 
@@ -82,32 +89,22 @@ impl Pattern {
         if !bytes.starts_with(b"/") {
             return false;
         }
-        let components: Vec<&[u8]> = bytes
-            .split(|&b| b == b'/')
-            .filter(|c| !c.is_empty())
-            .collect();
-        // reach[j]: the parts so far can match the first j components.
-        let mut reach = vec![false; components.len() + 1];
-        reach[0] = true;
-        for part in &self.parts {
-            let mut next = vec![false; components.len() + 1];
-            match part {
-                Part::AnyDepth => {
-                    let mut on = false;
-                    for j in 0..=components.len() {
-                        on |= reach[j];
-                        next[j] = on;
-                    }
-                }
-                Part::Component(tokens) => {
-                    for j in 0..components.len() {
-                        next[j + 1] = reach[j] && component_matches(tokens, components[j]);
-                    }
-                }
+        let mut candidate = Vec::with_capacity(bytes.len());
+        for component in bytes.split(|&b| b == b'/').filter(|c| !c.is_empty()) {
+            candidate.push(b'/');
+            if self.ascii {
+                fold_non_ascii(component, &mut candidate);
+            } else {
+                candidate.extend_from_slice(component);
             }
-            reach = next;
         }
-        reach[components.len()]
+        if candidate.is_empty() {
+            // The root has no component; only a pattern without one
+            // names it (globset would let `/**` take it).
+            return self.text.split('/').all(str::is_empty);
+        }
+        self.matcher
+            .is_match(Path::new(OsStr::from_bytes(&candidate)))
     }
 
     /// Splits the pattern into its leading plain directory names and the
@@ -133,121 +130,126 @@ impl Pattern {
     }
 }
 
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Pattern {}
+
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
 }
 
-fn tokens(component: &str) -> Result<Vec<Token>, String> {
-    let mut out = Vec::new();
+/// Appends `component` with each non-ASCII character, and each byte that
+/// does not begin valid UTF-8, as one [`FOLDED`] byte.
+fn fold_non_ascii(component: &[u8], out: &mut Vec<u8>) {
+    for chunk in component.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            out.push(if c.is_ascii() { c as u8 } else { FOLDED });
+        }
+        out.extend(chunk.invalid().iter().map(|_| FOLDED));
+    }
+}
+
+/// One component (not `**`) in globset's syntax: classes rewritten by
+/// [`class`], braces made literal, everything else as it is.
+fn for_globset(component: &str) -> Result<String, String> {
+    let mut out = String::new();
     let mut chars = component.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '*' => out.push(Token::AnyRun),
-            '?' => out.push(Token::AnyChar),
-            '[' => {
-                let negated = chars.next_if(|c| *c == '!' || *c == '^').is_some();
-                let mut ranges = Vec::new();
-                let mut first = true;
-                loop {
-                    let Some(lo) = chars.next() else {
-                        return Err(format!("unclosed '[' in '{component}'"));
-                    };
-                    if lo == ']' && !first {
-                        break;
-                    }
-                    first = false;
-                    let hi = if chars.peek() == Some(&'-') {
-                        chars.next();
-                        match chars.next() {
-                            Some(']') | None => {
-                                return Err(format!("unfinished range in '{component}'"))
-                            }
-                            Some(hi) if hi < lo => {
-                                return Err(format!("reversed range {lo}-{hi} in '{component}'"))
-                            }
-                            Some(hi) => hi,
-                        }
-                    } else {
-                        lo
-                    };
-                    ranges.push((lo, hi));
-                }
-                out.push(Token::Class { negated, ranges });
+            '[' => out.push_str(&class(&mut chars, component)?),
+            '{' | '}' => {
+                out.push('[');
+                out.push(c);
+                out.push(']');
             }
-            _ => {
-                let mut buf = [0; 4];
-                out.extend(c.encode_utf8(&mut buf).bytes().map(Token::Byte));
-            }
+            _ => out.push(c),
         }
     }
     Ok(out)
 }
 
-/// The character at the start of `bytes` and its length in bytes; a byte
-/// that does not begin valid UTF-8 counts as one character of its own.
-fn first_char(bytes: &[u8]) -> (Option<char>, usize) {
-    let len = match bytes[0] {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf7 => 4,
-        _ => 1,
-    };
-    match bytes.get(..len).map(std::str::from_utf8) {
-        Some(Ok(s)) => (s.chars().next(), len),
-        _ => (None, 1),
-    }
-}
-
-/// One token against the start of `name`: the bytes it consumes, if any.
-fn step(token: &Token, name: &[u8]) -> Option<usize> {
-    if name.is_empty() {
-        return None;
-    }
-    match token {
-        Token::Byte(b) => (name[0] == *b).then_some(1),
-        Token::AnyChar => Some(first_char(name).1),
-        Token::Class { negated, ranges } => {
-            let (c, len) = first_char(name);
-            let inside = c.is_some_and(|c| ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)));
-            (inside != *negated).then_some(len)
-        }
-        Token::AnyRun => unreachable!("handled by component_matches"),
-    }
-}
-
-/// Matches one component, backtracking only to the last `*` (the
-/// classic linear-space wildcard algorithm).
-fn component_matches(tokens: &[Token], name: &[u8]) -> bool {
-    let (mut t, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
+/// Reads a class after its `[` and writes it the way globset reads it:
+/// `]` first, `-` first or last, and never a `/` (a negated class gets
+/// one added, a range that spans it is cut in two).
+fn class(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    component: &str,
+) -> Result<String, String> {
+    let negated = chars.next_if(|c| *c == '!' || *c == '^').is_some();
+    let (mut close, mut dash) = (false, false);
+    let mut middle = String::new();
+    let mut first = true;
     loop {
-        if t < tokens.len() {
-            if tokens[t] == Token::AnyRun {
-                star = Some((t, n));
-                t += 1;
-                continue;
-            }
-            if let Some(used) = step(&tokens[t], &name[n..]) {
-                t += 1;
-                n += used;
-                continue;
-            }
-        } else if n == name.len() {
-            return true;
+        let Some(lo) = chars.next() else {
+            return Err(format!("unclosed '[' in '{component}'"));
+        };
+        if lo == ']' && !first {
+            break;
         }
-        // Mismatch: let the last `*` take one more character.
-        match star {
-            Some((st, sn)) if sn < name.len() => {
-                let next = sn + first_char(&name[sn..]).1;
-                star = Some((st, next));
-                t = st + 1;
-                n = next;
+        first = false;
+        let hi = if chars.peek() == Some(&'-') {
+            chars.next();
+            match chars.next() {
+                Some(']') | None => return Err(format!("unfinished range in '{component}'")),
+                Some(hi) if hi < lo => {
+                    return Err(format!("reversed range {lo}-{hi} in '{component}'"))
+                }
+                Some(hi) => hi,
             }
-            _ => return false,
+        } else {
+            lo
+        };
+        close |= (lo..=hi).contains(&']');
+        dash |= (lo..=hi).contains(&'-');
+        push_range_without(lo, hi, &['-', '/', ']'], &mut middle);
+    }
+    let mut out = String::from("[");
+    if negated {
+        out.push('!');
+    }
+    if close {
+        out.push(']');
+    } else if dash {
+        out.push('-');
+    }
+    if negated {
+        out.push('/');
+    }
+    out.push_str(&middle);
+    if close && dash {
+        out.push('-');
+    }
+    out.push(']');
+    Ok(out)
+}
+
+/// Writes the range `lo..=hi` less the ASCII characters `cut` (in
+/// ascending order) as globset class items.
+fn push_range_without(mut lo: char, hi: char, cut: &[char], out: &mut String) {
+    for &c in cut {
+        if lo <= c && c <= hi {
+            if lo < c {
+                push_range(lo, char::from(c as u8 - 1), out);
+            }
+            lo = char::from(c as u8 + 1);
         }
+    }
+    if lo <= hi {
+        push_range(lo, hi, out);
+    }
+}
+
+fn push_range(lo: char, hi: char, out: &mut String) {
+    out.push(lo);
+    if lo != hi {
+        out.push('-');
+        out.push(hi);
     }
 }
 

@@ -24,6 +24,7 @@ use std::path::PathBuf;
 
 use super::flags::OpenFlags;
 use super::mtops::{self, MtOpInfo};
+use super::number::{parse_count, parse_signed, NumberError};
 use super::reply::{shown, shown_letter, strerror};
 
 /// The largest record a W may carry and an R may return: 64 MiB. Tape
@@ -84,14 +85,6 @@ pub struct Rejection {
     /// True when the input is no longer known to be at a request
     /// boundary: the session must reply and then end.
     pub fatal: bool,
-}
-
-/// Why a numeric argument is not acceptable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NumberError {
-    NotDecimal,
-    Negative,
-    TooLarge,
 }
 
 /// Reads the next request.
@@ -208,38 +201,6 @@ fn read_seek(input: &mut dyn BufRead) -> Result<Request, RequestError> {
         )
     })?;
     Ok(Request::Seek { whence, offset })
-}
-
-/// Parses a decimal count: digits only. A leading `-` is recognised only
-/// to say that the count is negative.
-pub fn parse_count(text: &[u8]) -> Result<u64, NumberError> {
-    if let Some(digits) = text.strip_prefix(b"-") {
-        digits_value(digits)?;
-        return Err(NumberError::Negative);
-    }
-    digits_value(text)
-}
-
-/// Parses a decimal number with an optional leading `-`.
-pub fn parse_signed(text: &[u8]) -> Result<i64, NumberError> {
-    match text.strip_prefix(b"-") {
-        Some(digits) => match digits_value(digits)? {
-            m if m <= i64::MAX as u64 + 1 => Ok((m as i64).wrapping_neg()),
-            _ => Err(NumberError::TooLarge),
-        },
-        None => i64::try_from(digits_value(text)?).map_err(|_| NumberError::TooLarge),
-    }
-}
-
-fn digits_value(digits: &[u8]) -> Result<u64, NumberError> {
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return Err(NumberError::NotDecimal);
-    }
-    digits.iter().try_fold(0u64, |acc, d| {
-        acc.checked_mul(10)
-            .and_then(|a| a.checked_add(u64::from(d - b'0')))
-            .ok_or(NumberError::TooLarge)
-    })
 }
 
 fn count_problem(what: &str, line: &[u8], e: NumberError) -> String {

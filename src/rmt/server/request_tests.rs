@@ -211,29 +211,6 @@ fn input_ending_inside_a_request_is_truncation() {
     assert!(matches!(one(b""), Err(RequestError::Eof)));
 }
 
-#[test]
-fn numbers_are_plain_decimal() {
-    assert_eq!(parse_count(b"0"), Ok(0));
-    assert_eq!(parse_count(b"18446744073709551615"), Ok(u64::MAX));
-    assert_eq!(
-        parse_count(b"18446744073709551616"),
-        Err(NumberError::TooLarge)
-    );
-    assert_eq!(parse_count(b"-3"), Err(NumberError::Negative));
-    assert_eq!(parse_count(b"-x"), Err(NumberError::NotDecimal));
-    assert_eq!(parse_count(b" 3"), Err(NumberError::NotDecimal));
-    assert_eq!(parse_count(b""), Err(NumberError::NotDecimal));
-    assert_eq!(parse_signed(b"-9223372036854775808"), Ok(i64::MIN));
-    assert_eq!(
-        parse_signed(b"-9223372036854775809"),
-        Err(NumberError::TooLarge)
-    );
-    assert_eq!(
-        parse_signed(b"9223372036854775808"),
-        Err(NumberError::TooLarge)
-    );
-}
-
 /// The bytes a client sends for `r` (with `len` bytes of data for W).
 fn encode(r: &Request) -> Vec<u8> {
     match r {

@@ -15,6 +15,7 @@ use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use super::flags::OpenFlags;
+use super::journal::Journal;
 use super::log::Log;
 use super::policy::Policy;
 use super::reply::{shown, shown_letter, strerror, Reply};
@@ -75,11 +76,7 @@ pub fn serve(
     let mut session = Session {
         policy,
         opener,
-        journal: Journal {
-            log,
-            last_warning: None,
-            repeats: 0,
-        },
+        journal: Journal::new(log),
         device: None,
         buf: Vec::new(),
         written_bytes: 0,
@@ -390,43 +387,6 @@ fn letter(request: &Request) -> char {
         Request::Ioctl { .. } => 'I',
         Request::Status => 'S',
         Request::Seek { .. } => 'L',
-    }
-}
-
-/// The log as the session writes it: a warning repeated word for word
-/// (a client sending W after W past the end of the tape) is written once,
-/// then counted, so a misbehaving client cannot flood the log.
-struct Journal<'a> {
-    log: &'a Log,
-    last_warning: Option<String>,
-    repeats: u64,
-}
-
-impl Journal<'_> {
-    fn info(&mut self, message: &str) {
-        self.flush_repeats();
-        self.last_warning = None;
-        self.log.info(message);
-    }
-
-    fn warn(&mut self, message: &str) {
-        if self.last_warning.as_deref() == Some(message) {
-            self.repeats += 1;
-            return;
-        }
-        self.flush_repeats();
-        self.log.warn(message);
-        self.last_warning = Some(message.to_string());
-    }
-
-    fn flush_repeats(&mut self) {
-        if self.repeats > 0 {
-            self.log.warn(&format!(
-                "the previous message was repeated {} more times",
-                self.repeats
-            ));
-            self.repeats = 0;
-        }
     }
 }
 

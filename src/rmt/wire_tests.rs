@@ -1,0 +1,188 @@
+//! The wire format's promises: requests encode as servers read them,
+//! and replies are parsed strictly, bounded and made printable.
+
+use super::*;
+use proptest::prelude::*;
+
+fn reply(bytes: &[u8], expect: Expect) -> Result<Reply, ReplyError> {
+    read_reply(&mut &bytes[..], expect, Vec::new())
+}
+
+#[test]
+fn requests_encode_as_the_servers_expect() {
+    let mut out = Vec::new();
+    let open = Request::Open {
+        path: "/dev/nst0".into(),
+        flags: "1 O_WRONLY".into(),
+    };
+    open.encode(&mut out).unwrap();
+    Request::Write(10240).encode(&mut out).unwrap();
+    Request::Read(512).encode(&mut out).unwrap();
+    Request::Ioctl { op: 5, count: 1 }.encode(&mut out).unwrap();
+    Request::Status.encode(&mut out).unwrap();
+    Request::Close.encode(&mut out).unwrap();
+    assert_eq!(
+        out,
+        b"O/dev/nst0\n1 O_WRONLY\nW10240\nR512\nI5\n1\nS\nC\n".to_vec()
+    );
+}
+
+#[test]
+fn values_that_would_desync_the_server_are_refused() {
+    let mut out = Vec::new();
+    let bad = Request::Open {
+        path: "/tmp/a\nC".into(),
+        flags: "0 O_RDONLY".into(),
+    };
+    assert!(bad.encode(&mut out).is_err());
+    assert!(Request::Write(0).encode(&mut out).is_err());
+    assert!(Request::Read(MAX_RECORD_BYTES + 1)
+        .encode(&mut out)
+        .is_err());
+    assert!(Request::Ioctl {
+        op: 4,
+        count: u32::MAX
+    }
+    .encode(&mut out)
+    .is_err());
+    assert!(out.is_empty(), "nothing is written for a refused request");
+}
+
+#[test]
+fn replies_parse_with_their_data() {
+    assert_eq!(reply(b"A10240\n", Expect::Number), Ok(Reply::Number(10240)));
+    assert_eq!(
+        reply(b"A3\nabcA0\n", Expect::Data(512)),
+        Ok(Reply::Bytes(b"abc".to_vec()))
+    );
+    assert_eq!(
+        reply(b"E28\nNo space left on device\n", Expect::Number),
+        Ok(Reply::Failed {
+            errno: 28,
+            message: "No space left on device".into()
+        })
+    );
+    assert!(reply(b"E28\nNo space\n", Expect::Number)
+        .unwrap()
+        .is_end_of_medium());
+    assert_eq!(
+        reply(b"F5\nI/O error\n", Expect::Data(8)),
+        Ok(Reply::Failed {
+            errno: 5,
+            message: "I/O error".into()
+        })
+    );
+}
+
+#[test]
+fn server_text_is_printed_with_its_control_bytes_escaped() {
+    assert_eq!(printable(b"I/O error"), "I/O error");
+    assert_eq!(
+        printable(b"\x1b]0;pwned\x07\x1b[2J\x7f\xff\\"),
+        "\\x1b]0;pwned\\x07\\x1b[2J\\x7f\\xff\\\\"
+    );
+    assert_eq!(printable("\u{9b}31m é".as_bytes()), "\\u{9b}31m é");
+    assert_eq!(
+        reply(b"E5\n\x1b[2Jgone\n", Expect::Number),
+        Ok(Reply::Failed {
+            errno: 5,
+            message: "\\x1b[2Jgone".into()
+        })
+    );
+    assert_eq!(
+        reply(b"\x1b]0;t\x07\n", Expect::Number),
+        Err(ReplyError::Garbage("\\x1b]0;t\\x07".into()))
+    );
+}
+
+#[test]
+fn a_login_banner_is_an_error_that_quotes_it() {
+    assert_eq!(
+        reply(b"Welcome to vault!\nA0\n", Expect::Number),
+        Err(ReplyError::Garbage("Welcome to vault!".into()))
+    );
+}
+
+#[test]
+fn a_reply_larger_than_the_request_is_refused_before_reading_it() {
+    assert_eq!(
+        reply(b"A999999999999\n", Expect::Data(512)),
+        Err(ReplyError::TooMuch {
+            got: 999_999_999_999,
+            asked: 512
+        })
+    );
+}
+
+#[test]
+fn cut_replies_and_closed_pipes_are_told_apart() {
+    assert_eq!(reply(b"", Expect::Number), Err(ReplyError::Closed));
+    assert_eq!(reply(b"A1", Expect::Number), Err(ReplyError::Truncated));
+    assert_eq!(
+        reply(b"A5\nab", Expect::Data(9)),
+        Err(ReplyError::Truncated)
+    );
+    assert_eq!(reply(b"E5\n", Expect::Number), Err(ReplyError::Truncated));
+    assert!(matches!(
+        reply(b"A-1\n", Expect::Number),
+        Err(ReplyError::Garbage(_))
+    ));
+    assert!(matches!(
+        reply(b"A12\r\n", Expect::Number),
+        Err(ReplyError::Garbage(_))
+    ));
+}
+
+#[test]
+fn an_endless_line_is_cut_off() {
+    let long = vec![b'A'; MAX_LINE_BYTES * 4];
+    assert!(matches!(
+        reply(&long, Expect::Number),
+        Err(ReplyError::Garbage(_))
+    ));
+}
+
+proptest! {
+    #[test]
+    fn any_bytes_give_a_reply_or_an_error_and_never_panic(
+        bytes in proptest::collection::vec(any::<u8>(), 0..600),
+        asked in 0usize..1024,
+    ) {
+        let _ = reply(&bytes, Expect::Data(asked));
+        let _ = reply(&bytes, Expect::Number);
+        let _ = reply(&bytes, Expect::Status);
+    }
+
+    #[test]
+    fn well_formed_replies_round_trip(
+        n in any::<u32>(),
+        data in proptest::collection::vec(any::<u8>(), 0..300),
+        errno in 0i32..200,
+        message in "[ -~]{0,80}",
+    ) {
+        prop_assert_eq!(
+            reply(format!("A{n}\n").as_bytes(), Expect::Number),
+            Ok(Reply::Number(n as u64))
+        );
+        let mut wire = format!("A{}\n", data.len()).into_bytes();
+        wire.extend_from_slice(&data);
+        prop_assert_eq!(reply(&wire, Expect::Data(300)), Ok(Reply::Bytes(data)));
+        let failed = reply(format!("E{errno}\n{message}\n").as_bytes(), Expect::Number);
+        prop_assert_eq!(failed, Ok(Reply::Failed { errno, message: printable(message.trim().as_bytes()) }));
+    }
+
+    #[test]
+    fn any_request_that_encodes_is_exactly_its_lines(
+        path in "[^\n\0]{1,64}",
+        n in 1usize..MAX_RECORD_BYTES,
+    ) {
+        let mut out = Vec::new();
+        Request::Open { path: path.clone(), flags: "0 O_RDONLY".into() }.encode(&mut out).unwrap();
+        Request::Write(n).encode(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.split('\n').collect();
+        prop_assert_eq!(lines.len(), 4);
+        prop_assert_eq!(lines[0], format!("O{path}"));
+        prop_assert_eq!(lines[2], format!("W{n}"));
+    }
+}
