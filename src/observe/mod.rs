@@ -60,7 +60,7 @@ impl Console {
         if let Some(bar) = &bar {
             let bar = bar.clone();
             console::set_around(Some(Arc::new(move |write: &mut dyn FnMut()| {
-                bar.suspend(|| write())
+                bar.suspend(write)
             })));
         }
         *slot = bar;

@@ -86,7 +86,9 @@ impl Graph {
                 ));
             }
         }
-        let absolute: Vec<(PathBuf, Vec<String>, Option<String>, Vec<String>)> = found
+        // Each path made absolute, with the file and module it was found in.
+        type Absolute = (PathBuf, Vec<String>, Option<String>, Vec<String>);
+        let absolute: Vec<Absolute> = found
             .into_iter()
             .filter_map(|(file, f)| {
                 absolute(&modules, &f.module, &f.path)
