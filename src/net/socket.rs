@@ -22,7 +22,8 @@ use socket2::{Domain, SockAddr, SockRef, Socket, TcpKeepalive, Type};
 use super::allow::canonical;
 use super::{ListenAddr, NetSettings, PeerAddr};
 
-/// Keepalive: first probe after this much silence, then every interval.
+/// Keepalive: the first probe after 60 s of silence, then one every 10 s;
+/// 6 unanswered probes end the connection.
 const KEEPALIVE: TcpKeepalive = TcpKeepalive::new()
     .with_time(Duration::from_secs(60))
     .with_interval(Duration::from_secs(10))
@@ -277,6 +278,28 @@ mod tests {
             "10.0.0.5:4000"
         );
         assert_eq!(show("[::1]:4000".parse().unwrap()), "[::1]:4000");
+    }
+
+    #[test]
+    fn tuning_sets_keepalive_and_the_stall_limits() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let settings = NetSettings {
+            stall: Some(Duration::from_secs(7)),
+            ..NetSettings::default()
+        };
+        tune(&stream, &settings).unwrap();
+        let s = SockRef::from(&stream);
+        assert!(s.keepalive().unwrap());
+        assert_eq!(s.tcp_keepalive_time().unwrap(), Duration::from_secs(60));
+        assert_eq!(s.tcp_keepalive_interval().unwrap(), Duration::from_secs(10));
+        assert_eq!(s.tcp_keepalive_retries().unwrap(), 6);
+        assert_eq!(s.tcp_user_timeout().unwrap(), Some(Duration::from_secs(7)));
+        assert_eq!(stream.read_timeout().unwrap(), Some(Duration::from_secs(7)));
+        assert_eq!(
+            stream.write_timeout().unwrap(),
+            Some(Duration::from_secs(7))
+        );
     }
 
     #[test]
