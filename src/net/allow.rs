@@ -8,12 +8,14 @@
 
 use std::net::{IpAddr, ToSocketAddrs};
 
+use ipnet::{IpNet, Ipv4Net};
+
 /// One `--allow` rule, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowRule {
     /// What the user typed, for messages.
     pub text: String,
-    nets: Vec<(IpAddr, u8)>,
+    nets: Vec<IpNet>,
 }
 
 impl AllowRule {
@@ -24,24 +26,22 @@ impl AllowRule {
             let ip = strip_brackets(addr)
                 .parse::<IpAddr>()
                 .map_err(|_| format!("'{addr}' is not an IP address"))?;
-            let max = if ip.is_ipv4() { 32 } else { 128 };
-            let len = len
+            let net = len
                 .parse::<u8>()
                 .ok()
-                .filter(|l| *l <= max)
-                .ok_or_else(|| format!("'/{len}' is not a prefix length (0 to {max})"))?;
-            vec![(canonical(ip), len)]
+                .and_then(|l| IpNet::new(ip, l).ok())
+                .ok_or_else(|| {
+                    let max = if ip.is_ipv4() { 32 } else { 128 };
+                    format!("'/{len}' is not a prefix length (0 to {max})")
+                })?;
+            vec![canonical_net(net)]
         } else if let Ok(ip) = strip_brackets(text).parse::<IpAddr>() {
-            let ip = canonical(ip);
-            vec![(ip, if ip.is_ipv4() { 32 } else { 128 })]
+            vec![IpNet::from(canonical(ip))]
         } else {
             let addrs = (text, 0)
                 .to_socket_addrs()
                 .map_err(|e| format!("cannot resolve '{text}': {e}"))?;
-            let mut nets: Vec<(IpAddr, u8)> = addrs
-                .map(|a| canonical(a.ip()))
-                .map(|ip| (ip, if ip.is_ipv4() { 32 } else { 128 }))
-                .collect();
+            let mut nets: Vec<IpNet> = addrs.map(|a| IpNet::from(canonical(a.ip()))).collect();
             nets.dedup();
             if nets.is_empty() {
                 return Err(format!("'{text}' has no addresses"));
@@ -57,7 +57,7 @@ impl AllowRule {
     /// True when `peer` is covered by this rule.
     pub fn allows(&self, peer: IpAddr) -> bool {
         let peer = canonical(peer);
-        self.nets.iter().any(|&(net, len)| in_net(peer, net, len))
+        self.nets.iter().any(|net| net.contains(&peer))
     }
 }
 
@@ -83,17 +83,15 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
-fn in_net(peer: IpAddr, net: IpAddr, len: u8) -> bool {
-    match (peer, net) {
-        (IpAddr::V4(p), IpAddr::V4(n)) => {
-            let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
-            u32::from(p) & mask == u32::from(n) & mask
+/// A network inside the IPv4-mapped range (`::ffff:10.0.0.0/120`) as the
+/// IPv4 network it carries (`10.0.0.0/24`), so that it matches the senders
+/// `allows` sees as IPv4. Any other network is kept as it is.
+fn canonical_net(net: IpNet) -> IpNet {
+    match (net, canonical(net.addr())) {
+        (IpNet::V6(v6), IpAddr::V4(v4)) if v6.prefix_len() >= 96 => {
+            Ipv4Net::new(v4, v6.prefix_len() - 96).map_or(net, IpNet::V4)
         }
-        (IpAddr::V6(p), IpAddr::V6(n)) => {
-            let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
-            u128::from(p) & mask == u128::from(n) & mask
-        }
-        _ => false,
+        _ => net,
     }
 }
 
@@ -131,6 +129,14 @@ mod tests {
         assert!(r.allows(ip("::ffff:127.0.0.1")));
         let mapped = AllowRule::parse("::ffff:10.0.0.5").unwrap();
         assert!(mapped.allows(ip("10.0.0.5")));
+    }
+
+    #[test]
+    fn ipv4_mapped_networks_match_as_their_ipv4_networks() {
+        let r = AllowRule::parse("::ffff:10.0.0.0/120").unwrap();
+        assert!(r.allows(ip("10.0.0.200")));
+        assert!(r.allows(ip("::ffff:10.0.0.200")));
+        assert!(!r.allows(ip("10.0.1.1")));
     }
 
     #[test]

@@ -14,20 +14,20 @@
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use nix::sys::socket::{self as ns, sockopt, AddressFamily, SockFlag, SockType, SockaddrStorage};
+use socket2::{Domain, SockAddr, SockRef, Socket, TcpKeepalive, Type};
 
 use super::allow::canonical;
 use super::{ListenAddr, NetSettings, PeerAddr};
 
-/// Keepalive: first probe after this much silence, then every interval.
-const KEEPALIVE_IDLE_S: u32 = 60;
-const KEEPALIVE_INTERVAL_S: u32 = 10;
-const KEEPALIVE_PROBES: u32 = 6;
+/// Keepalive: the first probe after 60 s of silence, then one every 10 s;
+/// 6 unanswered probes end the connection.
+const KEEPALIVE: TcpKeepalive = TcpKeepalive::new()
+    .with_time(Duration::from_secs(60))
+    .with_interval(Duration::from_secs(10))
+    .with_retries(6);
 /// Pauses between connect rounds grow from the first to the last.
 const RETRY_FIRST: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(2);
@@ -37,28 +37,19 @@ pub fn show(addr: SocketAddr) -> String {
     SocketAddr::new(canonical(addr.ip()), addr.port()).to_string()
 }
 
-fn new_socket(addr: &SocketAddr) -> io::Result<OwnedFd> {
-    let family = if addr.is_ipv4() {
-        AddressFamily::Inet
-    } else {
-        AddressFamily::Inet6
-    };
-    Ok(ns::socket(
-        family,
-        SockType::Stream,
-        SockFlag::SOCK_CLOEXEC,
-        None,
-    )?)
+/// A TCP socket for `addr`'s family, closed on exec.
+fn new_socket(addr: &SocketAddr) -> io::Result<Socket> {
+    Socket::new(Domain::for_address(*addr), Type::STREAM, None)
 }
 
 /// Sets SO_SNDBUF and SO_RCVBUF. Returns a warning when the kernel gave
 /// less than asked (it caps them at net.core.wmem_max and rmem_max).
-fn set_buffers(fd: &OwnedFd, bytes: usize) -> io::Result<Option<String>> {
-    ns::setsockopt(fd, sockopt::SndBuf, &bytes)?;
-    ns::setsockopt(fd, sockopt::RcvBuf, &bytes)?;
+fn set_buffers(socket: &Socket, bytes: usize) -> io::Result<Option<String>> {
+    socket.set_send_buffer_size(bytes)?;
+    socket.set_recv_buffer_size(bytes)?;
     // Linux reports twice the value it keeps for itself.
-    let snd = ns::getsockopt(fd, sockopt::SndBuf)? / 2;
-    let rcv = ns::getsockopt(fd, sockopt::RcvBuf)? / 2;
+    let snd = socket.send_buffer_size()? / 2;
+    let rcv = socket.recv_buffer_size()? / 2;
     if snd < bytes || rcv < bytes {
         return Ok(Some(format!(
             "--tcp-buffer: the kernel capped the socket buffers at {} bytes (send) and {} bytes (receive); raise net.core.wmem_max and net.core.rmem_max to get {bytes}",
@@ -101,7 +92,7 @@ fn bind_one(
     dual_stack: bool,
     settings: &NetSettings,
 ) -> io::Result<(TcpListener, Option<String>)> {
-    let fd = match new_socket(&addr) {
+    let socket = match new_socket(&addr) {
         // No IPv6 on this host: every IPv4 address instead.
         Err(e) if dual_stack && e.raw_os_error() == Some(libc::EAFNOSUPPORT) => {
             let v4 = SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), addr.port());
@@ -109,17 +100,17 @@ fn bind_one(
         }
         other => other?,
     };
-    ns::setsockopt(&fd, sockopt::ReuseAddr, &true)?;
+    socket.set_reuse_address(true)?;
     if addr.is_ipv6() {
-        ns::setsockopt(&fd, sockopt::Ipv6V6Only, &!dual_stack)?;
+        socket.set_only_v6(!dual_stack)?;
     }
     let warning = match settings.buffer_bytes {
-        Some(b) => set_buffers(&fd, b)?,
+        Some(b) => set_buffers(&socket, b)?,
         None => None,
     };
-    ns::bind(fd.as_raw_fd(), &SockaddrStorage::from(addr))?;
-    ns::listen(&fd, ns::Backlog::new(8).expect("a small backlog is valid"))?;
-    Ok((TcpListener::from(fd), warning))
+    socket.bind(&SockAddr::from(addr))?;
+    socket.listen(8)?;
+    Ok((TcpListener::from(socket), warning))
 }
 
 impl Listener {
@@ -132,17 +123,6 @@ impl Listener {
 impl AsFd for Listener {
     fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
         self.socket.as_fd()
-    }
-}
-
-/// Polls one descriptor for `flags` up to `wait`. True when ready.
-fn ready(fd: std::os::fd::BorrowedFd<'_>, flags: PollFlags, wait: Duration) -> io::Result<bool> {
-    let ms = u16::try_from(wait.as_millis().max(1)).unwrap_or(u16::MAX);
-    let mut fds = [PollFd::new(fd, flags)];
-    match poll(&mut fds, PollTimeout::from(ms)) {
-        Ok(n) => Ok(n > 0),
-        Err(Errno::EINTR) => Ok(false),
-        Err(e) => Err(e.into()),
     }
 }
 
@@ -210,51 +190,31 @@ fn connect_one(
     settings: &NetSettings,
     limit: Duration,
 ) -> io::Result<(TcpStream, Option<String>)> {
-    let fd = new_socket(&addr)?;
+    let socket = new_socket(&addr)?;
     let warning = match settings.buffer_bytes {
-        Some(b) => set_buffers(&fd, b)?,
+        Some(b) => set_buffers(&socket, b)?,
         None => None,
     };
-    let stream = TcpStream::from(fd);
-    stream.set_nonblocking(true)?;
-    match ns::connect(stream.as_raw_fd(), &SockaddrStorage::from(addr)) {
-        Ok(()) => {}
-        Err(Errno::EINPROGRESS) => {
-            let deadline = Instant::now() + limit;
-            loop {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "no answer (connect timed out)",
-                    ));
-                }
-                if ready(stream.as_fd(), PollFlags::POLLOUT, left)? {
-                    break;
-                }
-            }
-            let err = ns::getsockopt(&stream, sockopt::SocketError)?;
-            if err != 0 {
-                return Err(io::Error::from_raw_os_error(err));
-            }
-        }
-        Err(e) => return Err(e.into()),
+    // Non-blocking connect, waited on for at most `limit`; the socket is
+    // blocking again when it returns.
+    match socket.connect_timeout(&SockAddr::from(addr), limit) {
+        // A timeout of our own wait, not the kernel's ETIMEDOUT.
+        Err(e) if e.kind() == io::ErrorKind::TimedOut && e.raw_os_error().is_none() => Err(
+            io::Error::new(io::ErrorKind::TimedOut, "no answer (connect timed out)"),
+        ),
+        Err(e) => Err(e),
+        Ok(()) => Ok((TcpStream::from(socket), warning)),
     }
-    stream.set_nonblocking(false)?;
-    Ok((stream, warning))
 }
 
 /// Turns on keepalive and, with `--timeout`, the stall limits.
 pub fn tune(stream: &TcpStream, settings: &NetSettings) -> io::Result<()> {
-    ns::setsockopt(stream, sockopt::KeepAlive, &true)?;
-    ns::setsockopt(stream, sockopt::TcpKeepIdle, &KEEPALIVE_IDLE_S)?;
-    ns::setsockopt(stream, sockopt::TcpKeepInterval, &KEEPALIVE_INTERVAL_S)?;
-    ns::setsockopt(stream, sockopt::TcpKeepCount, &KEEPALIVE_PROBES)?;
+    let socket = SockRef::from(stream);
+    socket.set_tcp_keepalive(&KEEPALIVE)?;
     if let Some(limit) = settings.stall {
         stream.set_read_timeout(Some(limit))?;
         stream.set_write_timeout(Some(limit))?;
-        let ms = u32::try_from(limit.as_millis()).unwrap_or(u32::MAX);
-        ns::setsockopt(stream, sockopt::TcpUserTimeout, &ms)?;
+        socket.set_tcp_user_timeout(Some(limit))?;
     }
     Ok(())
 }
@@ -318,6 +278,28 @@ mod tests {
             "10.0.0.5:4000"
         );
         assert_eq!(show("[::1]:4000".parse().unwrap()), "[::1]:4000");
+    }
+
+    #[test]
+    fn tuning_sets_keepalive_and_the_stall_limits() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let settings = NetSettings {
+            stall: Some(Duration::from_secs(7)),
+            ..NetSettings::default()
+        };
+        tune(&stream, &settings).unwrap();
+        let s = SockRef::from(&stream);
+        assert!(s.keepalive().unwrap());
+        assert_eq!(s.tcp_keepalive_time().unwrap(), Duration::from_secs(60));
+        assert_eq!(s.tcp_keepalive_interval().unwrap(), Duration::from_secs(10));
+        assert_eq!(s.tcp_keepalive_retries().unwrap(), 6);
+        assert_eq!(s.tcp_user_timeout().unwrap(), Some(Duration::from_secs(7)));
+        assert_eq!(stream.read_timeout().unwrap(), Some(Duration::from_secs(7)));
+        assert_eq!(
+            stream.write_timeout().unwrap(),
+            Some(Duration::from_secs(7))
+        );
     }
 
     #[test]
