@@ -115,9 +115,24 @@ fn unit_multiplier(unit: &str) -> Option<u64> {
 #[derive(Debug, Clone, Copy)]
 pub struct Bytes(pub u64);
 
+/// The binary prefixes, from 1024 on.
+const BINARY_PREFIXES: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
 impl fmt::Display for Bytes {
+    /// Whole bytes below 1 KiB, else two decimals of the largest unit that
+    /// keeps the number at or above 1, as the progress bar shows them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", indicatif::BinaryBytes(self.0))
+        let mut n = self.0 as f64;
+        if n < 1024.0 {
+            return write!(f, "{n:.0} B");
+        }
+        n /= 1024.0;
+        let mut unit = 0;
+        while n >= 1024.0 && unit + 1 < BINARY_PREFIXES.len() {
+            n /= 1024.0;
+            unit += 1;
+        }
+        write!(f, "{n:.2} {}B", BINARY_PREFIXES[unit])
     }
 }
 

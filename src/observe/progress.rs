@@ -170,6 +170,22 @@ fn eta(left: u64, rate_bytes_per_s: f64) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_bar_and_the_messages_write_byte_counts_alike() {
+        let mut n: u64 = 1;
+        for _ in 0..64 {
+            for value in [n - 1, n, n + n / 3, n.saturating_mul(1000)] {
+                assert_eq!(
+                    crate::base::size::Bytes(value).to_string(),
+                    indicatif::BinaryBytes(value).to_string(),
+                    "{value}"
+                );
+            }
+            n = n.saturating_mul(2);
+        }
+        assert_eq!(crate::base::size::Bytes(u64::MAX).to_string(), indicatif::BinaryBytes(u64::MAX).to_string());
+    }
+
     fn snap(seconds: f64, read: u64, written: u64) -> Snapshot {
         Snapshot {
             seconds,
