@@ -185,7 +185,11 @@ pub fn timed(tape: TapeTarget, clock: &VirtualClock) -> Timed<TapeTarget> {
     }
 }
 
-pub fn run(target: &mut dyn ProbeTarget, plan: &Plan, clock: &dyn Clock) -> Result<Sweep, SweepError> {
+pub fn run(
+    target: &mut dyn ProbeTarget,
+    plan: &Plan,
+    clock: &dyn Clock,
+) -> Result<Sweep, SweepError> {
     sweep(target, plan, clock, &|| None, &mut |_| {})
 }
 
