@@ -153,7 +153,7 @@ impl Controller {
         self.judge.tick(view.now, self.floor());
         // After a rest the schedule starts afresh: lateness is caught up
         // only within a paced run, never as a burst after a pause.
-        if self.target.from_rest() {
+        if self.target.at_rest() {
             self.schedule.restart(view.now);
         }
         let dt = self.target.update_arrival(view);

@@ -46,7 +46,7 @@ impl Target {
         self.last_view
     }
 
-    pub(super) fn from_rest(&self) -> bool {
+    pub(super) fn at_rest(&self) -> bool {
         self.from_rest
     }
 
