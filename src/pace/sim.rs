@@ -9,9 +9,10 @@
 //! are the same whatever the writer does; the time it stood still is the
 //! reader's wait.
 
-use super::controller::{Controller, View};
+use super::controller::Controller;
 use super::drive_model::{DriveModel, DriveSpec, DriveTally};
-use super::PaceSettings;
+use super::settings::PaceSettings;
+use super::view::View;
 
 const STEP_S: f64 = 0.001;
 
@@ -95,132 +96,209 @@ struct Write {
 
 /// Runs the setup to the end of input; gives up after `limit_s`.
 pub fn run(setup: &Setup, limit_s: f64) -> Outcome {
-    let blocks = (setup.ring_bytes / setup.block_bytes).floor().max(2.0) as usize;
-    let block = setup.block_bytes;
-    let (high_pct, range) = match setup.policy {
-        Policy::Bursts { high_pct } => (high_pct, None),
-        Policy::Paced { high_pct, range } => (high_pct, Some(range)),
-    };
-    let start_blocks = ((blocks * high_pct as usize).div_ceil(100)).clamp(1, blocks);
-    let mut controller = range.map(Controller::new);
-    let mut drive = DriveModel::new(setup.drive.clone(), 0.0);
-
-    let mut now = 0.0;
-    let mut work_s = 0.0;
-    let mut produced = 0.0;
-    let mut filling = 0.0; // bytes in the block being filled
-    let mut full = 0usize; // full blocks waiting in the ring
-    let mut writing: Option<Write> = None;
-    let mut streaming = false;
-    let mut out = Outcome {
-        drive: DriveTally::default(),
-        elapsed_s: 0.0,
-        bytes_written: 0.0,
-        reader_wait_s: 0.0,
-        underruns: 0,
-        controller: None,
-        targets: Vec::new(),
-    };
-
-    while now < limit_s {
-        // The reader: produce into the ring while there is room.
-        let input_done = produced >= setup.producer.total_bytes;
-        if !input_done {
-            let in_use = full + usize::from(writing.is_some());
-            let room_blocks = blocks.saturating_sub(in_use);
-            let room = room_blocks as f64 * block - filling;
-            if room > 0.0 {
-                let want = setup.producer.rate_at(work_s) * STEP_S;
-                let n = want.min(room).min(setup.producer.total_bytes - produced);
-                produced += n;
-                filling += n;
-                work_s += STEP_S * (n / want.max(1e-9)).min(1.0);
-                while filling >= block {
-                    filling -= block;
-                    full += 1;
-                }
-                if produced >= setup.producer.total_bytes && filling > 0.0 {
-                    filling = 0.0;
-                    full += 1;
-                }
-            } else {
-                out.reader_wait_s += STEP_S;
-            }
-        }
-        let input_done = produced >= setup.producer.total_bytes;
-
-        // The writer: finish the write under way, then start the next.
-        for _ in 0..64 {
-            if let Some(w) = writing.as_mut() {
-                if now < w.started {
-                    break; // paced: this write starts later
-                }
-                w.left -= drive.offer(w.left);
-                if w.left > 1e-6 {
-                    break;
-                }
-                let w = writing.take().expect("a write is under way");
-                out.bytes_written += w.bytes;
-                if let Some(c) = controller.as_mut() {
-                    c.wrote(w.started, now, w.bytes as u64);
-                }
-                continue;
-            }
-            if !streaming {
-                let restart = controller.as_ref().and_then(|c| c.restart_fill());
-                let start_blocks = restart.map_or(start_blocks, |f| {
-                    start_blocks
-                        .max((f * blocks as f64).ceil() as usize)
-                        .min(blocks)
-                });
-                if full >= start_blocks || (input_done && full > 0) {
-                    streaming = true;
-                } else {
-                    break;
-                }
-            }
-            let mut start_at = now;
-            if full == 0 {
-                if !input_done {
-                    out.underruns += 1;
-                    streaming = false;
-                    if let Some(c) = controller.as_mut() {
-                        c.ran_dry();
-                    }
-                }
-                break;
-            }
-            if let Some(c) = controller.as_mut() {
-                let view = View {
-                    now,
-                    fill: (full as f64 * block + filling) / (blocks as f64 * block),
-                    read_bytes: produced as u64,
-                    reader_waiting: full + 1 >= blocks && !input_done,
-                    input_done,
-                };
-                let plan = c.plan(view, block as u64);
-                out.targets.push((now, plan.rate));
-                start_at = now + plan.wait_s;
-            }
-            full -= 1;
-            writing = Some(Write {
-                started: start_at,
-                left: block,
-                bytes: block,
-            });
-        }
-
-        if input_done && full == 0 && writing.is_none() {
-            out.elapsed_s = now;
+    let mut sim = Sim::new(setup);
+    while sim.now < limit_s {
+        sim.read();
+        let input_done = sim.input_done();
+        sim.write(input_done);
+        if input_done && sim.full == 0 && sim.writing.is_none() {
+            sim.out.elapsed_s = sim.now;
             break;
         }
-        now += STEP_S;
-        drive.advance(now);
+        sim.now += STEP_S;
+        sim.drive.advance(sim.now);
     }
-    drive.flush();
-    let drained_by = now + drive.buffered() / setup.drive.slowest().max(1.0) + 10.0;
-    drive.advance(drained_by);
-    out.drive = drive.tally().clone();
-    out.controller = controller;
-    out
+    sim.finish()
+}
+
+/// The state of a simulated run, one field per thing that moves.
+struct Sim<'a> {
+    setup: &'a Setup,
+    /// Blocks in the ring, and how many must be full before the writer
+    /// starts (the high watermark).
+    blocks: usize,
+    start_blocks: usize,
+    controller: Option<Controller>,
+    drive: DriveModel,
+    now: f64,
+    /// The producer's own clock, which stands still while the ring is full.
+    work_s: f64,
+    produced: f64,
+    /// Bytes in the block being filled.
+    filling: f64,
+    /// Full blocks waiting in the ring.
+    full: usize,
+    writing: Option<Write>,
+    streaming: bool,
+    out: Outcome,
+}
+
+impl<'a> Sim<'a> {
+    fn new(setup: &'a Setup) -> Sim<'a> {
+        let blocks = (setup.ring_bytes / setup.block_bytes).floor().max(2.0) as usize;
+        let (high_pct, range) = match setup.policy {
+            Policy::Bursts { high_pct } => (high_pct, None),
+            Policy::Paced { high_pct, range } => (high_pct, Some(range)),
+        };
+        Sim {
+            setup,
+            blocks,
+            start_blocks: ((blocks * high_pct as usize).div_ceil(100)).clamp(1, blocks),
+            controller: range.map(Controller::new),
+            drive: DriveModel::new(setup.drive.clone(), 0.0),
+            now: 0.0,
+            work_s: 0.0,
+            produced: 0.0,
+            filling: 0.0,
+            full: 0,
+            writing: None,
+            streaming: false,
+            out: Outcome {
+                drive: DriveTally::default(),
+                elapsed_s: 0.0,
+                bytes_written: 0.0,
+                reader_wait_s: 0.0,
+                underruns: 0,
+                controller: None,
+                targets: Vec::new(),
+            },
+        }
+    }
+
+    fn input_done(&self) -> bool {
+        self.produced >= self.setup.producer.total_bytes
+    }
+
+    /// The reader: produce into the ring for one step while there is room.
+    fn read(&mut self) {
+        if self.input_done() {
+            return;
+        }
+        let (block, producer) = (self.setup.block_bytes, &self.setup.producer);
+        let in_use = self.full + usize::from(self.writing.is_some());
+        let room_blocks = self.blocks.saturating_sub(in_use);
+        let room = room_blocks as f64 * block - self.filling;
+        if room <= 0.0 {
+            self.out.reader_wait_s += STEP_S;
+            return;
+        }
+        let want = producer.rate_at(self.work_s) * STEP_S;
+        let n = want.min(room).min(producer.total_bytes - self.produced);
+        self.produced += n;
+        self.filling += n;
+        self.work_s += STEP_S * (n / want.max(1e-9)).min(1.0);
+        while self.filling >= block {
+            self.filling -= block;
+            self.full += 1;
+        }
+        if self.produced >= producer.total_bytes && self.filling > 0.0 {
+            self.filling = 0.0;
+            self.full += 1;
+        }
+    }
+
+    /// The writer: finish the write under way, then start the next, for
+    /// as many blocks as one step allows.
+    fn write(&mut self, input_done: bool) {
+        for _ in 0..64 {
+            let more = match self.writing.is_some() {
+                true => self.carry_on_writing(),
+                false => self.start_writing(input_done),
+            };
+            if !more {
+                break;
+            }
+        }
+    }
+
+    /// Hands the drive what it takes of the write under way; true if the
+    /// write is done.
+    fn carry_on_writing(&mut self) -> bool {
+        let now = self.now;
+        let w = self.writing.as_mut().expect("a write is under way");
+        if now < w.started {
+            return false; // paced: this write starts later
+        }
+        w.left -= self.drive.offer(w.left);
+        if w.left > 1e-6 {
+            return false;
+        }
+        let w = self.writing.take().expect("a write is under way");
+        self.out.bytes_written += w.bytes;
+        if let Some(c) = self.controller.as_mut() {
+            c.wrote(w.started, now, w.bytes as u64);
+        }
+        true
+    }
+
+    /// Starts writing the next full block, if the watermarks and the ring
+    /// allow; true if it did.
+    fn start_writing(&mut self, input_done: bool) -> bool {
+        if !self.streaming && !self.may_restart(input_done) {
+            return false;
+        }
+        if self.full == 0 {
+            if !input_done {
+                self.out.underruns += 1;
+                self.streaming = false;
+                if let Some(c) = self.controller.as_mut() {
+                    c.ran_dry();
+                }
+            }
+            return false;
+        }
+        let start_at = self.plan(input_done);
+        self.full -= 1;
+        let block = self.setup.block_bytes;
+        self.writing = Some(Write {
+            started: start_at,
+            left: block,
+            bytes: block,
+        });
+        true
+    }
+
+    /// Whether the ring is full enough to start writing after it ran dry:
+    /// the high watermark, or fuller if the controller asks.
+    fn may_restart(&mut self, input_done: bool) -> bool {
+        let (blocks, start_blocks) = (self.blocks, self.start_blocks);
+        let restart = self.controller.as_ref().and_then(|c| c.restart_fill());
+        let start_blocks = restart.map_or(start_blocks, |f| {
+            start_blocks
+                .max((f * blocks as f64).ceil() as usize)
+                .min(blocks)
+        });
+        self.streaming = self.full >= start_blocks || (input_done && self.full > 0);
+        self.streaming
+    }
+
+    /// When the next block may start: now, or when the controller's plan
+    /// says.
+    fn plan(&mut self, input_done: bool) -> f64 {
+        let (now, block, blocks) = (self.now, self.setup.block_bytes, self.blocks);
+        let view = View {
+            now,
+            fill: (self.full as f64 * block + self.filling) / (blocks as f64 * block),
+            read_bytes: self.produced as u64,
+            reader_waiting: self.full + 1 >= blocks && !input_done,
+            input_done,
+        };
+        let Some(c) = self.controller.as_mut() else {
+            return now;
+        };
+        let plan = c.plan(view, block as u64);
+        self.out.targets.push((now, plan.rate));
+        now + plan.wait_s
+    }
+
+    /// Lets the drive write what it still holds, and gives the outcome.
+    fn finish(mut self) -> Outcome {
+        self.drive.flush();
+        let slowest = self.setup.drive.slowest().max(1.0);
+        let drained_by = self.now + self.drive.buffered() / slowest + 10.0;
+        self.drive.advance(drained_by);
+        self.out.drive = self.drive.tally().clone();
+        self.out.controller = self.controller;
+        self.out
+    }
 }

@@ -84,10 +84,34 @@ fn draw(t: &Timeline, title: &str, out: &mut String) -> DrawResult {
     let x_max = t.last().t_s.max(0.001);
     let underruns = t.rises(|s| s.underruns);
     let volumes = t.rises(|s| s.volume.saturating_sub(1) as u64);
+    panel(
+        &top,
+        x_max,
+        100.0,
+        "ring fill (%)",
+        &fill_series(t),
+        &underruns,
+        &volumes,
+    )?;
+    let (rates, y_max) = rate_series(t);
+    panel(
+        &bottom,
+        x_max,
+        y_max,
+        "rate (MB/s)",
+        &rates,
+        &underruns,
+        &volumes,
+    )?;
+    root.present()?;
+    Ok(())
+}
 
+/// The upper panel's lines: the fill at each sample, and, in files that
+/// record it, the range between samples, so that a peak or a drop to empty
+/// between two ticks is seen.
+fn fill_series(t: &Timeline) -> Vec<Series<'static>> {
     let fill: Vec<(f64, f64)> = t.samples.iter().map(|s| (s.t_s, s.fill_pct)).collect();
-    // Files that record the range between samples get it drawn too, so
-    // that a peak or a drop to empty between two ticks is seen.
     let range = |pick: fn(&crate::observe::record::Sample) -> Option<f64>| -> Vec<(f64, f64)> {
         t.samples
             .iter()
@@ -104,16 +128,12 @@ fn draw(t: &Timeline, title: &str, out: &mut String) -> DrawResult {
         ));
         fills.push(Series::solid("", RANGE, lows));
     }
-    panel(
-        &top,
-        x_max,
-        100.0,
-        "ring fill (%)",
-        &fills,
-        &underruns,
-        &volumes,
-    )?;
+    fills
+}
 
+/// The lower panel's lines, in MB/s: the input and output rates and the
+/// pace target if there was one; and the top of their data.
+fn rate_series(t: &Timeline) -> (Vec<Series<'static>>, f64) {
     let mb = |r: f64| r / 1e6;
     let input: Vec<(f64, f64)> = t
         .samples
@@ -146,17 +166,7 @@ fn draw(t: &Timeline, title: &str, out: &mut String) -> DrawResult {
             runs: pace,
         });
     }
-    panel(
-        &bottom,
-        x_max,
-        y_max,
-        "rate (MB/s)",
-        &rates,
-        &underruns,
-        &volumes,
-    )?;
-    root.present()?;
-    Ok(())
+    (rates, y_max)
 }
 
 /// Pixels a legend line takes, and the box's own padding and border.

@@ -14,6 +14,7 @@
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
@@ -46,35 +47,10 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
     let root = SVGBackend::with_string(out, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(&format!("tapebuf {}", headline(p)), ("sans-serif", 18))?;
-
-    let logs: Vec<f64> = p
-        .results
-        .iter()
-        .map(|r| (r.block_bytes as f64).log2())
-        .collect();
-    let (first, last) = (logs[0], logs[logs.len() - 1]);
-    // Half a doubling beyond the ends, and at least MIN_SPAN_LOG2 in all,
-    // so that the bars' caps and the dodge stay small beside the axis.
-    let pad = ((MIN_SPAN_LOG2 - (last - first)) / 2.0).max(0.5);
-    let (x_lo, x_hi) = (first - pad, last + pad);
-    let step = logs.len().div_ceil(MAX_X_LABELS);
-    let ticks: Vec<f64> = logs.iter().copied().step_by(step).collect();
-    let y_max = p
-        .results
-        .iter()
-        .map(|r| r.write.max_bytes_per_s.max(r.read.max_bytes_per_s))
-        .fold(0.0, f64::max)
-        / 1e6
-        * 1.15;
-    let y_max = y_max.max(0.001);
-    let rec = &p.recommend;
-    let marked = [rec.write_block_bytes, rec.read_block_bytes]
-        .iter()
-        .filter(|&&b| b != 0 && (x_lo..x_hi).contains(&(b as f64).log2()))
-        .count();
+    let axes = Axes::of(p);
     // The root, less the title, the margins and the x labels.
     let plot_px = f64::from(root.dim_in_pixel().1) - 2.0 * 16.0 - 44.0;
-    let y_top = super::plot::above_the_legend(y_max, plot_px, 2 + marked);
+    let y_top = super::plot::above_the_legend(axes.y_max, plot_px, 2 + axes.marked(p));
 
     let mut chart = ChartBuilder::on(&root)
         .margin(16)
@@ -82,8 +58,8 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
         .y_label_area_size(64)
         .build_cartesian_2d(
             Log2Sizes {
-                range: x_lo..x_hi,
-                ticks,
+                range: axes.x_lo..axes.x_hi,
+                ticks: axes.ticks.clone(),
             },
             0f64..y_top,
         )?;
@@ -93,7 +69,82 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
         .y_desc("rate (MB/s)")
         .light_line_style(WHITE)
         .draw()?;
+    draw_rates(&mut chart, p, &axes.logs)?;
+    draw_unverified(&mut chart, p, &axes.logs)?;
+    draw_recommended(&mut chart, p, &axes)?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
 
+/// Where the sizes sit on the x axis, the axis' ends and ticks, and the
+/// top of the data on the y axis.
+struct Axes {
+    /// log2 of each measured size.
+    logs: Vec<f64>,
+    x_lo: f64,
+    x_hi: f64,
+    ticks: Vec<f64>,
+    /// The fastest run, in MB/s, with room above it.
+    y_max: f64,
+}
+
+impl Axes {
+    fn of(p: &ProbeResults) -> Axes {
+        let logs: Vec<f64> = p
+            .results
+            .iter()
+            .map(|r| (r.block_bytes as f64).log2())
+            .collect();
+        let (first, last) = (logs[0], logs[logs.len() - 1]);
+        // Half a doubling beyond the ends, and at least MIN_SPAN_LOG2 in
+        // all, so that the bars' caps and the dodge stay small beside the
+        // axis.
+        let pad = ((MIN_SPAN_LOG2 - (last - first)) / 2.0).max(0.5);
+        let step = logs.len().div_ceil(MAX_X_LABELS);
+        let ticks: Vec<f64> = logs.iter().copied().step_by(step).collect();
+        let y_max = p
+            .results
+            .iter()
+            .map(|r| r.write.max_bytes_per_s.max(r.read.max_bytes_per_s))
+            .fold(0.0, f64::max)
+            / 1e6
+            * 1.15;
+        Axes {
+            logs,
+            x_lo: first - pad,
+            x_hi: last + pad,
+            ticks,
+            y_max: y_max.max(0.001),
+        }
+    }
+
+    /// Whether a recommended size of `bytes` is drawn: one was made, and
+    /// it lies on the axis.
+    fn shows(&self, bytes: u64) -> bool {
+        bytes != 0 && (self.x_lo..self.x_hi).contains(&(bytes as f64).log2())
+    }
+
+    /// How many recommended sizes are drawn, each a legend line.
+    fn marked(&self, p: &ProbeResults) -> usize {
+        let rec = &p.recommend;
+        [rec.write_block_bytes, rec.read_block_bytes]
+            .iter()
+            .filter(|&&b| self.shows(b))
+            .count()
+    }
+}
+
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Log2Sizes, RangedCoordf64>>;
+
+/// The write and read medians, a line through a dot per size, each dot
+/// with a bar from the slowest to the fastest run.
+fn draw_rates<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, p: &ProbeResults, logs: &[f64]) -> DrawResult {
     let write: Vec<&Measured> = p.results.iter().map(|r| &r.write).collect();
     let read: Vec<&Measured> = p.results.iter().map(|r| &r.read).collect();
     let runs = match p.runs {
@@ -126,11 +177,19 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
             ])?;
         }
     }
+    Ok(())
+}
 
+/// A black ring around each size whose read-back did not match.
+fn draw_unverified<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    p: &ProbeResults,
+    logs: &[f64],
+) -> DrawResult {
     let unverified: Vec<(f64, f64)> = p
         .results
         .iter()
-        .zip(&logs)
+        .zip(logs)
         .filter(|(r, _)| !r.verified)
         .map(|(r, x)| (*x, r.read.median_bytes_per_s / 1e6))
         .collect();
@@ -144,21 +203,27 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
             .label("read back did not match: rates not to be trusted")
             .legend(|(x, y)| Circle::new((x + 10, y), 5, BLACK.stroke_width(2)));
     }
+    Ok(())
+}
 
+/// A dashed line at each recommended size that lies on the axis.
+fn draw_recommended<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    p: &ProbeResults,
+    axes: &Axes,
+) -> DrawResult {
+    let rec = &p.recommend;
     for (what, bytes, color) in [
         ("backups (write)", rec.write_block_bytes, WRITE),
         ("restores (read)", rec.read_block_bytes, READ),
     ] {
-        if bytes == 0 {
+        if !axes.shows(bytes) {
             continue;
         }
         let x = (bytes as f64).log2();
-        if !(x_lo..x_hi).contains(&x) {
-            continue;
-        }
         chart
             .draw_series(std::iter::once(DashedPathElement::new(
-                vec![(x, 0.0), (x, y_max)],
+                vec![(x, 0.0), (x, axes.y_max)],
                 6,
                 4,
                 color.stroke_width(1),
@@ -168,14 +233,6 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
                 DashedPathElement::new(vec![(x, y), (x + 20, y)], 4, 3, color.stroke_width(1))
             });
     }
-
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
     Ok(())
 }
 

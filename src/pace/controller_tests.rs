@@ -1,0 +1,238 @@
+//! Unit tests of the pacing controller: each drives it with a simulated
+//! clock and checks one of the rules in `controller.rs`'s header.
+
+use super::*;
+use crate::pace::schedule::SCHEDULE_SLACK_S;
+use crate::pace::target::FALL_PER_S;
+
+const MB: f64 = 1e6;
+
+fn known(floor: f64, top: f64) -> Controller {
+    let s = PaceSettings {
+        floor: Some(floor as u64),
+        ceiling: Some(top as u64),
+    };
+    Controller::new(s)
+}
+
+fn view(now: f64, fill: f64, read: f64) -> View {
+    View {
+        now,
+        fill,
+        read_bytes: read as u64,
+        reader_waiting: false,
+        input_done: false,
+    }
+}
+
+#[test]
+fn the_share_inside_the_pace_counts_whole_seconds_fed_at_the_floor() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    // 20 s fed at 50 MB/s in 1 MB blocks, unevenly: each pair of
+    // blocks goes 5 ms apart, then 35 ms pass.
+    let mut now = 0.0;
+    for i in 0..1000 {
+        c.plan(view(now, 0.5, 0.0), 1_000_000);
+        now += if i % 2 == 0 { 0.005 } else { 0.035 };
+    }
+    assert_eq!(c.inside_share(), Some(1.0));
+    // Then 10 s waiting for the high watermark: a third of the time.
+    c.ran_dry();
+    now += 10.0;
+    for _ in 0..100 {
+        c.plan(view(now, 0.9, 0.0), 1_000_000);
+        now += 0.02;
+    }
+    let share = c.inside_share().unwrap();
+    assert!((share - 2.0 / 3.0).abs() < 0.05, "{share}");
+}
+
+#[test]
+fn a_full_ring_means_full_speed() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    let p = c.plan(view(1.0, 0.99, 100.0 * MB), 1 << 20);
+    assert_eq!(p.rate, None);
+    assert_eq!(p.wait_s, 0.0);
+}
+
+#[test]
+fn a_waiting_reader_means_full_speed_whatever_the_fill() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    let mut v = view(1.0, 0.3, 100.0 * MB);
+    v.reader_waiting = true;
+    assert_eq!(c.plan(v, 1 << 20).rate, None);
+}
+
+#[test]
+fn the_rate_never_goes_below_the_floor() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    // No input at all for a minute: the ring drains at the floor.
+    for i in 0..600 {
+        let p = c.plan(view(i as f64 * 0.1, 0.2, 0.0), 1 << 20);
+        assert!(p.rate.unwrap() >= 40.0 * MB);
+    }
+    // A given floor is the drive's slowest speed: kept 5% above it.
+    assert_eq!(c.current_target(), Some(42.0 * MB));
+}
+
+#[test]
+fn the_rate_follows_a_steady_input_at_half_fill() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    for i in 0..3000 {
+        let t = i as f64 * 0.1;
+        c.plan(view(t, 0.5, 75.0 * MB * t), 1 << 20);
+    }
+    let r = c.current_target().unwrap();
+    assert!((r - 75.0 * MB).abs() < 1.0 * MB, "target {r}");
+}
+
+#[test]
+fn the_rate_rises_as_the_ring_fills() {
+    let mut rates = Vec::new();
+    for fill in [0.5, 0.7, 0.85, 0.95] {
+        let mut c = known(40.0 * MB, 120.0 * MB);
+        for i in 0..100 {
+            let t = i as f64 * 0.1;
+            c.plan(view(t, fill, 60.0 * MB * t), 1 << 20);
+        }
+        rates.push(c.current_target().unwrap());
+    }
+    assert!(rates.windows(2).all(|w| w[0] < w[1]), "{rates:?}");
+    assert!(rates[3] > 100.0 * MB, "{rates:?}");
+}
+
+#[test]
+fn the_rate_falls_no_faster_than_the_drive_can_follow() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    let before = c.plan(view(0.0, 0.97, 0.0), 1 << 20).rate.unwrap();
+    // The ring is suddenly near empty and the input stops.
+    let p = c.plan(view(1.0, 0.1, 0.0), 1 << 20);
+    let fell = before - p.rate.unwrap();
+    assert!(fell > 0.0);
+    assert!(fell <= 120.0 * MB * FALL_PER_S + 1.0, "fell {fell}");
+}
+
+/// A controller whose target has settled at the floor: no input, a
+/// ring a tenth full, for a minute.
+fn settled_at_floor(floor: f64, top: f64) -> Controller {
+    let mut c = known(floor, top);
+    for i in 0..600 {
+        c.plan(view(i as f64 * 0.1, 0.1, 0.0), 1 << 20);
+    }
+    assert_eq!(c.current_target(), Some(floor * GIVEN_FLOOR_MARGIN));
+    c
+}
+
+#[test]
+fn paced_writes_are_spaced_by_the_rate() {
+    let mut c = settled_at_floor(40.0 * MB, 120.0 * MB);
+    // Writes that take no time, 420 blocks of 1 MB at 42 MB/s (the
+    // floor and its margin): 10 s, less the schedule's slack.
+    let mut now = 100.0;
+    for _ in 0..420 {
+        now += c.plan(view(now, 0.1, 0.0), 1_000_000).wait_s;
+        c.wrote(now, now, 1_000_000);
+    }
+    let took = now - 100.0;
+    assert!(
+        (took - 10.0).abs() < SCHEDULE_SLACK_S + 0.03,
+        "took {took} s"
+    );
+}
+
+#[test]
+fn a_write_that_runs_late_is_caught_up_so_the_mean_rate_holds() {
+    let mut c = settled_at_floor(40.0 * MB, 120.0 * MB);
+    // Blocks are due every 1/42 s (23.8 ms); every tenth write takes
+    // 40 ms. The lateness is made up afterwards, so 1000 blocks still
+    // take 1000/42 s, not 1.6 s more.
+    let mut now = 100.0;
+    for i in 0..1000 {
+        now += c.plan(view(now, 0.1, 0.0), 1_000_000).wait_s;
+        let took = if i % 10 == 9 { 0.040 } else { 0.0 };
+        c.wrote(now, now + took, 1_000_000);
+        now += took;
+    }
+    let took = now - 100.0;
+    assert!((took - 1000.0 / 42.0).abs() < 0.1, "took {took} s");
+}
+
+#[test]
+fn a_start_from_rest_takes_the_target_as_it_is() {
+    let mut c = known(50.0 * MB, 120.0 * MB);
+    // The drive stands still: no need to start at the top and fall.
+    let p = c.plan(view(0.0, 0.1, 0.0), 1 << 20);
+    assert!(p.rate.unwrap() < 60.0 * MB, "{p:?}");
+    c.wrote(0.0, 0.0, 1 << 20);
+    // After the ring ran dry, likewise; and the time the drive stood
+    // still is no credit for a burst.
+    for i in 1..100 {
+        c.plan(view(i as f64 * 0.1, 0.95, 0.0), 1 << 20);
+    }
+    assert!(c.current_target().unwrap() > 110.0 * MB);
+    c.ran_dry();
+    let p = c.plan(view(30.0, 0.1, 0.0), 1 << 20);
+    assert!(p.rate.unwrap() < 60.0 * MB, "{p:?}");
+    let q = c.plan(view(30.0, 0.1, 0.0), 1 << 20);
+    let spacing = (1 << 20) as f64 / p.rate.unwrap();
+    assert!((q.wait_s - spacing).abs() < 1e-9, "{q:?}");
+}
+
+#[test]
+fn the_top_rate_is_learned_from_a_sustained_unpaced_burst() {
+    let s = PaceSettings::default();
+    let mut c = Controller::new(s);
+    assert_eq!(c.mode(), Mode::Learning);
+    // 1 MB writes at 100 MB/s, back to back, for 4 s.
+    let mut t = 0.0;
+    for _ in 0..400 {
+        let known = c.top().is_some();
+        let p = c.plan(view(t, 0.9, 0.0), 1_000_000);
+        match known {
+            false => assert_eq!(p.rate, None, "bursts until the top is known"),
+            // Learned mid-burst: the pace starts from the top.
+            true => assert!(p.rate.unwrap() > 80.0 * MB, "{p:?}"),
+        }
+        c.wrote(t, t + 0.01, 1_000_000);
+        t += 0.01;
+    }
+    let top = c.top().unwrap();
+    assert!((top - 100.0 * MB).abs() < MB, "top {top}");
+    assert_eq!(c.floor(), Some(top * AUTO_FLOOR_FRACTION));
+    assert_eq!(c.mode(), Mode::Pacing);
+}
+
+#[test]
+fn an_output_that_never_pushes_back_teaches_nothing() {
+    let mut c = Controller::new(PaceSettings::default());
+    let mut t = 0.0;
+    // Writes take no time; the writer waits for input between them.
+    for _ in 0..1000 {
+        c.plan(view(t, 0.01, 0.0), 1_000_000);
+        c.wrote(t, t + 0.0001, 1_000_000);
+        t += 0.02;
+    }
+    assert_eq!(c.top(), None);
+    assert_eq!(c.mode(), Mode::Learning);
+}
+
+#[test]
+fn a_stall_while_paced_ends_pacing_for_the_rest_of_the_run() {
+    let mut c = settled_at_floor(40.0 * MB, 120.0 * MB);
+    assert_eq!(c.restart_fill(), None);
+    c.plan(view(100.0, 0.1, 0.0), 1 << 20);
+    // Held for a second: the drive stopped and repositioned.
+    c.wrote(100.0, 101.0, 1 << 20);
+    assert_eq!(c.stalls().len(), 1);
+    assert_eq!(c.mode(), Mode::Bursts);
+    assert_eq!(c.plan(view(104.0, 0.1, 0.0), 1 << 20).rate, None);
+    assert_eq!(c.restart_fill(), Some(FULL_FILL));
+}
+
+#[test]
+fn a_slow_write_at_full_speed_is_not_a_stall() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    c.plan(view(0.0, 0.99, 0.0), 1 << 20);
+    c.wrote(0.0, 2.0, 1 << 20);
+    assert!(c.stalls().is_empty());
+}

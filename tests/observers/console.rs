@@ -1,0 +1,161 @@
+//! What the user sees of a run: a quiet stderr without a terminal,
+//! `--status-interval` records, `--log` and `--summary-json`, usage errors
+//! for observer flags alone, and the progress bar on a pseudo-terminal.
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{self, pattern, run, summary_line, tapebuf, BIN};
+use crate::input_file;
+#[test]
+fn without_a_terminal_stderr_holds_only_the_summary_line() {
+    let out = run(&["-s", "4k", "-b", "8"], pattern(1_000_000, 1));
+    assert!(out.status.success());
+    assert_eq!(out.stderr.lines().count(), 1, "{:?}", out.stderr);
+    summary_line(&out.stderr);
+    assert!(!out.stderr.contains('\r'));
+}
+
+#[test]
+fn status_interval_prints_plain_records_then_the_summary() {
+    let out = run(
+        &["-s", "64k", "-R", "4M", "--status-interval", "0.1"],
+        pattern(2_000_000, 2),
+    );
+    assert!(out.status.success(), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains('\r') && !out.stderr.contains('\x1b'),
+        "{:?}",
+        out.stderr
+    );
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(lines.len() >= 3, "{lines:?}");
+    let (last, records) = lines.split_last().unwrap();
+    assert!(last.starts_with("tapebuf: summary: "), "{last}");
+    for r in records {
+        assert!(r.starts_with("tapebuf: status: in "), "{r}");
+    }
+}
+
+#[test]
+fn log_takes_the_status_records_and_the_summary_and_summary_json_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.log");
+    let json = dir.path().join("summary.json");
+    let out = run(
+        &[
+            "-s",
+            "64k",
+            "-R",
+            "4M",
+            "--status-interval",
+            "0.1",
+            "-l",
+            log.to_str().unwrap(),
+            "--summary-json",
+            json.to_str().unwrap(),
+        ],
+        pattern(1_000_000, 3),
+    );
+    assert!(out.status.success(), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{:?}", out.stderr);
+    let summary = summary_line(&out.stderr);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("tapebuf: status: "),
+        "{logged}"
+    );
+    assert_eq!(logged.lines().last().unwrap(), summary);
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(value["line"], summary);
+    assert_eq!(value["in_bytes"], 1_000_000);
+    assert_eq!(value["out_bytes"], 1_000_000);
+    assert_eq!(value["clean"], true);
+}
+
+#[test]
+fn observer_flags_without_their_partner_are_usage_errors() {
+    for (args, flag) in [
+        (&["--stats-interval", "1"][..], "--stats-interval"),
+        (&["-l", "x.log"][..], "-l/--log"),
+        (&["-q", "--progress"][..], "--progress"),
+    ] {
+        let out = tapebuf().args(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!("tapebuf: {flag}: ")),
+            "{stderr}"
+        );
+    }
+}
+
+/// Removes ANSI escapes, and keeps what follows the last carriage return:
+/// what a terminal shows on that line.
+fn shown(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+        } else if c == '\r' {
+            out.clear();
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn on_a_terminal_the_bar_appears_and_the_end_is_the_clean_summary() {
+    common::needs::tool("script", "bsdutils");
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_file(dir.path(), 4 << 20);
+    let output = dir.path().join("out");
+    // 4 MiB at 4 MiB/s: about a second, five redraws.
+    let out = Command::new("script")
+        .args([
+            "-q",
+            "-e",
+            "-f",
+            "-c",
+            &format!("{BIN} -i {input} -o {} -s 64k -R 4M", output.display()),
+            "/dev/null",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script(1) from util-linux");
+    let terminal = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{terminal}");
+    assert!(terminal.contains("ring "), "no bar: {terminal:?}");
+    assert!(terminal.contains("underruns"), "{terminal:?}");
+    assert!(
+        terminal.contains("ETA"),
+        "-i on a file gives an ETA: {terminal:?}"
+    );
+    let lines: Vec<String> = terminal
+        .split('\n')
+        .map(|l| shown(l.trim_end_matches('\r')))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let last = lines.last().unwrap();
+    assert!(
+        last.starts_with("tapebuf: summary: in 4194304 bytes"),
+        "{lines:?}"
+    );
+    assert!(!last.contains("ring "), "{last:?}");
+    assert_eq!(std::fs::metadata(&output).unwrap().len(), 4 << 20);
+}
