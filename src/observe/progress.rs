@@ -183,7 +183,10 @@ mod tests {
             }
             n = n.saturating_mul(2);
         }
-        assert_eq!(crate::base::size::Bytes(u64::MAX).to_string(), indicatif::BinaryBytes(u64::MAX).to_string());
+        assert_eq!(
+            crate::base::size::Bytes(u64::MAX).to_string(),
+            indicatif::BinaryBytes(u64::MAX).to_string()
+        );
     }
 
     fn snap(seconds: f64, read: u64, written: u64) -> Snapshot {
