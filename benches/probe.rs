@@ -23,6 +23,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{env_number, env_or, median, verdict};
@@ -51,6 +52,14 @@ fn dd_rate(args: &[String]) -> f64 {
     bytes / seconds
 }
 
+/// Each size's rates over the rounds, one list per size.
+struct Rates {
+    probe_write: Vec<Vec<f64>>,
+    probe_read: Vec<Vec<f64>>,
+    dd_write: Vec<Vec<f64>>,
+    dd_read: Vec<Vec<f64>>,
+}
+
 fn main() {
     let dir = env_or("TAPEBUF_BENCH_DIR", "/tmp");
     let mib: u64 = env_number("TAPEBUF_BENCH_MIB", "256");
@@ -77,59 +86,84 @@ fn main() {
     // that the disk's drift falls on both alike.
     let target = work.path().join("probe-file");
     let file = work.path().join("dd-file");
-    let mut probe_write = vec![Vec::new(); sizes.len()];
-    let mut probe_read = vec![Vec::new(); sizes.len()];
-    let mut dd_write = vec![Vec::new(); sizes.len()];
-    let mut dd_read = vec![Vec::new(); sizes.len()];
+    let mut rates = Rates {
+        probe_write: vec![Vec::new(); sizes.len()],
+        probe_read: vec![Vec::new(); sizes.len()],
+        dd_write: vec![Vec::new(); sizes.len()],
+        dd_read: vec![Vec::new(); sizes.len()],
+    };
     for _ in 0..runs {
-        let out = Command::new(TAPEBUF)
-            .arg("probe")
-            .arg(&target)
-            .args(["--direct", "--sizes", &sizes_text, "--json"])
-            .args(["--runs", "1", "--size", &format!("{mib}M")])
-            .stdin(Stdio::null())
-            .output()
-            .expect("running tapebuf probe");
-        assert!(
-            out.status.success(),
-            "tapebuf probe failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let probe: ProbeResults = serde_json::from_slice(&out.stdout).expect("the probe's JSON");
-        assert!(!target.exists(), "the probe left its file behind");
-        for (i, r) in probe.results.iter().enumerate() {
-            assert_eq!(r.block_bytes, sizes[i]);
-            assert!(r.verified);
-            probe_write[i].push(r.write.median_bytes_per_s);
-            probe_read[i].push(r.read.median_bytes_per_s);
-        }
-        for (i, &size) in sizes.iter().enumerate() {
-            let count = stream_bytes / size;
-            dd_write[i].push(dd_rate(&[
-                format!("if={}", source.path().display()),
-                format!("of={}", file.display()),
-                format!("bs={size}"),
-                format!("count={count}"),
-                "oflag=direct".into(),
-            ]));
-            dd_read[i].push(dd_rate(&[
-                format!("if={}", file.display()),
-                "of=/dev/null".into(),
-                format!("bs={size}"),
-                "iflag=direct".into(),
-            ]));
-        }
+        probe_round(&mut rates, &target, &sizes_text, mib, &sizes);
+        dd_round(&mut rates, source.path(), &file, stream_bytes, &sizes);
     }
     let _ = std::fs::remove_file(&file);
 
+    print_comparison(&rates, &sizes, tolerance_pct);
+}
+
+/// One run of `tapebuf probe` on `target` over every size.
+fn probe_round(rates: &mut Rates, target: &Path, sizes_text: &str, mib: u64, sizes: &[u64]) {
+    let out = Command::new(TAPEBUF)
+        .arg("probe")
+        .arg(target)
+        .args(["--direct", "--sizes", sizes_text, "--json"])
+        .args(["--runs", "1", "--size", &format!("{mib}M")])
+        .stdin(Stdio::null())
+        .output()
+        .expect("running tapebuf probe");
+    assert!(
+        out.status.success(),
+        "tapebuf probe failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let probe: ProbeResults = serde_json::from_slice(&out.stdout).expect("the probe's JSON");
+    assert!(!target.exists(), "the probe left its file behind");
+    for (i, r) in probe.results.iter().enumerate() {
+        assert_eq!(r.block_bytes, sizes[i]);
+        assert!(r.verified);
+        rates.probe_write[i].push(r.write.median_bytes_per_s);
+        rates.probe_read[i].push(r.read.median_bytes_per_s);
+    }
+}
+
+/// dd at every size: `stream_bytes` from `source` written to `file`, then
+/// read back.
+fn dd_round(rates: &mut Rates, source: &Path, file: &Path, stream_bytes: u64, sizes: &[u64]) {
+    for (i, &size) in sizes.iter().enumerate() {
+        let count = stream_bytes / size;
+        rates.dd_write[i].push(dd_rate(&[
+            format!("if={}", source.display()),
+            format!("of={}", file.display()),
+            format!("bs={size}"),
+            format!("count={count}"),
+            "oflag=direct".into(),
+        ]));
+        rates.dd_read[i].push(dd_rate(&[
+            format!("if={}", file.display()),
+            "of=/dev/null".into(),
+            format!("bs={size}"),
+            "iflag=direct".into(),
+        ]));
+    }
+}
+
+/// The table of medians, size by size, and the verdict on the geometric
+/// mean of the ratios.
+fn print_comparison(rates: &Rates, sizes: &[u64], tolerance_pct: f64) {
     println!(
         "{:>6}  {:>12} {:>12} {:>6}   {:>12} {:>12} {:>6}",
         "size", "probe write", "dd write", "ratio", "probe read", "dd read", "ratio"
     );
     let (mut log_write, mut log_read) = (0.0, 0.0);
     for (i, &size) in sizes.iter().enumerate() {
-        let (pw, dw) = (median(probe_write[i].clone()), median(dd_write[i].clone()));
-        let (pr, dr) = (median(probe_read[i].clone()), median(dd_read[i].clone()));
+        let (pw, dw) = (
+            median(rates.probe_write[i].clone()),
+            median(rates.dd_write[i].clone()),
+        );
+        let (pr, dr) = (
+            median(rates.probe_read[i].clone()),
+            median(rates.dd_read[i].clone()),
+        );
         log_write += (pw / dw).ln();
         log_read += (pr / dr).ln();
         println!(

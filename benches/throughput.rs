@@ -34,26 +34,7 @@ fn main() {
         "block", "tool", "wall s", "cpu s", "rss MiB", "MB/s", "wall ratio"
     );
     for block in ["1M", "64k"] {
-        let tools: Vec<(&str, Vec<String>)> = vec![
-            (
-                "tapebuf",
-                [TAPEBUF, "-q", "-s", block, "-m", &memory]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-            ),
-            (
-                "mbuffer",
-                ["mbuffer", "-q", "-s", block, "-m", &memory]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-            ),
-            (
-                "dd",
-                vec!["dd".into(), format!("bs={block}"), "status=none".into()],
-            ),
-        ];
+        let tools = tools(block, &memory);
         let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); tools.len()];
         for run in 0..runs {
             // Rotate the order so no tool always runs first.
@@ -62,43 +43,80 @@ fn main() {
                 samples[i].push(between_zero_and_null(&tools[i].1, gib));
             }
         }
-        let medians: Vec<(f64, f64, f64)> = samples
-            .iter()
-            .map(|s| {
-                (
-                    median(s.iter().map(|x| x.wall_s).collect()),
-                    median(s.iter().map(|x| x.cpu_s).collect()),
-                    s.iter().map(|x| x.max_rss_kib).max().unwrap_or(0) as f64 / 1024.0,
-                )
-            })
-            .collect();
-        let tapebuf_wall = medians[0].0;
-        for (i, (name, _)) in tools.iter().enumerate() {
-            let (wall, cpu, rss) = medians[i];
-            println!(
-                "{:<8} {:<9} {:>8.3} {:>8.3} {:>9.1} {:>9.0} {:>12.2}",
-                block,
-                name,
-                wall,
-                cpu,
-                rss,
-                (gib << 30) as f64 / wall / 1e6,
-                tapebuf_wall / wall
-            );
-        }
-        let (tw, tc, trss) = medians[0];
-        let (mw, mc, _) = medians[1];
-        let rss_limit = memory_bytes as f64 / (1 << 20) as f64 + 16.0;
+        print_block(block, &tools, &samples, gib, memory_bytes);
+    }
+}
+
+/// The tools with `block` and, for the two buffers, `memory`: tapebuf
+/// first, then mbuffer and dd.
+fn tools(block: &str, memory: &str) -> Vec<(&'static str, Vec<String>)> {
+    vec![
+        (
+            "tapebuf",
+            [TAPEBUF, "-q", "-s", block, "-m", memory]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        ),
+        (
+            "mbuffer",
+            ["mbuffer", "-q", "-s", block, "-m", memory]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        ),
+        (
+            "dd",
+            vec!["dd".into(), format!("bs={block}"), "status=none".into()],
+        ),
+    ]
+}
+
+/// One block size's rows (each tool's medians and its wall time against
+/// tapebuf's) and the targets.
+fn print_block(
+    block: &str,
+    tools: &[(&str, Vec<String>)],
+    samples: &[Vec<Sample>],
+    gib: u64,
+    memory_bytes: u64,
+) {
+    let medians: Vec<(f64, f64, f64)> = samples
+        .iter()
+        .map(|s| {
+            (
+                median(s.iter().map(|x| x.wall_s).collect()),
+                median(s.iter().map(|x| x.cpu_s).collect()),
+                s.iter().map(|x| x.max_rss_kib).max().unwrap_or(0) as f64 / 1024.0,
+            )
+        })
+        .collect();
+    let tapebuf_wall = medians[0].0;
+    for (i, (name, _)) in tools.iter().enumerate() {
+        let (wall, cpu, rss) = medians[i];
         println!(
-            "{:<8} targets: wall <= mbuffer {} ({:.2}x), cpu <= mbuffer {} ({:.2}x), peak rss <= {:.0} MiB {} ({:.1})",
+            "{:<8} {:<9} {:>8.3} {:>8.3} {:>9.1} {:>9.0} {:>12.2}",
             block,
-            verdict(tw <= mw),
-            tw / mw,
-            verdict(tc <= mc),
-            tc / mc,
-            rss_limit,
-            verdict(trss <= rss_limit),
-            trss
+            name,
+            wall,
+            cpu,
+            rss,
+            (gib << 30) as f64 / wall / 1e6,
+            tapebuf_wall / wall
         );
     }
+    let (tw, tc, trss) = medians[0];
+    let (mw, mc, _) = medians[1];
+    let rss_limit = memory_bytes as f64 / (1 << 20) as f64 + 16.0;
+    println!(
+        "{:<8} targets: wall <= mbuffer {} ({:.2}x), cpu <= mbuffer {} ({:.2}x), peak rss <= {:.0} MiB {} ({:.1})",
+        block,
+        verdict(tw <= mw),
+        tw / mw,
+        verdict(tc <= mc),
+        tc / mc,
+        rss_limit,
+        verdict(trss <= rss_limit),
+        trss
+    );
 }

@@ -127,118 +127,176 @@ fn die(out: &TcpStream, input: &mut impl Read) {
     let _ = std::io::copy(input, &mut std::io::sink());
 }
 
+/// What one request makes the session do next.
+enum Step {
+    /// Send this reply and read on.
+    Reply(Vec<u8>),
+    /// Read on and answer nothing (yet).
+    Quiet,
+    /// End the session.
+    End,
+}
+
+/// One session's state: its connection and what it has answered so far.
+struct Session<'a> {
+    input: BufReader<TcpStream>,
+    out: TcpStream,
+    fault: &'a Fault,
+    seen: &'a Mutex<Seen>,
+    tx: &'a Sender<usize>,
+    file: &'a [u8],
+    writes: usize,
+    reads: usize,
+    read_at: usize,
+    /// Replies held back behind a refusal that waits for more writes.
+    held: Vec<String>,
+    refusing: bool,
+}
+
 /// One session of the fake server.
 fn serve(stream: TcpStream, fault: &Fault, seen: &Mutex<Seen>, tx: &Sender<usize>, file: &[u8]) {
-    let mut input = BufReader::new(stream.try_clone().unwrap());
-    let mut out = stream;
-    let (mut writes, mut reads, mut read_at) = (0usize, 0usize, 0usize);
-    // Replies held back behind a refusal that waits for more writes.
-    let mut held: Vec<String> = Vec::new();
-    let mut refusing = false;
-    while let Some(request) = line(&mut input) {
+    let mut s = Session {
+        input: BufReader::new(stream.try_clone().unwrap()),
+        out: stream,
+        fault,
+        seen,
+        tx,
+        file,
+        writes: 0,
+        reads: 0,
+        read_at: 0,
+        held: Vec::new(),
+        refusing: false,
+    };
+    while let Some(request) = line(&mut s.input) {
         let (letter, arg) = request.split_at(1);
         seen.lock().unwrap().requests.push_str(letter);
-        let reply: Vec<u8> = match letter {
+        let step = match letter {
             "O" => {
-                line(&mut input);
-                match fault {
+                line(&mut s.input);
+                Step::Reply(match fault {
                     Fault::ExtraAfterOpen => b"A0\nA0\n".to_vec(),
                     _ => b"A0\n".to_vec(),
-                }
+                })
             }
             "I" => {
-                line(&mut input);
-                b"A0\n".to_vec()
+                line(&mut s.input);
+                Step::Reply(b"A0\n".to_vec())
             }
             "C" => {
                 let text = match fault {
                     Fault::Close(text) | Fault::TwiceAtWrite { close: text, .. } => text,
                     _ => "A0\n",
                 };
-                let _ = out.write_all(text.as_bytes());
-                return;
+                let _ = s.out.write_all(text.as_bytes());
+                Step::End
             }
-            "W" => {
-                let n: usize = arg.parse().unwrap();
-                let mut data = vec![0; n];
-                if input.read_exact(&mut data).is_err() {
+            "W" => s.write(arg),
+            "R" => s.read(arg),
+            _ => Step::End,
+        };
+        match step {
+            Step::Reply(reply) => {
+                if s.out.write_all(&reply).is_err() {
                     return;
                 }
-                let k = writes;
-                writes += 1;
-                let _ = tx.send(k);
-                let accept = |data: &[u8]| seen.lock().unwrap().accepted.extend_from_slice(data);
-                match *fault {
-                    Fault::DieAtWrite(at) if k == at => return die(&out, &mut input),
-                    Fault::GarbageAtWrite(at) if k == at => {
-                        let _ = out.write_all(b"Permission denied, please try again.\n");
-                        return die(&out, &mut input);
-                    }
-                    Fault::StallAfterWrites(m) if k >= m => continue,
-                    Fault::TwiceAtWrite { at, .. } if k == at => {
-                        accept(&data);
-                        format!("A{n}\nA{n}\n").into_bytes()
-                    }
-                    Fault::AckTooMuch(at) if k == at => {
-                        accept(&data);
-                        format!("A{}\n", n + 1).into_bytes()
-                    }
-                    Fault::FailWrite {
-                        at,
-                        errno,
-                        message,
-                        then,
-                        sticky,
-                    } if k == at || (sticky && k > at) => {
-                        refusing = then > 0;
-                        held.push(format!("E{errno}\n{message}\n"));
-                        if refusing {
-                            continue;
-                        }
-                        held.drain(..).collect::<String>().into_bytes()
-                    }
-                    Fault::FailWrite { at, then, .. } if refusing => {
-                        accept(&data);
-                        held.push(format!("A{n}\n"));
-                        if k < at + then {
-                            continue;
-                        }
-                        refusing = false;
-                        held.drain(..).collect::<String>().into_bytes()
-                    }
-                    _ => {
-                        accept(&data);
-                        format!("A{n}\n").into_bytes()
-                    }
-                }
             }
-            "R" => {
-                let n: usize = arg.parse().unwrap();
-                let k = reads;
-                reads += 1;
-                let end = (read_at + n).min(file.len());
-                let mut chunk = file[read_at..end].to_vec();
-                let mut extra = Vec::new();
-                match *fault {
-                    Fault::DieAtRead(at) if k == at => return die(&out, &mut input),
-                    Fault::ReadMore(at) if k == at => chunk.resize(n + 10, b'#'),
-                    Fault::ReadShort(at) if k == at => chunk.truncate(chunk.len() / 2),
-                    Fault::ReadExtra { at, len } if k == at => {
-                        extra = format!("A{len}\n").into_bytes();
-                        extra.resize(extra.len() + len, b'#');
-                    }
-                    _ => {}
-                }
-                read_at += chunk.len().min(end - read_at);
-                let mut reply = format!("A{}\n", chunk.len()).into_bytes();
-                reply.extend_from_slice(&chunk);
-                reply.extend_from_slice(&extra);
-                reply
-            }
-            _ => return,
-        };
-        if out.write_all(&reply).is_err() {
-            return;
+            Step::Quiet => continue,
+            Step::End => return,
         }
+    }
+}
+
+impl Session<'_> {
+    /// A write request of `arg` bytes: takes the data, then answers as the
+    /// fault says.
+    fn write(&mut self, arg: &str) -> Step {
+        let n: usize = arg.parse().unwrap();
+        let mut data = vec![0; n];
+        if self.input.read_exact(&mut data).is_err() {
+            return Step::End;
+        }
+        let k = self.writes;
+        self.writes += 1;
+        let _ = self.tx.send(k);
+        let seen = self.seen;
+        let accept = |data: &[u8]| seen.lock().unwrap().accepted.extend_from_slice(data);
+        match *self.fault {
+            Fault::DieAtWrite(at) if k == at => self.die(),
+            Fault::GarbageAtWrite(at) if k == at => {
+                let _ = self
+                    .out
+                    .write_all(b"Permission denied, please try again.\n");
+                self.die()
+            }
+            Fault::StallAfterWrites(m) if k >= m => Step::Quiet,
+            Fault::TwiceAtWrite { at, .. } if k == at => {
+                accept(&data);
+                Step::Reply(format!("A{n}\nA{n}\n").into_bytes())
+            }
+            Fault::AckTooMuch(at) if k == at => {
+                accept(&data);
+                Step::Reply(format!("A{}\n", n + 1).into_bytes())
+            }
+            Fault::FailWrite {
+                at,
+                errno,
+                message,
+                then,
+                sticky,
+            } if k == at || (sticky && k > at) => {
+                self.refusing = then > 0;
+                self.held.push(format!("E{errno}\n{message}\n"));
+                if self.refusing {
+                    return Step::Quiet;
+                }
+                Step::Reply(self.held.drain(..).collect::<String>().into_bytes())
+            }
+            Fault::FailWrite { at, then, .. } if self.refusing => {
+                accept(&data);
+                self.held.push(format!("A{n}\n"));
+                if k < at + then {
+                    return Step::Quiet;
+                }
+                self.refusing = false;
+                Step::Reply(self.held.drain(..).collect::<String>().into_bytes())
+            }
+            _ => {
+                accept(&data);
+                Step::Reply(format!("A{n}\n").into_bytes())
+            }
+        }
+    }
+
+    /// A read request of up to `arg` bytes: the next bytes of the file,
+    /// or what the fault says instead.
+    fn read(&mut self, arg: &str) -> Step {
+        let n: usize = arg.parse().unwrap();
+        let k = self.reads;
+        self.reads += 1;
+        let end = (self.read_at + n).min(self.file.len());
+        let mut chunk = self.file[self.read_at..end].to_vec();
+        let mut extra = Vec::new();
+        match *self.fault {
+            Fault::DieAtRead(at) if k == at => return self.die(),
+            Fault::ReadMore(at) if k == at => chunk.resize(n + 10, b'#'),
+            Fault::ReadShort(at) if k == at => chunk.truncate(chunk.len() / 2),
+            Fault::ReadExtra { at, len } if k == at => {
+                extra = format!("A{len}\n").into_bytes();
+                extra.resize(extra.len() + len, b'#');
+            }
+            _ => {}
+        }
+        self.read_at += chunk.len().min(end - self.read_at);
+        let mut reply = format!("A{}\n", chunk.len()).into_bytes();
+        reply.extend_from_slice(&chunk);
+        reply.extend_from_slice(&extra);
+        Step::Reply(reply)
+    }
+
+    /// Dies as `die` does; the session ends.
+    fn die(&mut self) -> Step {
+        die(&self.out, &mut self.input);
+        Step::End
     }
 }
