@@ -8,6 +8,7 @@ mod file;
 mod file_volumes;
 mod preflight;
 mod rmt;
+mod rmt_failure;
 mod tape;
 mod tcp;
 mod volumes;
