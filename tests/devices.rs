@@ -6,9 +6,13 @@
 //! driver has registered, which tapebuf must refuse before it opens them,
 //! so nothing is ever written to them; the old code opened them. The
 //! harmless devices (null, full, a pseudo-terminal) must still be taken.
-//! The cleaning warnings run the real pipeline against the emulated drive.
+//! The cleaning warnings run the real pipeline against the emulated drive
+//! (`devices/cleaning.rs`).
 
 mod common;
+
+#[path = "devices/cleaning.rs"]
+mod cleaning;
 
 use std::ffi::CString;
 use std::fs::File;
@@ -18,19 +22,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
-use tapebuf::observe::summary::Summary;
-use tapebuf::pipeline::events::Events;
-use tapebuf::pipeline::watermark::Watermarks;
-use tapebuf::pipeline::{Params, Running};
-use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
-use tapebuf::source::FdSource;
-use tapebuf::tape::cleaning::CleaningWatch;
-use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::ChangePolicy;
 
 /// Makes a character device node `name` in `dir`.
 #[track_caller]
@@ -339,117 +333,4 @@ fn a_remote_rewinding_node_is_warned_of_by_its_name() {
         first.contains("vault:/dev/tape/by-id/tapebuf-test-absent-nst"),
         "{first}"
     );
-}
-
-// --- Cleaning requests, against the emulated drive -------------------
-
-const BLOCK: usize = 64 * 1024;
-
-/// Writes `data` through the pipeline to an emulated drive set up by
-/// `setup`, with tapebuf's cleaning watch; returns the warnings given.
-fn write_watched(
-    data: &[u8],
-    cartridges: Vec<Cartridge>,
-    setup: impl FnOnce(&Shelf),
-) -> (Summary, Shelf, Vec<String>) {
-    let (drive, shelf) = Emulated::new("/dev/nst0", cartridges);
-    setup(&shelf);
-    let warnings = Arc::new(Mutex::new(Vec::new()));
-    let sink_warnings = Arc::clone(&warnings);
-    let watched = CleaningWatch::new(
-        Box::new(drive),
-        Box::new(move |line: &str| sink_warnings.lock().unwrap().push(line.to_string())),
-    );
-    let settings = VolumeSettings {
-        policy: ChangePolicy {
-            command: Some("true".into()),
-            timeout: None,
-        },
-        ..VolumeSettings::default()
-    };
-    let sink = VolumeSink::new(
-        Box::new(TapeMedium::new(Box::new(watched))),
-        "/dev/nst0",
-        settings,
-    );
-    let params = Params {
-        blocks: 8,
-        block_bytes: BLOCK,
-        lock_memory: false,
-        marks: Watermarks::new(8, 90, 100),
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pace: None,
-        pad: false,
-        events: Events::default(),
-    };
-    let input = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(input.path(), data).unwrap();
-    let source = Box::new(FdSource::open(input.path()).unwrap());
-    let running = Running::start(source, vec![Box::new(sink)], params).unwrap();
-    let stats = Arc::clone(running.stats());
-    assert!(running.wait(None));
-    let summary = Summary::collect(&stats, None, None);
-    let warnings = warnings.lock().unwrap().clone();
-    (summary, shelf, warnings)
-}
-
-/// `n` cartridges of 1 MiB with a 200 KiB early-warning zone.
-fn blanks(n: usize) -> Vec<Cartridge> {
-    vec![Cartridge::blank(1 << 20, 200 << 10); n]
-}
-
-fn on_tapes(shelf: &Shelf) -> Vec<u8> {
-    let lib = shelf.lock().unwrap();
-    lib.slots.iter().flat_map(|c| c.first_file()).collect()
-}
-
-#[test]
-fn a_drive_asking_for_cleaning_is_warned_of_once_per_run_across_volumes() {
-    let data = pattern(2_000_000, 7);
-    let (summary, shelf, warnings) = write_watched(&data, blanks(3), |s| {
-        s.lock().unwrap().needs_cleaning = true
-    });
-    assert!(summary.is_clean(), "{}", summary.line());
-    assert_eq!(sha256(&on_tapes(&shelf)), sha256(&data));
-    let used = shelf
-        .lock()
-        .unwrap()
-        .slots
-        .iter()
-        .filter(|c| !c.items.is_empty())
-        .count();
-    assert!(used >= 2, "the run should span volumes, used {used}");
-    assert_eq!(
-        warnings,
-        vec![
-            "tapebuf: /dev/nst0: warning: the drive reports that it needs cleaning \
-             (at the start of volume 1); load a cleaning cartridge before the next run, \
-             since a dirty head gives read and write errors"
-                .to_string()
-        ]
-    );
-}
-
-#[test]
-fn a_cleaning_request_raised_during_the_run_is_warned_of_at_its_end() {
-    let data = pattern(500_000, 8);
-    let (summary, shelf, warnings) = write_watched(&data, blanks(1), |s| {
-        s.lock().unwrap().clean_after_bytes = Some(200_000)
-    });
-    assert!(summary.is_clean(), "{}", summary.line());
-    assert_eq!(sha256(&on_tapes(&shelf)), sha256(&data));
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(
-        warnings[0].contains("needs cleaning (at the end of volume 1)"),
-        "{warnings:?}"
-    );
-}
-
-#[test]
-fn a_clean_drive_gets_no_warning() {
-    let data = pattern(300_000, 9);
-    let (summary, _, warnings) = write_watched(&data, blanks(1), |_| {});
-    assert!(summary.is_clean(), "{}", summary.line());
-    assert!(warnings.is_empty(), "{warnings:?}");
 }

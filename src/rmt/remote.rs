@@ -10,16 +10,10 @@
 
 use super::flavor::{OpenMode, RemoteOp};
 use super::name::RemoteName;
-use super::session::{RmtError, RmtSettings, Session};
+use super::session::{CloseFailed, RmtError, RmtSettings, Session};
 use super::wire::{Reply, Request};
 use crate::tape::AtEnd;
 use crossbeam_channel::Receiver;
-
-/// A close that failed: the server's `C` reply, or the session's end.
-/// The data sent may not be on the medium.
-#[derive(Debug, thiserror::Error)]
-#[error("closing failed: {0}")]
-pub struct CloseFailed(pub RmtError);
 
 pub struct RemoteFile {
     pub name: RemoteName,

@@ -2,16 +2,17 @@
 //! and the two pipes to it.
 //!
 //! Requests go out on the child's standard input from the caller's thread.
-//! A reply thread reads standard output, one reply per request in order;
-//! it learns each reply's shape (`R` and `S` replies carry bytes) from a
-//! queue filled as requests are sent, so it never has to guess. A third
-//! thread keeps the tail of the child's standard error, so that a failure
-//! can quote what ssh or the server said. Every wait is bounded: writes
-//! wait for room with poll(2) up to the timeout, replies are awaited with
-//! a timeout, and the child's exit is awaited with one too. Once the run
-//! is stopped (a signal, the watchdog), every wait ends within
-//! `STOP_DRAIN` of the stop, so the bytes acknowledged by then can be
-//! reported as what was committed.
+//! A reply thread (`session/replies.rs`) reads standard output, one reply
+//! per request in order; it learns each reply's shape (`R` and `S` replies
+//! carry bytes) from a queue filled as requests are sent, so it never has
+//! to guess. The remote shell itself, with the tail of its standard error
+//! that a failure quotes, is in `session/shell.rs`, and the errors in
+//! `session/error.rs`. Every wait is bounded: writes wait for room with
+//! poll(2) up to the timeout, replies are awaited with a timeout, and the
+//! child's exit is awaited with one too. Once the run is stopped (a
+//! signal, the watchdog), every wait ends within `STOP_DRAIN` of the
+//! stop, so the bytes acknowledged by then can be reported as what was
+//! committed.
 //!
 //! The remote shell leads its own process group. A session that is
 //! dropped without `finish` ends that group (SIGTERM, then SIGKILL after a
@@ -24,22 +25,27 @@
 //! requests are out of step, and is a desync error: a reply taken for the
 //! wrong request could hide a failed write or close.
 
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::ChildStdin;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, never, select, unbounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{never, select, Receiver, RecvTimeoutError, Sender};
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::flavor::Flavor;
 pub use super::groups::end_remote_shells;
-use super::groups::{end_groups, forget_group, group_alive, remember_group};
 use super::name::RemoteName;
-use super::wire::{printable, read_reply, Expect, Reply, ReplyError, Request, RequestError};
+use super::wire::{Expect, Reply, ReplyError, Request};
+use replies::{Replies, Trailing};
+use shell::Shell;
+
+mod error;
+mod replies;
+mod shell;
+
+pub use error::{CloseFailed, RmtError};
 
 /// The remote shell when neither `--rsh-command` nor `RSH` names one: ssh
 /// that never asks for a password or a host key, and passes bytes as they
@@ -51,10 +57,6 @@ pub const DEFAULT_RMT_COMMAND: &str = "/etc/rmt";
 /// How long any one reply may take without `--timeout`: long enough for a
 /// drive to load, rewind or unload a cartridge.
 pub const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_secs(600);
-/// How much of the child's standard error is kept for messages.
-const STDERR_TAIL_BYTES: usize = 4096;
-/// The reply reader's buffer: one read takes many small replies at once.
-const REPLY_BUFFER_BYTES: usize = 1 << 20;
 /// How long waits go on once the run is stopped: long enough for a healthy
 /// server to answer what is in flight, short enough to fit the run's grace.
 const STOP_DRAIN: Duration = Duration::from_millis(750);
@@ -75,78 +77,19 @@ pub struct RmtSettings {
     pub window: Option<usize>,
 }
 
-/// Why a session failed. `Remote` is the server's own refusal, which the
-/// caller branches on (E28 is the end of the medium); the rest mean the
-/// session is unusable.
-#[derive(Debug, thiserror::Error)]
-pub enum RmtError {
-    #[error("the server replied \"{message}\" (E{errno})")]
-    Remote { errno: i32, message: String },
-    #[error("{0}")]
-    Protocol(String),
-    #[error("{0}")]
-    Ended(String),
-    /// Replies out of step with the requests: an extra reply, or one to
-    /// a request never sent.
-    #[error("desync: {0}")]
-    Desync(String),
-    #[error("no reply from the rmt server for {0} s (--timeout)")]
-    TimedOut(u64),
-    /// `C` was refused, or its session failed.
-    #[error(transparent)]
-    Close(Box<super::remote::CloseFailed>),
-    /// The run was stopped while waiting on the server.
-    #[error("stopped while waiting for the rmt server")]
-    Stopped,
-    #[error("cannot start the remote shell '{program}': {why}")]
-    Spawn { program: String, why: io::Error },
-    #[error(transparent)]
-    Request(#[from] RequestError),
-}
-
-impl RmtError {
-    /// The server's errno, for a refusal.
-    pub fn errno(&self) -> Option<i32> {
-        match self {
-            RmtError::Remote { errno, .. } => Some(*errno),
-            _ => None,
-        }
-    }
-
-    /// Turns an `E` reply into an error; passes other replies through.
-    pub fn check(reply: Reply) -> Result<Reply, RmtError> {
-        match reply {
-            Reply::Failed { errno, message } => Err(RmtError::Remote { errno, message }),
-            other => Ok(other),
-        }
-    }
-}
-
-impl From<RmtError> for io::Error {
-    fn from(e: RmtError) -> io::Error {
-        io::Error::other(e)
-    }
-}
-
 /// A running remote shell with the server at its far end.
 pub struct Session {
-    pid: i32,
+    shell: Shell,
     stdin: Option<ChildStdin>,
     expects: Option<Sender<Expect>>,
     replies: Receiver<Result<Reply, ReplyError>>,
     spare: Sender<Vec<u8>>,
-    exited: Receiver<io::Result<ExitStatus>>,
     /// What the server sent after the last reply, once requests have ended.
     trailing: Receiver<Trailing>,
     /// The run's stop signal, and when this session first saw it.
     stop: Option<Receiver<()>>,
     stopped_at: Option<Instant>,
-    status: Option<ExitStatus>,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    /// Disconnects when the child's standard error has ended.
-    stderr_ended: Receiver<()>,
     timeout: Duration,
-    program: String,
     header: Vec<u8>,
     /// Requests sent whose replies have not been taken.
     outstanding: usize,
@@ -155,111 +98,24 @@ pub struct Session {
 impl Session {
     /// Starts `RSH HOST [-l USER] RMT_COMMAND`. Nothing is sent yet.
     pub fn start(remote: &RemoteName, settings: &RmtSettings) -> Result<Session, RmtError> {
-        let (program, args) = settings
-            .rsh
-            .split_first()
-            .expect("the remote shell command is never empty");
-        let mut command = Command::new(program);
-        command.args(args).arg(&remote.host);
-        if let Some(user) = &remote.user {
-            command.arg("-l").arg(user);
-        }
-        command
-            .arg(&settings.rmt_command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group: a Ctrl-C at the terminal reaches only
-            // tapebuf, which then closes the session in order.
-            .process_group(0);
-        let mut child = command.spawn().map_err(|why| RmtError::Spawn {
-            program: program.clone(),
-            why,
-        })?;
-        let pid = child.id() as i32;
-        remember_group(pid);
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr_pipe = child.stderr.take().expect("piped stderr");
-        crate::base::pipe_size::grow_to(stdin.as_fd(), 1 << 20);
-        let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(io::Error::from);
-        if let Ok(bits) = flags {
-            let nonblocking = OFlag::from_bits_truncate(bits) | OFlag::O_NONBLOCK;
-            let _ = fcntl(stdin.as_fd(), FcntlArg::F_SETFL(nonblocking));
-        }
-
-        let (expect_tx, expect_rx) = unbounded::<Expect>();
-        let (reply_tx, reply_rx) = unbounded();
-        let (spare_tx, spare_rx) = unbounded::<Vec<u8>>();
-        let (trailing_tx, trailing_rx) = bounded::<Trailing>(1);
-        std::thread::Builder::new()
-            .name("rmt-replies".into())
-            .spawn(move || {
-                let mut input = BufReader::with_capacity(REPLY_BUFFER_BYTES, stdout);
-                let mut unsolicited: Option<String> = None;
-                while let Ok(expect) = expect_rx.recv() {
-                    let reply = match unsolicited.take() {
-                        Some(start) => Err(ReplyError::Unsolicited(start)),
-                        None => {
-                            let buf = spare_rx.try_recv().unwrap_or_default();
-                            read_reply(&mut input, expect, buf)
-                        }
-                    };
-                    let failed = reply.is_err();
-                    if reply_tx.send(reply).is_err() || failed {
-                        return;
-                    }
-                    // Every request's expectation is queued before the
-                    // request is sent, so bytes already here when none is
-                    // queued answer nothing. (The buffer is looked at
-                    // first: a reply that is here was asked for earlier.)
-                    if !input.buffer().is_empty() && expect_rx.is_empty() {
-                        unsolicited = Some(printable(first_line(input.buffer())));
-                    }
-                }
-                // The session is finishing: the server's output must end.
-                let _ = trailing_tx.send(Trailing::read(&mut input));
-            })
-            .expect("spawning the rmt reply thread");
-
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let tail = Arc::clone(&stderr);
-        let (stderr_open, stderr_ended) = bounded::<()>(0);
-        std::thread::Builder::new()
-            .name("rmt-stderr".into())
-            .spawn(move || {
-                keep_tail(stderr_pipe, &tail);
-                drop(stderr_open);
-            })
-            .expect("spawning the rmt stderr thread");
-
-        let (exit_tx, exit_rx) = bounded(1);
-        std::thread::Builder::new()
-            .name("rmt-child".into())
-            .spawn(move || {
-                let status = child.wait();
-                if !group_alive(pid) {
-                    forget_group(pid);
-                }
-                let _ = exit_tx.send(status);
-            })
-            .expect("spawning the rmt child waiter");
-
+        let (shell, stdin, stdout) = Shell::start(remote, &settings.rsh, &settings.rmt_command)?;
+        prepare_requests(&stdin);
+        let Replies {
+            expects,
+            replies,
+            spare,
+            trailing,
+        } = Replies::start(stdout);
         Ok(Session {
-            pid,
+            shell,
             stdin: Some(stdin),
-            expects: Some(expect_tx),
-            replies: reply_rx,
-            spare: spare_tx,
-            exited: exit_rx,
-            trailing: trailing_rx,
+            expects: Some(expects),
+            replies,
+            spare,
+            trailing,
             stop: None,
             stopped_at: None,
-            status: None,
-            stderr,
-            stderr_ended,
             timeout: settings.timeout,
-            program: program.clone(),
             header: Vec::with_capacity(64),
             outstanding: 0,
         })
@@ -353,7 +209,7 @@ impl Session {
                     if stop_at.is_some_and(|s| s <= timeout_at) {
                         return Err(RmtError::Stopped);
                     }
-                    self.kill();
+                    self.shell.kill();
                     return Err(RmtError::TimedOut(limit.as_secs()));
                 }
             }
@@ -369,20 +225,20 @@ impl Session {
         self.outstanding -= 1;
         reply.map_err(|e| match e {
             ReplyError::Garbage(line) => {
-                self.kill();
+                self.shell.kill();
                 RmtError::Protocol(format!(
                     "the remote end answered \"{line}\", which is not an rmt reply \
                      (a login banner, or a shell that cannot run '{}'?){}",
-                    self.program,
-                    self.quoted_stderr()
+                    self.shell.program(),
+                    self.shell.quoted_stderr()
                 ))
             }
             ReplyError::TooMuch { .. } => {
-                self.kill();
+                self.shell.kill();
                 RmtError::Protocol(format!("protocol error: {e}"))
             }
             ReplyError::Unsolicited(start) => {
-                self.kill();
+                self.shell.kill();
                 RmtError::Desync(format!(
                     "the server sent \"{start}\" when no request awaited a reply \
                      (a reply to a request never sent, or one request answered twice)"
@@ -400,7 +256,7 @@ impl Session {
         match self.trailing.recv_timeout(self.timeout) {
             Ok(Trailing { bytes: 0, .. }) | Err(RecvTimeoutError::Disconnected) => {}
             Ok(Trailing { bytes, start }) => {
-                self.kill();
+                self.shell.kill();
                 return Err(RmtError::Desync(format!(
                     "the server sent {bytes} more bytes after the reply to C, starting \"{start}\" \
                      (a reply to a request never sent, or one request answered twice), so its \
@@ -408,15 +264,15 @@ impl Session {
                 )));
             }
             Err(RecvTimeoutError::Timeout) => {
-                self.kill();
+                self.shell.kill();
                 return Err(RmtError::TimedOut(self.timeout.as_secs()));
             }
         }
-        match self.exit_status(self.timeout) {
+        match self.shell.exit_status(self.timeout) {
             Some(status) if status.success() => Ok(()),
             Some(_) => Err(self.ended("the remote shell failed after the session")),
             None => {
-                self.kill();
+                self.shell.kill();
                 Err(RmtError::TimedOut(self.timeout.as_secs()))
             }
         }
@@ -426,49 +282,7 @@ impl Session {
     /// status and the last words on its standard error.
     pub fn ended(&mut self, what: &str) -> RmtError {
         self.stdin = None;
-        let status = match self.exit_status(Duration::from_secs(5)) {
-            Some(s) => describe_status(&self.program, s),
-            None => format!("{} is still running", self.program),
-        };
-        // Its last words may still be in the pipe when its exit is seen.
-        // A grandchild could hold the pipe open, hence the limit.
-        if self.status.is_some() {
-            let _ = self.stderr_ended.recv_timeout(Duration::from_secs(1));
-        }
-        RmtError::Ended(format!("{what}; {status}{}", self.quoted_stderr()))
-    }
-
-    fn exit_status(&mut self, wait: Duration) -> Option<ExitStatus> {
-        if self.status.is_none() {
-            if let Ok(Ok(status)) = self.exited.recv_timeout(wait) {
-                self.status = Some(status);
-            }
-        }
-        self.status
-    }
-
-    fn quoted_stderr(&self) -> String {
-        let tail = self.stderr.lock().map(|t| t.clone()).unwrap_or_default();
-        let lines: Vec<String> = tail
-            .split(|&b| b == b'\n')
-            .map(|l| printable(l.trim_ascii()))
-            .filter(|l| !l.is_empty())
-            .collect();
-        match lines.len() {
-            0 => String::new(),
-            n => format!(": \"{}\"", lines[n.saturating_sub(3)..].join(" / ")),
-        }
-    }
-
-    fn kill(&mut self) {
-        if self.status.is_none() && self.exited.is_empty() {
-            // The child leads its own process group; the waiter thread
-            // still holds it, so the pid cannot have been reused yet.
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(self.pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
+        RmtError::Ended(format!("{what}; {}", self.shell.last_words()))
     }
 
     /// Sends `header` and then `data`, in one system call when the pipe
@@ -496,7 +310,7 @@ impl Session {
                         return Err(RmtError::Stopped);
                     }
                     if timeout_at <= now {
-                        self.kill();
+                        self.shell.kill();
                         return Err(RmtError::TimedOut(self.timeout.as_secs()));
                     }
                     let slice = (timeout_at - now).min(SEND_POLL).as_millis() as i32;
@@ -520,83 +334,17 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.stdin = None;
-        if self.exit_status(Duration::from_millis(100)).is_none() && self.exited.is_empty() {
-            // The waiter thread still holds the child, so the group's id
-            // cannot have been reused.
-            end_groups(&[self.pid]);
-            forget_group(self.pid);
-        }
+        self.shell.end();
     }
 }
 
-/// What the server sent after its last reply: nothing, from a server in
-/// step with its client.
-struct Trailing {
-    bytes: u64,
-    /// The start of it, printable.
-    start: String,
-}
-
-impl Trailing {
-    /// Reads to the end of the server's output.
-    fn read(input: &mut impl Read) -> Trailing {
-        let mut first = Vec::new();
-        let mut bytes = 0u64;
-        let mut buf = [0u8; 4096];
-        loop {
-            match input.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if first.len() < 80 {
-                        let room = 80 - first.len();
-                        first.extend_from_slice(&buf[..n.min(room)]);
-                    }
-                    bytes += n as u64;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        Trailing {
-            bytes,
-            start: printable(first_line(&first)),
-        }
-    }
-}
-
-/// The bytes up to the first newline (at most 80).
-fn first_line(bytes: &[u8]) -> &[u8] {
-    let end = bytes
-        .iter()
-        .position(|&b| b == b'\n')
-        .unwrap_or(bytes.len());
-    &bytes[..end.min(80)]
-}
-
-/// "ssh exited with status 255", or "was killed by signal 9".
-fn describe_status(program: &str, status: ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("{program} exited with status {code}"),
-        (None, Some(sig)) => format!("{program} was killed by signal {sig}"),
-        _ => format!("{program} ended"),
-    }
-}
-
-/// Keeps the last `STDERR_TAIL_BYTES` of `pipe` in `tail`.
-fn keep_tail(mut pipe: impl Read, tail: &Mutex<Vec<u8>>) {
-    let mut buf = [0u8; 1024];
-    loop {
-        match pipe.read(&mut buf) {
-            Ok(0) => return,
-            Ok(n) => {
-                if let Ok(mut t) = tail.lock() {
-                    t.extend_from_slice(&buf[..n]);
-                    let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
-                    t.drain(..excess);
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
+/// Makes the pipe for requests large, and non-blocking, so that a send
+/// waits for room with poll(2) and a timeout instead of blocking.
+fn prepare_requests(stdin: &ChildStdin) {
+    crate::base::pipe_size::grow_to(stdin.as_fd(), 1 << 20);
+    let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(io::Error::from);
+    if let Ok(bits) = flags {
+        let nonblocking = OFlag::from_bits_truncate(bits) | OFlag::O_NONBLOCK;
+        let _ = fcntl(stdin.as_fd(), FcntlArg::F_SETFL(nonblocking));
     }
 }

@@ -12,6 +12,7 @@ mod open;
 mod output;
 mod preflight;
 mod rmt;
+mod rmt_failure;
 mod settings;
 pub mod spec;
 mod tape;

@@ -38,6 +38,7 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
+use super::rmt_failure::{failure_why, landed_beyond};
 use super::volumes::{Medium, VolumeChangeFailed, VolumeSettings, Volumes};
 use super::{LateFailure, Sink};
 use crate::base::block::BlockRef;
@@ -188,43 +189,17 @@ impl RmtSink {
         }
     }
 
-    /// After a refusal: takes the replies to the blocks still in flight,
-    /// within one timeout in all, and notes how many bytes landed beyond
-    /// the committed prefix.
+    /// After a refusal: notes what became of the blocks sent behind it.
     fn account_beyond(&mut self) {
-        let sent = self.in_flight.len();
-        if sent == 0 {
+        if self.in_flight.is_empty() {
             return;
         }
         let timeout = self.file.settings.timeout;
-        let deadline = Instant::now() + timeout;
-        let (mut landed_blocks, mut landed_bytes, mut answered) = (0u64, 0u64, 0usize);
-        while self.in_flight.pop_front().is_some() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.file.session().wait_reply_within(left) {
-                Ok(Reply::Number(n)) if n > 0 => {
-                    landed_blocks += 1;
-                    landed_bytes += n;
-                }
-                Ok(_) => {}
-                Err(_) => break,
-            }
-            answered += 1;
-        }
-        let unknown = sent - answered;
-        let mut note = match landed_bytes {
-            0 => format!("none of the {} already sent after it landed", blocks(sent)),
-            _ => format!(
-                "{landed_blocks} of the {} already sent after it landed anyway \
-                 ({landed_bytes} bytes beyond the committed prefix): the medium has a gap, \
-                 then stray data after the committed prefix",
-                blocks(sent)
-            ),
-        };
-        if unknown > 0 {
-            note += &format!("; whether the last {unknown} of them landed is unknown (no reply)");
-        }
-        self.beyond = Some(note);
+        self.beyond = Some(landed_beyond(
+            &mut self.in_flight,
+            self.file.session(),
+            timeout,
+        ));
     }
 
     fn commit(&mut self, n: u64) {
@@ -291,45 +266,12 @@ impl RmtSink {
     /// Wraps a failure with the exact number of bytes committed.
     fn failure(&mut self, e: io::Error) -> io::Error {
         self.file.abandon();
-        let change = e
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<VolumeChangeFailed>());
-        let stopped = e
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<RmtError>())
-            .is_some_and(|inner| matches!(inner, RmtError::Stopped));
-        let closing = e
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<RmtError>())
-            .is_some_and(|inner| matches!(inner, RmtError::Close(_)));
-        let committed = self.committed_bytes;
-        let mut why = match change {
-            Some(change) => change.to_string(),
-            None if stopped && self.in_flight.is_empty() => format!(
-                "stopped before the server acknowledged the close (the end of the data, or its \
-                 filemark, may not be on the medium); {committed} bytes committed"
-            ),
-            None if stopped => format!(
-                "stopped with {} sent but not acknowledged by the server (they may or may \
-                 not be on the medium); {committed} bytes committed",
-                blocks(self.in_flight.len())
-            ),
-            None if closing => format!(
-                "{e}; the data may not be on the medium; {committed} bytes were acknowledged before the close"
-            ),
-            None => format!("{e}; {committed} bytes committed"),
-        };
-        match self.beyond.take() {
-            Some(beyond) => why = format!("{why}; {beyond}"),
-            None if !stopped && !self.in_flight.is_empty() => {
-                why = format!(
-                    "{why}; {} already sent got no reply that could be trusted \
-                     (they may or may not be on the medium)",
-                    blocks(self.in_flight.len())
-                )
-            }
-            None => {}
-        }
+        let why = failure_why(
+            &e,
+            self.committed_bytes,
+            self.in_flight.len(),
+            self.beyond.take(),
+        );
         io::Error::other(LateFailure { why })
     }
 }
@@ -380,14 +322,6 @@ impl Sink for RmtSink {
 
     fn is_tape(&self) -> bool {
         true
-    }
-}
-
-/// "1 block", "3 blocks".
-fn blocks(n: usize) -> String {
-    match n {
-        1 => "1 block".into(),
-        n => format!("{n} blocks"),
     }
 }
 

@@ -2,6 +2,7 @@
 //! models looks like from a program's side.
 
 use super::*;
+use crate::tape::drive::{Drive, TapeOp};
 
 #[test]
 fn writes_past_early_warning_alternate_with_enospc() {

@@ -9,6 +9,7 @@ pub mod change;
 pub mod char_devices;
 pub mod cleaning;
 pub mod drive;
+#[cfg(any(test, feature = "test-support"))]
 pub mod emulated;
 pub mod limits;
 pub mod load;

@@ -1,0 +1,262 @@
+//! The emulated drive: one open of the device in front of the autoloader.
+//! It keeps the position on the tape and the end-of-medium alternation;
+//! opening loads the next cartridge once the last was ejected, and fails
+//! as st's open does while the cartridge is not ready (EIO), when there is
+//! none (ENOMEDIUM), or when it is write-protected and the drive is opened
+//! for writing (EROFS). Closing or rewinding after a write adds the
+//! filemark. How records go on and off the tape is in `records.rs`.
+
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::cartridge::{Cartridge, Item};
+use super::library::{no_medium, Library, Shelf};
+use crate::tape::drive::{Drive, DriveStatus, TapeOp};
+use crate::tape::limits::TransferLimits;
+
+/// How often a volume change polls the emulated drive: often, so that
+/// tests of a slow load stay fast.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
+/// The emulated drive.
+pub struct Emulated {
+    pub(super) name: String,
+    pub(super) shelf: Shelf,
+    pub(super) open: bool,
+    pub(super) position: usize,
+    pub(super) last_was_write: bool,
+    /// Inside the early-warning zone, the next write fails.
+    pub(super) refuse_next: bool,
+    /// Opened for writing: a write-protected cartridge fails the open.
+    pub(super) writing: bool,
+}
+
+impl Emulated {
+    /// A drive named `name` in front of `slots`, with the first loaded and
+    /// the device open.
+    pub fn new(name: &str, slots: Vec<Cartridge>) -> (Emulated, Shelf) {
+        let shelf = Arc::new(Mutex::new(Library {
+            slots,
+            loaded: Some(0),
+            next_slot: 1,
+            log: vec!["open 0".into()],
+            ..Library::default()
+        }));
+        let drive = Emulated {
+            name: name.to_string(),
+            shelf: Arc::clone(&shelf),
+            open: true,
+            position: 0,
+            last_was_write: false,
+            refuse_next: false,
+            writing: false,
+        };
+        (drive, shelf)
+    }
+
+    /// From now on the device is opened for writing, so a write-protected
+    /// cartridge fails the open with EROFS, as st does.
+    pub fn for_writing(&mut self) {
+        self.writing = true;
+    }
+
+    pub(super) fn library(&self) -> MutexGuard<'_, Library> {
+        self.shelf.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn check_open(&self) -> io::Result<()> {
+        if self.open {
+            Ok(())
+        } else {
+            Err(io::Error::from_raw_os_error(libc::EBADF))
+        }
+    }
+
+    pub(super) fn rewind(&mut self) -> io::Result<()> {
+        if self.last_was_write {
+            self.write_filemark()?;
+        }
+        self.position = 0;
+        self.refuse_next = false;
+        Ok(())
+    }
+}
+
+impl Drive for Emulated {
+    fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
+        self.write(record)
+    }
+
+    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read(buf)
+    }
+
+    fn op(&mut self, op: TapeOp) -> io::Result<()> {
+        self.check_open()?;
+        match op {
+            TapeOp::WriteFilemarks(n) => {
+                for _ in 0..n {
+                    self.write_filemark()?;
+                }
+            }
+            TapeOp::BackspaceRecords(n) => {
+                self.last_was_write = false;
+                for _ in 0..n {
+                    let lib = self.library();
+                    let slot = lib.loaded.ok_or_else(no_medium)?;
+                    let before = self
+                        .position
+                        .checked_sub(1)
+                        .and_then(|p| lib.slots[slot].items.get(p).cloned());
+                    drop(lib);
+                    match before {
+                        Some(Item::Record(_)) => self.position -= 1,
+                        _ => return Err(io::Error::from_raw_os_error(libc::EIO)),
+                    }
+                }
+                self.library().log.push(format!("backspace {n}"));
+            }
+            TapeOp::Rewind => {
+                self.rewind()?;
+                self.library().log.push("rewind".into());
+            }
+            TapeOp::Unload => {
+                self.rewind()?;
+                let mut lib = self.library();
+                lib.loaded = None;
+                lib.log.push("unload".into());
+            }
+            TapeOp::SetBlockBytes(n) => {
+                let mut lib = self.library();
+                if lib.refuse_setblk {
+                    lib.log.push(format!("setblk {n} refused"));
+                    return Err(io::Error::from_raw_os_error(libc::EIO));
+                }
+                lib.block_bytes = u64::from(n);
+                lib.log.push(format!("setblk {n}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn status(&mut self) -> io::Result<DriveStatus> {
+        self.check_open()?;
+        let lib = self.library();
+        let needs_cleaning = lib.asks_for_cleaning();
+        let Some(slot) = lib.loaded else {
+            return Ok(DriveStatus {
+                needs_cleaning,
+                ..DriveStatus::default()
+            });
+        };
+        let cart = &lib.slots[slot];
+        let used = cart.used_bytes(self.position.min(cart.items.len()));
+        Ok(DriveStatus {
+            online: true,
+            write_protected: cart.write_protected,
+            at_bot: self.position == 0,
+            at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
+            fixed_block_bytes: lib.block_bytes,
+            door_open: false,
+            needs_cleaning,
+        })
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        if self.last_was_write {
+            self.write_filemark()?;
+        }
+        self.open = false;
+        self.library().log.push("close".into());
+        Ok(())
+    }
+
+    fn reopen(&mut self) -> io::Result<()> {
+        self.close()?;
+        let shelf = Arc::clone(&self.shelf);
+        let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+        if lib.loaded.is_none() {
+            // The changer puts the next cartridge in.
+            if !lib.load_next() {
+                lib.log.push("open: no medium".into());
+                return Err(no_medium());
+            }
+            self.position = 0;
+        }
+        let slot = lib.loaded.expect("loaded");
+        if !lib.loaded_is_ready() {
+            lib.log.push(format!("open {slot}: not ready"));
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
+        if self.writing && lib.slots[slot].write_protected {
+            lib.log.push(format!("open {slot}: write-protected"));
+            return Err(io::Error::from_raw_os_error(libc::EROFS));
+        }
+        lib.log.push(format!("open {slot}"));
+        drop(lib);
+        self.open = true;
+        self.refuse_next = false;
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn transfer_limits(&self) -> TransferLimits {
+        let mut limits = TransferLimits::default();
+        if let Some(limit) = self.library().transfer_limit.filter(|l| l.known) {
+            limits.add(
+                limit.max_bytes as u64,
+                format!(
+                    "the emulated controller moves at most {} bytes",
+                    limit.max_bytes
+                ),
+            );
+        }
+        limits
+    }
+
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        if self.open {
+            // st lets one process at a time have the drive open.
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        let mut lib = self.library();
+        lib.unopened_polls += 1;
+        if !lib.load_next() {
+            return Ok(DriveStatus {
+                door_open: true,
+                needs_cleaning: lib.asks_for_cleaning(),
+                ..DriveStatus::default()
+            });
+        }
+        let slot = lib.loaded.expect("loaded");
+        Ok(DriveStatus {
+            online: lib.loaded_is_ready(),
+            write_protected: lib.slots[slot].write_protected,
+            at_bot: true,
+            needs_cleaning: lib.asks_for_cleaning(),
+            ..DriveStatus::default()
+        })
+    }
+
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        if self.open {
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        self.position = 0;
+        let mut lib = self.library();
+        lib.loaded = None;
+        lib.log.push("unload".into());
+        Ok(())
+    }
+
+    fn ready_poll_interval(&self) -> Duration {
+        POLL_INTERVAL
+    }
+}

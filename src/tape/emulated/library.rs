@@ -1,0 +1,144 @@
+//! The emulated autoloader and the drive's lasting state: the cartridges in
+//! their slots, which one is loaded and since when, the block size, the
+//! cleaning request, the transfer limit, the injected failures, and the
+//! log of every operation. The test keeps a [`Shelf`] on it while the
+//! drive runs, and reads the log and the cartridges afterwards.
+//!
+//! The rules that belong to the drive rather than to one open of it live
+//! here: a load brings st's default block size back, a transfer over the
+//! limit is refused before the tape is touched, and a write that failed
+//! behind is reported by the next write or filemark.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::cartridge::Cartridge;
+
+/// The cartridges an autoloader holds, and what happened to the drive.
+#[derive(Debug, Default)]
+pub struct Library {
+    pub slots: Vec<Cartridge>,
+    /// The slot in the drive, if any.
+    pub loaded: Option<usize>,
+    /// The next slot the changer loads after an eject.
+    pub next_slot: usize,
+    /// Every operation, as "write 65536", "filemark", "rewind", "unload",
+    /// "close", "open 2" (slot), in order.
+    pub log: Vec<String>,
+    /// The drive asks to be cleaned (GMT_CLN), with or without a tape.
+    pub needs_cleaning: bool,
+    /// The drive starts asking once it has written this many bytes, as a
+    /// real drive does when its head's hours or error counts run up.
+    pub clean_after_bytes: Option<u64>,
+    /// The record bytes the drive has written, on every cartridge.
+    pub written_bytes: u64,
+    /// The drive's block size now: 0 is variable-block mode.
+    pub block_bytes: u64,
+    /// The block size a newly loaded cartridge starts in (st's defblksize).
+    pub default_block_bytes: u64,
+    /// MTSETBLK fails with EIO.
+    pub refuse_setblk: bool,
+    /// Reads and writes of more bytes than this are refused.
+    pub transfer_limit: Option<TransferLimit>,
+    /// The write with this index (from 0, over the drive's life) fails
+    /// behind the program's back, as st's asynchronous writes do: it
+    /// returns success, and the next write or filemark fails with EIO and
+    /// its record is not on the tape.
+    pub fail_behind_write: Option<usize>,
+    /// Writes accepted so far.
+    pub writes_accepted: usize,
+    /// When the cartridge in the drive was loaded by the changer (`None`:
+    /// loaded before the run, so ready).
+    pub loaded_at: Option<Instant>,
+    /// How many times the drive's status was asked with the device closed.
+    pub unopened_polls: u32,
+}
+
+impl Library {
+    /// The changer puts the next cartridge in, if the drive is empty and
+    /// one is left; the drive starts to calibrate it. False if none is in.
+    pub(super) fn load_next(&mut self) -> bool {
+        if self.loaded.is_none() && self.next_slot < self.slots.len() {
+            self.loaded = Some(self.next_slot);
+            self.next_slot += 1;
+            self.loaded_at = Some(Instant::now());
+            // A new cartridge brings st's default block size back.
+            self.block_bytes = self.default_block_bytes;
+        }
+        self.loaded.is_some()
+    }
+
+    /// The drive asks to be cleaned (GMT_CLN), with or without a tape.
+    pub(super) fn asks_for_cleaning(&self) -> bool {
+        self.needs_cleaning
+            || self
+                .clean_after_bytes
+                .is_some_and(|n| self.written_bytes >= n)
+    }
+
+    /// The cartridge in the drive has finished loading.
+    pub(super) fn loaded_is_ready(&self) -> bool {
+        match (self.loaded, self.loaded_at) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(slot), Some(at)) => at.elapsed() >= self.slots[slot].load_delay,
+        }
+    }
+}
+
+/// The largest read or write the emulated drive and controller take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferLimit {
+    pub max_bytes: usize,
+    /// EBUSY (the host adapter's limit) or EINVAL (READ BLOCK LIMITS).
+    pub errno: i32,
+    /// The limit shows in `transfer_limits`, as sysfs would show it.
+    pub known: bool,
+}
+
+/// A shared handle on the library, kept by the test while the drive runs.
+pub type Shelf = Arc<Mutex<Library>>;
+
+pub(super) fn no_medium() -> io::Error {
+    io::Error::from_raw_os_error(libc::ENOMEDIUM)
+}
+
+impl Library {
+    /// Reports a write that failed behind, taking its record off the
+    /// tape at `position`; returns the new position.
+    pub(super) fn failed_behind(&mut self, position: usize) -> io::Result<usize> {
+        if self.fail_behind_write.map(|k| k + 1) != Some(self.writes_accepted) {
+            return Ok(position);
+        }
+        self.fail_behind_write = None;
+        let slot = self.loaded.ok_or_else(no_medium)?;
+        self.slots[slot].items.truncate(position - 1);
+        self.log.push("the previous write failed behind".into());
+        Err(io::Error::from_raw_os_error(libc::EIO))
+    }
+
+    /// Refuses a read or write of `bytes` over the transfer limit.
+    pub(super) fn check_transfer(&mut self, what: &str, bytes: usize) -> io::Result<()> {
+        match self.transfer_limit {
+            Some(limit) if bytes > limit.max_bytes => {
+                self.log
+                    .push(format!("{what} {bytes} refused: transfer limit"));
+                Err(io::Error::from_raw_os_error(limit.errno))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// In fixed-block mode, refuses a count that is not a multiple of the
+    /// block size, as st does.
+    pub(super) fn check_fixed(&mut self, what: &str, bytes: usize) -> io::Result<()> {
+        let block = self.block_bytes as usize;
+        if block > 0 && bytes % block != 0 {
+            self.log
+                .push(format!("{what} {bytes} refused: not a multiple of {block}"));
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! How records go on and off the emulated tape, by Linux st's rules.
+//!
+//! Variable-block mode: the write that crosses the early-warning point
+//! succeeds, the next fails with ENOSPC and writes nothing, and after that
+//! writes alternately succeed and fail until the physical end; a read into
+//! a buffer smaller than the record fails with ENOMEM and leaves the tape
+//! after that record. Fixed-block mode: a write is cut into records of the
+//! block size, a read takes whole blocks and fails with EIO on a record of
+//! another size. A filemark written after a write that failed behind
+//! reports that failure instead.
+
+use std::io;
+
+use super::cartridge::Item;
+use super::drive::Emulated;
+use super::library::no_medium;
+
+impl Emulated {
+    pub(super) fn write_filemark(&mut self) -> io::Result<()> {
+        let position = self.position;
+        let mut lib = self.library();
+        if let Err(e) = lib.failed_behind(position) {
+            drop(lib);
+            self.position -= 1;
+            self.last_was_write = false;
+            return Err(e);
+        }
+        let slot = lib.loaded.ok_or_else(no_medium)?;
+        let cart = &mut lib.slots[slot];
+        cart.items.truncate(position);
+        cart.items.push(Item::Filemark);
+        lib.log.push("filemark".into());
+        drop(lib);
+        self.position += 1;
+        self.last_was_write = false;
+        Ok(())
+    }
+
+    /// Writes one record (in fixed-block mode, cut into blocks), by st's
+    /// end-of-medium rules.
+    pub(super) fn write(&mut self, record: &[u8]) -> io::Result<usize> {
+        self.check_open()?;
+        let position = self.position;
+        let mut lib = self.library();
+        let slot = lib.loaded.ok_or_else(no_medium)?;
+        if let Err(e) = lib.failed_behind(position) {
+            drop(lib);
+            self.position -= 1;
+            return Err(e);
+        }
+        lib.check_transfer("write", record.len())?;
+        lib.check_fixed("write", record.len())?;
+        let block = lib.block_bytes as usize;
+        let cart = &mut lib.slots[slot];
+        if cart.write_protected {
+            return Err(io::Error::from_raw_os_error(libc::EACCES));
+        }
+        let used = cart.used_bytes(position);
+        let warning_at = cart.capacity_bytes.saturating_sub(cart.early_warning_bytes);
+        if used + record.len() as u64 > cart.capacity_bytes {
+            lib.log.push("write refused: physical end".into());
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
+        if used >= warning_at {
+            let refuse = !self.refuse_next;
+            // In the zone, failures and successes alternate; the first
+            // write after the crossing fails.
+            if refuse {
+                drop(lib);
+                self.refuse_next = true;
+                self.library()
+                    .log
+                    .push("write refused: early warning".into());
+                return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+            }
+        }
+        cart.items.truncate(position);
+        let pieces: Vec<&[u8]> = if block > 0 {
+            record.chunks(block).collect()
+        } else {
+            vec![record]
+        };
+        let records = pieces.len();
+        cart.items
+            .extend(pieces.into_iter().map(|r| Item::Record(r.to_vec())));
+        lib.log.push(format!("write {}", record.len()));
+        lib.writes_accepted += 1;
+        lib.written_bytes += record.len() as u64;
+        drop(lib);
+        self.refuse_next = false;
+        self.position += records;
+        self.last_was_write = true;
+        Ok(record.len())
+    }
+
+    /// Reads the next record into `buf`, or passes a filemark (0).
+    pub(super) fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.check_open()?;
+        self.last_was_write = false;
+        let position = self.position;
+        let mut lib = self.library();
+        let slot = lib.loaded.ok_or_else(no_medium)?;
+        lib.check_transfer("read", buf.len())?;
+        lib.check_fixed("read", buf.len())?;
+        let block = lib.block_bytes as usize;
+        let item = lib.slots[slot].items.get(position).cloned();
+        drop(lib);
+        if block > 0 {
+            return self.read_fixed(buf, block);
+        }
+        match item {
+            // Blank tape after the last item: st reports a blank check as EIO.
+            None => Err(io::Error::from_raw_os_error(libc::EIO)),
+            Some(Item::Filemark) => {
+                self.position += 1;
+                Ok(0)
+            }
+            Some(Item::Record(r)) => {
+                self.position += 1;
+                if r.len() > buf.len() {
+                    return Err(io::Error::from_raw_os_error(libc::ENOMEM));
+                }
+                buf[..r.len()].copy_from_slice(&r);
+                Ok(r.len())
+            }
+        }
+    }
+
+    /// A read in fixed-block mode: up to `buf.len() / block` records of
+    /// exactly `block` bytes, stopping before a filemark.
+    fn read_fixed(&mut self, buf: &mut [u8], block: usize) -> io::Result<usize> {
+        let mut got = 0;
+        while got + block <= buf.len() {
+            let lib = self.library();
+            let slot = lib.loaded.ok_or_else(no_medium)?;
+            let item = lib.slots[slot].items.get(self.position).cloned();
+            drop(lib);
+            match item {
+                None if got == 0 => return Err(io::Error::from_raw_os_error(libc::EIO)),
+                Some(Item::Filemark) if got == 0 => {
+                    self.position += 1;
+                    return Ok(0);
+                }
+                None | Some(Item::Filemark) => break,
+                // A record of another size ends the read before it; read
+                // first, it fails (st: "Incorrect block size").
+                Some(Item::Record(r)) if r.len() != block && got > 0 => break,
+                Some(Item::Record(r)) => {
+                    self.position += 1;
+                    if r.len() != block {
+                        return Err(io::Error::from_raw_os_error(libc::EIO));
+                    }
+                    buf[got..got + block].copy_from_slice(&r);
+                    got += block;
+                }
+            }
+        }
+        Ok(got)
+    }
+}
