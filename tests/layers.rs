@@ -162,14 +162,3 @@ fn every_import_looks_down_a_layer_or_stays_in_its_part() {
         upward.join("\n")
     );
 }
-
-#[test]
-#[ignore]
-fn print_edges() {
-    let graph = graph::Graph::read(Path::new("src/lib.rs"));
-    for (f, ts) in &graph.edges {
-        for t in ts {
-            println!("EDGE {} {}", f.display(), t.display());
-        }
-    }
-}

@@ -16,6 +16,9 @@ use std::sync::Arc;
 /// of it are aligned to it, since a region starts on a page.
 pub const DIRECT_ALIGN_BYTES: u64 = 4096;
 
+/// Where every region starts: on a page, which is at least this aligned.
+pub const PAGE_BYTES: usize = 4096;
+
 /// The ring's memory: one anonymous mapping that every block is carved
 /// from. Anonymous mappings are zero-filled by the kernel and cost no RAM
 /// until touched, so an idle ring does not inflate the resident size.
@@ -149,3 +152,19 @@ impl Block {
 /// Blocks travel as `Arc<Block>` so that several outputs can read one block
 /// at once; the Arc itself is allocated once, at start, and recycled.
 pub type BlockRef = Arc<Block>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_of_its_own_starts_on_a_page_and_is_zeroed() {
+        let len = 3 * DIRECT_ALIGN_BYTES as usize;
+        let mut b = Block::alone(len).unwrap();
+        assert_eq!(b.address() % PAGE_BYTES, 0);
+        assert_eq!(b.data().len(), len);
+        assert!(b.data().iter().all(|&x| x == 0));
+        b.buffer_mut()[5] = 7;
+        assert_eq!(b.data()[5], 7);
+    }
+}

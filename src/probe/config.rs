@@ -16,7 +16,7 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use super::aligned::DIRECT_ALIGN_BYTES;
+use crate::base::block::DIRECT_ALIGN_BYTES;
 use super::cli::ProbeCli;
 use super::sweep::Plan;
 use crate::base::config_error::ConfigError;
@@ -152,7 +152,7 @@ fn check_direct(
             ));
         }
     }
-    let align = DIRECT_ALIGN_BYTES as u64;
+    let align = DIRECT_ALIGN_BYTES;
     if let Some(bad) = sizes.iter().find(|&&s| s % align != 0) {
         return Err(ConfigError::new(
             "--direct",

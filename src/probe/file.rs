@@ -18,7 +18,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use super::aligned::DIRECT_ALIGN_BYTES;
+use crate::base::block::DIRECT_ALIGN_BYTES;
 use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
 
@@ -184,7 +184,7 @@ impl ProbeTarget for FileTarget {
 
     fn alignment(&self) -> usize {
         if self.direct {
-            DIRECT_ALIGN_BYTES
+            DIRECT_ALIGN_BYTES as usize
         } else {
             1
         }

@@ -10,7 +10,6 @@
 //! included). The invariant the whole keeps: the target is left safe (a
 //! created file removed, a tape rewound) whatever ends the probe.
 
-pub mod aligned;
 pub mod cli;
 pub mod config;
 pub mod data;

@@ -35,57 +35,7 @@ struct Found {
 impl Graph {
     /// Reads the crate whose root is `lib` (e.g. `src/lib.rs`).
     pub fn read(lib: &Path) -> Graph {
-        let mut modules: BTreeMap<Vec<String>, Module> = BTreeMap::new();
-        let mut found: Vec<(PathBuf, Found)> = Vec::new();
-        let mut todo = vec![(Vec::<String>::new(), lib.to_path_buf())];
-        while let Some((module, file)) = todo.pop() {
-            let raw = std::fs::read_to_string(&file)
-                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            let code = lexer::clean(&raw);
-            for decl in lexer::mod_files(&raw, &code) {
-                let child: Vec<String> =
-                    module.iter().cloned().chain([decl.name.clone()]).collect();
-                let path = child_file(&file, &decl.name, decl.path.as_deref());
-                todo.push((child.clone(), path));
-                modules
-                    .entry(module.clone())
-                    .or_default()
-                    .children
-                    .insert(decl.name, child);
-            }
-            modules.entry(module.clone()).or_default().file = file.clone();
-            for item in lexer::scan(&code) {
-                let inner: Vec<String> =
-                    module.iter().cloned().chain(item.inline.clone()).collect();
-                // Inline modules are modules of the same file.
-                for depth in 0..item.inline.len() {
-                    let parent: Vec<String> = module
-                        .iter()
-                        .cloned()
-                        .chain(item.inline[..depth].iter().cloned())
-                        .collect();
-                    let child: Vec<String> = module
-                        .iter()
-                        .cloned()
-                        .chain(item.inline[..=depth].iter().cloned())
-                        .collect();
-                    modules
-                        .entry(parent)
-                        .or_default()
-                        .children
-                        .insert(item.inline[depth].clone(), child.clone());
-                    modules.entry(child).or_default().file = file.clone();
-                }
-                found.push((
-                    file.clone(),
-                    Found {
-                        module: inner,
-                        path: item.path,
-                        reexport_as: item.reexport_as,
-                    },
-                ));
-            }
-        }
+        let (mut modules, found) = walk(lib);
         // Each path made absolute, with the file and module it was found in.
         type Absolute = (PathBuf, Vec<String>, Option<String>, Vec<String>);
         let absolute: Vec<Absolute> = found
@@ -157,6 +107,60 @@ impl Graph {
             })
             .collect()
     }
+}
+
+/// The module tree from `lib` down, and every path each file names.
+fn walk(lib: &Path) -> (BTreeMap<Vec<String>, Module>, Vec<(PathBuf, Found)>) {
+    let mut modules: BTreeMap<Vec<String>, Module> = BTreeMap::new();
+    let mut found: Vec<(PathBuf, Found)> = Vec::new();
+    let mut todo = vec![(Vec::<String>::new(), lib.to_path_buf())];
+    while let Some((module, file)) = todo.pop() {
+        let raw =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let code = lexer::clean(&raw);
+        for decl in lexer::mod_files(&raw, &code) {
+            let child: Vec<String> = module.iter().cloned().chain([decl.name.clone()]).collect();
+            let path = child_file(&file, &decl.name, decl.path.as_deref());
+            todo.push((child.clone(), path));
+            modules
+                .entry(module.clone())
+                .or_default()
+                .children
+                .insert(decl.name, child);
+        }
+        modules.entry(module.clone()).or_default().file = file.clone();
+        for item in lexer::scan(&code) {
+            let inner: Vec<String> = module.iter().cloned().chain(item.inline.clone()).collect();
+            // Inline modules are modules of the same file.
+            for depth in 0..item.inline.len() {
+                let parent: Vec<String> = module
+                    .iter()
+                    .cloned()
+                    .chain(item.inline[..depth].iter().cloned())
+                    .collect();
+                let child: Vec<String> = module
+                    .iter()
+                    .cloned()
+                    .chain(item.inline[..=depth].iter().cloned())
+                    .collect();
+                modules
+                    .entry(parent)
+                    .or_default()
+                    .children
+                    .insert(item.inline[depth].clone(), child.clone());
+                modules.entry(child).or_default().file = file.clone();
+            }
+            found.push((
+                file.clone(),
+                Found {
+                    module: inner,
+                    path: item.path,
+                    reexport_as: item.reexport_as,
+                },
+            ));
+        }
+    }
+    (modules, found)
 }
 
 /// Tarjan's algorithm's state.

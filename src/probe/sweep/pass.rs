@@ -12,7 +12,7 @@ use std::io;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::fault::{Mismatch, SweepError};
-use crate::probe::aligned::AlignedBuf;
+use crate::base::block::{Block as Buffer, PAGE_BYTES};
 use crate::probe::data::Pattern;
 use crate::probe::measure::{Clock, PassTiming};
 use crate::probe::target::{Pass, ProbeTarget};
@@ -35,7 +35,7 @@ pub(super) struct OneRun<'a> {
 struct Block {
     offset: u64,
     len: usize,
-    buf: AlignedBuf,
+    buf: Buffer,
 }
 
 impl OneRun<'_> {
@@ -63,13 +63,15 @@ impl OneRun<'_> {
         }
     }
 
-    fn buffers(&self) -> (Sender<AlignedBuf>, Receiver<AlignedBuf>) {
+    fn buffers(&self) -> (Sender<Buffer>, Receiver<Buffer>) {
         let (tx, rx) = bounded(DEPTH_BLOCKS + 1);
         for _ in 0..=DEPTH_BLOCKS {
-            let _ = tx.send(AlignedBuf::zeroed(
-                self.block_bytes as usize,
-                self.target.alignment(),
-            ));
+            // A block of its own mapping starts on a page, which is
+            // aligned enough for O_DIRECT.
+            debug_assert!(self.target.alignment() <= PAGE_BYTES);
+            let buffer = Buffer::alone(self.block_bytes as usize)
+                .unwrap_or_else(|e| panic!("cannot map a probe buffer: {e}"));
+            let _ = tx.send(buffer);
         }
         (tx, rx)
     }
@@ -90,7 +92,7 @@ impl OneRun<'_> {
                 while offset < stream {
                     let Ok(mut buf) = free_rx.recv() else { return };
                     let len = block.min(stream - offset) as usize;
-                    pattern.fill(offset, &mut buf[..len]);
+                    pattern.fill(offset, &mut buf.buffer_mut()[..len]);
                     if full_tx.send(Block { offset, len, buf }).is_err() {
                         return;
                     }
@@ -104,7 +106,7 @@ impl OneRun<'_> {
     fn write_blocks(
         &mut self,
         full: Receiver<Block>,
-        free: Sender<AlignedBuf>,
+        free: Sender<Buffer>,
     ) -> Result<PassTiming, SweepError> {
         let stream = self.stream_bytes;
         let mut timer = Timer::default();
@@ -114,7 +116,7 @@ impl OneRun<'_> {
             let b = full.recv().expect("the maker makes the whole stream");
             timer.start_once(self.clock);
             self.target
-                .write_block(&b.buf[..b.len])
+                .write_block(&b.buf.data()[..b.len])
                 .map_err(self.io("writing", b.offset))?;
             done += b.len as u64;
             let _ = free.send(b.buf);
@@ -146,7 +148,7 @@ impl OneRun<'_> {
                 for b in full_rx {
                     if first.is_none() {
                         first = pattern
-                            .first_difference(b.offset, &b.buf[..b.len], &mut scratch)
+                            .first_difference(b.offset, &b.buf.data()[..b.len], &mut scratch)
                             .map(|d| Mismatch {
                                 block_bytes: block,
                                 run,
@@ -170,7 +172,7 @@ impl OneRun<'_> {
     fn read_blocks(
         &mut self,
         full: Sender<Block>,
-        free: Receiver<AlignedBuf>,
+        free: Receiver<Buffer>,
     ) -> Result<PassTiming, SweepError> {
         let (block, stream) = (self.block_bytes, self.stream_bytes);
         let mut timer = Timer::default();
@@ -182,7 +184,7 @@ impl OneRun<'_> {
             timer.start_once(self.clock);
             let n = self
                 .target
-                .read_block(&mut buf[..want])
+                .read_block(&mut buf.buffer_mut()[..want])
                 .map_err(self.io("reading back", done))?;
             if n == 0 {
                 return Err(SweepError::Short {
