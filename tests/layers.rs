@@ -162,3 +162,50 @@ fn every_import_looks_down_a_layer_or_stays_in_its_part() {
         upward.join("\n")
     );
 }
+
+/// Writes `files` (path, text) under a fresh directory.
+fn crate_of(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn the_checks_see_a_circle_but_not_a_reexport_or_a_path_in_a_string() {
+    let dir = crate_of(&[
+        ("lib.rs", "mod a;\nmod b;\npub mod c;\n"),
+        (
+            "a.rs",
+            "use crate::b::B;\n// use crate::c::Thing;\nconst S: &str = \"crate::c::Thing\";\npub struct A;\n",
+        ),
+        ("b.rs", "pub struct B(crate::a::A);\n"),
+        ("c/mod.rs", "mod inner;\nmod other;\npub use inner::Thing;\npub use other::Other;\n"),
+        ("c/inner.rs", "pub struct Thing;\n"),
+        ("c/other.rs", "use super::Thing;\npub struct Other(Thing);\n"),
+    ]);
+    let graph = graph::Graph::read(&dir.path().join("lib.rs"));
+    let at = |name: &str| dir.path().join(name);
+    assert_eq!(graph.cycles(), vec![vec![at("a.rs"), at("b.rs")]]);
+    assert_eq!(
+        graph.edges[&at("a.rs")].iter().collect::<Vec<_>>(),
+        vec![&at("b.rs")]
+    );
+    assert_eq!(
+        graph.edges[&at("c/other.rs")].iter().collect::<Vec<_>>(),
+        vec![&at("c/inner.rs")]
+    );
+}
+
+#[test]
+fn a_function_is_measured_from_its_name_to_its_closing_brace() {
+    let code = lexer::clean("fn short() {}\n\nfn long() {\n    let s = \"}\";\n    {\n    }\n}\n");
+    let found = lexer::functions(&code);
+    assert_eq!(
+        found,
+        vec![("short".to_string(), 1, 1), ("long".to_string(), 3, 5)]
+    );
+}

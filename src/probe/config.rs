@@ -16,9 +16,9 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use crate::base::block::DIRECT_ALIGN_BYTES;
 use super::cli::ProbeCli;
 use super::sweep::Plan;
+use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::config_error::ConfigError;
 use crate::base::size::parse_size;
 use crate::rmt::name::RemoteName;

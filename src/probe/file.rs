@@ -18,9 +18,9 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::base::block::DIRECT_ALIGN_BYTES;
 use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
+use crate::base::block::DIRECT_ALIGN_BYTES;
 
 /// What `cleanup` does to the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
