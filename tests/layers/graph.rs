@@ -19,6 +19,9 @@ struct Module {
     reexports: BTreeMap<String, Vec<String>>,
 }
 
+/// Every module, by its path from the crate root.
+type Tree = BTreeMap<Vec<String>, Module>;
+
 /// The crate's files and the import edges between them.
 pub struct Graph {
     /// File -> the files it imports from (never itself).
@@ -110,8 +113,8 @@ impl Graph {
 }
 
 /// The module tree from `lib` down, and every path each file names.
-fn walk(lib: &Path) -> (BTreeMap<Vec<String>, Module>, Vec<(PathBuf, Found)>) {
-    let mut modules: BTreeMap<Vec<String>, Module> = BTreeMap::new();
+fn walk(lib: &Path) -> (Tree, Vec<(PathBuf, Found)>) {
+    let mut modules: Tree = BTreeMap::new();
     let mut found: Vec<(PathBuf, Found)> = Vec::new();
     let mut todo = vec![(Vec::<String>::new(), lib.to_path_buf())];
     while let Some((module, file)) = todo.pop() {
@@ -229,11 +232,7 @@ fn child_file(file: &Path, name: &str, attr: Option<&str>) -> PathBuf {
 }
 
 /// `path` as seen from `module`, made absolute; `None` for other crates.
-fn absolute(
-    modules: &BTreeMap<Vec<String>, Module>,
-    module: &[String],
-    path: &[String],
-) -> Option<Vec<String>> {
+fn absolute(modules: &Tree, module: &[String], path: &[String]) -> Option<Vec<String>> {
     let (first, rest) = path.split_first()?;
     let mut base: Vec<String> = match first.as_str() {
         "crate" => Vec::new(),
@@ -259,7 +258,7 @@ fn absolute(
 }
 
 /// The file that defines what the absolute `path` names.
-fn resolve(modules: &BTreeMap<Vec<String>, Module>, path: &[String], depth: usize) -> PathBuf {
+fn resolve(modules: &Tree, path: &[String], depth: usize) -> PathBuf {
     let mut at: Vec<String> = Vec::new();
     for (i, segment) in path.iter().enumerate() {
         let module = &modules[&at];
