@@ -1,7 +1,9 @@
 //! Tapes and volumes: the mtio ioctls, the drive trait with the real
-//! device and an emulated one, volume names, and volume changes. The sinks
-//! and sources that write and read volumes live in `sink/volumes.rs` and
-//! `source/volumes.rs`; this module holds what they share.
+//! device, volume names, and volume changes. The sinks and sources that
+//! write and read volumes live in `sink/volumes.rs` and
+//! `source/volumes.rs`; this module holds what they share. The emulated
+//! drive (`emulated/`) is a test double, compiled only for tests and with
+//! the `test-support` feature.
 
 mod at_end;
 pub mod block_mode;
