@@ -136,6 +136,15 @@ impl fmt::Display for Bytes {
     }
 }
 
+/// Bytes per second over `seconds`; 0 when no time has passed.
+pub fn bytes_per_s(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
 /// A rate printed as `123.4 MB/s` (decimal, as drive vendors quote rates).
 #[derive(Debug, Clone, Copy)]
 pub struct Rate(pub f64);

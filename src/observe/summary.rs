@@ -3,7 +3,7 @@
 //! names every failed output and says plainly when bytes read were not
 //! committed, so no data is ever lost silently.
 
-use crate::base::size::{Bytes, Rate};
+use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::pace::PaceReport;
 use crate::pipeline::stats::{Snapshot, Stats};
 
@@ -20,7 +20,7 @@ pub fn status_line(stats: &Stats) -> String {
         Bytes(s.read_bytes),
         s.written_bytes,
         s.seconds,
-        Rate(rate(s.written_bytes, s.seconds)),
+        Rate(bytes_per_s(s.written_bytes, s.seconds)),
         s.fill_pct,
         s.underruns,
         s.overruns
@@ -113,7 +113,7 @@ impl Summary {
             s.written_bytes,
             Bytes(s.written_bytes),
             s.seconds,
-            Rate(rate(s.written_bytes, s.seconds)),
+            Rate(bytes_per_s(s.written_bytes, s.seconds)),
             s.underruns,
             s.overruns
         );
@@ -151,14 +151,6 @@ impl Summary {
             line += &format!("; {lost} bytes read but not committed");
         }
         line
-    }
-}
-
-fn rate(bytes: u64, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        bytes as f64 / seconds
-    } else {
-        0.0
     }
 }
 

@@ -14,7 +14,7 @@
 //! targets the writer held, and at how many samples it held one.
 
 use super::timeline::Timeline;
-use crate::base::size::{Bytes, Rate};
+use crate::base::size::{bytes_per_s, Bytes, Rate};
 
 /// Peak, mean and minimum of a rate, in bytes per second.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,7 +112,7 @@ impl Analysis {
             .map(|(_, s)| s)
             .collect();
         let spread = |rate: &dyn Fn(&crate::observe::record::Sample) -> f64, bytes: u64| {
-            let mean = per_s(bytes, duration_s);
+            let mean = bytes_per_s(bytes, duration_s);
             let rates: Vec<f64> = full.iter().map(|s| rate(s)).collect();
             Spread {
                 peak: rates.iter().copied().fold(mean, f64::max),
@@ -122,7 +122,7 @@ impl Analysis {
         };
         let input = spread(&|s| s.in_rate_bytes_per_s, in_bytes);
         let output = spread(&|s| s.out_rate_bytes_per_s, out_bytes);
-        let streaming_rate = per_s(out_bytes, duration_s - waiting_s);
+        let streaming_rate = bytes_per_s(out_bytes, duration_s - waiting_s);
         let underruns = t.underruns();
         let gib = out_bytes as f64 / (1u64 << 30) as f64;
         let mut a = Analysis {
@@ -190,14 +190,6 @@ impl Analysis {
         lines.extend(self.pace.map(|p| p.line()));
         lines.push(format!("hint: {}", self.hint));
         lines
-    }
-}
-
-fn per_s(bytes: u64, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        bytes as f64 / seconds
-    } else {
-        0.0
     }
 }
 
