@@ -1,6 +1,10 @@
 //! Rare events on the data path (underruns, overruns), sent to an optional
 //! observer. Sending never blocks: a full observer queue drops the event,
 //! because the counters in `Stats` stay authoritative.
+//!
+//! Only the watermark tests listen today (`tests/watermark.rs` sees each
+//! underrun and overrun in order); a run passes `Events::default()`, which
+//! sends nothing.
 
 use crossbeam_channel::Sender;
 

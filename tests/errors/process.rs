@@ -1,6 +1,6 @@
 //! The run as a whole: memory that cannot be had, `--quiet`, help and
-//! version, a broken stderr, and a lock already taken each end the way the
-//! manual says.
+//! version, a broken stderr (for every command), and a lock already taken
+//! each end the way the manual says.
 
 use std::process::Stdio;
 
@@ -69,6 +69,31 @@ fn broken_stderr_does_not_abort_the_backup() {
     feeder.join().unwrap();
     assert_eq!(sha256(&drainer.join().unwrap()), sha256(&input));
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[test]
+fn every_command_says_a_usage_error_to_a_broken_stderr_without_dying() {
+    // Each command's entry goes through the one console: a usage error
+    // written to a pipe whose reader is gone still ends with status 2, not
+    // with a panic (the rmt server once printed with eprintln!).
+    for words in [
+        &["--no-such-flag"][..],
+        &["rmt", "--no-such-flag"],
+        &["probe", "--no-such-flag"],
+        &["report", "--no-such-flag"],
+        &["completions", "no-such-shell"],
+    ] {
+        let (read_end, write_end) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        drop(read_end);
+        let status = tapebuf()
+            .args(words)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(write_end))
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{words:?}: {status:?}");
+    }
 }
 
 #[test]
