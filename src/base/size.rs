@@ -34,9 +34,9 @@ pub enum SizeOrPercent {
 /// A size as `-s` takes it: `256k`, `1M`, or bytes.
 pub fn size_flag(bytes: u64) -> String {
     const KI: u64 = 1024;
-    if bytes > 0 && bytes % (KI * KI) == 0 {
+    if bytes > 0 && bytes.is_multiple_of(KI * KI) {
         format!("{}M", bytes / (KI * KI))
-    } else if bytes > 0 && bytes % KI == 0 {
+    } else if bytes > 0 && bytes.is_multiple_of(KI) {
         format!("{}k", bytes / KI)
     } else {
         bytes.to_string()

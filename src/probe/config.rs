@@ -161,7 +161,7 @@ fn check_direct(
             ),
         ));
     }
-    if stream_bytes % align != 0 {
+    if !stream_bytes.is_multiple_of(align) {
         return Err(ConfigError::new(
             "--size",
             format!("with --direct, must be a multiple of {align} bytes, not {stream_bytes}"),

@@ -57,7 +57,7 @@ impl Pattern {
                     let region_end = (here / MIX_REGION_BYTES + 1) * MIX_REGION_BYTES;
                     let len = ((region_end - here) as usize).min(buf.len() - at);
                     let piece = &mut buf[at..at + len];
-                    if (here / MIX_REGION_BYTES) % 2 == 0 {
+                    if (here / MIX_REGION_BYTES).is_multiple_of(2) {
                         fill_random(self.seed, here, piece);
                     } else {
                         piece.fill(0);
@@ -102,7 +102,7 @@ fn fill_random(seed: u64, offset: u64, buf: &mut [u8]) {
     let mut at = 0usize;
     let mut here = offset;
     // An unaligned head, byte by byte.
-    while here % 8 != 0 && at < buf.len() {
+    while !here.is_multiple_of(8) && at < buf.len() {
         buf[at] = word(seed, here / 8)[(here % 8) as usize];
         at += 1;
         here += 1;

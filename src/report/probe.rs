@@ -103,7 +103,7 @@ fn check(probe: &ProbeResults) -> Result<(), String> {
 pub fn size_label(bytes: u64) -> String {
     for (unit, shift) in [("G", 30), ("M", 20), ("K", 10)] {
         let one = 1u64 << shift;
-        if bytes >= one && bytes % one == 0 {
+        if bytes >= one && bytes.is_multiple_of(one) {
             return format!("{}{unit}", bytes >> shift);
         }
     }

@@ -166,7 +166,7 @@ pub fn syncable(file: &File) -> bool {
 
 impl Sink for FdSink {
     fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
-        if self.direct && data.len() as u64 % DIRECT_ALIGN_BYTES != 0 {
+        if self.direct && !(data.len() as u64).is_multiple_of(DIRECT_ALIGN_BYTES) {
             self.clear_direct()?;
         }
         let mut done = 0;

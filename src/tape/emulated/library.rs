@@ -134,7 +134,7 @@ impl Library {
     /// block size, as st does.
     pub(super) fn check_fixed(&mut self, what: &str, bytes: usize) -> io::Result<()> {
         let block = self.block_bytes as usize;
-        if block > 0 && bytes % block != 0 {
+        if block > 0 && !bytes.is_multiple_of(block) {
             self.log
                 .push(format!("{what} {bytes} refused: not a multiple of {block}"));
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
