@@ -13,6 +13,30 @@ use tapebuf::probe::tape::TapeTarget;
 use tapebuf::probe::{Pass, ProbeTarget};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 
+/// The `ProbeTarget` methods a wrapper passes straight to `self.inner`.
+macro_rules! forward_to_inner {
+    () => {
+        fn name(&self) -> &str {
+            self.inner.name()
+        }
+        fn kind(&self) -> TargetKind {
+            self.inner.kind()
+        }
+        fn method(&self) -> String {
+            self.inner.method()
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            self.inner.sync()
+        }
+        fn end(&mut self) -> io::Result<()> {
+            self.inner.end()
+        }
+        fn cleanup(&mut self) -> io::Result<String> {
+            self.inner.cleanup()
+        }
+    };
+}
+
 pub const KIB: u64 = 1024;
 
 /// Seconds, moved on only by the targets below.
@@ -83,15 +107,7 @@ impl<T: ProbeTarget> Timed<T> {
 }
 
 impl<T: ProbeTarget> ProbeTarget for Timed<T> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn kind(&self) -> TargetKind {
-        self.inner.kind()
-    }
-    fn method(&self) -> String {
-        self.inner.method()
-    }
+    forward_to_inner!();
     fn begin(&mut self, pass: Pass, block_bytes: usize, stream_bytes: u64) -> io::Result<()> {
         self.block_bytes = block_bytes as u64;
         self.started = false;
@@ -101,19 +117,10 @@ impl<T: ProbeTarget> ProbeTarget for Timed<T> {
         self.cost(block.len());
         self.inner.write_block(block)
     }
-    fn sync(&mut self) -> io::Result<()> {
-        self.inner.sync()
-    }
     fn read_block(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read_block(buf)?;
         self.cost(n);
         Ok(n)
-    }
-    fn end(&mut self) -> io::Result<()> {
-        self.inner.end()
-    }
-    fn cleanup(&mut self) -> io::Result<String> {
-        self.inner.cleanup()
     }
 }
 
@@ -127,15 +134,7 @@ pub struct Corrupt<T> {
 }
 
 impl<T: ProbeTarget> ProbeTarget for Corrupt<T> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn kind(&self) -> TargetKind {
-        self.inner.kind()
-    }
-    fn method(&self) -> String {
-        self.inner.method()
-    }
+    forward_to_inner!();
     fn begin(&mut self, pass: Pass, block_bytes: usize, stream_bytes: u64) -> io::Result<()> {
         self.block_bytes = block_bytes as u64;
         self.read_offset = 0;
@@ -147,9 +146,6 @@ impl<T: ProbeTarget> ProbeTarget for Corrupt<T> {
     fn write_block(&mut self, block: &[u8]) -> io::Result<()> {
         self.inner.write_block(block)
     }
-    fn sync(&mut self) -> io::Result<()> {
-        self.inner.sync()
-    }
     fn read_block(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read_block(buf)?;
         let (block, run, offset) = self.at;
@@ -159,12 +155,6 @@ impl<T: ProbeTarget> ProbeTarget for Corrupt<T> {
         }
         self.read_offset += n as u64;
         Ok(n)
-    }
-    fn end(&mut self) -> io::Result<()> {
-        self.inner.end()
-    }
-    fn cleanup(&mut self) -> io::Result<String> {
-        self.inner.cleanup()
     }
 }
 
