@@ -4,8 +4,9 @@
 //! Each live observer is its own thread that reads the atomic counters in
 //! `Stats` on a timer; none of them ever makes the reader or the writer
 //! wait, and a slow terminal or disk only delays its own thread. Every
-//! line meant for stderr during the run goes through the [`Console`], so
-//! that a status line and the progress bar never garble each other.
+//! line meant for stderr goes through [`crate::base::console`], which the
+//! [`Bar`] tells how to clear and redraw itself, so that no line and the
+//! progress bar garble each other.
 
 pub mod progress;
 pub mod record;
@@ -39,17 +40,11 @@ pub fn waiting_for_a_drive(stats: &Stats) -> bool {
 /// through [`crate::base::console`] is printed with the bar cleared and the
 /// bar is redrawn below it.
 #[derive(Debug, Clone, Default)]
-pub struct Console {
+pub struct Bar {
     bar: Arc<Mutex<Option<ProgressBar>>>,
 }
 
-impl Console {
-    /// Prints one line on stderr without garbling the bar (as every
-    /// [`say`] does while a bar is shown).
-    pub fn say(&self, line: &str) {
-        say(line)
-    }
-
+impl Bar {
     /// Shows `bar`, or clears and removes the one shown.
     fn set_bar(&self, bar: Option<ProgressBar>) {
         let mut slot = self.bar.lock().unwrap_or_else(|e| e.into_inner());
@@ -106,7 +101,7 @@ pub fn open_files(o: &ObserveSettings) -> anyhow::Result<Files> {
 
 /// The observer threads of one run.
 pub struct Observers {
-    console: Console,
+    bar: Bar,
     /// Dropped to stop the progress and status threads.
     stop: Option<Sender<()>>,
     threads: Vec<JoinHandle<bool>>,
@@ -138,13 +133,13 @@ impl Observers {
         files: Files,
         stats: &Arc<Stats>,
     ) -> Observers {
-        let console = Console::default();
+        let bar_slot = Bar::default();
         let (stop_tx, stop_rx) = bounded::<()>(0);
         let mut threads = Vec::new();
         let total_bytes = o.total_bytes.or(run.input_bytes);
         if progress::wanted(o.progress) {
             threads.push(progress::spawn(
-                console.clone(),
+                bar_slot.clone(),
                 Arc::clone(stats),
                 total_bytes,
                 o.progress,
@@ -156,7 +151,6 @@ impl Observers {
             .map(|(path, file)| status_log::Log::new(path, file));
         if let Some(every) = o.status_interval {
             threads.push(status_log::spawn(
-                console.clone(),
                 log.clone(),
                 Arc::clone(stats),
                 every,
@@ -180,7 +174,7 @@ impl Observers {
             stats_log::spawn(path, file, start, Arc::clone(stats), interval)
         });
         Observers {
-            console,
+            bar: bar_slot,
             stop: Some(stop_tx),
             threads,
             stats_end,
@@ -188,10 +182,6 @@ impl Observers {
             summary_json: o.summary_json.clone(),
             stats: Arc::clone(stats),
         }
-    }
-
-    pub fn console(&self) -> &Console {
-        &self.console
     }
 
     /// Stops the live observers and clears the bar, then writes the final
@@ -203,7 +193,7 @@ impl Observers {
         for t in self.threads.drain(..) {
             ok &= t.join().unwrap_or(false);
         }
-        self.console.set_bar(None);
+        self.bar.set_bar(None);
         let record = SummaryRecord::new(summary).with_pace(self.stats.pace_report().as_ref());
         if let Some((tx, thread)) = self.stats_end.take() {
             let _ = tx.send(record.clone());

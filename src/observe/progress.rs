@@ -17,7 +17,7 @@ use crossbeam_channel::{select, tick, Receiver};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::settings::ProgressMode;
-use super::Console;
+use super::Bar;
 use crate::base::size::{Bytes, Rate};
 use crate::pipeline::stats::{Snapshot, Stats};
 
@@ -38,7 +38,7 @@ pub fn wanted(mode: ProgressMode) -> bool {
 /// Starts the bar's thread. It ends, leaving the bar for the caller to
 /// clear, when `stop` disconnects.
 pub fn spawn(
-    console: Console,
+    bar_slot: Bar,
     stats: Arc<Stats>,
     total_bytes: Option<u64>,
     mode: ProgressMode,
@@ -59,18 +59,18 @@ pub fn spawn(
                 let drive_wait = now.changing_volume && super::waiting_for_a_drive(&stats);
                 if now.changing_volume && !drive_wait {
                     if shown {
-                        console.set_bar(None);
+                        bar_slot.set_bar(None);
                         shown = false;
                     }
                     continue;
                 }
                 if !shown {
-                    console.set_bar(Some(new_bar(mode)));
+                    bar_slot.set_bar(Some(new_bar(mode)));
                     shown = true;
                 }
                 if drive_wait {
                     let note = crate::tape::change_notes(stats.volume_logs()).unwrap_or_default();
-                    console.with_bar(|bar| bar.set_message(note));
+                    bar_slot.with_bar(|bar| bar.set_message(note));
                     continue;
                 }
                 window.push_back(now.clone());
@@ -81,7 +81,7 @@ pub fn spawn(
                     window.pop_front();
                 }
                 let text = describe(&now, window.front(), total_bytes);
-                console.with_bar(|bar| {
+                bar_slot.with_bar(|bar| {
                     bar.set_position(now.fill_pct.round() as u64);
                     bar.set_prefix(format!("ring {:>3.0}%", now.fill_pct));
                     bar.set_message(text);

@@ -14,7 +14,6 @@ use std::time::Duration;
 
 use crossbeam_channel::{select, tick, Receiver};
 
-use super::Console;
 use crate::base::console::say;
 use crate::observe::summary::status_line;
 use crate::pipeline::stats::Stats;
@@ -54,7 +53,6 @@ impl Log {
 /// `stop` disconnects. It returns false if the log could not be written
 /// (and then stops logging).
 pub fn spawn(
-    console: Console,
     log: Option<Log>,
     stats: Arc<Stats>,
     every: Duration,
@@ -76,7 +74,7 @@ pub fn spawn(
                             return false;
                         }
                     }
-                    None => console.say(&line),
+                    None => say(&line),
                 }
             }
         })

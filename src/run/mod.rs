@@ -70,7 +70,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     let stats = Arc::clone(running.stats());
     let observers = Observers::start(&config.observe, shape(config, high_pct), files, &stats);
 
-    let (interrupted, stalled) = watch(config, &running, &stats, &observers, &sig_rx, &ticks);
+    let (interrupted, stalled) = watch(config, &running, &stats, &sig_rx, &ticks);
     let grace = if interrupted.is_some() || stalled.is_some() {
         running.stop();
         Some(STOP_GRACE)
@@ -187,7 +187,6 @@ fn watch(
     config: &Config,
     running: &Running,
     stats: &Stats,
-    observers: &Observers,
     sig_rx: &Receiver<i32>,
     ticks: &Receiver<Instant>,
 ) -> (Option<i32>, Option<String>) {
@@ -206,7 +205,7 @@ fn watch(
                 }
             },
             recv(sig_rx) -> sig => match sig {
-                Ok(SIGUSR1) => observers.console().say(&status_line(stats)),
+                Ok(SIGUSR1) => say(&status_line(stats)),
                 Ok(sig) => return (Some(sig), None),
                 Err(_) => return (None, None),
             },
