@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use crate::hash::HashAlg;
-use crate::net::{NetSettings, DEFAULT_CONNECT_TIMEOUT};
+use crate::net::NetSettings;
 use crate::observe::settings::ObserveSettings;
 use crate::pace::{PaceRequest, PaceSettings};
 use crate::pipeline::watermark::TAPE_HIGH_WATERMARK_PCT;
@@ -108,11 +108,6 @@ impl Config {
             .resolve(output_is_tape, self.output_rate_bytes_per_s)
     }
 
-    /// How long `-O` keeps trying to reach its receiver.
-    pub fn sender_connect_limit(&self) -> std::time::Duration {
-        self.net.connect.unwrap_or(DEFAULT_CONNECT_TIMEOUT)
-    }
-
     /// The name `--hash-file` gives the stream: the output file when there
     /// is exactly one output and it is a file, else `-`.
     pub fn hashed_stream_name(&self) -> String {
@@ -157,14 +152,12 @@ impl Config {
             sync: self.sync,
             direct: self.direct,
             quiet: self.quiet,
-            at_end: self.at_end,
             volumes: VolumeSettings {
                 policy: self.change.clone(),
                 volume_size: self.volume_size,
                 at_end: self.at_end,
             },
             net: self.net.clone(),
-            connect_limit: self.sender_connect_limit(),
             rmt: self.rmt.clone(),
         }
     }

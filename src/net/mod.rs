@@ -27,7 +27,7 @@ pub struct NetSettings {
     /// direction, before the run fails.
     pub stall: Option<Duration>,
     /// How long `-O` keeps retrying and `-I` waits for a sender. None:
-    /// `-I` waits until stopped (the sender's default is set in `Config`).
+    /// `-I` waits until stopped (the sender's default: `connect_limit`).
     pub connect: Option<Duration>,
     /// `--tcp-buffer`: SO_SNDBUF and SO_RCVBUF, before connect or listen.
     pub buffer_bytes: Option<usize>,
@@ -36,4 +36,11 @@ pub struct NetSettings {
     pub raw: bool,
     /// `--allow`: the senders `-I` accepts; empty accepts every one.
     pub allow: Vec<AllowRule>,
+}
+
+impl NetSettings {
+    /// How long `-O` keeps trying to reach its receiver.
+    pub fn connect_limit(&self) -> Duration {
+        self.connect.unwrap_or(DEFAULT_CONNECT_TIMEOUT)
+    }
 }

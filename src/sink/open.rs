@@ -36,7 +36,7 @@ pub fn open_all(
     input_is_tape: bool,
 ) -> Result<Opened, OpenError> {
     let plans = preflight::check(outputs, config, input)?;
-    for warning in preflight::rewinding_warnings(outputs, config.at_end) {
+    for warning in preflight::rewinding_warnings(outputs, config.volumes.at_end) {
         crate::base::console::say(&warning);
     }
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
@@ -61,8 +61,8 @@ pub fn open_all(
         }
     }
     let any_tape = input_is_tape || sinks.iter().any(|s| s.is_tape());
-    if failure.is_none() && config.at_end != AtEnd::Stay && !any_tape {
-        let flag = match config.at_end {
+    if failure.is_none() && config.volumes.at_end != AtEnd::Stay && !any_tape {
+        let flag = match config.volumes.at_end {
             AtEnd::Eject => "--eject",
             _ => "--rewind",
         };
@@ -117,7 +117,7 @@ fn open_one(
         let (sink, warning) = TcpSink::connect(
             peer,
             &config.net,
-            config.connect_limit,
+            config.net.connect_limit(),
             config.block_bytes,
             config.quiet,
         )?;
@@ -139,10 +139,7 @@ fn open_one(
     }
     if let OutputSpec::File(pattern) = spec {
         let names = VolumeNames::parse(pattern).map_err(anyhow::Error::msg)?;
-        if names.is_numbered()
-            || config.volumes.volume_size.is_some()
-            || config.volumes.policy.command.is_some()
-        {
+        if config.volumes.spans_files(&names) {
             let name = pattern.display().to_string();
             let medium = FileMedium::open(
                 names,

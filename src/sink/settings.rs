@@ -1,13 +1,10 @@
 //! How the outputs are opened and written: the part of the validated
 //! command line that the sinks need, and nothing else.
 
-use std::time::Duration;
-
 use super::spec::ExistingFile;
 use super::VolumeSettings;
 use crate::net::NetSettings;
 use crate::rmt::session::RmtSettings;
-use crate::tape::AtEnd;
 
 /// How the outputs are opened and written, from the validated command line.
 #[derive(Debug, Clone)]
@@ -19,11 +16,8 @@ pub struct OutputSettings {
     pub sync: bool,
     pub direct: bool,
     pub quiet: bool,
-    /// What to do with a tape at the end.
-    pub at_end: AtEnd,
+    /// Volume sizes and changes, and what to do with a tape at the end.
     pub volumes: VolumeSettings,
     pub net: NetSettings,
-    /// How long `-O` keeps trying to reach its receiver.
-    pub connect_limit: Duration,
     pub rmt: RmtSettings,
 }

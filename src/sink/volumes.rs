@@ -21,7 +21,7 @@ use super::output::Sink;
 use super::write_error::PartialWrite;
 pub use super::write_error::VolumeChangeFailed;
 use crate::tape::load::{Change, Load, LoadFailed};
-use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
+use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog, VolumeNames};
 
 /// One medium at a time, as the volume change sees it.
 pub trait Medium: Send {
@@ -79,6 +79,15 @@ pub struct VolumeSettings {
     pub volume_size: Option<u64>,
     /// What to do with a tape at the very end.
     pub at_end: AtEnd,
+}
+
+impl VolumeSettings {
+    /// True when a file output named `names` spans volumes: it is
+    /// numbered, has a volume size, or a change command is ready for a full
+    /// disk.
+    pub fn spans_files(&self, names: &VolumeNames) -> bool {
+        names.is_numbered() || self.volume_size.is_some() || self.policy.command.is_some()
+    }
 }
 
 /// Where a multi-volume output stands, and the volume change itself:
