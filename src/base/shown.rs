@@ -38,3 +38,17 @@ pub fn shown_letter(letter: u8) -> String {
         format!("\\x{letter:02x}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_bytes_are_shown_safely() {
+        assert_eq!(shown(b"/srv/M\xc3\xa4rz"), "/srv/M\u{e4}rz");
+        assert_eq!(shown(b"a\x00b\xffc\n"), "a\\u{0}b\\xffc\\n");
+        assert_eq!(shown_letter(b'X'), "X");
+        assert_eq!(shown_letter(b'\n'), "\\x0a");
+        assert_eq!(shown_letter(0xff), "\\xff");
+    }
+}

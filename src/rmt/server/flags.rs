@@ -67,7 +67,7 @@ impl OpenFlags {
             .ok_or_else(|| {
                 format!(
                     "open flags \"{}\" are not a number",
-                    super::reply::shown(line)
+                    crate::base::shown::shown(line)
                 )
             })?;
         match symbolic {
@@ -85,7 +85,12 @@ impl OpenFlags {
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, v)| *v)
-                .ok_or_else(|| format!("unknown open flag \"{}\"", super::reply::one_line(name)))?;
+                .ok_or_else(|| {
+                    format!(
+                        "unknown open flag \"{}\"",
+                        crate::base::shown::one_line(name)
+                    )
+                })?;
             if matches!(name, "O_RDONLY" | "O_WRONLY" | "O_RDWR") {
                 if access.is_some_and(|a| a != value) {
                     return Err(format!("conflicting access modes in \"{names}\""));

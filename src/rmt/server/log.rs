@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::reply::one_line;
+use crate::base::shown::one_line;
 
 /// How much an event matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,8 +25,9 @@ use std::path::{Component, Path, PathBuf};
 
 use super::flags::OpenFlags;
 use super::glob::Pattern;
-use super::reply::{errno_of, shown, strerror};
+use super::reply::{errno_of, strerror};
 use super::resolve::resolve;
+use crate::base::shown::shown;
 
 /// What the default policy allows: Linux SCSI tape devices (rewinding and
 /// non-rewinding, with their mode suffixes), udev's `/dev/tape/` links,

@@ -25,7 +25,8 @@ use std::path::PathBuf;
 use super::flags::OpenFlags;
 use super::mtops::{self, MtOpInfo};
 use super::number::{parse_count, parse_signed, NumberError};
-use super::reply::{shown, shown_letter, strerror};
+use super::reply::strerror;
+use crate::base::shown::{shown, shown_letter};
 
 /// The largest record a W may carry and an R may return: 64 MiB. Tape
 /// drives take at most a few MiB per record; the limit bounds the memory a

@@ -18,9 +18,10 @@ use super::flags::OpenFlags;
 use super::journal::Journal;
 use super::log::Log;
 use super::policy::Policy;
-use super::reply::{shown, shown_letter, strerror, Reply};
+use super::reply::{strerror, Reply};
 use super::request::{read_request, Request, RequestError, MAX_RECORD_BYTES};
 use super::target::{Opener, Target};
+use crate::base::shown::{shown, shown_letter};
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
