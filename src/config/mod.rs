@@ -32,8 +32,7 @@ pub use crate::sink::spec::{ExistingFile, OutputSpec};
 pub use crate::source::spec::InputSpec;
 
 pub use ring_size::{
-    MachineInfo, DEFAULT_BLOCK_BYTES, DEFAULT_MEMORY_BYTES, DIRECT_ALIGN_BYTES, MAX_BLOCKS,
-    MIN_BLOCKS, MIN_BLOCK_BYTES,
+    MachineInfo, DEFAULT_BLOCK_BYTES, DEFAULT_MEMORY_BYTES, MAX_BLOCKS, MIN_BLOCKS, MIN_BLOCK_BYTES,
 };
 
 /// The validated settings of one run.

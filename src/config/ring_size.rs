@@ -14,7 +14,7 @@ use crate::cli::Cli;
 pub const DEFAULT_BLOCK_BYTES: u64 = 256 * 1024;
 /// The default ring size when neither -m nor -b is given.
 pub const DEFAULT_MEMORY_BYTES: u64 = 128 * 1024 * 1024;
-pub use crate::base::block::DIRECT_ALIGN_BYTES;
+use crate::base::block::DIRECT_ALIGN_BYTES;
 /// The ring needs one block being filled and one being drained.
 pub const MIN_BLOCKS: u64 = 2;
 /// Each block costs about 100 bytes of bookkeeping besides its data, so the

@@ -10,10 +10,11 @@ use std::sync::Arc;
 
 use crossbeam_channel::{select, Receiver, TryRecvError};
 
+use crate::base::block::BlockRef;
 use crate::base::stop::stopped;
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::rate::Pacer;
-use crate::pipeline::ring::{self, BlockRef, ReaderEnd};
+use crate::pipeline::ring::{self, ReaderEnd};
 use crate::pipeline::stats::Stats;
 use crate::source::{End, Source};
 

@@ -16,8 +16,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use crate::base::block::Region;
-pub use crate::base::block::{Block, BlockRef};
+use crate::base::block::{Block, BlockRef, Region};
 
 /// Why the ring could not be set up.
 #[derive(Debug, thiserror::Error)]

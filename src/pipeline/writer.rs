@@ -18,12 +18,13 @@ use std::sync::Arc;
 
 use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
+use crate::base::block::BlockRef;
 use crate::base::stop::stopped;
 use crate::pace::{Controller, View};
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::fanout::Outputs;
 use crate::pipeline::rate::Pacer;
-use crate::pipeline::ring::{BlockRef, WriterEnd};
+use crate::pipeline::ring::WriterEnd;
 use crate::pipeline::stats::Stats;
 
 pub struct Writer {

@@ -39,7 +39,8 @@ use std::time::Instant;
 use crossbeam_channel::Receiver;
 
 use super::rmt_failure::{failure_why, landed_beyond};
-use super::volumes::{Medium, VolumeChangeFailed, VolumeSettings, Volumes};
+use super::volumes::{Medium, VolumeSettings, Volumes};
+use super::write_error::VolumeChangeFailed;
 use super::{LateFailure, Sink};
 use crate::base::block::BlockRef;
 use crate::rmt::flavor::{OpenMode, RemoteOp};

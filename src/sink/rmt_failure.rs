@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::volumes::VolumeChangeFailed;
+use super::write_error::VolumeChangeFailed;
 use crate::rmt::session::{RmtError, Session};
 use crate::rmt::wire::Reply;
 

@@ -18,8 +18,7 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::output::Sink;
-use super::write_error::PartialWrite;
-pub use super::write_error::VolumeChangeFailed;
+use super::write_error::{PartialWrite, VolumeChangeFailed};
 use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog, VolumeNames};
 

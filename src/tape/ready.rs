@@ -19,8 +19,6 @@ use crossbeam_channel::{after, select, Receiver};
 use super::drive::{Drive, DriveStatus};
 use super::VolumeLog;
 
-pub use super::drive::POLL_INTERVAL;
-
 /// The wait's limit without `--change-timeout`: long enough for an LTO-9
 /// to calibrate a new cartridge.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2 * 3600);
