@@ -36,6 +36,18 @@ impl HashAlg {
         }
     }
 
+    /// The algorithm `name` names, as a manifest spells it.
+    pub fn from_name(name: &str) -> Option<HashAlg> {
+        [
+            HashAlg::Md5,
+            HashAlg::Sha256,
+            HashAlg::Blake3,
+            HashAlg::Xxh3,
+        ]
+        .into_iter()
+        .find(|alg| alg.name() == name)
+    }
+
     /// The tag of the BSD-style line (`SHA256 (name) = <hex>`).
     fn tag(self) -> &'static str {
         match self {
@@ -47,11 +59,49 @@ impl HashAlg {
     }
 }
 
+#[derive(Clone)]
 enum State {
     Md5(md5::Md5),
     Sha256(sha2::Sha256),
     Blake3(Box<blake3::Hasher>),
     Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
+}
+
+/// One running digest of any `--hash` algorithm: what a tap and the
+/// manifest's volume digests both compute.
+#[derive(Clone)]
+pub struct Hasher(State);
+
+impl Hasher {
+    pub fn new(alg: HashAlg) -> Hasher {
+        Hasher(match alg {
+            HashAlg::Md5 => State::Md5(md5::Md5::new()),
+            HashAlg::Sha256 => State::Sha256(sha2::Sha256::new()),
+            HashAlg::Blake3 => State::Blake3(Box::default()),
+            HashAlg::Xxh3 => State::Xxh3(Box::default()),
+        })
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        match &mut self.0 {
+            State::Md5(h) => h.update(data),
+            State::Sha256(h) => h.update(data),
+            State::Blake3(h) => {
+                h.update(data);
+            }
+            State::Xxh3(h) => h.update(data),
+        }
+    }
+
+    /// The digest in lower-case hex, as `sha256sum` or `xxhsum -H3` print it.
+    pub fn finish(self) -> String {
+        match self.0 {
+            State::Md5(h) => hex(&h.finalize()),
+            State::Sha256(h) => hex(&h.finalize()),
+            State::Blake3(h) => h.finalize().to_hex().to_string(),
+            State::Xxh3(h) => format!("{:016x}", h.digest()),
+        }
+    }
 }
 
 /// A finished digest.
@@ -68,7 +118,7 @@ type Slot = Arc<Mutex<Option<Digest>>>;
 /// One algorithm hashing the stream.
 pub struct HashTap {
     alg: HashAlg,
-    state: Option<State>,
+    state: Option<Hasher>,
     bytes: u64,
     result: Slot,
 }
@@ -76,28 +126,18 @@ pub struct HashTap {
 impl Tap for HashTap {
     fn update(&mut self, data: &[u8]) {
         self.bytes += data.len() as u64;
-        match self.state.as_mut() {
-            Some(State::Md5(h)) => h.update(data),
-            Some(State::Sha256(h)) => h.update(data),
-            Some(State::Blake3(h)) => {
-                h.update(data);
-            }
-            Some(State::Xxh3(h)) => h.update(data),
-            None => {}
+        if let Some(h) = self.state.as_mut() {
+            h.update(data);
         }
     }
 
     fn finish(&mut self) {
-        let hex = match self.state.take() {
-            Some(State::Md5(h)) => hex(&h.finalize()),
-            Some(State::Sha256(h)) => hex(&h.finalize()),
-            Some(State::Blake3(h)) => h.finalize().to_hex().to_string(),
-            Some(State::Xxh3(h)) => format!("{:016x}", h.digest()),
-            None => return,
+        let Some(state) = self.state.take() else {
+            return;
         };
         *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(Digest {
             alg: self.alg,
-            hex,
+            hex: state.finish(),
             bytes: self.bytes,
         });
     }
@@ -120,15 +160,9 @@ pub fn taps(algs: &[HashAlg]) -> (Vec<Box<dyn Tap>>, Digests) {
     let mut slots = Vec::new();
     for &alg in algs {
         let slot: Slot = Arc::default();
-        let state = match alg {
-            HashAlg::Md5 => State::Md5(md5::Md5::new()),
-            HashAlg::Sha256 => State::Sha256(sha2::Sha256::new()),
-            HashAlg::Blake3 => State::Blake3(Box::default()),
-            HashAlg::Xxh3 => State::Xxh3(Box::default()),
-        };
         taps.push(Box::new(HashTap {
             alg,
-            state: Some(state),
+            state: Some(Hasher::new(alg)),
             bytes: 0,
             result: Arc::clone(&slot),
         }));

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod hash;
+pub mod manifest;
 pub mod net;
 pub mod observe;
 pub mod pace;

@@ -111,6 +111,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("net", 1),
     ("pace", 1),
     ("tape", 1),
+    ("manifest", 2),
     ("rmt", 2),
     ("sink", 3),
     ("source", 3),

@@ -15,3 +15,4 @@ pub mod signals;
 pub mod size;
 pub mod stop;
 pub mod tap;
+pub mod utc;

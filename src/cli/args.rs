@@ -85,6 +85,17 @@ pub struct Cli {
     #[arg(long = "hash-file", value_name = "PATH")]
     pub hash_file: Option<PathBuf>,
 
+    /// Write a manifest of the backup to FILE at the end: every volume's
+    /// bytes, records, digest and fingerprint. Reading a tape or file to
+    /// stdout, check each volume against FILE instead.
+    #[arg(long = "manifest", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+
+    /// Read each output volume back after writing it, before it is
+    /// ejected or changed, and compare it with what was written.
+    #[arg(long = "verify")]
+    pub verify: bool,
+
     #[command(flatten)]
     pub remote: RemoteArgs,
 

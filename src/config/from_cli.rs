@@ -46,6 +46,7 @@ impl Config {
         let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
         let observe = super::observe_flags::resolve(cli)?;
+        let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
         Ok(Config {
             input,
             outputs,
@@ -73,6 +74,7 @@ impl Config {
             hash_file,
             rmt,
             observe,
+            manifest,
         })
     }
 }

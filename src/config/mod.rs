@@ -18,6 +18,7 @@ use crate::source::InputSettings;
 use crate::tape::{AtEnd, ChangePolicy};
 
 mod from_cli;
+mod manifest_flags;
 mod net_flags;
 mod observe_flags;
 mod ring_size;
@@ -31,6 +32,7 @@ pub use crate::base::config_error::ConfigError;
 pub use crate::sink::spec::{ExistingFile, OutputSpec};
 pub use crate::source::spec::InputSpec;
 
+pub use manifest_flags::ManifestPlan;
 pub use ring_size::{
     MachineInfo, DEFAULT_BLOCK_BYTES, DEFAULT_MEMORY_BYTES, MAX_BLOCKS, MIN_BLOCKS, MIN_BLOCK_BYTES,
 };
@@ -81,6 +83,8 @@ pub struct Config {
     pub rmt: RmtSettings,
     /// The progress bar, status records, stats file and JSON summary.
     pub observe: ObserveSettings,
+    /// `--manifest` and `--verify`.
+    pub manifest: ManifestPlan,
 }
 
 impl Config {
@@ -139,6 +143,7 @@ impl Config {
             at_end: self.at_end,
             net: self.net.clone(),
             rmt: self.rmt.clone(),
+            manifest: self.manifest.checked().cloned(),
         }
     }
 
@@ -158,6 +163,7 @@ impl Config {
             },
             net: self.net.clone(),
             rmt: self.rmt.clone(),
+            recording: self.manifest.recording(),
         }
     }
 }

@@ -17,6 +17,7 @@
 //! finished, and the bar cleared, before the summary is printed.
 
 mod digests;
+mod manifest;
 mod open;
 
 use std::path::PathBuf;
@@ -66,6 +67,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         Err(exit) => return Ok(exit),
     };
     let created = endpoints.created.clone();
+    let ledgers: Vec<_> = endpoints.sinks.iter().filter_map(|s| s.ledger()).collect();
     let (mut running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
     let observers = Observers::start(&config.observe, shape(config, high_pct), files, &stats);
@@ -86,12 +88,15 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     let observers_ok = observers.finish(&summary);
     let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);
+    let recorded_ok = manifest::finish_recording(config, &ledgers, &summary);
     if !summary.is_clean() && summary.snapshot.read_bytes == 0 {
         remove_empty(&created);
     }
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
-        None if summary.is_clean() && digests_ok && observers_ok => Exit::Code(SUCCESS),
+        None if summary.is_clean() && digests_ok && observers_ok && recorded_ok => {
+            Exit::Code(SUCCESS)
+        }
         None => Exit::Code(FAILURE),
     })
 }

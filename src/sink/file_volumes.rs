@@ -15,6 +15,7 @@ use super::spec::ExistingFile;
 use super::volumes::{Medium, WriteMedium};
 use super::OpenError;
 use crate::base::blocking::Blocking;
+use crate::manifest::Checker;
 use crate::tape::{AtEnd, VolumeNames};
 
 pub struct FileMedium {
@@ -84,6 +85,10 @@ impl Medium for FileMedium {
 
     fn volume_name(&self, n: u32) -> String {
         self.names.volume(n).display().to_string()
+    }
+
+    fn read_back(&mut self, n: u32, check: &mut Checker) -> io::Result<String> {
+        super::read_back::read_back_file(&self.names.volume(n), check)
     }
 
     fn needs_swap(&self) -> bool {

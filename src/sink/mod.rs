@@ -11,6 +11,7 @@ mod file_volumes;
 mod open;
 mod output;
 mod preflight;
+pub mod read_back;
 mod rmt;
 mod rmt_failure;
 mod settings;

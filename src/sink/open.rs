@@ -12,6 +12,7 @@ use super::spec::{ExistingFile, OutputSpec};
 use super::{FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSink};
 use crate::base::config_error::ConfigError;
 use crate::base::file_id::Identity;
+use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
 use crate::tape::cleaning::CleaningWatch;
@@ -47,6 +48,7 @@ pub fn open_all(
             Plan::Remote(remote) => open_remote(remote, config),
             _ => open_one(plan, spec, config).map_err(OpenError::Io),
         };
+        let opened = opened.and_then(|sink| recordable(sink, spec, config));
         match opened {
             Ok(sink) => {
                 if let Plan::Create(path) = plan {
@@ -134,12 +136,14 @@ fn open_one(
             let watched = CleaningWatch::to_stderr(Box::new(device));
             let medium = TapeMedium::new(Box::new(watched))
                 .with_notify(crate::tape::block_mode::notices(config.quiet));
-            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
+            let sink = VolumeSink::new(Box::new(medium), &name, settings);
+            return Ok(Box::new(recorded(sink, &name, config)));
         }
     }
     if let OutputSpec::File(pattern) = spec {
         let names = VolumeNames::parse(pattern).map_err(anyhow::Error::msg)?;
-        if config.volumes.spans_files(&names) {
+        let recorded_file = config.recording.is_some() && !matches!(plan, Plan::AsIs(_));
+        if config.volumes.spans_files(&names) || recorded_file {
             let name = pattern.display().to_string();
             let medium = FileMedium::open(
                 names,
@@ -149,8 +153,58 @@ fn open_one(
                 config.block_bytes,
             )
             .with_context(|| format!("-o {name}: cannot open volume 1"))?;
-            return Ok(Box::new(VolumeSink::new(Box::new(medium), &name, settings)));
+            let sink = VolumeSink::new(Box::new(medium), &name, settings);
+            return Ok(Box::new(recorded(sink, &name, config)));
         }
     }
     Ok(Box::new(FdSink::open(plan, config)?))
+}
+
+/// The sink, recording its volumes when `--manifest` or `--verify` asks.
+fn recorded(sink: VolumeSink, name: &str, config: &OutputSettings) -> VolumeSink {
+    match config.recording {
+        Some(recording) => sink.with_ledger(Ledger::new(recording, config.block_bytes, name)),
+        None => sink,
+    }
+}
+
+/// Refuses an output that `--manifest` or `--verify` cannot record: one
+/// that is not a tape, a file or an rmt target (standard output, a pipe,
+/// a TCP peer).
+fn recordable(
+    sink: Box<dyn Sink>,
+    spec: &OutputSpec,
+    config: &OutputSettings,
+) -> Result<Box<dyn Sink>, OpenError> {
+    let Some(recording) = config.recording else {
+        return Ok(sink);
+    };
+    if sink.ledger().is_some() {
+        return Ok(sink);
+    }
+    let flag = if recording.verify {
+        "--verify"
+    } else {
+        "--manifest"
+    };
+    Err(OpenError::Refused(ConfigError::new(
+        flag,
+        format!(
+            "{}: is not a tape, a regular file or an rmt target, so its volumes cannot be {}",
+            spec_name(spec, sink.name()),
+            if recording.verify {
+                "read back"
+            } else {
+                "recorded"
+            }
+        ),
+    )))
+}
+
+/// How the command line named an output.
+fn spec_name(spec: &OutputSpec, name: &str) -> String {
+    match spec {
+        OutputSpec::Connect(_) => format!("-O {name}"),
+        _ => format!("-o {name}"),
+    }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::base::block::BlockRef;
+use crate::manifest::Ledger;
 use crate::tape::VolumeLog;
 
 /// A consumer of blocks.
@@ -60,6 +61,11 @@ pub trait Sink: Send {
 
     /// The bytes on each volume, for a sink that spans volumes.
     fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        None
+    }
+
+    /// The manifest this sink records (`--manifest`), if it records one.
+    fn ledger(&self) -> Option<Arc<Ledger>> {
         None
     }
 

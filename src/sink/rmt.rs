@@ -150,7 +150,7 @@ impl RmtSink {
         match reply {
             Reply::Number(n) if n == len as u64 => {
                 self.window.replied(sent, len, Instant::now());
-                self.commit(n);
+                self.commit(block.data());
                 if let Held::Copy(bytes) = block {
                     self.spare.push(bytes);
                 }
@@ -162,7 +162,7 @@ impl RmtSink {
             ))
             .into()),
             Reply::Number(n) => {
-                self.commit(n);
+                self.commit(&block.data()[..n as usize]);
                 self.account_beyond();
                 Err(io::Error::other(RmtError::Protocol(format!(
                     "the server wrote only {n} of a {len}-byte block at byte {at} (a short W count)"
@@ -203,9 +203,9 @@ impl RmtSink {
         ));
     }
 
-    fn commit(&mut self, n: u64) {
-        self.committed_bytes += n;
-        self.volumes.add(n);
+    fn commit(&mut self, data: &[u8]) {
+        self.committed_bytes += data.len() as u64;
+        self.volumes.add(data);
     }
 
     /// The server refused `first` with E28: close this volume with exactly

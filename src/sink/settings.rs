@@ -3,6 +3,7 @@
 
 use super::spec::ExistingFile;
 use super::VolumeSettings;
+use crate::manifest::Recording;
 use crate::net::NetSettings;
 use crate::rmt::session::RmtSettings;
 
@@ -20,4 +21,6 @@ pub struct OutputSettings {
     pub volumes: VolumeSettings,
     pub net: NetSettings,
     pub rmt: RmtSettings,
+    /// `--manifest`/`--verify`: what to record of each output.
+    pub recording: Option<Recording>,
 }

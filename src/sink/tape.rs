@@ -17,6 +17,7 @@
 use std::io;
 
 use super::volumes::{Medium, WriteMedium};
+use crate::manifest::Checker;
 use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, refused_error};
 use crate::tape::{AtEnd, Drive, TapeOp};
@@ -79,6 +80,18 @@ fn benign(e: &io::Error) -> bool {
 impl Medium for TapeMedium {
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
         self.drive.op(TapeOp::WriteFilemarks(1))?;
+        then.finish(self.drive.as_mut())
+    }
+
+    fn end_for_read_back(&mut self) -> io::Result<()> {
+        self.drive.op(TapeOp::WriteFilemarks(1))
+    }
+
+    fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
+        super::read_back::read_back_tape(self.drive.as_mut(), check)
+    }
+
+    fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
         then.finish(self.drive.as_mut())
     }
 

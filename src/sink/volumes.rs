@@ -18,7 +18,9 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::output::Sink;
+use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
+use crate::manifest::{Checker, Ledger};
 use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog, VolumeNames};
 
@@ -44,6 +46,32 @@ pub trait Medium: Send {
     /// The local tape drive behind the medium, waited for after a change.
     fn drive(&mut self) -> Option<&mut dyn Drive> {
         None
+    }
+
+    /// Filemarks `end_volume` writes after the data.
+    fn filemarks(&self) -> u32 {
+        u32::from(self.whole_records())
+    }
+
+    /// For `--verify`: finishes the volume like `end_volume`, but keeps it
+    /// at hand to be read back (a tape stays loaded and open).
+    fn end_for_read_back(&mut self) -> io::Result<()> {
+        self.end_volume(AtEnd::Stay)
+    }
+
+    /// Reads volume `n`, just finished by `end_for_read_back`, from its
+    /// start into `check`, stopping early once it failed; returns how it
+    /// was read ("O_DIRECT").
+    fn read_back(&mut self, _n: u32, _check: &mut Checker) -> io::Result<String> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this output cannot be read back",
+        ))
+    }
+
+    /// After `read_back`: does `then` and closes what was kept open.
+    fn after_read_back(&mut self, _then: AtEnd) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -98,6 +126,8 @@ pub struct Volumes {
     on_volume: u64,
     log: Arc<VolumeLog>,
     stop: Receiver<()>,
+    /// `--manifest`: every record committed, and each volume's end.
+    ledger: Option<Arc<Ledger>>,
 }
 
 impl Volumes {
@@ -109,13 +139,36 @@ impl Volumes {
             on_volume: 0,
             log: VolumeLog::new(name),
             stop: never(),
+            ledger: None,
         }
     }
 
-    /// Counts `n` bytes committed to the volume in use.
-    pub fn add(&mut self, n: u64) {
+    /// Records the run for `--manifest` in `ledger`, from volume 1 on
+    /// `name`.
+    pub fn attach_ledger(&mut self, ledger: Arc<Ledger>, name: &str) {
+        ledger.begin(self.volume, name);
+        self.ledger = Some(ledger);
+    }
+
+    pub fn ledger(&self) -> Option<Arc<Ledger>> {
+        self.ledger.clone()
+    }
+
+    /// Counts `data`, one record or write, as committed to the volume in
+    /// use.
+    pub fn add(&mut self, data: &[u8]) {
+        let n = data.len() as u64;
         self.on_volume += n;
         self.log.add(n);
+        if let Some(ledger) = &self.ledger {
+            ledger.record(data);
+        }
+    }
+
+    /// Finishes the volume in use with `then`, reading it back first for
+    /// `--verify` (see `read_back`).
+    pub fn close<M: Medium + ?Sized>(&mut self, medium: &mut M, then: AtEnd) -> io::Result<()> {
+        close_volume(medium, self.ledger.as_deref(), self.volume, then)
     }
 
     /// Bytes committed to the volume in use.
@@ -170,8 +223,7 @@ impl Volumes {
         } else {
             AtEnd::Stay
         };
-        medium
-            .end_volume(then)
+        close_volume(medium, self.ledger.as_deref(), finished, then)
             .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
         let device = medium.volume_name(finished + 1);
         let request = ChangeRequest {
@@ -202,6 +254,9 @@ impl Volumes {
         self.volume += 1;
         self.on_volume = 0;
         self.log.next();
+        if let Some(ledger) = &self.ledger {
+            ledger.begin(self.volume, &device);
+        }
         Ok(())
     }
 
@@ -239,6 +294,13 @@ impl VolumeSink {
             volumes: Volumes::new(name, settings),
         }
     }
+
+    /// Records the run in `ledger` for `--manifest` (and `--verify`).
+    pub fn with_ledger(mut self, ledger: Arc<Ledger>) -> VolumeSink {
+        let first = self.medium.volume_name(1);
+        self.volumes.attach_ledger(ledger, &first);
+        self
+    }
 }
 
 impl VolumeSink {
@@ -261,7 +323,7 @@ impl VolumeSink {
             } else {
                 match self.medium.write(&rest[..want]) {
                     Ok(n) => {
-                        self.volumes.add(n as u64);
+                        self.volumes.add(&rest[..n]);
                         rest = &rest[n..];
                         n == 0 || (tape && n < want)
                     }
@@ -294,7 +356,8 @@ impl Sink for VolumeSink {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.medium.end_volume(self.volumes.settings.at_end)
+        let at_end = self.volumes.settings.at_end;
+        self.volumes.close(self.medium.as_mut(), at_end)
     }
 
     fn name(&self) -> &str {
@@ -307,6 +370,10 @@ impl Sink for VolumeSink {
 
     fn volumes(&self) -> Option<Arc<VolumeLog>> {
         Some(self.volumes.log())
+    }
+
+    fn ledger(&self) -> Option<Arc<Ledger>> {
+        self.volumes.ledger()
     }
 
     fn is_tape(&self) -> bool {

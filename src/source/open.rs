@@ -8,6 +8,9 @@ use super::{
     FdSource, FileVolumesIn, ReadVolumes, RmtReader, Source, TapeReader, TcpSource, VolumeSource,
 };
 use crate::base::open_error::OpenError;
+use std::sync::Arc;
+
+use crate::manifest::Manifest;
 use crate::net::NetSettings;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
@@ -31,6 +34,8 @@ pub struct InputSettings {
     pub at_end: AtEnd,
     pub net: NetSettings,
     pub rmt: RmtSettings,
+    /// `--manifest` on a restore: the backup each volume is checked against.
+    pub manifest: Option<Arc<Manifest>>,
 }
 
 impl InputSettings {

@@ -1,0 +1,193 @@
+//! The manifest file: what one backup wrote, volume by volume, as JSON
+//! with a schema name and a version, so that a manifest can be read
+//! years later and a newer one is refused rather than misread.
+//!
+//! Version 1 (documented in the man page, section MANIFEST):
+//! - the run: `tapebuf_version`, `started`, `ended` (UTC, ISO 8601),
+//!   `clean` (false for a run that failed or was stopped, with
+//!   `unclean_because`), `block_bytes`, `output`, `digest_algorithm`;
+//! - `stream`: the bytes committed and their digest;
+//! - `volumes`: per volume its `number`, `name` (device or file), `bytes`,
+//!   `records` as runs of equal sizes, `filemarks`, `digest`, a
+//!   `fingerprint` (XXH3-64 of its first bytes, at most 64 KiB and never
+//!   past the first record), `segments` (XXH3-64 over the per-record
+//!   XXH3-64 checksums of each run of `segment_records` records, to say
+//!   where a later check first differs), `complete`, and `verified` when
+//!   `--verify` read it back.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The `schema` field of every manifest.
+pub const SCHEMA: &str = "tapebuf-manifest";
+/// The version this tapebuf writes and the newest it reads.
+pub const VERSION: u32 = 1;
+/// The most bytes a fingerprint covers.
+pub const FINGERPRINT_MAX_BYTES: u64 = 64 * 1024;
+/// Records per segment checksum.
+pub const SEGMENT_RECORDS: u64 = 4096;
+
+/// One backup, as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema: String,
+    pub version: u32,
+    pub tapebuf_version: String,
+    pub started: String,
+    pub ended: String,
+    /// True only when every byte read was committed and nothing failed.
+    pub clean: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclean_because: Option<String>,
+    pub block_bytes: u64,
+    /// The output as given to `-o`.
+    pub output: String,
+    /// The algorithm of every `digest` here: `--hash`'s first, else xxh3.
+    pub digest_algorithm: String,
+    pub stream: Stream,
+    pub volumes: Vec<Volume>,
+}
+
+/// The whole stream as committed to the output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stream {
+    pub bytes: u64,
+    pub digest: String,
+}
+
+/// One volume: a cartridge or a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Volume {
+    pub number: u32,
+    pub name: String,
+    pub bytes: u64,
+    /// The records (a tape) or writes (a file), as runs of one size.
+    pub records: Vec<RecordRun>,
+    /// Filemarks after the data: 1 on a tape, 0 on a file.
+    pub filemarks: u32,
+    pub digest: String,
+    pub fingerprint: Fingerprint,
+    pub segment_records: u64,
+    pub segments: Vec<String>,
+    /// False for the volume a failed or stopped run was writing.
+    pub complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verified>,
+}
+
+/// `count` records of `bytes` each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordRun {
+    pub bytes: u64,
+    pub count: u64,
+}
+
+/// XXH3-64 of a volume's first `bytes` bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub bytes: u64,
+    pub xxh3: String,
+}
+
+/// What `--verify` found reading the volume back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verified {
+    pub ok: bool,
+    /// How it was read: "tape, rewound", "O_DIRECT", "fsync + POSIX_FADV_DONTNEED", "rmt".
+    pub method: String,
+    pub seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_bad_byte: Option<u64>,
+}
+
+impl Volume {
+    /// The number of records.
+    pub fn record_count(&self) -> u64 {
+        self.records.iter().map(|r| r.count).sum()
+    }
+
+    /// The size of record `index`, if the volume has that many.
+    pub fn record_bytes(&self, mut index: u64) -> Option<u64> {
+        for run in &self.records {
+            if index < run.count {
+                return Some(run.bytes);
+            }
+            index -= run.count;
+        }
+        None
+    }
+}
+
+/// Why a manifest cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read it: {0}")]
+    Io(#[from] io::Error),
+    #[error("is not a tapebuf manifest: {0}")]
+    NotJson(String),
+    #[error("is a \"{0}\" file, not a tapebuf manifest")]
+    OtherSchema(String),
+    #[error("is manifest version {0}; this tapebuf reads up to version {VERSION}")]
+    Newer(u32),
+}
+
+impl Manifest {
+    /// Reads and checks a manifest file.
+    pub fn load(path: &Path) -> Result<Manifest, LoadError> {
+        let text = std::fs::read_to_string(path)?;
+        Manifest::parse(&text)
+    }
+
+    /// Parses manifest text, checking its schema and version first.
+    pub fn parse(text: &str) -> Result<Manifest, LoadError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| LoadError::NotJson(e.to_string()))?;
+        let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+        if schema != SCHEMA {
+            return Err(LoadError::OtherSchema(schema.to_string()));
+        }
+        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(VERSION) {
+            return Err(LoadError::Newer(version as u32));
+        }
+        serde_json::from_value(value).map_err(|e| LoadError::NotJson(e.to_string()))
+    }
+
+    /// Writes the manifest to `path` atomically: a temporary file beside
+    /// it, fsync, rename over `path`, fsync of the directory. A reader sees
+    /// the old file or the new one, never half of one.
+    pub fn save(&self, path: &Path) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(io::Error::other)? + "\n";
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::other("names no file"))?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".{}.tmp", std::process::id()));
+        let tmp = dir.join(tmp_name);
+        let written = (|| {
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, path)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        std::fs::File::open(dir)?.sync_all()
+    }
+
+    /// The volume numbered `n`.
+    pub fn volume(&self, n: u32) -> Option<&Volume> {
+        self.volumes.iter().find(|v| v.number == n)
+    }
+}

@@ -1,0 +1,179 @@
+//! Counting one volume as it is written: its records, its digest, its
+//! fingerprint and segment checksums, and (for `--verify`) a 4-byte
+//! checksum per record, so that a read-back names the first bad record.
+//!
+//! Every record is hashed once with XXH3-64 for its own checksum and once
+//! into the volume's digest, right after the write that committed it,
+//! while its bytes are still in the CPU's cache.
+
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use super::schema::{Fingerprint, RecordRun, Volume, FINGERPRINT_MAX_BYTES, SEGMENT_RECORDS};
+use crate::hash::{HashAlg, Hasher};
+
+/// The per-record checksums `--verify` compares against: the low 32 bits
+/// of each record's XXH3-64, in order.
+pub type Checksums = Vec<u32>;
+
+/// Segment checksums, built from the per-record checksums.
+#[derive(Clone, Default)]
+pub struct Segments {
+    hasher: Xxh3,
+    in_segment: u64,
+    pub done: Vec<String>,
+}
+
+impl Segments {
+    pub fn add(&mut self, record_sum: u64) {
+        self.hasher.update(&record_sum.to_le_bytes());
+        self.in_segment += 1;
+        if self.in_segment == SEGMENT_RECORDS {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        self.done.push(format!("{:016x}", self.hasher.digest()));
+        self.hasher = Xxh3::new();
+        self.in_segment = 0;
+    }
+
+    /// All segments, the last one possibly partial.
+    pub fn finish(mut self) -> Vec<String> {
+        if self.in_segment > 0 {
+            self.close();
+        }
+        self.done
+    }
+}
+
+/// A fingerprint under way: XXH3-64 of a volume's first bytes.
+#[derive(Clone)]
+pub struct Fingerprinting {
+    hasher: Xxh3,
+    want: Option<u64>,
+    got: u64,
+}
+
+impl Fingerprinting {
+    /// A fingerprint of the first `want` bytes, or, with None, of the
+    /// first record's first bytes (at most 64 KiB).
+    pub fn new(want: Option<u64>) -> Fingerprinting {
+        Fingerprinting {
+            hasher: Xxh3::new(),
+            want,
+            got: 0,
+        }
+    }
+
+    /// Takes the next bytes. The first call bounds a fingerprint of
+    /// unknown length: it begins the volume's first record.
+    pub fn add(&mut self, data: &[u8]) {
+        let want = *self
+            .want
+            .get_or_insert_with(|| FINGERPRINT_MAX_BYTES.min(data.len() as u64));
+        let take = want.saturating_sub(self.got).min(data.len() as u64) as usize;
+        self.hasher.update(&data[..take]);
+        self.got += take as u64;
+    }
+
+    /// True once every byte it covers was seen.
+    pub fn is_done(&self) -> bool {
+        self.want.is_some_and(|w| self.got >= w)
+    }
+
+    pub fn finish(&self) -> Fingerprint {
+        Fingerprint {
+            bytes: self.got,
+            xxh3: format!("{:016x}", self.hasher.digest()),
+        }
+    }
+}
+
+/// Adds one record of `bytes` to run-length `runs`.
+pub fn add_run(runs: &mut Vec<RecordRun>, bytes: u64) {
+    match runs.last_mut() {
+        Some(run) if run.bytes == bytes => run.count += 1,
+        _ => runs.push(RecordRun { bytes, count: 1 }),
+    }
+}
+
+/// One volume being written.
+pub struct Tally {
+    number: u32,
+    name: String,
+    bytes: u64,
+    runs: Vec<RecordRun>,
+    digest: Hasher,
+    fingerprint: Fingerprinting,
+    segments: Segments,
+    checksums: Option<Checksums>,
+}
+
+impl Tally {
+    /// Volume `number` on `name`; `keep_checksums` for `--verify`.
+    pub fn new(number: u32, name: &str, alg: HashAlg, keep_checksums: bool) -> Tally {
+        Tally {
+            number,
+            name: name.to_string(),
+            bytes: 0,
+            runs: Vec::new(),
+            digest: Hasher::new(alg),
+            fingerprint: Fingerprinting::new(None),
+            segments: Segments::default(),
+            checksums: keep_checksums.then(Vec::new),
+        }
+    }
+
+    /// One record (a tape) or write (a file), as committed.
+    pub fn record(&mut self, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        let sum = xxh3_64(data);
+        if let Some(sums) = self.checksums.as_mut() {
+            sums.push(sum as u32);
+        }
+        self.segments.add(sum);
+        if !self.fingerprint.is_done() {
+            self.fingerprint.add(data);
+        }
+        self.digest.update(data);
+        self.bytes += data.len() as u64;
+        add_run(&mut self.runs, data.len() as u64);
+    }
+
+    /// The running digest, for a stream digest that spans volumes.
+    pub fn digest_state(&self) -> &Hasher {
+        &self.digest
+    }
+
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// The volume's facts as of now, for the manifest of a run that ends
+    /// while it is being written.
+    pub fn snapshot(&self, filemarks: u32, complete: bool) -> Volume {
+        Volume {
+            number: self.number,
+            name: self.name.clone(),
+            bytes: self.bytes,
+            records: self.runs.clone(),
+            filemarks,
+            digest: self.digest.clone().finish(),
+            fingerprint: self.fingerprint.finish(),
+            segment_records: SEGMENT_RECORDS,
+            segments: self.segments.clone().finish(),
+            complete,
+            verified: None,
+        }
+    }
+
+    /// The finished volume's facts, and its per-record checksums when
+    /// they were kept.
+    pub fn finish(mut self, filemarks: u32) -> (Volume, Option<Checksums>) {
+        let checksums = self.checksums.take();
+        (self.snapshot(filemarks, true), checksums)
+    }
+}

@@ -1,0 +1,185 @@
+//! `--verify`: each volume is read back after it is written and before it
+//! is ejected or changed, and compared with the per-record checksums kept
+//! while writing it, so that a difference names the volume and the byte
+//! offset of the first bad record. A tape is rewound and read record by
+//! record; a file is read around the page cache (O_DIRECT where the
+//! filesystem allows it, else after fsync and POSIX_FADV_DONTNEED), since a
+//! re-read from the cache proves nothing. A failed read-back does not stop
+//! the run: it is said at once, recorded in the manifest, and makes the
+//! run's exit status 1.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::time::Instant;
+
+use super::volumes::Medium;
+use crate::base::block::Block;
+use crate::base::console::say;
+use crate::base::size::{bytes_per_s, Bytes, Rate};
+use crate::manifest::{Checker, Ledger, Verified};
+use crate::tape::{AtEnd, Drive, TapeOp};
+
+/// Bytes read at a time from a file.
+const FILE_READ_BYTES: usize = 4 << 20;
+
+/// Finishes volume `number` of `medium` with `then`; with a ledger, notes
+/// its end, and with `--verify` reads it back in between.
+pub fn close_volume<M: Medium + ?Sized>(
+    medium: &mut M,
+    ledger: Option<&Ledger>,
+    number: u32,
+    then: AtEnd,
+) -> io::Result<()> {
+    let Some(ledger) = ledger.filter(|l| l.recording().verify) else {
+        medium.end_volume(then)?;
+        if let Some(ledger) = ledger {
+            ledger.end_volume(medium.filemarks());
+        }
+        return Ok(());
+    };
+    medium.end_for_read_back()?;
+    if let Some((volume, sums)) = ledger.end_volume(medium.filemarks()) {
+        let recording = ledger.recording();
+        let mut check = Checker::new(volume, recording.alg, sums);
+        let started = Instant::now();
+        let read = medium.read_back(number, &mut check);
+        let verified = judge(check, read, started.elapsed().as_secs_f64());
+        say_verified(
+            number,
+            &medium.volume_name(number),
+            &verified,
+            recording.quiet,
+        );
+        ledger.set_verified(number, verified);
+    }
+    medium.after_read_back(then)
+}
+
+/// What a read-back found.
+fn judge(check: Checker, read: io::Result<String>, seconds: f64) -> Verified {
+    let bytes = check.bytes();
+    let (method, problem, first_bad_byte) = match read {
+        Ok(method) => {
+            let problem = check.finish();
+            let first = problem.as_ref().and_then(|p| p.first_bad_byte());
+            (method, problem.map(|p| p.describe()), first)
+        }
+        Err(e) => (
+            "none".to_string(),
+            Some(format!("cannot read it back after {bytes} bytes: {e}")),
+            Some(bytes),
+        ),
+    };
+    Verified {
+        ok: problem.is_none(),
+        method,
+        seconds,
+        problem,
+        first_bad_byte,
+    }
+}
+
+fn say_verified(number: u32, name: &str, v: &Verified, quiet: bool) {
+    match &v.problem {
+        Some(problem) => say(&format!(
+            "tapebuf: volume {number} ({name}): verify FAILED: {problem}"
+        )),
+        None if !quiet => say(&format!(
+            "tapebuf: volume {number} ({name}): verified in {:.1} s ({})",
+            v.seconds, v.method
+        )),
+        None => {}
+    }
+}
+
+/// The line after the run's summary: how many volumes were read back,
+/// how many failed, how long that took on its own, and how fast it read.
+pub fn verify_line(ledger: &Ledger) -> Option<String> {
+    let (volumes, bytes, seconds) = ledger.verify_totals();
+    let failed = ledger.verify_failures().len();
+    (volumes > 0).then(|| {
+        let result = match failed {
+            0 => "all match".to_string(),
+            n => format!("{n} FAILED"),
+        };
+        format!(
+            "tapebuf: verify: {volumes} volume(s) of {}: {result}; read back {} in {seconds:.1} s, {}",
+            ledger.output(),
+            Bytes(bytes),
+            Rate(bytes_per_s(bytes, seconds))
+        )
+    })
+}
+
+/// Reads a tape back: rewinds and reads record by record up to the
+/// filemark.
+pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<String> {
+    drive.op(TapeOp::Rewind)?;
+    let largest = check.expected().records.iter().map(|r| r.bytes).max();
+    let mut buf = vec![0u8; largest.unwrap_or(0).max(1) as usize];
+    loop {
+        let n = match drive.read_record(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
+                return Err(io::Error::other(format!(
+                    "a record at byte {} is longer than any written ({e})",
+                    check.bytes()
+                )))
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok("tape, rewound and read".into());
+        }
+        check.record(&buf[..n]);
+        if check.failed() {
+            return Ok("tape, rewound and read".into());
+        }
+    }
+}
+
+/// Reads a file back around the page cache.
+pub fn read_back_file(path: &Path, check: &mut Checker) -> io::Result<String> {
+    let (mut file, method) = open_uncached(path)?;
+    let mut block = Block::alone(FILE_READ_BYTES)?;
+    let buf = block.buffer_mut();
+    loop {
+        let n = match file.read(buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 || check.failed() {
+            return Ok(method);
+        }
+        check.data(&buf[..n]);
+    }
+}
+
+/// Opens `path` so that reading it reads the medium: with O_DIRECT, or
+/// else after fsync and dropping its cached pages.
+fn open_uncached(path: &Path) -> io::Result<(File, String)> {
+    let direct = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path);
+    match direct {
+        Ok(file) => return Ok((file, "O_DIRECT".into())),
+        Err(e) if e.raw_os_error() != Some(libc::EINVAL) => return Err(e),
+        Err(_) => {}
+    }
+    let file = File::open(path)?;
+    file.sync_all()?;
+    // SAFETY: a plain advice call on a descriptor we own.
+    let advised = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let method = if advised == 0 {
+        "fsync + POSIX_FADV_DONTNEED (the filesystem refuses O_DIRECT)"
+    } else {
+        "fsync; the cache could not be dropped (the filesystem refuses O_DIRECT)"
+    };
+    Ok((file, method.into()))
+}
