@@ -8,7 +8,7 @@
 //! and checks each volume read against the manifest. `--verify` reads
 //! every output back, so standard output cannot be one of them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::base::config_error::ConfigError;
@@ -75,6 +75,17 @@ pub fn resolve(
             "reads the output back, and standard output cannot be read back; name the output with -o",
         ));
     }
+    if let Some(OutputSpec::Connect(peer)) = outputs
+        .iter()
+        .find(|o| matches!(o, OutputSpec::Connect(_)))
+        .filter(|_| cli.verify || cli.manifest.is_some())
+    {
+        let flag = if cli.verify { "--verify" } else { "--manifest" };
+        return Err(ConfigError::new(
+            flag,
+            format!("-O {peer}: a TCP receiver's volumes cannot be recorded or read back from here; record them where they are written"),
+        ));
+    }
     let records = cli.verify || (cli.manifest.is_some() && !to_stdout);
     if records && cli.append {
         return Err(ConfigError::new(
@@ -106,6 +117,7 @@ pub fn resolve(
                 ),
             ));
         }
+        writable_dir(&path)?;
         return Ok(ManifestPlan::Record {
             path: Some(path),
             recording,
@@ -125,5 +137,75 @@ pub fn resolve(
             format!("--manifest {}", path.display()),
             "needs an output to describe (-o) or a tape or file to check (-i); standard input to standard output has neither",
         )),
+    }
+}
+
+/// The manifest is written at the end of a run that may take hours, so a
+/// directory it cannot be written to is refused before the run starts.
+fn writable_dir(path: &Path) -> Result<(), ConfigError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let refuse = |why: String| ConfigError::new(format!("--manifest {}", path.display()), why);
+    if !dir.is_dir() {
+        return Err(refuse(format!(
+            "cannot be written: {} is not a directory",
+            dir.display()
+        )));
+    }
+    nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).map_err(|e| {
+        refuse(format!(
+            "cannot be written: {}: {}",
+            dir.display(),
+            std::io::Error::from(e)
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, MachineInfo};
+    use clap::Parser;
+
+    fn refusal(args: &[&str]) -> String {
+        let cli = Cli::try_parse_from(["tapebuf"].iter().chain(args)).unwrap();
+        let machine = MachineInfo {
+            physical_memory_bytes: 8 << 30,
+        };
+        Config::from_cli(&cli, machine).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_manifest_that_could_not_be_written_is_refused_before_the_run() {
+        assert_eq!(
+            refusal(&["-o", "x", "--manifest", "/no/such/dir/m.json"]),
+            "--manifest /no/such/dir/m.json: cannot be written: /no/such/dir is not a directory"
+        );
+    }
+
+    #[test]
+    fn a_manifest_describes_one_output_and_whole_volumes() {
+        assert_eq!(
+            refusal(&["-o", "a", "-o", "b", "--manifest", "m.json"]),
+            "--manifest m.json: describes one backup, so it needs exactly one output; 2 are given"
+        );
+        assert_eq!(
+            refusal(&["-o", "a", "--append", "--verify"]),
+            "--append: cannot go with --manifest or --verify, which describe and read back whole volumes"
+        );
+    }
+
+    #[test]
+    fn a_manifest_with_neither_an_output_nor_a_tape_or_file_to_check_is_refused() {
+        assert_eq!(
+            refusal(&["--manifest", "m.json"]),
+            "--manifest m.json: needs an output to describe (-o) or a tape or file to check (-i); standard input to standard output has neither"
+        );
+        assert_eq!(
+            refusal(&["-i", "/no/such/file", "--manifest", "/no/such/m.json"]),
+            "--manifest /no/such/m.json: cannot read it: No such file or directory (os error 2)"
+        );
     }
 }

@@ -15,3 +15,6 @@ pub use check::{Checker, Problem};
 pub use identify::Identity;
 pub use ledger::{Ledger, Recording};
 pub use schema::{LoadError, Manifest, Verified, Volume};
+
+#[cfg(test)]
+mod tests;

@@ -79,3 +79,75 @@ fn unclean_because(summary: &Summary) -> String {
         summary.uncommitted_bytes()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use crate::config::MachineInfo;
+    use crate::manifest::{Manifest, Verified};
+    use crate::pipeline::stats::Stats;
+    use clap::Parser;
+
+    fn config(manifest: &std::path::Path) -> Config {
+        let argv = [
+            "tapebuf",
+            "-q",
+            "--verify",
+            "-o",
+            "/nonexistent/out",
+            "--manifest",
+        ];
+        let cli = Cli::try_parse_from(argv.iter().copied().chain([manifest.to_str().unwrap()]));
+        let machine = MachineInfo {
+            physical_memory_bytes: 8 << 30,
+        };
+        Config::from_cli(&cli.unwrap(), machine).unwrap()
+    }
+
+    /// A ledger of one volume of `data`, read back as `ok` says.
+    fn ledger(config: &Config, data: &[u8], ok: bool) -> Arc<Ledger> {
+        let ledger = Ledger::new(config.manifest.recording().unwrap(), 65536, "out");
+        ledger.begin(1, "out");
+        ledger.record(data);
+        ledger.end_volume(0);
+        let verified = Verified {
+            ok,
+            method: "O_DIRECT".into(),
+            seconds: 0.5,
+            problem: (!ok).then(|| "differs in record 0".to_string()),
+            first_bad_byte: (!ok).then_some(0),
+        };
+        ledger.set_verified(1, verified);
+        ledger
+    }
+
+    #[test]
+    fn a_volume_that_failed_its_read_back_fails_the_run_and_the_manifest_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        let config = config(&path);
+        let summary = Summary::collect(&Stats::new(4, 1), None, None);
+        assert!(summary.is_clean());
+        let good = ledger(&config, b"abc", true);
+        assert!(finish_recording(&config, &[good], &summary));
+        let bad = ledger(&config, b"abc", false);
+        assert!(!finish_recording(&config, &[bad], &summary));
+        let written = Manifest::load(&path).unwrap();
+        let found = written.volumes[0].verified.as_ref().unwrap();
+        assert!(!found.ok);
+        assert_eq!(found.problem.as_deref(), Some("differs in record 0"));
+    }
+
+    #[test]
+    fn a_manifest_that_cannot_be_written_fails_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        std::fs::create_dir(&gone).unwrap();
+        let config = config(&gone.join("m.json"));
+        std::fs::remove_dir(&gone).unwrap();
+        let summary = Summary::collect(&Stats::new(4, 1), None, None);
+        let good = ledger(&config, b"abc", true);
+        assert!(!finish_recording(&config, &[good], &summary));
+    }
+}

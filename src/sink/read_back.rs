@@ -26,14 +26,17 @@ use crate::tape::{AtEnd, Drive, TapeOp};
 const FILE_READ_BYTES: usize = 4 << 20;
 
 /// Finishes volume `number` of `medium` with `then`; with a ledger, notes
-/// its end, and with `--verify` reads it back in between.
+/// its end, and with `--verify` reads it back in between, unless the run
+/// was stopped (`stopping`): then it closes at once.
 pub fn close_volume<M: Medium + ?Sized>(
     medium: &mut M,
     ledger: Option<&Ledger>,
     number: u32,
     then: AtEnd,
+    stopping: bool,
 ) -> io::Result<()> {
-    let Some(ledger) = ledger.filter(|l| l.recording().verify) else {
+    let verify = |l: &&Ledger| l.recording().verify && !stopping;
+    let Some(ledger) = ledger.filter(verify) else {
         medium.end_volume(then)?;
         if let Some(ledger) = ledger {
             ledger.end_volume(medium.filemarks());

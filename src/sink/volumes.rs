@@ -166,9 +166,14 @@ impl Volumes {
     }
 
     /// Finishes the volume in use with `then`, reading it back first for
-    /// `--verify` (see `read_back`).
-    pub fn close<M: Medium + ?Sized>(&mut self, medium: &mut M, then: AtEnd) -> io::Result<()> {
-        close_volume(medium, self.ledger.as_deref(), self.volume, then)
+    /// `--verify` (see `read_back`) unless the run is `stopping`.
+    pub fn close<M: Medium + ?Sized>(
+        &mut self,
+        medium: &mut M,
+        then: AtEnd,
+        stopping: bool,
+    ) -> io::Result<()> {
+        close_volume(medium, self.ledger.as_deref(), self.volume, then, stopping)
     }
 
     /// Bytes committed to the volume in use.
@@ -223,7 +228,7 @@ impl Volumes {
         } else {
             AtEnd::Stay
         };
-        close_volume(medium, self.ledger.as_deref(), finished, then)
+        close_volume(medium, self.ledger.as_deref(), finished, then, false)
             .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
         let device = medium.volume_name(finished + 1);
         let request = ChangeRequest {
@@ -357,7 +362,13 @@ impl Sink for VolumeSink {
 
     fn finish(&mut self) -> io::Result<()> {
         let at_end = self.volumes.settings.at_end;
-        self.volumes.close(self.medium.as_mut(), at_end)
+        self.volumes.close(self.medium.as_mut(), at_end, false)
+    }
+
+    /// A stopped run closes the volume without reading it back.
+    fn finish_early(&mut self) -> io::Result<()> {
+        let at_end = self.volumes.settings.at_end;
+        self.volumes.close(self.medium.as_mut(), at_end, true)
     }
 
     fn name(&self) -> &str {

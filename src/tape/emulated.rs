@@ -47,7 +47,7 @@ mod records;
 
 pub use cartridge::{Cartridge, Item};
 pub use drive::{Emulated, POLL_INTERVAL};
-pub use library::{Library, Shelf, TransferLimit};
+pub use library::{Library, ReadFault, Shelf, TransferLimit};
 
 #[cfg(test)]
 #[path = "emulated_tests.rs"]

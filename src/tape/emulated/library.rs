@@ -53,6 +53,47 @@ pub struct Library {
     pub loaded_at: Option<Instant>,
     /// How many times the drive's status was asked with the device closed.
     pub unopened_polls: u32,
+    /// Records that read back wrong although they were written right, as
+    /// from a worn head or a damaged stretch of tape.
+    pub read_faults: Vec<ReadFault>,
+}
+
+/// A record that reads back otherwise than it was written. `item` is its
+/// index among the cartridge's items (records and filemarks), as in
+/// `Cartridge::items`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFault {
+    /// Byte `byte` of the record reads with its bits flipped.
+    Corrupt {
+        slot: usize,
+        item: usize,
+        byte: usize,
+    },
+    /// The record cannot be found: a read passes over it to the next item.
+    Drop { slot: usize, item: usize },
+}
+
+impl Library {
+    /// True if reads pass over item `item` in `slot`.
+    pub(super) fn dropped(&self, slot: usize, item: usize) -> bool {
+        self.read_faults.contains(&ReadFault::Drop { slot, item })
+    }
+
+    /// Damages `record`, item `item` of `slot`, as it is read.
+    pub(super) fn damage(&self, slot: usize, item: usize, record: &mut [u8]) {
+        for fault in &self.read_faults {
+            if let ReadFault::Corrupt {
+                slot: s,
+                item: i,
+                byte,
+            } = *fault
+            {
+                if (s, i) == (slot, item) && byte < record.len() {
+                    record[byte] ^= 0xff;
+                }
+            }
+        }
+    }
 }
 
 impl Library {

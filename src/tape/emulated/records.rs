@@ -103,8 +103,16 @@ impl Emulated {
         lib.check_transfer("read", buf.len())?;
         lib.check_fixed("read", buf.len())?;
         let block = lib.block_bytes as usize;
-        let item = lib.slots[slot].items.get(position).cloned();
+        let mut position = position;
+        while lib.dropped(slot, position) {
+            position += 1;
+        }
+        let mut item = lib.slots[slot].items.get(position).cloned();
+        if let Some(Item::Record(r)) = item.as_mut() {
+            lib.damage(slot, position, r);
+        }
         drop(lib);
+        self.position = position;
         if block > 0 {
             return self.read_fixed(buf, block);
         }
