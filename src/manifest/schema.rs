@@ -10,10 +10,9 @@
 //! - `volumes`: per volume its `number`, `name` (device or file), `bytes`,
 //!   `records` as runs of equal sizes, `filemarks`, `digest`, a
 //!   `fingerprint` (XXH3-64 of its first bytes, at most 64 KiB and never
-//!   past the first record), `segments` (XXH3-64 over the per-record
-//!   XXH3-64 checksums of each run of `segment_records` records, to say
-//!   where a later check first differs), `complete`, and `verified` when
-//!   `--verify` read it back.
+//!   past the first record), `segments` (the volume's running digest after
+//!   every `segment_records` records, to say where a later check first
+//!   differs), `complete`, and `verified` when `--verify` read it back.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -26,7 +25,7 @@ pub const SCHEMA: &str = "tapebuf-manifest";
 pub const VERSION: u32 = 1;
 /// The most bytes a fingerprint covers.
 pub const FINGERPRINT_MAX_BYTES: u64 = 64 * 1024;
-/// Records per segment checksum.
+/// Records per segment digest.
 pub const SEGMENT_RECORDS: u64 = 4096;
 
 /// One backup, as written.

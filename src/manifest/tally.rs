@@ -1,10 +1,12 @@
 //! Counting one volume as it is written: its records, its digest, its
-//! fingerprint and segment checksums, and (for `--verify`) a 4-byte
+//! fingerprint and segment digests, and (for `--verify`) a 4-byte
 //! checksum per record, so that a read-back names the first bad record.
 //!
-//! Every record is hashed once with XXH3-64 for its own checksum and once
-//! into the volume's digest, right after the write that committed it,
-//! while its bytes are still in the CPU's cache.
+//! Every record is hashed once into the volume's digest, right after the
+//! write that committed it, while its bytes are still in the CPU's cache;
+//! with `--verify` it is hashed once more, alone, for its checksum. The
+//! segment digests are snapshots of the running digest, which cost no
+//! pass of their own.
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -15,35 +17,25 @@ use crate::hash::{HashAlg, Hasher};
 /// of each record's XXH3-64, in order.
 pub type Checksums = Vec<u32>;
 
-/// Segment checksums, built from the per-record checksums.
+/// Segment digests: the volume's running digest, taken after every
+/// `SEGMENT_RECORDS` records, so that a later check can say in which
+/// stretch a volume first differs without a second pass over the bytes.
 #[derive(Clone, Default)]
 pub struct Segments {
-    hasher: Xxh3,
-    in_segment: u64,
+    records: u64,
     pub done: Vec<String>,
 }
 
 impl Segments {
-    pub fn add(&mut self, record_sum: u64) {
-        self.hasher.update(&record_sum.to_le_bytes());
-        self.in_segment += 1;
-        if self.in_segment == SEGMENT_RECORDS {
-            self.close();
+    /// One more record ended; `digest` is the running digest after it.
+    /// True when a segment closed.
+    pub fn add(&mut self, digest: &Hasher) -> bool {
+        self.records += 1;
+        if self.records.is_multiple_of(SEGMENT_RECORDS) {
+            self.done.push(digest.clone().finish());
+            return true;
         }
-    }
-
-    fn close(&mut self) {
-        self.done.push(format!("{:016x}", self.hasher.digest()));
-        self.hasher = Xxh3::new();
-        self.in_segment = 0;
-    }
-
-    /// All segments, the last one possibly partial.
-    pub fn finish(mut self) -> Vec<String> {
-        if self.in_segment > 0 {
-            self.close();
-        }
-        self.done
+        false
     }
 }
 
@@ -130,15 +122,14 @@ impl Tally {
         if data.is_empty() {
             return;
         }
-        let sum = xxh3_64(data);
         if let Some(sums) = self.checksums.as_mut() {
-            sums.push(sum as u32);
+            sums.push(xxh3_64(data) as u32);
         }
-        self.segments.add(sum);
         if !self.fingerprint.is_done() {
             self.fingerprint.add(data);
         }
         self.digest.update(data);
+        self.segments.add(&self.digest);
         self.bytes += data.len() as u64;
         add_run(&mut self.runs, data.len() as u64);
     }
@@ -164,7 +155,7 @@ impl Tally {
             digest: self.digest.clone().finish(),
             fingerprint: self.fingerprint.finish(),
             segment_records: SEGMENT_RECORDS,
-            segments: self.segments.clone().finish(),
+            segments: self.segments.done.clone(),
             complete,
             verified: None,
         }
