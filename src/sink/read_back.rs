@@ -49,7 +49,8 @@ pub fn close_volume<M: Medium + ?Sized>(
         let mut check = Checker::new(volume, recording.alg, sums);
         let started = Instant::now();
         let read = medium.read_back(number, &mut check);
-        let verified = judge(check, read, started.elapsed().as_secs_f64());
+        let millis = started.elapsed().as_millis() as f64;
+        let verified = judge(check, read, millis / 1000.0);
         say_verified(
             number,
             &medium.volume_name(number),

@@ -11,6 +11,19 @@ use tapebuf::manifest::Manifest;
 use super::common::{pattern, tapebuf};
 use super::xxh3_hex;
 
+/// The digest `xxhsum -H3` gives a file: what a user checks a volume with.
+fn xxhsum(path: &Path) -> String {
+    let tool = super::common::needs::tool("xxhsum", "xxhash");
+    let out = std::process::Command::new(tool)
+        .arg("-H3")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.trim_end().rsplit(" = ").next().unwrap().to_string()
+}
+
 fn load(path: &Path) -> Manifest {
     Manifest::load(path).unwrap()
 }
