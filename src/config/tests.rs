@@ -149,3 +149,41 @@ fn volume_options_are_checked() {
     assert_eq!(c.at_end, AtEnd::Eject);
     assert_eq!(c.change.command.as_deref(), Some("true"));
 }
+
+// --manifest and --verify.
+
+fn refusal(args: &[&str]) -> String {
+    config(args).unwrap_err().to_string()
+}
+
+#[test]
+fn a_manifest_that_could_not_be_written_is_refused_before_the_run() {
+    assert_eq!(
+        refusal(&["-o", "x", "--manifest", "/no/such/dir/m.json"]),
+        "--manifest /no/such/dir/m.json: cannot be written: /no/such/dir is not a directory"
+    );
+}
+
+#[test]
+fn a_manifest_describes_one_output_and_whole_volumes() {
+    assert_eq!(
+        refusal(&["-o", "a", "-o", "b", "--manifest", "m.json"]),
+        "--manifest m.json: describes one backup, so it needs exactly one output; 2 are given"
+    );
+    assert_eq!(
+        refusal(&["-o", "a", "--append", "--verify"]),
+        "--append: cannot go with --manifest or --verify, which describe and read back whole volumes"
+    );
+}
+
+#[test]
+fn a_manifest_with_neither_an_output_nor_a_tape_or_file_to_check_is_refused() {
+    assert_eq!(
+        refusal(&["--manifest", "m.json"]),
+        "--manifest m.json: needs an output to describe (-o) or a tape or file to check (-i); standard input to standard output has neither"
+    );
+    assert_eq!(
+        refusal(&["-i", "/no/such/file", "--manifest", "/no/such/m.json"]),
+        "--manifest /no/such/m.json: cannot read it: No such file or directory (os error 2)"
+    );
+}

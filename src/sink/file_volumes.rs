@@ -10,9 +10,9 @@
 use std::fs::File;
 use std::io::{self, Write};
 
+use super::medium::{Medium, WriteMedium};
 use super::preflight::{plan_path, Plan};
 use super::spec::ExistingFile;
-use super::volumes::{Medium, WriteMedium};
 use super::OpenError;
 use crate::base::blocking::Blocking;
 use crate::manifest::Checker;

@@ -8,6 +8,7 @@
 
 mod file;
 mod file_volumes;
+mod medium;
 mod open;
 mod output;
 mod preflight;
@@ -23,6 +24,7 @@ mod write_error;
 
 pub use file::FdSink;
 pub use file_volumes::FileMedium;
+pub use medium::{Medium, WriteMedium};
 pub use open::{open_all, Opened};
 pub use output::Sink;
 pub use preflight::Plan;
@@ -30,7 +32,7 @@ pub use rmt::RmtSink;
 pub use settings::OutputSettings;
 pub use tape::TapeMedium;
 pub use tcp::TcpSink;
-pub use volumes::{Medium, VolumeSettings, VolumeSink, Volumes, WriteMedium};
+pub use volumes::{VolumeSettings, VolumeSink, Volumes};
 pub use write_error::{describe_write_error, LateFailure, PartialWrite, VolumeChangeFailed};
 
 pub use crate::base::open_error::OpenError;

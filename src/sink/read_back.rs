@@ -15,7 +15,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Instant;
 
-use super::volumes::Medium;
+use super::medium::Medium;
 use crate::base::block::Block;
 use crate::base::console::say;
 use crate::base::size::{bytes_per_s, Bytes, Rate};

@@ -38,8 +38,9 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
+use super::medium::Medium;
 use super::rmt_failure::{failure_why, landed_beyond};
-use super::volumes::{Medium, VolumeSettings, Volumes};
+use super::volumes::{VolumeSettings, Volumes};
 use super::write_error::VolumeChangeFailed;
 use super::{LateFailure, Sink};
 use crate::base::block::BlockRef;

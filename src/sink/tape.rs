@@ -16,7 +16,7 @@
 
 use std::io;
 
-use super::volumes::{Medium, WriteMedium};
+use super::medium::{Medium, WriteMedium};
 use crate::manifest::Checker;
 use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, refused_error};

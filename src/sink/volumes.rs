@@ -17,63 +17,13 @@ use std::sync::Arc;
 
 use crossbeam_channel::{never, Receiver};
 
+use super::medium::{Medium, WriteMedium};
 use super::output::Sink;
 use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
-use crate::manifest::{Checker, Ledger};
+use crate::manifest::Ledger;
 use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog, VolumeNames};
-
-/// One medium at a time, as the volume change sees it.
-pub trait Medium: Send {
-    /// Finishes the volume in use (a filemark on a tape; fsync with `-c`
-    /// and close on a file), then does `then` to a tape.
-    fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
-
-    /// Opens volume `n` (2 and up).
-    fn open_volume(&mut self, n: u32) -> io::Result<()>;
-
-    /// The device or file volume `n` goes to.
-    fn volume_name(&self, n: u32) -> String;
-
-    /// True when every volume has the same name, so someone (a person or
-    /// the change command) must swap the medium in between.
-    fn needs_swap(&self) -> bool;
-
-    /// True for tapes: a write is a record and is never split by us.
-    fn whole_records(&self) -> bool;
-
-    /// The local tape drive behind the medium, waited for after a change.
-    fn drive(&mut self) -> Option<&mut dyn Drive> {
-        None
-    }
-
-    /// Filemarks `end_volume` writes after the data.
-    fn filemarks(&self) -> u32 {
-        u32::from(self.whole_records())
-    }
-
-    /// For `--verify`: finishes the volume like `end_volume`, but keeps it
-    /// at hand to be read back (a tape stays loaded and open).
-    fn end_for_read_back(&mut self) -> io::Result<()> {
-        self.end_volume(AtEnd::Stay)
-    }
-
-    /// Reads volume `n`, just finished by `end_for_read_back`, from its
-    /// start into `check`, stopping early once it failed; returns how it
-    /// was read ("O_DIRECT").
-    fn read_back(&mut self, _n: u32, _check: &mut Checker) -> io::Result<String> {
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "this output cannot be read back",
-        ))
-    }
-
-    /// After `read_back`: does `then` and closes what was kept open.
-    fn after_read_back(&mut self, _then: AtEnd) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 /// A medium as the loader opens it.
 struct Opening<'m, M: ?Sized> {
@@ -89,13 +39,6 @@ impl<M: Medium + ?Sized> Load for Opening<'_, M> {
     fn open(&mut self) -> io::Result<()> {
         self.medium.open_volume(self.volume)
     }
-}
-
-/// A medium written one call at a time, as `VolumeSink` drives it.
-pub trait WriteMedium: Medium {
-    /// One write of up to `data.len()` bytes; returns how many were taken.
-    /// `Ok(0)` or ENOSPC means the volume is full.
-    fn write(&mut self, data: &[u8]) -> io::Result<usize>;
 }
 
 /// Settings shared by every volume output.

@@ -77,6 +77,7 @@ fn a_verified_file_backup_writes_a_manifest_that_matches_the_files() {
             )),
             "{stderr}"
         );
+        assert_eq!(xxhsum(Path::new(&v.name)), v.digest);
     }
     assert!(
         stderr.contains("tapebuf: verify: 3 volume(s) of "),
