@@ -89,7 +89,7 @@ pub fn open_all(
 /// file is created, and an existing one is refused unless `-f` or
 /// `--append` says what to do with it, as for a local file. With
 /// `--manifest` it records its volumes, and with `--verify` it is opened
-/// read-write to read each back; an appended file cannot be read back.
+/// read-write to read each back.
 fn open_remote(remote: &RemoteName, config: &OutputSettings) -> Result<Box<dyn Sink>, OpenError> {
     let mode = match (remote.is_device(), config.existing) {
         (true, _) => OpenMode::WriteDevice,
@@ -98,15 +98,6 @@ fn open_remote(remote: &RemoteName, config: &OutputSettings) -> Result<Box<dyn S
         (false, ExistingFile::Refuse) => OpenMode::Create,
     };
     let recording = config.recording;
-    if mode == OpenMode::Append && recording.is_some_and(|r| r.verify) {
-        return Err(OpenError::Refused(ConfigError::new(
-            "--verify",
-            format!(
-                "-o {remote} with --append: the appended part cannot be found to be read back \
-                 over rmt (servers disagree on how to seek), so it cannot be verified"
-            ),
-        )));
-    }
     let settings = config.volumes.clone();
     match RmtSink::open(
         remote,
