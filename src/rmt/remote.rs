@@ -173,20 +173,24 @@ impl RemoteFile {
     /// device is rewound and read one record (of at most `record_bytes`)
     /// at a time up to its filemark, a file is sought to its start and
     /// read to its end. Each piece goes to `each`, which returns false to
-    /// stop reading early.
+    /// stop reading early. Returns how it was read, for the manifest: a
+    /// file's read-back cannot get around the server's page cache.
     pub fn read_from_start(
         &mut self,
         record_bytes: usize,
         each: impl FnMut(&[u8]) -> bool,
-    ) -> Result<(), RmtError> {
-        let (ahead, size) = if self.is_device() {
+    ) -> Result<&'static str, RmtError> {
+        if self.is_device() {
             self.op(RemoteOp::Rewind, 1)?;
-            (1, record_bytes.clamp(1, MAX_RECORD_BYTES))
+            let size = record_bytes.clamp(1, MAX_RECORD_BYTES);
+            read_pieces(self.session(), 1, size, each)?;
+            Ok("rmt, rewound and read through the same session")
         } else {
             self.session().call(&Request::SeekStart)?;
-            (FILE_READ_AHEAD, FILE_READ_BYTES)
-        };
-        read_pieces(self.session(), ahead, size, each)
+            read_pieces(self.session(), FILE_READ_AHEAD, FILE_READ_BYTES, each)?;
+            Ok("rmt, read from the start through the same session; \
+                the server's page cache may serve it")
+        }
     }
 
     /// Ends the session without closing in order (after a failure).

@@ -31,11 +31,10 @@
 //! because GNU rmt exits after `C`), and every block from the first refused
 //! one on is sent again to the new volume, in order.
 //!
-//! With `--manifest` every committed block is recorded in the ledger, and
-//! every volume's end (a change and the finish) goes through
-//! `close_volume`, so that `--verify` reads the volume back through the
-//! same session before it is ejected or closed. A remote file's read-back
-//! cannot get around the server's page cache, and its method says so.
+//! With `--manifest` every committed block goes to the ledger, and every
+//! volume's end (a change, the finish) goes through `close_volume`, so
+//! `--verify` reads the volume back through the same session before it is
+//! ejected or closed (a remote file's read-back may come from the cache).
 
 use std::collections::VecDeque;
 use std::io;
@@ -384,19 +383,14 @@ impl Medium for RemoteFile {
         let device = self.is_device();
         let largest = check.expected().records.iter().map(|r| r.bytes).max();
         let record_bytes = usize::try_from(largest.unwrap_or(1)).unwrap_or(usize::MAX);
-        self.read_from_start(record_bytes, |piece| {
+        let method = self.read_from_start(record_bytes, |piece| {
             match device {
                 true => check.record(piece),
                 false => check.data(piece),
             }
             !check.failed()
         })?;
-        Ok(match device {
-            true => "rmt, rewound and read through the same session".into(),
-            false => "rmt, read from the start through the same session; \
-                      the server's page cache may serve it"
-                .into(),
-        })
+        Ok(method.to_string())
     }
 
     fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
