@@ -17,6 +17,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{pattern, summary_number, tapebuf};
+use drive::{backup, drive_with_blanks, start_server};
 use support::{rsh, run, write_file, GNU_RMT};
 use tapebuf::manifest::schema::Manifest;
 
@@ -157,33 +158,16 @@ fn a_full_remote_device_still_writes_a_manifest_marked_unclean() {
     assert_eq!(server_exits(&exits), "0\n");
 }
 
-/// Writes `data` to the served drive with `extra` flags; returns the exit
-/// status and standard error.
-fn backup(served: &drive::Served, data: &[u8], extra: &[&str]) -> (i32, String) {
-    let mut child = tapebuf()
-        .args(["-o", "vault:/dev/nst0", "-s", "64k", "-m", "4M"])
-        .args(["--rsh-command", &served.rsh, "--rmt-command", "rmt"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let feeder = common::feed_stdin(&mut child, data.to_vec(), common::Feed::Fast);
-    let (status, stderr) = common::finish(&mut child);
-    feeder.join().unwrap();
-    (status.code().unwrap(), stderr)
-}
-
 #[test]
 fn every_remote_tape_volume_is_rewound_and_read_back_before_it_is_changed() {
     let dir = tempfile::tempdir().unwrap();
-    let served = drive::serve_blanks(dir.path(), 3);
+    let (drive, shelf) = drive_with_blanks(3);
+    let served = start_server(dir.path(), drive);
     let data = pattern(4 << 20, 34);
     let manifest = dir.path().join("m.json");
     let m_arg = manifest.to_str().unwrap();
     let (code, stderr) = backup(
-        &served,
+        &served.rsh,
         &data,
         &["-A", "true", "--verify", "--manifest", m_arg],
     );
@@ -196,7 +180,7 @@ fn every_remote_tape_volume_is_rewound_and_read_back_before_it_is_changed() {
     assert!(m.clean);
     assert_eq!(m.stream.digest, xxh3(&data));
     assert_eq!(m.volumes.len(), 2);
-    let lib = served.shelf.lock().unwrap();
+    let lib = shelf.lock().unwrap();
     for (v, cart) in m.volumes.iter().zip(&lib.slots) {
         let on_tape = cart.first_file();
         assert_eq!(v.bytes, on_tape.len() as u64);
@@ -220,12 +204,13 @@ fn every_remote_tape_volume_is_rewound_and_read_back_before_it_is_changed() {
 #[test]
 fn a_record_damaged_on_reading_back_names_its_offset_and_exits_1() {
     let dir = tempfile::tempdir().unwrap();
-    let served = drive::serve_blanks(dir.path(), 1);
+    let (drive, shelf) = drive_with_blanks(1);
+    let served = start_server(dir.path(), drive);
     *served.damage_read.lock().unwrap() = Some(5);
     let data = pattern(1 << 20, 35);
     let manifest = dir.path().join("m.json");
     let m_arg = manifest.to_str().unwrap();
-    let (code, stderr) = backup(&served, &data, &["--verify", "--manifest", m_arg]);
+    let (code, stderr) = backup(&served.rsh, &data, &["--verify", "--manifest", m_arg]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(served.exits(1), vec![0], "the server side ended well");
     let problem = "differs in record 5, which starts at byte 327680 of the volume";
@@ -240,7 +225,7 @@ fn a_record_damaged_on_reading_back_names_its_offset_and_exits_1() {
         "{stderr}"
     );
     // The tape itself holds the stream: only the read was damaged.
-    let lib = served.shelf.lock().unwrap();
+    let lib = shelf.lock().unwrap();
     assert!(lib.slots[0].first_file() == data);
     let m = Manifest::load(&manifest).unwrap();
     let verified = m.volumes[0].verified.as_ref().unwrap();
@@ -253,18 +238,19 @@ fn a_record_damaged_on_reading_back_names_its_offset_and_exits_1() {
 #[test]
 fn a_declined_change_leaves_an_unclean_manifest_with_the_verified_first_volume() {
     let dir = tempfile::tempdir().unwrap();
-    let served = drive::serve_blanks(dir.path(), 2);
+    let (drive, shelf) = drive_with_blanks(2);
+    let served = start_server(dir.path(), drive);
     let data = pattern(5 << 20, 36);
     let manifest = dir.path().join("m.json");
     let m_arg = manifest.to_str().unwrap();
     let (code, stderr) = backup(
-        &served,
+        &served.rsh,
         &data,
         &["-A", "exit 3", "--verify", "--manifest", m_arg],
     );
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(served.exits(1), vec![0], "the first volume's session");
-    let on_first = served.shelf.lock().unwrap().slots[0].first_file();
+    let on_first = shelf.lock().unwrap().slots[0].first_file();
     assert!(data.starts_with(&on_first) && on_first.len() >= 2 << 20);
     let m = Manifest::load(&manifest).unwrap();
     assert!(!m.clean);

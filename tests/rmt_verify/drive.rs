@@ -1,8 +1,10 @@
 //! An emulated tape drive served by tapebuf's own rmt server (`serve`)
-//! over TCP, reached by a remote-shell script, one session per volume as
-//! GNU rmt does. A knob damages one record as it is read back, and every
-//! session's outcome (the server side's exit status) is kept for the test
-//! to check.
+//! over TCP, reached by a remote-shell script (a bash script that joins
+//! its standard input and output to a TCP connection to the test), one
+//! session per volume as GNU rmt does. A knob damages one record as it is
+//! read back, and every session's outcome (the server side's exit status)
+//! is kept for the test to check. Shared by rmt_verify and
+//! rmt_end_of_media.
 
 #![allow(dead_code)]
 
@@ -10,20 +12,22 @@ use std::io::{self, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::{self, tapebuf};
 use tapebuf::rmt::server::{serve, Log, OpenFlags, Opener, Policy, Target};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::{Drive, TapeOp};
 
-type SharedDrive = Arc<Mutex<Emulated>>;
+/// The emulated drive, shared by the sessions one after another.
+pub type SharedDrive = Arc<Mutex<Emulated>>;
 
-/// The served drive, its shelf, and what the server did.
+/// The server of a drive, and what it did.
 pub struct Served {
-    pub shelf: Shelf,
     /// The remote shell that reaches the server.
     pub rsh: String,
     /// Each session's exit status, as `tapebuf rmt` would end with it.
@@ -34,21 +38,43 @@ pub struct Served {
 }
 
 /// A drive with `n` blank cartridges of 3 MiB and 1 MiB of early warning,
-/// served from now on.
-pub fn serve_blanks(dir: &Path, n: usize) -> Served {
+/// its first cartridge loaded but the device closed, as before an open.
+pub fn drive_with_blanks(n: usize) -> (SharedDrive, Shelf) {
     let slots = (0..n).map(|_| Cartridge::blank(3 << 20, 1 << 20)).collect();
     let (mut drive, shelf) = Emulated::new("/dev/nst0", slots);
     drive.close().unwrap();
-    let drive = Arc::new(Mutex::new(drive));
+    (Arc::new(Mutex::new(drive)), shelf)
+}
+
+/// Serves every session that connects, in turn, on `drive`, from now on.
+pub fn start_server(dir: &Path, drive: SharedDrive) -> Served {
     let (sender, exits) = channel();
     let damage_read = Arc::new(Mutex::new(None));
     let rsh = start(dir, drive, sender, Arc::clone(&damage_read));
     Served {
-        shelf,
         rsh,
         exits,
         damage_read,
     }
+}
+
+/// Writes `data` with tapebuf to `vault:/dev/nst0` through the remote
+/// shell `rsh`, in 64 KiB blocks, with `extra` flags; returns the exit
+/// status and standard error.
+pub fn backup(rsh: &str, data: &[u8], extra: &[&str]) -> (i32, String) {
+    let mut child = tapebuf()
+        .args(["-o", "vault:/dev/nst0", "-s", "64k", "-m", "4M"])
+        .args(["--rsh-command", rsh, "--rmt-command", "rmt"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let feeder = common::feed_stdin(&mut child, data.to_vec(), common::Feed::Fast);
+    let (status, stderr) = common::finish(&mut child);
+    feeder.join().unwrap();
+    (status.code().unwrap(), stderr)
 }
 
 impl Served {
