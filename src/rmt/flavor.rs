@@ -110,10 +110,13 @@ impl Flavor {
             return Ok(());
         };
         let flags = ALL_OPEN_MODES.map(|mode| ("open flags line", self.open_flags(mode)));
+        let read_write =
+            ALL_OPEN_MODES.map(|mode| ("open flags line", self.open_flags_read_write(mode)));
         let widest_count = ("largest count", u64::MAX.to_string());
         let arguments = [("remote path", path.to_string()), widest_count]
             .into_iter()
-            .chain(flags);
+            .chain(flags)
+            .chain(read_write);
         for (what, text) in arguments {
             if text.len() > limit {
                 return Err(ArgumentTooLong {
@@ -136,19 +139,36 @@ impl Flavor {
     /// The flags line of an `O` request: the server's number, then the
     /// symbolic names that GNU rmt prefers when both are given.
     pub fn open_flags(self, mode: OpenMode) -> String {
+        self.flags_line(mode, false)
+    }
+
+    /// [`Flavor::open_flags`] with the file also open for reading
+    /// (`O_RDWR`), for `--verify` to read back what was written: the same
+    /// create, truncate, exclusive and append semantics. Reading stays
+    /// `O_RDONLY`.
+    pub fn open_flags_read_write(self, mode: OpenMode) -> String {
+        self.flags_line(mode, true)
+    }
+
+    fn flags_line(self, mode: OpenMode, read_too: bool) -> String {
         // (O_CREAT, O_EXCL, O_TRUNC, O_APPEND) in the server's numbering.
         let (creat, excl, trunc, append) = match self {
             Flavor::Gnu => (0o100, 0o200, 0o1000, 0o2000),
             Flavor::Bsd => (0x200, 0x800, 0x400, 0x8),
         };
         let (number, names) = match mode {
-            OpenMode::Read => (0, "O_RDONLY"),
-            OpenMode::WriteDevice => (1, "O_WRONLY"),
-            OpenMode::Create => (1 | creat | excl, "O_WRONLY|O_CREAT|O_EXCL"),
-            OpenMode::Truncate => (1 | creat | trunc, "O_WRONLY|O_CREAT|O_TRUNC"),
-            OpenMode::Append => (1 | creat | append, "O_WRONLY|O_CREAT|O_APPEND"),
+            OpenMode::Read => return "0 O_RDONLY".to_string(),
+            OpenMode::WriteDevice => (0, ""),
+            OpenMode::Create => (creat | excl, "|O_CREAT|O_EXCL"),
+            OpenMode::Truncate => (creat | trunc, "|O_CREAT|O_TRUNC"),
+            OpenMode::Append => (creat | append, "|O_CREAT|O_APPEND"),
         };
-        format!("{number} {names}")
+        // O_WRONLY and O_RDWR are 1 and 2 on every server.
+        let (access, access_name) = match read_too {
+            false => (1, "O_WRONLY"),
+            true => (2, "O_RDWR"),
+        };
+        format!("{} {access_name}{names}", access | number)
     }
 }
 
@@ -233,6 +253,36 @@ mod tests {
         assert_eq!(
             Flavor::Bsd.open_flags(OpenMode::Append),
             "521 O_WRONLY|O_CREAT|O_APPEND"
+        );
+    }
+
+    #[test]
+    fn read_back_opens_read_write_with_the_same_create_semantics() {
+        assert_eq!(
+            Flavor::Gnu.open_flags_read_write(OpenMode::Create),
+            format!(
+                "{} O_RDWR|O_CREAT|O_EXCL",
+                libc::O_RDWR | libc::O_CREAT | libc::O_EXCL
+            )
+        );
+        assert_eq!(
+            Flavor::Gnu.open_flags_read_write(OpenMode::Truncate),
+            format!(
+                "{} O_RDWR|O_CREAT|O_TRUNC",
+                libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC
+            )
+        );
+        assert_eq!(
+            Flavor::Gnu.open_flags_read_write(OpenMode::WriteDevice),
+            "2 O_RDWR"
+        );
+        assert_eq!(
+            Flavor::Bsd.open_flags_read_write(OpenMode::Truncate),
+            "1538 O_RDWR|O_CREAT|O_TRUNC"
+        );
+        assert_eq!(
+            Flavor::Gnu.open_flags_read_write(OpenMode::Read),
+            "0 O_RDONLY"
         );
     }
 }

@@ -7,11 +7,18 @@
 //! close's error. Before a rewind or an unload after writing, the filemark
 //! is written explicitly, as for a local drive. `C` must be answered
 //! `A0`: any other number is a reply meant for an earlier request.
+//!
+//! For `--verify` the file is opened read-write, and a volume is read back
+//! through the same session before it is closed: a device gets its
+//! filemark explicitly, is rewound and read record by record up to that
+//! filemark; a file is sought back to its start (`L0\n0\n`, the one seek
+//! every server reads alike) and read to its end. The filemark written for
+//! a read-back is the volume's only one: the close after it writes none.
 
 use super::flavor::{OpenMode, RemoteOp};
 use super::name::RemoteName;
 use super::session::{CloseFailed, RmtError, RmtSettings, Session};
-use super::wire::{Reply, Request};
+use super::wire::{Reply, Request, MAX_RECORD_BYTES};
 use crate::tape::AtEnd;
 use crossbeam_channel::Receiver;
 
@@ -19,9 +26,20 @@ pub struct RemoteFile {
     pub name: RemoteName,
     pub settings: RmtSettings,
     mode: OpenMode,
+    /// Open `O_RDWR`, so that a volume can be read back.
+    read_write: bool,
+    /// The filemark after this volume's data is written already.
+    marked: bool,
     session: Option<Session>,
     stop: Option<Receiver<()>>,
 }
+
+/// Requests in flight while a file is read back: past its end each is
+/// answered `A0`, so reading ahead is harmless there. A tape is read one
+/// record at a time, so that it stops right after its filemark.
+const FILE_READ_AHEAD: usize = 8;
+/// Bytes asked for at a time from a file.
+const FILE_READ_BYTES: usize = 1 << 20;
 
 impl RemoteFile {
     /// Starts a session and opens `name` on it.
@@ -30,10 +48,31 @@ impl RemoteFile {
         settings: &RmtSettings,
         mode: OpenMode,
     ) -> Result<RemoteFile, RmtError> {
+        RemoteFile::open_with(name, settings, mode, false)
+    }
+
+    /// Starts a session and opens `name` on it read-write, so that what is
+    /// written can be read back (`--verify`); otherwise as `open`.
+    pub fn open_read_write(
+        name: &RemoteName,
+        settings: &RmtSettings,
+        mode: OpenMode,
+    ) -> Result<RemoteFile, RmtError> {
+        RemoteFile::open_with(name, settings, mode, true)
+    }
+
+    fn open_with(
+        name: &RemoteName,
+        settings: &RmtSettings,
+        mode: OpenMode,
+        read_write: bool,
+    ) -> Result<RemoteFile, RmtError> {
         let mut file = RemoteFile {
             name: name.clone(),
             settings: settings.clone(),
             mode,
+            read_write,
+            marked: false,
             session: None,
             stop: None,
         };
@@ -48,12 +87,18 @@ impl RemoteFile {
         if let Some(stop) = &self.stop {
             session.attach_stop(stop);
         }
+        let flavor = self.settings.flavor;
+        let flags = match self.read_write {
+            true => flavor.open_flags_read_write(self.mode),
+            false => flavor.open_flags(self.mode),
+        };
         let open = Request::Open {
             path: self.name.path.clone(),
-            flags: self.settings.flavor.open_flags(self.mode),
+            flags,
         };
         session.call(&open)?;
         self.session = Some(session);
+        self.marked = false;
         Ok(())
     }
 
@@ -91,7 +136,7 @@ impl RemoteFile {
             return Ok(());
         };
         debug_assert_eq!(session.outstanding(), 0);
-        if then != AtEnd::Stay && self.mode != OpenMode::Read {
+        if then != AtEnd::Stay && self.mode != OpenMode::Read && !self.marked {
             // The filemark the close would write, before the tape moves.
             self.op(RemoteOp::WriteFilemarks, 1)?;
         }
@@ -114,9 +159,83 @@ impl RemoteFile {
         session.finish()
     }
 
+    /// Writes the filemark that ends a device's data now, so that the
+    /// close writes none; a file needs none.
+    pub fn end_data(&mut self) -> Result<(), RmtError> {
+        if self.is_device() && !self.marked {
+            self.op(RemoteOp::WriteFilemarks, 1)?;
+            self.marked = true;
+        }
+        Ok(())
+    }
+
+    /// Reads the volume back from its start through the open session: a
+    /// device is rewound and read one record (of at most `record_bytes`)
+    /// at a time up to its filemark, a file is sought to its start and
+    /// read to its end. Each piece goes to `each`, which returns false to
+    /// stop reading early. Returns how it was read, for the manifest: a
+    /// file's read-back cannot get around the server's page cache.
+    pub fn read_from_start(
+        &mut self,
+        record_bytes: usize,
+        each: impl FnMut(&[u8]) -> bool,
+    ) -> Result<&'static str, RmtError> {
+        if self.is_device() {
+            self.op(RemoteOp::Rewind, 1)?;
+            let size = record_bytes.clamp(1, MAX_RECORD_BYTES);
+            read_pieces(self.session(), 1, size, each)?;
+            Ok("rmt, rewound and read through the same session")
+        } else {
+            self.session().call(&Request::SeekStart)?;
+            read_pieces(self.session(), FILE_READ_AHEAD, FILE_READ_BYTES, each)?;
+            Ok("rmt, read from the start through the same session; \
+                the server's page cache may serve it")
+        }
+    }
+
     /// Ends the session without closing in order (after a failure).
     pub fn abandon(&mut self) {
         self.session = None;
+    }
+}
+
+/// Reads with up to `ahead` requests of `size` bytes in flight, handing
+/// each piece to `each` until a 0-byte reply (the end of the file, or the
+/// filemark), an `E` reply, or until `each` says stop. The replies still
+/// due are taken either way, so the session stays in step.
+fn read_pieces(
+    session: &mut Session,
+    ahead: usize,
+    size: usize,
+    mut each: impl FnMut(&[u8]) -> bool,
+) -> Result<(), RmtError> {
+    let mut more = true;
+    let mut refused = None;
+    loop {
+        while more && session.outstanding() < ahead {
+            session.send(&Request::Read(size), &[])?;
+        }
+        if session.outstanding() == 0 {
+            return refused.map_or(Ok(()), Err);
+        }
+        match RmtError::check(session.wait_reply()?) {
+            Ok(Reply::Bytes(piece)) => {
+                if more {
+                    more = !piece.is_empty() && each(&piece);
+                }
+                session.recycle(piece);
+            }
+            Ok(other) => {
+                return Err(RmtError::Desync(format!(
+                    "R was answered {}, without its data",
+                    describe(&other)
+                )))
+            }
+            Err(e) => {
+                more = false;
+                refused.get_or_insert(e);
+            }
+        }
     }
 }
 

@@ -35,6 +35,10 @@ pub enum Request {
     Ioctl { op: u8, count: u32 },
     /// `S\n`.
     Status,
+    /// `L0\n0\n`: back to the start of a file. The only seek sent, since
+    /// servers disagree on the order of L's two arguments and this one
+    /// reads the same either way.
+    SeekStart,
 }
 
 /// A value that cannot be sent without confusing the server.
@@ -85,6 +89,7 @@ impl Request {
                 let _ = write!(out, "I{op}\n{count}\n");
             }
             Request::Status => out.extend_from_slice(b"S\n"),
+            Request::SeekStart => out.extend_from_slice(b"L0\n0\n"),
         }
         Ok(())
     }

@@ -20,10 +20,11 @@ fn requests_encode_as_the_servers_expect() {
     Request::Read(512).encode(&mut out).unwrap();
     Request::Ioctl { op: 5, count: 1 }.encode(&mut out).unwrap();
     Request::Status.encode(&mut out).unwrap();
+    Request::SeekStart.encode(&mut out).unwrap();
     Request::Close.encode(&mut out).unwrap();
     assert_eq!(
         out,
-        b"O/dev/nst0\n1 O_WRONLY\nW10240\nR512\nI5\n1\nS\nC\n".to_vec()
+        b"O/dev/nst0\n1 O_WRONLY\nW10240\nR512\nI5\n1\nS\nL0\n0\nC\n".to_vec()
     );
 }
 

@@ -87,7 +87,9 @@ pub fn open_all(
 
 /// Opens a remote tape or file over rmt. A device is opened as it is; a
 /// file is created, and an existing one is refused unless `-f` or
-/// `--append` says what to do with it, as for a local file.
+/// `--append` says what to do with it, as for a local file. With
+/// `--manifest` it records its volumes, and with `--verify` it is opened
+/// read-write to read each back.
 fn open_remote(remote: &RemoteName, config: &OutputSettings) -> Result<Box<dyn Sink>, OpenError> {
     let mode = match (remote.is_device(), config.existing) {
         (true, _) => OpenMode::WriteDevice,
@@ -95,8 +97,16 @@ fn open_remote(remote: &RemoteName, config: &OutputSettings) -> Result<Box<dyn S
         (false, ExistingFile::Append) => OpenMode::Append,
         (false, ExistingFile::Refuse) => OpenMode::Create,
     };
+    let recording = config.recording;
     let settings = config.volumes.clone();
-    match RmtSink::open(remote, &config.rmt, mode, config.block_bytes, settings) {
+    match RmtSink::open(
+        remote,
+        &config.rmt,
+        mode,
+        config.block_bytes,
+        settings,
+        recording,
+    ) {
         Ok(sink) => Ok(Box::new(sink)),
         Err(e) if mode == OpenMode::Create && e.errno() == Some(libc::EEXIST) => {
             Err(OpenError::Exists(remote.to_string()))

@@ -30,6 +30,11 @@
 //! by the same logic as a local tape (each volume in its own session,
 //! because GNU rmt exits after `C`), and every block from the first refused
 //! one on is sent again to the new volume, in order.
+//!
+//! With `--manifest` every committed block goes to the ledger, and every
+//! volume's end (a change, the finish) goes through `close_volume`, so
+//! `--verify` reads the volume back through the same session before it is
+//! ejected or closed (a remote file's read-back may come from the cache).
 
 use std::collections::VecDeque;
 use std::io;
@@ -44,6 +49,7 @@ use super::volumes::{VolumeSettings, Volumes};
 use super::write_error::VolumeChangeFailed;
 use super::{LateFailure, Sink};
 use crate::base::block::BlockRef;
+use crate::manifest::{Checker, Ledger, Recording};
 use crate::rmt::flavor::{OpenMode, RemoteOp};
 use crate::rmt::name::RemoteName;
 use crate::rmt::remote::RemoteFile;
@@ -86,23 +92,33 @@ pub struct RmtSink {
 }
 
 impl RmtSink {
-    /// Starts the first session and opens the file or device.
+    /// Starts the first session and opens the file or device; with
+    /// `recording`, records the run for `--manifest` (read-write, to read
+    /// each volume back, with `--verify`).
     pub fn open(
         name: &RemoteName,
         settings: &RmtSettings,
         mode: OpenMode,
         block_bytes: usize,
         volume_settings: VolumeSettings,
+        recording: Option<Recording>,
     ) -> Result<RmtSink, RmtError> {
-        let file = RemoteFile::open(name, settings, mode)?;
+        let file = match recording {
+            Some(r) if r.verify => RemoteFile::open_read_write(name, settings, mode)?,
+            _ => RemoteFile::open(name, settings, mode)?,
+        };
         let label = name.to_string();
+        let mut volumes = Volumes::new(&label, volume_settings);
+        if let Some(recording) = recording {
+            volumes.attach_ledger(Ledger::new(recording, block_bytes, &label), &label);
+        }
         Ok(RmtSink {
             file,
             window: Window::new(settings.window, block_bytes),
             in_flight: VecDeque::new(),
             unsent: VecDeque::new(),
             spare: Vec::new(),
-            volumes: Volumes::new(&label, volume_settings),
+            volumes,
             label,
             committed_bytes: 0,
             beyond: None,
@@ -232,7 +248,7 @@ impl RmtSink {
             let taken_back = self
                 .file
                 .op(RemoteOp::BackspaceRecords, late_records)
-                .and_then(|()| self.file.op(RemoteOp::WriteFilemarks, 1));
+                .and_then(|()| self.file.end_data());
             if let Err(e) = taken_back {
                 return Err(io::Error::other(VolumeChangeFailed(format!(
                     "end of the medium after {} bytes: {late_records} records landed after the end \
@@ -305,7 +321,7 @@ impl Sink for RmtSink {
     fn finish(&mut self) -> io::Result<()> {
         let at_end = self.volumes.settings().at_end;
         self.pump(true)
-            .and_then(|()| self.file.close(at_end).map_err(io::Error::from))
+            .and_then(|()| self.volumes.close(&mut self.file, at_end))
             .map_err(|e| self.failure(e))
     }
 
@@ -320,6 +336,10 @@ impl Sink for RmtSink {
 
     fn volumes(&self) -> Option<Arc<VolumeLog>> {
         Some(self.volumes.log())
+    }
+
+    fn ledger(&self) -> Option<Arc<Ledger>> {
+        self.volumes.ledger()
     }
 
     fn is_tape(&self) -> bool {
@@ -348,5 +368,33 @@ impl Medium for RemoteFile {
 
     fn whole_records(&self) -> bool {
         true
+    }
+
+    /// A device ends with a filemark; a file with none.
+    fn filemarks(&self) -> u32 {
+        u32::from(self.is_device())
+    }
+
+    /// The filemark now, and the session kept open to read back.
+    fn end_for_read_back(&mut self) -> io::Result<()> {
+        self.end_data().map_err(io::Error::from)
+    }
+
+    fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
+        let device = self.is_device();
+        let largest = check.expected().records.iter().map(|r| r.bytes).max();
+        let record_bytes = usize::try_from(largest.unwrap_or(1)).unwrap_or(usize::MAX);
+        let method = self.read_from_start(record_bytes, |piece| {
+            match device {
+                true => check.record(piece),
+                false => check.data(piece),
+            }
+            !check.failed()
+        })?;
+        Ok(method.to_string())
+    }
+
+    fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
+        self.close(then).map_err(io::Error::from)
     }
 }
