@@ -15,6 +15,7 @@ mod preflight;
 pub mod read_back;
 mod rmt;
 mod rmt_failure;
+mod rmt_medium;
 mod settings;
 pub mod spec;
 mod tape;

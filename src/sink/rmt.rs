@@ -43,20 +43,19 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
-use super::medium::Medium;
 use super::rmt_failure::{failure_why, landed_beyond};
 use super::volumes::{VolumeSettings, Volumes};
 use super::write_error::VolumeChangeFailed;
 use super::{LateFailure, Sink};
 use crate::base::block::BlockRef;
-use crate::manifest::{Checker, Ledger, Recording};
+use crate::manifest::{Ledger, Recording};
 use crate::rmt::flavor::{OpenMode, RemoteOp};
 use crate::rmt::name::RemoteName;
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::{RmtError, RmtSettings};
 use crate::rmt::window::Window;
 use crate::rmt::wire::{Reply, Request, END_OF_MEDIUM_ERRNO};
-use crate::tape::{AtEnd, VolumeLog};
+use crate::tape::VolumeLog;
 
 /// A block the sink holds until its reply.
 enum Held {
@@ -281,6 +280,15 @@ impl RmtSink {
         sent.into()
     }
 
+    /// Waits for every reply, then closes the volume (reading it back
+    /// first for `--verify`, unless the run is `stopping`).
+    fn end(&mut self, stopping: bool) -> io::Result<()> {
+        let at_end = self.volumes.settings().at_end;
+        self.pump(true)
+            .and_then(|()| self.volumes.close(&mut self.file, at_end, stopping))
+            .map_err(|e| self.failure(e))
+    }
+
     /// Wraps a failure with the exact number of bytes committed.
     fn failure(&mut self, e: io::Error) -> io::Error {
         self.file.abandon();
@@ -319,10 +327,12 @@ impl Sink for RmtSink {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        let at_end = self.volumes.settings().at_end;
-        self.pump(true)
-            .and_then(|()| self.volumes.close(&mut self.file, at_end))
-            .map_err(|e| self.failure(e))
+        self.end(false)
+    }
+
+    /// A stopped run closes the volume without reading it back.
+    fn finish_early(&mut self) -> io::Result<()> {
+        self.end(true)
     }
 
     fn name(&self) -> &str {
@@ -344,57 +354,5 @@ impl Sink for RmtSink {
 
     fn is_tape(&self) -> bool {
         true
-    }
-}
-
-/// A remote file changes volumes like a local tape: the same name each
-/// time, with a medium swapped in between.
-impl Medium for RemoteFile {
-    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
-        self.close(then).map_err(io::Error::from)
-    }
-
-    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
-        self.reopen().map_err(io::Error::from)
-    }
-
-    fn volume_name(&self, _n: u32) -> String {
-        self.name.to_string()
-    }
-
-    fn needs_swap(&self) -> bool {
-        true
-    }
-
-    fn whole_records(&self) -> bool {
-        true
-    }
-
-    /// A device ends with a filemark; a file with none.
-    fn filemarks(&self) -> u32 {
-        u32::from(self.is_device())
-    }
-
-    /// The filemark now, and the session kept open to read back.
-    fn end_for_read_back(&mut self) -> io::Result<()> {
-        self.end_data().map_err(io::Error::from)
-    }
-
-    fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
-        let device = self.is_device();
-        let largest = check.expected().records.iter().map(|r| r.bytes).max();
-        let record_bytes = usize::try_from(largest.unwrap_or(1)).unwrap_or(usize::MAX);
-        let method = self.read_from_start(record_bytes, |piece| {
-            match device {
-                true => check.record(piece),
-                false => check.data(piece),
-            }
-            !check.failed()
-        })?;
-        Ok(method.to_string())
-    }
-
-    fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
-        self.close(then).map_err(io::Error::from)
     }
 }

@@ -1,0 +1,63 @@
+//! A remote tape or file as a volume medium: it changes volumes like a
+//! local tape (the same name each time, a medium swapped in between, each
+//! volume in its own session), and `--verify` reads a volume back through
+//! the session that wrote it before that session is closed.
+
+use std::io;
+
+use super::medium::Medium;
+use crate::manifest::Checker;
+use crate::rmt::remote::RemoteFile;
+use crate::tape::AtEnd;
+
+/// A remote file changes volumes like a local tape: the same name each
+/// time, with a medium swapped in between.
+impl Medium for RemoteFile {
+    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
+        self.close(then).map_err(io::Error::from)
+    }
+
+    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
+        self.reopen().map_err(io::Error::from)
+    }
+
+    fn volume_name(&self, _n: u32) -> String {
+        self.name.to_string()
+    }
+
+    fn needs_swap(&self) -> bool {
+        true
+    }
+
+    fn whole_records(&self) -> bool {
+        true
+    }
+
+    /// A device ends with a filemark; a file with none.
+    fn filemarks(&self) -> u32 {
+        u32::from(self.is_device())
+    }
+
+    /// The filemark now, and the session kept open to read back.
+    fn end_for_read_back(&mut self) -> io::Result<()> {
+        self.end_data().map_err(io::Error::from)
+    }
+
+    fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
+        let device = self.is_device();
+        let largest = check.expected().records.iter().map(|r| r.bytes).max();
+        let record_bytes = usize::try_from(largest.unwrap_or(1)).unwrap_or(usize::MAX);
+        let method = self.read_from_start(record_bytes, |piece| {
+            match device {
+                true => check.record(piece),
+                false => check.data(piece),
+            }
+            !check.failed()
+        })?;
+        Ok(method.to_string())
+    }
+
+    fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
+        self.close(then).map_err(io::Error::from)
+    }
+}
