@@ -76,7 +76,7 @@ fn verifies_a_remote_file(server: &str, dir: &Path, target: &Path) {
     assert!(stderr.contains(&format!(" s ({method})\n")), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "tapebuf: verify: 1 volume(s) of {output}: all match; read back 3.00 MiB in "
+            "tapebuf: verify: 1 volume of {output}: all match; read back 3.00 MiB in "
         )),
         "{stderr}"
     );
@@ -221,7 +221,7 @@ fn a_record_damaged_on_reading_back_names_its_offset_and_exits_1() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("tapebuf: verify: 1 volume(s) of vault:/dev/nst0: 1 FAILED; read back"),
+        stderr.contains("tapebuf: verify: 1 volume of vault:/dev/nst0: 1 FAILED; read back"),
         "{stderr}"
     );
     // The tape itself holds the stream: only the read was damaged.

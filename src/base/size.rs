@@ -111,6 +111,14 @@ fn unit_multiplier(unit: &str) -> Option<u64> {
     Some(m)
 }
 
+/// `n` things, in words: "1 volume", "3 volumes".
+pub fn count(n: u64, thing: &str) -> String {
+    match n {
+        1 => format!("1 {thing}"),
+        n => format!("{n} {thing}s"),
+    }
+}
+
 /// A byte count printed with a binary unit, `1.50 GiB`, for messages.
 #[derive(Debug, Clone, Copy)]
 pub struct Bytes(pub u64);

@@ -32,9 +32,9 @@ pub fn finish_recording(config: &Config, ledgers: &[Arc<Ledger>], summary: &Summ
         Ok(()) if clean => {
             if !config.quiet {
                 say(&format!(
-                    "tapebuf: manifest: {} ({} volume(s), {} bytes, {} {})",
+                    "tapebuf: manifest: {} ({}, {} bytes, {} {})",
                     path.display(),
-                    manifest.volumes.len(),
+                    crate::base::size::count(manifest.volumes.len() as u64, "volume"),
                     manifest.stream.bytes,
                     manifest.digest_algorithm,
                     manifest.stream.digest

@@ -110,7 +110,8 @@ pub fn verify_line(ledger: &Ledger) -> Option<String> {
             n => format!("{n} FAILED"),
         };
         format!(
-            "tapebuf: verify: {volumes} volume(s) of {}: {result}; read back {} in {seconds:.1} s, {}",
+            "tapebuf: verify: {} of {}: {result}; read back {} in {seconds:.1} s, {}",
+            crate::base::size::count(volumes as u64, "volume"),
             ledger.output(),
             Bytes(bytes),
             Rate(bytes_per_s(bytes, seconds))

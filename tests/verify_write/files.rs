@@ -80,7 +80,7 @@ fn a_verified_file_backup_writes_a_manifest_that_matches_the_files() {
         assert_eq!(xxhsum(Path::new(&v.name)), v.digest);
     }
     assert!(
-        stderr.contains("tapebuf: verify: 3 volume(s) of "),
+        stderr.contains("tapebuf: verify: 3 volumes of "),
         "{stderr}"
     );
     assert!(stderr.contains(": all match; read back "), "{stderr}");
