@@ -128,7 +128,11 @@ impl CheckedMedium {
             } else {
                 "volume"
             };
-            let why = manifest.wrong_volume_line(&identity, self.volume, what);
+            let mut why = manifest.wrong_volume_line(&identity, self.volume, what);
+            if identity == Identity::Stranger {
+                let first = expected.fingerprint.bytes;
+                why += &format!(" (or its first {first} bytes are damaged)");
+            }
             self.state = State::Refused(why);
             return Ok(());
         }
@@ -246,7 +250,10 @@ impl ReadMedium for CheckedMedium {
         }
         match &self.state {
             State::Refused(why) => {
-                let why = format!("{why}; nothing of it was passed on");
+                let why = match self.check.report {
+                    Some(_) => why.clone(),
+                    None => format!("{why}; nothing of it was passed on"),
+                };
                 return self.outcome(0, Some(why));
             }
             State::Skipping => return Ok(Got::EndOfVolume),

@@ -95,13 +95,13 @@ fn say_about(manifest: &Manifest, volumes: Option<u32>) {
     if !manifest.clean {
         let why = manifest.unclean_because.as_deref().unwrap_or("no reason recorded");
         say(&format!(
-            "tapebuf: --manifest: the backup it describes did not end cleanly ({why}); the {} bytes it committed, on {listed} volume(s), are checked",
+            "tapebuf: --manifest: the backup it describes did not end cleanly ({why}); the {} bytes it committed are checked",
             manifest.stream.bytes
         ));
     }
     if let Some(n) = volumes.filter(|&n| n as usize != listed) {
         say(&format!(
-            "tapebuf: -n {n}: the manifest lists {listed} volume(s); reading {listed}"
+            "tapebuf: -n {n}: the manifest lists {listed} volumes; reading {listed}"
         ));
     }
 }
