@@ -21,7 +21,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::volumes::{Got, ReadMedium};
+use super::volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
 use crate::hash::HashAlg;
 use crate::manifest::{Checker, Identity, Manifest};
 use crate::tape::{AtEnd, Drive};
@@ -50,6 +50,26 @@ pub struct Check {
     /// With a report (verify), a bad volume is reported and the next one
     /// read; without (a restore), it fails the read.
     pub report: Option<Report>,
+}
+
+/// The volumes of `medium` as one source, checked when `check` says so:
+/// then the manifest says how many volumes there are and their size, and
+/// verify (a check with a report) asks again for a refused volume.
+pub fn checked_source(
+    medium: Box<dyn ReadMedium>,
+    name: &str,
+    mut plan: ReadVolumes,
+    check: Option<Check>,
+) -> VolumeSource {
+    let Some(check) = check else {
+        return VolumeSource::new(medium, name, plan);
+    };
+    plan.count = Some(check.manifest.volumes.len() as u32);
+    let size = check.manifest.stream.bytes;
+    let ask_again = check.report.is_some();
+    VolumeSource::new(Box::new(CheckedMedium::new(medium, check)), name, plan)
+        .with_size(Some(size))
+        .asking_again(ask_again)
 }
 
 /// The volume in use, as far as the check has got.

@@ -18,7 +18,7 @@ mod tape;
 mod tcp;
 mod volumes;
 
-pub use checked::{Check, CheckedMedium, Outcome, Report};
+pub use checked::{checked_source, Check, CheckedMedium, Outcome, Report};
 pub use file::FdSource;
 pub use file_volumes::FileVolumesIn;
 pub use fill::{fill_from, records_note};

@@ -5,8 +5,8 @@ use anyhow::Context;
 
 use super::spec::InputSpec;
 use super::{
-    Check, CheckedMedium, FdSource, FileVolumesIn, ReadMedium, ReadVolumes, Report, RmtReader,
-    Source, TapeReader, TcpSource, VolumeSource,
+    checked_source, Check, FdSource, FileVolumesIn, ReadVolumes, Report, RmtReader, Source,
+    TapeReader, TcpSource,
 };
 use crate::base::console::say;
 use crate::base::open_error::OpenError;
@@ -122,25 +122,6 @@ fn open_with(
     open_checked(input, config, check).map_err(OpenError::Io)
 }
 
-/// The volumes of `medium` as one source, checked when `check` says so:
-/// then the manifest says how many volumes there are and their size.
-fn volume_source(
-    medium: Box<dyn ReadMedium>,
-    name: &str,
-    mut plan: ReadVolumes,
-    check: Option<Check>,
-) -> VolumeSource {
-    let Some(check) = check else {
-        return VolumeSource::new(medium, name, plan);
-    };
-    plan.count = Some(check.manifest.volumes.len() as u32);
-    let size = check.manifest.stream.bytes;
-    let ask_again = check.report.is_some();
-    VolumeSource::new(Box::new(CheckedMedium::new(medium, check)), name, plan)
-        .with_size(Some(size))
-        .asking_again(ask_again)
-}
-
 fn open_checked(
     input: &InputSpec,
     config: &InputSettings,
@@ -154,7 +135,7 @@ fn open_checked(
                 .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
             let reader = RmtReader::new(file, config.block_bytes);
             let plan = config.read_volumes(false);
-            return Ok(Box::new(volume_source(Box::new(reader), &name, plan, check)));
+            return Ok(Box::new(checked_source(Box::new(reader), &name, plan, check)));
         }
         _ if check.is_some() => {
             anyhow::bail!("only a tape, a file or an rmt name can be checked against a manifest")
@@ -177,13 +158,13 @@ fn open_checked(
         let watched = CleaningWatch::to_stderr(Box::new(device));
         let medium = TapeReader::new(Box::new(watched))
             .with_notify(crate::tape::block_mode::notices(config.quiet));
-        return Ok(Box::new(volume_source(Box::new(medium), &name, plan, check)));
+        return Ok(Box::new(checked_source(Box::new(medium), &name, plan, check)));
     }
     if names.is_numbered() || config.volumes.is_some() || check.is_some() {
         let medium = FileVolumesIn::open(names)
             .with_context(|| format!("-i {name}: cannot open volume 1"))?;
         let size = medium.total_size();
-        let source = volume_source(Box::new(medium), &name, plan, check);
+        let source = checked_source(Box::new(medium), &name, plan, check);
         return Ok(Box::new(match size {
             Some(_) if source.size_hint().is_none() => source.with_size(size),
             _ => source,
