@@ -20,7 +20,8 @@ fn verify_with_only_the_manifest_passes_a_good_backup() {
     b.assert_ok_line(&lines[1], 2, VOLUME);
     b.assert_ok_line(&lines[2], 3, 2_500_000 - 2 * VOLUME);
     assert!(
-        lines[3].starts_with("tapebuf: verify: all 3 volumes match the manifest (2500000 bytes, xxh3 "),
+        lines[3]
+            .starts_with("tapebuf: verify: all 3 volumes match the manifest (2500000 bytes, xxh3 "),
         "{lines:?}"
     );
     assert_eq!(code, 0);
@@ -40,7 +41,10 @@ fn assert_volume_2_fails(b: &Backup, problem: &str) {
     b.assert_ok_line(&lines[0], 1, VOLUME);
     assert_eq!(
         lines[1],
-        format!("tapebuf: verify: volume 2 ({}): FAILED: {problem}", b.short(2))
+        format!(
+            "tapebuf: verify: volume 2 ({}): FAILED: {problem}",
+            b.short(2)
+        )
     );
     b.assert_ok_line(&lines[2], 3, 2_500_000 - 2 * VOLUME);
     assert_eq!(lines[3], "tapebuf: verify: 2 of 3 volumes ok, 1 FAILED");

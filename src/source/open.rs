@@ -93,7 +93,10 @@ pub fn open_verified(
 fn say_about(manifest: &Manifest, volumes: Option<u32>) {
     let listed = manifest.volumes.len();
     if !manifest.clean {
-        let why = manifest.unclean_because.as_deref().unwrap_or("no reason recorded");
+        let why = manifest
+            .unclean_because
+            .as_deref()
+            .unwrap_or("no reason recorded");
         say(&format!(
             "tapebuf: --manifest: the backup it describes did not end cleanly ({why}); the {} bytes it committed are checked",
             manifest.stream.bytes
@@ -135,7 +138,12 @@ fn open_checked(
                 .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
             let reader = RmtReader::new(file, config.block_bytes);
             let plan = config.read_volumes(false);
-            return Ok(Box::new(checked_source(Box::new(reader), &name, plan, check)));
+            return Ok(Box::new(checked_source(
+                Box::new(reader),
+                &name,
+                plan,
+                check,
+            )));
         }
         _ if check.is_some() => {
             anyhow::bail!("only a tape, a file or an rmt name can be checked against a manifest")
@@ -158,7 +166,12 @@ fn open_checked(
         let watched = CleaningWatch::to_stderr(Box::new(device));
         let medium = TapeReader::new(Box::new(watched))
             .with_notify(crate::tape::block_mode::notices(config.quiet));
-        return Ok(Box::new(checked_source(Box::new(medium), &name, plan, check)));
+        return Ok(Box::new(checked_source(
+            Box::new(medium),
+            &name,
+            plan,
+            check,
+        )));
     }
     if names.is_numbered() || config.volumes.is_some() || check.is_some() {
         let medium = FileVolumesIn::open(names)

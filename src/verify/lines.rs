@@ -26,7 +26,8 @@ pub fn verdict(manifest: &Manifest, outcomes: &[Outcome], stopped: bool) -> (Str
         format!(
             "tapebuf: verify: all {} match the manifest ({bytes} bytes, {} {})",
             volumes(listed),
-            manifest.digest_algorithm, manifest.stream.digest
+            manifest.digest_algorithm,
+            manifest.stream.digest
         )
     } else if whole {
         format!(

@@ -26,7 +26,11 @@ impl Backup {
             .args(["--volume-size", "1M", "--manifest", "m.json"])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         Backup { dir, data }
     }
 
