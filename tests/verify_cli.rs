@@ -274,3 +274,59 @@ fn a_restore_from_an_unclean_backup_says_so_once_and_passes_what_it_holds() {
     assert_eq!(err.matches("did not end cleanly").count(), 1, "{err}");
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn verify_elsewhere_names_the_volumes_with_i() {
+    let b = Backup::write(1_500_000, 19);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        common::tapebuf()
+            .current_dir(elsewhere.path())
+            .arg("verify")
+            .arg("--manifest")
+            .arg(b.manifest())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tapebuf: verify: -i v.%02d: cannot open volume 1: No such file or directory (os error 2) (-i is the manifest's output, as the backup named it; name the volumes with -i)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["-i", &b.pattern()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tapebuf: verify: all 2 volumes match the manifest (1500000 bytes, xxh3 "),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+#[test]
+fn a_one_file_backup_verifies_with_the_manifest_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.bin"), common::pattern(300_000, 20)).unwrap();
+    let tapebuf = || {
+        let mut c = common::tapebuf();
+        c.current_dir(dir.path());
+        c
+    };
+    let out = tapebuf()
+        .args(["-q", "-i", "in.bin", "-o", "b.tar", "--manifest", "m.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = tapebuf()
+        .args(["verify", "--manifest", "m.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("tapebuf: verify: volume 1 (b.tar): ok, 300000 bytes, "));
+    assert!(lines[1]
+        .starts_with("tapebuf: verify: the 1 volume matches the manifest (300000 bytes, xxh3 "));
+    assert_eq!(out.status.code(), Some(0));
+}

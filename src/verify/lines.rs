@@ -22,17 +22,18 @@ pub fn verdict(manifest: &Manifest, outcomes: &[Outcome], stopped: bool) -> (Str
     let unread = listed.saturating_sub(outcomes.len());
     let bytes: u64 = ok.iter().map(|o| o.bytes).sum();
     let whole = failed == 0 && unread == 0 && !stopped;
+    let all = match listed {
+        1 => "the 1 volume matches".to_string(),
+        n => format!("all {n} volumes match"),
+    };
     let line = if whole && manifest.clean {
         format!(
-            "tapebuf: verify: all {} match the manifest ({bytes} bytes, {} {})",
-            volumes(listed),
-            manifest.digest_algorithm,
-            manifest.stream.digest
+            "tapebuf: verify: {all} the manifest ({bytes} bytes, {} {})",
+            manifest.digest_algorithm, manifest.stream.digest
         )
     } else if whole {
         format!(
-            "tapebuf: verify: all {} match the manifest ({bytes} bytes), but the backup itself did not end cleanly ({}): it is not whole",
-            volumes(listed),
+            "tapebuf: verify: {all} the manifest ({bytes} bytes), but the backup itself did not end cleanly ({}): it is not whole",
             manifest.unclean_because.as_deref().unwrap_or("no reason recorded")
         )
     } else {

@@ -61,7 +61,12 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         seen.lock().unwrap().push(o.clone());
     });
     let mut source = open_verified(&config.input, &settings, Arc::clone(&manifest), report)
-        .map_err(|e| Error::Runtime(anyhow::anyhow!("{e}")))?;
+        .map_err(|e| match args.input {
+            Some(_) => Error::Runtime(anyhow::anyhow!("{e}")),
+            None => Error::Runtime(anyhow::anyhow!(
+                "{e} (-i is the manifest's output, as the backup named it; name the volumes with -i)"
+            )),
+        })?;
     let mut buf = vec![0u8; settings.block_bytes];
     let arrived = AtomicU64::new(0);
     let stopped = loop {
