@@ -25,6 +25,7 @@ pub mod run;
 pub mod sink;
 pub mod source;
 pub mod tape;
+pub mod verify;
 
 pub use cli::Cli;
 pub use config::{Config, MachineInfo};

@@ -123,6 +123,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("probe", 9),
     ("rmt/server", 9),
     ("run", 9),
+    ("verify", 9),
     ("report", 10),
     ("app", 11),
     ("lib.rs", 12),

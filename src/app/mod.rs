@@ -18,6 +18,7 @@ use crate::cli::usage::subcommand_args;
 use crate::probe::Probe;
 use crate::report::Report;
 use crate::rmt::server::RmtServer;
+use crate::verify::Verify;
 use buffer::Buffer;
 use completions::Completions;
 pub use tree::command;
@@ -32,6 +33,9 @@ pub fn main(args: Vec<OsString>) -> Exit {
     }
     if let Some(words) = subcommand_args(&args, Probe::NAME) {
         return command::main::<Probe>(words);
+    }
+    if let Some(words) = subcommand_args(&args, Verify::NAME) {
+        return command::main::<Verify>(words);
     }
     if let Some(words) = subcommand_args(&args, Completions::NAME) {
         return command::main::<Completions>(words);

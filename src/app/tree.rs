@@ -7,9 +7,10 @@ use crate::cli::Cli;
 use crate::probe::ProbeCli;
 use crate::report::ReportCli;
 use crate::rmt::server::cli::RmtCli;
+use crate::verify::VerifyCli;
 
 /// The whole command line: the buffer's options and, under "Commands:",
-/// the subcommands. `app::main` hands `tapebuf rmt|report|probe|completions
+/// the subcommands. `app::main` hands `tapebuf rmt|report|probe|verify|completions
 /// ...` to their own parsers before this tree is used; it exists so that
 /// `tapebuf --help` lists them, `tapebuf help [CMD]` works, and the shell
 /// completions know every word.
@@ -39,6 +40,11 @@ pub fn command() -> clap::Command {
             ProbeCli::command(),
             "probe",
             "Find the best block size for a tape, file or device",
+        ))
+        .subcommand(sub(
+            VerifyCli::command(),
+            "verify",
+            "Check the tapes or files of a past backup against its manifest",
         ))
         .subcommand(sub(
             CompletionsCli::command(),

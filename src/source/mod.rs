@@ -6,6 +6,7 @@
 //! [`spec::InputSpec`] names; a new kind of input is a new file here, a
 //! variant of `InputSpec`, and a branch in `open.rs`.
 
+mod checked;
 mod file;
 mod file_volumes;
 mod fill;
@@ -17,11 +18,12 @@ mod tape;
 mod tcp;
 mod volumes;
 
+pub use checked::{checked_source, Check, CheckedMedium, Outcome, Report};
 pub use file::FdSource;
 pub use file_volumes::FileVolumesIn;
 pub use fill::{fill_from, records_note};
 pub use input::{End, Filled, Source};
-pub use open::{open, InputSettings};
+pub use open::{open, open_verified, InputSettings};
 pub use rmt::{Overrun, RmtReader};
 pub use tape::TapeReader;
 pub use tcp::TcpSource;

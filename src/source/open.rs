@@ -5,8 +5,10 @@ use anyhow::Context;
 
 use super::spec::InputSpec;
 use super::{
-    FdSource, FileVolumesIn, ReadVolumes, RmtReader, Source, TapeReader, TcpSource, VolumeSource,
+    checked_source, Check, FdSource, FileVolumesIn, ReadVolumes, Report, RmtReader, Source,
+    TapeReader, TcpSource,
 };
+use crate::base::console::say;
 use crate::base::open_error::OpenError;
 use std::sync::Arc;
 
@@ -54,8 +56,64 @@ impl InputSettings {
 /// Opens the configured input: a tape drive, input volumes, or a plain
 /// descriptor. A character device that is neither a tape drive nor
 /// harmless is refused before it is opened, as a usage error
-/// (`tape::char_devices`; `--any-device` lets it through).
+/// (`tape::char_devices`; `--any-device` lets it through). With
+/// `--manifest` (a restore), every volume is checked against it.
 pub fn open(input: &InputSpec, config: &InputSettings) -> Result<Box<dyn Source>, OpenError> {
+    let check = config.manifest.as_ref().map(|manifest| {
+        say_about(manifest, config.volumes);
+        Check {
+            manifest: Arc::clone(manifest),
+            block_bytes: config.block_bytes,
+            report: None,
+        }
+    });
+    open_with(input, config, check)
+}
+
+/// Opens the input of `tapebuf verify`: every volume is checked against
+/// `manifest` and its result told to `report`; a volume refused for what
+/// it is, when volumes are put in by a person or a command, is asked for
+/// again.
+pub fn open_verified(
+    input: &InputSpec,
+    config: &InputSettings,
+    manifest: Arc<Manifest>,
+    report: Report,
+) -> Result<Box<dyn Source>, OpenError> {
+    let check = Check {
+        manifest,
+        block_bytes: config.block_bytes,
+        report: Some(report),
+    };
+    open_with(input, config, Some(check))
+}
+
+/// What a restore says once about the manifest: a backup that did not
+/// end cleanly, and a `-n` the manifest overrides.
+fn say_about(manifest: &Manifest, volumes: Option<u32>) {
+    let listed = manifest.volumes.len();
+    if !manifest.clean {
+        let why = manifest
+            .unclean_because
+            .as_deref()
+            .unwrap_or("no reason recorded");
+        say(&format!(
+            "tapebuf: --manifest: the backup it describes did not end cleanly ({why}); the {} bytes it committed are checked",
+            manifest.stream.bytes
+        ));
+    }
+    if let Some(n) = volumes.filter(|&n| n as usize != listed) {
+        say(&format!(
+            "tapebuf: -n {n}: the manifest lists {listed} volumes; reading {listed}"
+        ));
+    }
+}
+
+fn open_with(
+    input: &InputSpec,
+    config: &InputSettings,
+    check: Option<Check>,
+) -> Result<Box<dyn Source>, OpenError> {
     if let InputSpec::Stdin = input {
         char_devices::check_fd(std::io::stdin(), Direction::Input, config.any_device)
             .map_err(OpenError::Refused)?;
@@ -64,11 +122,32 @@ pub fn open(input: &InputSpec, config: &InputSettings) -> Result<Box<dyn Source>
         char_devices::check_path(path, Direction::Input, config.any_device)
             .map_err(OpenError::Refused)?;
     }
-    open_checked(input, config).map_err(OpenError::Io)
+    open_checked(input, config, check).map_err(OpenError::Io)
 }
 
-fn open_checked(input: &InputSpec, config: &InputSettings) -> anyhow::Result<Box<dyn Source>> {
+fn open_checked(
+    input: &InputSpec,
+    config: &InputSettings,
+    check: Option<Check>,
+) -> anyhow::Result<Box<dyn Source>> {
     let path = match input {
+        InputSpec::File(path) => path,
+        InputSpec::Remote(remote) => {
+            let name = remote.to_string();
+            let file = RemoteFile::open(remote, &config.rmt, OpenMode::Read)
+                .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
+            let reader = RmtReader::new(file, config.block_bytes);
+            let plan = config.read_volumes(false);
+            return Ok(Box::new(checked_source(
+                Box::new(reader),
+                &name,
+                plan,
+                check,
+            )));
+        }
+        _ if check.is_some() => {
+            anyhow::bail!("only a tape, a file or an rmt name can be checked against a manifest")
+        }
         InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
         InputSpec::Listen(addr) => {
             return Ok(Box::new(TcpSource::listen(
@@ -77,15 +156,6 @@ fn open_checked(input: &InputSpec, config: &InputSettings) -> anyhow::Result<Box
                 config.quiet,
             )?))
         }
-        InputSpec::Remote(remote) => {
-            let name = remote.to_string();
-            let file = RemoteFile::open(remote, &config.rmt, OpenMode::Read)
-                .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
-            let reader = RmtReader::new(file, config.block_bytes);
-            let plan = config.read_volumes(false);
-            return Ok(Box::new(VolumeSource::new(Box::new(reader), &name, plan)));
-        }
-        InputSpec::File(path) => path,
     };
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
@@ -96,15 +166,22 @@ fn open_checked(input: &InputSpec, config: &InputSettings) -> anyhow::Result<Box
         let watched = CleaningWatch::to_stderr(Box::new(device));
         let medium = TapeReader::new(Box::new(watched))
             .with_notify(crate::tape::block_mode::notices(config.quiet));
-        return Ok(Box::new(VolumeSource::new(Box::new(medium), &name, plan)));
+        return Ok(Box::new(checked_source(
+            Box::new(medium),
+            &name,
+            plan,
+            check,
+        )));
     }
-    if names.is_numbered() || config.volumes.is_some() {
+    if names.is_numbered() || config.volumes.is_some() || check.is_some() {
         let medium = FileVolumesIn::open(names)
             .with_context(|| format!("-i {name}: cannot open volume 1"))?;
         let size = medium.total_size();
-        return Ok(Box::new(
-            VolumeSource::new(Box::new(medium), &name, plan).with_size(size),
-        ));
+        let source = checked_source(Box::new(medium), &name, plan, check);
+        return Ok(Box::new(match size {
+            Some(_) if source.size_hint().is_none() => source.with_size(size),
+            _ => source,
+        }));
     }
     Ok(Box::new(FdSource::open(path)?))
 }

@@ -203,6 +203,10 @@ impl ReadMedium for TapeReader {
         true
     }
 
+    fn whole_records(&self) -> bool {
+        true
+    }
+
     fn drive(&mut self) -> Option<&mut dyn Drive> {
         Some(self.drive.as_mut())
     }

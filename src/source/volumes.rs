@@ -16,7 +16,8 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::{End, Filled, Source};
-use crate::tape::load::{Change, Load, LoadFailed};
+use crate::base::console::say;
+use crate::tape::load::{Change, Load, LoadFailed, MAX_REFUSALS};
 use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
 
 /// What one read from a volume gave.
@@ -51,6 +52,18 @@ pub trait ReadMedium: Send {
     fn needs_swap(&self) -> bool;
 
     fn is_tape(&self) -> bool;
+
+    /// True when each read gives one whole record (a local tape).
+    fn whole_records(&self) -> bool {
+        false
+    }
+
+    /// For a medium checked against a manifest: reads the first bytes of
+    /// the volume just opened and says why it is not the volume expected;
+    /// None when it is, or when nothing is checked.
+    fn refuse(&mut self) -> io::Result<Option<String>> {
+        Ok(None)
+    }
 
     /// What was learnt while reading, for the summary.
     fn note(&self) -> Option<String> {
@@ -98,6 +111,10 @@ pub struct VolumeSource {
     log: Arc<VolumeLog>,
     stop: Receiver<()>,
     size: Option<u64>,
+    /// A volume the medium refuses is changed for another (verify).
+    ask_again: bool,
+    /// Volume 1 was looked at.
+    started: bool,
 }
 
 impl VolumeSource {
@@ -111,6 +128,8 @@ impl VolumeSource {
             log: VolumeLog::new(name),
             stop: never(),
             size: None,
+            ask_again: false,
+            started: false,
         }
     }
 
@@ -130,9 +149,47 @@ impl VolumeSource {
         changed.map(|()| true)
     }
 
-    /// Closes the volume in use and opens volume `next`.
+    /// True when a person or the change command puts each volume in.
+    fn swaps(&self) -> bool {
+        self.medium.needs_swap() || self.plan.policy.command.is_some()
+    }
+
+    /// Closes the volume in use and opens volume `next`, asking again
+    /// while the medium refuses what was put in.
     fn change(&mut self, next: u32) -> io::Result<()> {
-        let swap = self.medium.needs_swap() || self.plan.policy.command.is_some();
+        self.change_to(next, None)?;
+        self.admit(next)
+    }
+
+    /// With `ask_again` and a medium that is swapped, asks for another
+    /// volume `n` while the one loaded is refused, at most
+    /// `MAX_REFUSALS` times in a row.
+    fn admit(&mut self, n: u32) -> io::Result<()> {
+        if !self.ask_again || !self.swaps() {
+            return Ok(());
+        }
+        for attempt in 1.. {
+            let Some(why) = self.medium.refuse()? else {
+                return Ok(());
+            };
+            if attempt > MAX_REFUSALS {
+                return Err(io::Error::other(format!(
+                    "volume {n}: {why}; so were the {MAX_REFUSALS} loaded before it; giving up"
+                )));
+            }
+            say(&format!(
+                "tapebuf: {}: volume {n}: {why}; asking for another",
+                self.medium.volume_name(n)
+            ));
+            self.change_to(n, Some(&why))?;
+        }
+        unreachable!("the attempts are counted without end")
+    }
+
+    /// Closes the volume in use and opens volume `next`; `refused` says
+    /// why the one in use is given back.
+    fn change_to(&mut self, next: u32, refused: Option<&str>) -> io::Result<()> {
+        let swap = self.swaps();
         let then = if swap && self.medium.is_tape() {
             AtEnd::Eject
         } else {
@@ -146,7 +203,7 @@ impl VolumeSource {
             device: &device,
             next_volume: next,
             finished_bytes: finished,
-            refused: None,
+            refused,
         };
         let mut opening = Opening {
             medium: self.medium.as_mut(),
@@ -166,9 +223,18 @@ impl VolumeSource {
                 format!("cannot open volume {next} ({device}): {e}"),
             ),
         })?;
-        self.volume = next;
-        self.log.next();
+        if next != self.volume {
+            self.volume = next;
+            self.log.next();
+        }
         Ok(())
+    }
+
+    /// Asks for another volume when the medium refuses the one loaded
+    /// (`tapebuf verify` with a change command or prompt).
+    pub fn asking_again(mut self, ask: bool) -> VolumeSource {
+        self.ask_again = ask;
+        self
     }
 
     /// Sets the total size, when it is known (numbered files).
@@ -181,6 +247,14 @@ impl VolumeSource {
 impl Source for VolumeSource {
     fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
         let mut bytes = 0;
+        if !std::mem::replace(&mut self.started, true) {
+            if let Err(e) = self.admit(1) {
+                return Filled {
+                    bytes,
+                    end: End::Failed(e),
+                };
+            }
+        }
         let end = loop {
             if bytes == buf.len() {
                 break End::More;

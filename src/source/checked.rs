@@ -1,0 +1,358 @@
+//! Reading volumes against a manifest: a restore with `--manifest` and
+//! `tapebuf verify`. [`CheckedMedium`] wraps the medium of any volume
+//! input (a tape drive, file volumes, an rmt reader), so the check is the
+//! same for all of them.
+//!
+//! The invariant it keeps: no byte of a volume is handed on before the
+//! volume's first bytes were read ahead and recognised as the volume
+//! expected. A tape's first record is read whole (a fingerprint never goes
+//! past it); from a file or rmt, reading goes on until the longest
+//! fingerprint in the manifest is covered or the volume ends. Only then is
+//! the volume admitted, or refused with the manifest's words ("this is
+//! volume 3 of the backup, volume 2 was expected").
+//!
+//! After that every byte goes through `manifest::Checker`, by record on a
+//! local tape, else as data. A restore fails at the first difference,
+//! holding back the read that showed it; the bytes already passed on
+//! cannot be called back, so the run ends unclean. `tapebuf verify` (with
+//! a `report`) says each volume's result and goes on with the next.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
+use crate::hash::HashAlg;
+use crate::manifest::{Checker, Identity, Manifest};
+use crate::tape::{AtEnd, Drive};
+
+/// What the check of one volume found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub volume: u32,
+    /// The device or file it was read from.
+    pub name: String,
+    /// The bytes read and compared.
+    pub bytes: u64,
+    pub seconds: f64,
+    /// None when it matched; else what differs, in words.
+    pub problem: Option<String>,
+}
+
+/// Where `tapebuf verify` hears of each volume.
+pub type Report = Box<dyn FnMut(&Outcome) + Send>;
+
+/// What to check the input against, and how.
+pub struct Check {
+    pub manifest: Arc<Manifest>,
+    /// A tape's first record is read ahead into a buffer this large.
+    pub block_bytes: usize,
+    /// With a report (verify), a bad volume is reported and the next one
+    /// read; without (a restore), it fails the read.
+    pub report: Option<Report>,
+}
+
+/// The volumes of `medium` as one source, checked when `check` says so:
+/// then the manifest says how many volumes there are and their size, and
+/// verify (a check with a report) asks again for a refused volume.
+pub fn checked_source(
+    medium: Box<dyn ReadMedium>,
+    name: &str,
+    mut plan: ReadVolumes,
+    check: Option<Check>,
+) -> VolumeSource {
+    let Some(check) = check else {
+        return VolumeSource::new(medium, name, plan);
+    };
+    plan.count = Some(check.manifest.volumes.len() as u32);
+    let size = check.manifest.stream.bytes;
+    let ask_again = check.report.is_some();
+    VolumeSource::new(Box::new(CheckedMedium::new(medium, check)), name, plan)
+        .with_size(Some(size))
+        .asking_again(ask_again)
+}
+
+/// The volume in use, as far as the check has got.
+enum State {
+    /// Open; nothing read yet.
+    Unread,
+    /// Its first bytes are not the volume expected: why.
+    Refused(String),
+    /// Admitted and being compared.
+    Passing,
+    /// Done with (verify: reported bad); the rest is not read.
+    Skipping,
+}
+
+/// A volume input whose every volume is checked against a manifest.
+pub struct CheckedMedium {
+    inner: Box<dyn ReadMedium>,
+    check: Check,
+    alg: HashAlg,
+    volume: u32,
+    state: State,
+    checker: Option<Checker>,
+    /// The bytes read ahead, how many were handed on, and whether the
+    /// volume ended behind them.
+    ahead: Vec<u8>,
+    given: usize,
+    ended: bool,
+    started: Instant,
+}
+
+impl CheckedMedium {
+    /// `inner` has volume 1 open.
+    pub fn new(inner: Box<dyn ReadMedium>, check: Check) -> CheckedMedium {
+        let alg = HashAlg::from_name(&check.manifest.digest_algorithm).unwrap_or(HashAlg::Xxh3);
+        CheckedMedium {
+            inner,
+            check,
+            alg,
+            volume: 1,
+            state: State::Unread,
+            checker: None,
+            ahead: Vec::new(),
+            given: 0,
+            ended: false,
+            started: Instant::now(),
+        }
+    }
+
+    /// The most bytes read ahead from a file or rmt: the longest
+    /// fingerprint of the backup.
+    fn ahead_bytes(&self) -> usize {
+        let volumes = self.check.manifest.volumes.iter();
+        let longest = volumes.map(|v| v.fingerprint.bytes as usize).max();
+        longest.unwrap_or(0).max(1)
+    }
+
+    /// Reads the volume's first bytes ahead and decides whether it is the
+    /// one expected.
+    fn admit(&mut self) -> io::Result<()> {
+        self.started = Instant::now();
+        self.read_ahead()?;
+        let manifest = &self.check.manifest;
+        let Some(expected) = manifest.volume(self.volume) else {
+            let why = format!(
+                "the backup has {} volume(s), so there is no volume {}",
+                manifest.volumes.len(),
+                self.volume
+            );
+            self.state = State::Refused(why);
+            return Ok(());
+        };
+        let identity = manifest.identify(&self.ahead, self.volume);
+        if identity != Identity::Volume(self.volume) {
+            let what = if self.inner.is_tape() {
+                "cartridge"
+            } else {
+                "volume"
+            };
+            let mut why = manifest.wrong_volume_line(&identity, self.volume, what);
+            if identity == Identity::Stranger {
+                let first = expected.fingerprint.bytes;
+                why += &format!(" (or its first {first} bytes are damaged)");
+            }
+            self.state = State::Refused(why);
+            return Ok(());
+        }
+        let mut checker = Checker::new(expected.clone(), self.alg, None);
+        let ahead = std::mem::take(&mut self.ahead);
+        self.feed(&mut checker, &ahead);
+        self.ahead = ahead;
+        self.checker = Some(checker);
+        self.state = State::Passing;
+        Ok(())
+    }
+
+    /// Reads the first record of a tape, or the first fingerprint's worth
+    /// of a file, into `ahead`.
+    fn read_ahead(&mut self) -> io::Result<()> {
+        let tape = self.inner.whole_records();
+        let want = if tape {
+            self.check.block_bytes
+        } else {
+            self.ahead_bytes()
+        };
+        self.ahead = vec![0u8; want];
+        self.given = 0;
+        self.ended = false;
+        let mut got = 0;
+        while got < want {
+            match self.inner.read(&mut self.ahead[got..], got == 0) {
+                Ok(Got::Bytes(n)) => got += n,
+                Ok(Got::EndOfVolume) => {
+                    self.ended = true;
+                    break;
+                }
+                Ok(Got::BlockDone) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            if tape {
+                break;
+            }
+        }
+        self.ahead.truncate(got);
+        Ok(())
+    }
+
+    /// Compares the volume's next bytes: a whole record on a local tape.
+    fn feed(&self, checker: &mut Checker, data: &[u8]) {
+        match self.inner.whole_records() {
+            true if !data.is_empty() => checker.record(data),
+            true => {}
+            false => checker.data(data),
+        }
+    }
+
+    /// The volume's result: verify hears of it; a restore fails on a bad
+    /// one. Either way the rest of the volume is not read.
+    fn outcome(&mut self, bytes: u64, problem: Option<String>) -> io::Result<Got> {
+        self.state = State::Skipping;
+        self.checker = None;
+        let name = self.inner.volume_name(self.volume);
+        let outcome = Outcome {
+            volume: self.volume,
+            name: name.clone(),
+            bytes,
+            seconds: self.started.elapsed().as_secs_f64(),
+            problem,
+        };
+        if let Some(report) = self.check.report.as_mut() {
+            report(&outcome);
+            return Ok(Got::EndOfVolume);
+        }
+        match outcome.problem {
+            Some(why) => Err(io::Error::other(format!(
+                "volume {} ({name}): {why}",
+                self.volume
+            ))),
+            None => Ok(Got::EndOfVolume),
+        }
+    }
+
+    /// The comparison's end: at the end of the volume, or once it failed.
+    fn finish(&mut self) -> io::Result<Got> {
+        let Some(checker) = self.checker.take() else {
+            return Ok(Got::EndOfVolume);
+        };
+        let bytes = checker.bytes();
+        let problem = checker.finish().map(|p| p.describe());
+        self.outcome(bytes, problem)
+    }
+
+    /// Hands on bytes read ahead: a tape record whole, or not at all into
+    /// a block that has no room left for it.
+    fn give_ahead(&mut self, buf: &mut [u8]) -> Option<Got> {
+        let left = &self.ahead[self.given..];
+        if left.is_empty() {
+            return None;
+        }
+        if self.inner.whole_records() && left.len() > buf.len() {
+            return Some(Got::BlockDone);
+        }
+        let n = left.len().min(buf.len());
+        buf[..n].copy_from_slice(&left[..n]);
+        self.given += n;
+        Some(Got::Bytes(n))
+    }
+
+    fn failed(&self) -> bool {
+        self.checker.as_ref().is_some_and(Checker::failed)
+    }
+}
+
+impl ReadMedium for CheckedMedium {
+    fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
+        if let State::Unread = self.state {
+            self.admit()?;
+        }
+        match &self.state {
+            State::Refused(why) => {
+                let why = match self.check.report {
+                    Some(_) => why.clone(),
+                    None => format!("{why}; nothing of it was passed on"),
+                };
+                return self.outcome(0, Some(why));
+            }
+            State::Skipping => return Ok(Got::EndOfVolume),
+            State::Unread | State::Passing => {}
+        }
+        if self.failed() {
+            return self.finish();
+        }
+        if let Some(got) = self.give_ahead(buf) {
+            return Ok(got);
+        }
+        if self.ended {
+            return self.finish();
+        }
+        match self.inner.read(buf, fresh)? {
+            Got::Bytes(n) => {
+                let mut checker = self.checker.take();
+                if let Some(c) = checker.as_mut() {
+                    self.feed(c, &buf[..n]);
+                }
+                self.checker = checker;
+                // A read that shows a difference is held back.
+                match self.failed() {
+                    true => self.finish(),
+                    false => Ok(Got::Bytes(n)),
+                }
+            }
+            Got::EndOfVolume => self.finish(),
+            Got::BlockDone => Ok(Got::BlockDone),
+        }
+    }
+
+    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
+        self.inner.end_volume(then)
+    }
+
+    fn open_volume(&mut self, n: u32) -> io::Result<()> {
+        self.inner.open_volume(n)?;
+        self.volume = n;
+        self.state = State::Unread;
+        self.checker = None;
+        Ok(())
+    }
+
+    fn refuse(&mut self) -> io::Result<Option<String>> {
+        if let State::Unread = self.state {
+            self.admit()?;
+        }
+        Ok(match &self.state {
+            State::Refused(why) => Some(why.clone()),
+            _ => None,
+        })
+    }
+
+    fn volume_exists(&self, n: u32) -> bool {
+        self.inner.volume_exists(n)
+    }
+
+    fn volume_name(&self, n: u32) -> String {
+        self.inner.volume_name(n)
+    }
+
+    fn needs_swap(&self) -> bool {
+        self.inner.needs_swap()
+    }
+
+    fn is_tape(&self) -> bool {
+        self.inner.is_tape()
+    }
+
+    fn whole_records(&self) -> bool {
+        self.inner.whole_records()
+    }
+
+    fn note(&self) -> Option<String> {
+        self.inner.note()
+    }
+
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        self.inner.drive()
+    }
+}

@@ -1,0 +1,95 @@
+//! The command line of `tapebuf verify`, as clap parses it, and the
+//! buffer's command line it stands for: the input flags mean what they
+//! mean to a restore, so they are checked by the same `config` code.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::cli::{Cli, RemoteArgs};
+use crate::manifest::Manifest;
+
+/// tapebuf verify: check the tapes or files of a past backup against its
+/// manifest, volume by volume.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "tapebuf verify", version, long_about = None)]
+#[command(
+    after_help = "Each volume is recognised from its first bytes before it is read: a \
+cartridge that is another volume, or not of this backup, is named at once, and with \
+a change command or prompt another is asked for. Exit status: 0 every volume matches, \
+1 a volume differs, is missing or is the wrong one, or the backup itself did not end \
+cleanly; 2 usage error or an unreadable manifest. See tapebuf(1), MANIFEST."
+)]
+pub struct VerifyCli {
+    /// The manifest the backup wrote (--manifest of the backup run).
+    #[arg(long = "manifest", value_name = "FILE")]
+    pub manifest: PathBuf,
+
+    /// The tape drive, file, numbered file name (v.%02d) or HOST:PATH to
+    /// read [default: the manifest's output].
+    #[arg(short = 'i', long = "input", value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Run CMD to change volumes (TAPEBUF_VOLUME, TAPEBUF_DEVICE,
+    /// TAPEBUF_REFUSED in its environment), instead of prompting.
+    #[arg(short = 'A', long = "change-command", value_name = "CMD")]
+    pub change_command: Option<String>,
+
+    /// Give up on each step of a volume change after SECS seconds.
+    #[arg(long = "change-timeout", value_name = "SECS")]
+    pub change_timeout: Option<u64>,
+
+    /// The most read per read(2), as large as the largest tape record
+    /// [default: the manifest's block size].
+    #[arg(short = 's', long = "block-size", value_name = "SIZE")]
+    pub block_size: Option<String>,
+
+    /// Rewind the tape at the end.
+    #[arg(long = "rewind")]
+    pub rewind: bool,
+
+    /// Eject the tape at the end.
+    #[arg(long = "eject")]
+    pub eject: bool,
+
+    /// Say only what failed.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+
+    /// The longest wait for any rmt reply, in seconds.
+    #[arg(long = "timeout", value_name = "SECS")]
+    pub timeout: Option<u64>,
+}
+
+impl VerifyCli {
+    /// The input named, or else the manifest's output.
+    pub fn input(&self, manifest: &Manifest) -> PathBuf {
+        self.input
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(&manifest.output))
+    }
+
+    /// The buffer's command line for a restore of the same input with the
+    /// same flags to standard output: what `config` checks.
+    pub fn as_restore(&self, manifest: &Manifest) -> Cli {
+        let mut cli = Cli::try_parse_from(["tapebuf"]).expect("no arguments always parse");
+        cli.input = Some(self.input(manifest));
+        cli.manifest = Some(self.manifest.clone());
+        cli.change_command = self.change_command.clone();
+        cli.change_timeout = self.change_timeout;
+        cli.block_size = Some(
+            self.block_size
+                .clone()
+                .unwrap_or_else(|| manifest.block_bytes.to_string()),
+        );
+        cli.rewind = self.rewind;
+        cli.eject = self.eject;
+        cli.quiet = self.quiet;
+        cli.remote = self.remote.clone();
+        cli.timeout = self.timeout;
+        cli
+    }
+}

@@ -1,0 +1,15 @@
+//! `tapebuf verify --manifest FILE`: checks the tapes or files of a past
+//! backup against its manifest, volume by volume, with no state but the
+//! manifest. `cli` is its command line; `run` reads the volumes through
+//! the source layer (the same change command, prompt and drive waits as a
+//! restore, and the same check as a restore with `--manifest`) into
+//! nothing, and `lines` says what it found. The invariant it keeps: exit 0
+//! only when every volume the manifest lists was read and matched, and
+//! the backup itself was whole.
+
+pub mod cli;
+pub mod lines;
+pub mod run;
+
+pub use cli::VerifyCli;
+pub use run::Verify;
