@@ -262,7 +262,10 @@ fn verify_asks_again_for_the_right_cartridge_instead_of_reading_the_wrong_one() 
         report: Some(report),
     };
     let plan = ReadVolumes {
-        policy: change_by(&format!("echo $TAPEBUF_VOLUME >> {}", log.display())),
+        policy: change_by(&format!(
+            "echo \"$TAPEBUF_VOLUME ${{TAPEBUF_REFUSED:-none}}\" >> {}",
+            log.display()
+        )),
         count: None,
         numbered: false,
         at_end: AtEnd::Rewind,
@@ -289,6 +292,9 @@ fn verify_asks_again_for_the_right_cartridge_instead_of_reading_the_wrong_one() 
         .collect();
     assert_eq!(got, want);
     // Volume 2 was asked for twice: the wrong cartridge was given back
-    // unread.
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "2\n2\n3\n");
+    // unread, and the change command was told why.
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "2 none\n2 this is volume 3 of the backup, volume 2 was expected\n3 none\n"
+    );
 }

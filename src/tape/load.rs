@@ -61,7 +61,7 @@ impl Change<'_> {
         for attempt in 1.. {
             if self.swap {
                 let again = ChangeRequest {
-                    refused: refused.as_deref(),
+                    refused: refused.as_deref().or(self.req.refused),
                     ..req.clone()
                 };
                 self.policy
