@@ -22,6 +22,8 @@ use crate::tape::AtEnd;
 impl Config {
     /// Validates a command line against this machine.
     pub fn from_cli(cli: &Cli, machine: MachineInfo) -> Result<Config, ConfigError> {
+        let with_backup_blocks = super::manifest_flags::restore_block_size(cli);
+        let cli = with_backup_blocks.as_ref().unwrap_or(cli);
         let (block_bytes, blocks) = resolve_ring(cli, machine)?;
         if cli.direct && block_bytes % DIRECT_ALIGN_BYTES != 0 {
             return Err(ConfigError::new(

@@ -162,3 +162,21 @@ fn writable_dir(path: &Path) -> Result<(), ConfigError> {
         ))
     })
 }
+
+/// A restore with `--manifest` and neither `-s` nor `-b` reads with the
+/// backup's block size, so that a tape's records fit the block: the
+/// command line with `-s` set so, or None when it needs no change (or the
+/// manifest cannot be read, which `resolve` then says).
+pub fn restore_block_size(cli: &Cli) -> Option<Cli> {
+    let path = cli.manifest.as_ref()?;
+    let to_stdout = cli.connect.is_empty() && cli.outputs.iter().all(|o| o.as_os_str() == "-");
+    let from_medium =
+        cli.listen.is_none() && cli.input.as_ref().is_some_and(|i| i.as_os_str() != "-");
+    if cli.block_size.is_some() || cli.blocks.is_some() || !to_stdout || !from_medium {
+        return None;
+    }
+    let manifest = Manifest::load(path).ok()?;
+    let mut adjusted = cli.clone();
+    adjusted.block_size = Some(manifest.block_bytes.to_string());
+    Some(adjusted)
+}

@@ -187,3 +187,21 @@ fn a_manifest_with_neither_an_output_nor_a_tape_or_file_to_check_is_refused() {
         "--manifest /no/such/m.json: cannot read it: No such file or directory (os error 2)"
     );
 }
+
+#[test]
+fn a_restore_with_a_manifest_reads_with_the_backups_block_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.json");
+    let recording = crate::manifest::Recording {
+        alg: HashAlg::Xxh3,
+        verify: false,
+        quiet: true,
+    };
+    let ledger = crate::manifest::Ledger::new(recording, 1 << 20, "/dev/nst0");
+    ledger.manifest(true, None).save(&path).unwrap();
+    let m = path.to_str().unwrap();
+    let c = config(&["-i", "/dev/nst0", "--manifest", m]).unwrap();
+    assert_eq!(c.block_bytes, 1 << 20);
+    let c = config(&["-i", "/dev/nst0", "-s", "64k", "--manifest", m]).unwrap();
+    assert_eq!(c.block_bytes, 64 << 10);
+}

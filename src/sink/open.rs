@@ -155,6 +155,16 @@ fn open_one(
         let recorded_file = config.recording.is_some() && !matches!(plan, Plan::AsIs(_));
         if config.volumes.spans_files(&names) || recorded_file {
             let name = pattern.display().to_string();
+            // A manifest names its files absolutely, so that it can be
+            // checked from any directory weeks later.
+            let (names, recorded_name) = match config.recording {
+                Some(_) => {
+                    let absolute = std::path::absolute(pattern)?;
+                    let names = VolumeNames::parse(&absolute).map_err(anyhow::Error::msg)?;
+                    (names, absolute.display().to_string())
+                }
+                None => (names, name.clone()),
+            };
             let medium = FileMedium::open(
                 names,
                 plan,
@@ -164,7 +174,7 @@ fn open_one(
             )
             .with_context(|| format!("-o {name}: cannot open volume 1"))?;
             let sink = VolumeSink::new(Box::new(medium), &name, settings);
-            return Ok(Box::new(recorded(sink, &name, config)));
+            return Ok(Box::new(recorded(sink, &recorded_name, config)));
         }
     }
     Ok(Box::new(FdSink::open(plan, config)?))

@@ -46,10 +46,10 @@ impl Backup {
         self.path(n).display().to_string()
     }
 
-    /// Volume `n` as the manifest names it (relative to the backup's
-    /// directory, where verify runs).
+    /// Volume `n` as the manifest names it: absolutely, although the
+    /// backup was written with a relative name.
     pub fn short(&self, n: u32) -> String {
-        format!("v.{n:02}")
+        self.name(n)
     }
 
     pub fn manifest(&self) -> PathBuf {
