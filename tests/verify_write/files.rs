@@ -154,43 +154,32 @@ fn a_stopped_run_writes_a_manifest_of_what_was_committed_marked_unclean() {
     assert_eq!(std::fs::metadata(&output).unwrap().len(), 1 << 20);
 }
 
+/// Runs tapebuf with `args` and no input; its exit code and stderr.
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let out = tapebuf().args(args).stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn outputs_that_cannot_be_recorded_are_refused_before_any_byte_moves() {
-    let out = tapebuf()
-        .args(["--verify", "-o", "-"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let usage = |line: &str| (Some(2), format!("tapebuf: {line}\n"));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "tapebuf: --verify: reads the output back, and standard output cannot be read back; name the output with -o\n"
+        refused(&["--verify", "-o", "-"]),
+        usage("--verify: reads the output back, and standard output cannot be read back; name the output with -o")
     );
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("m.json");
-    let out = tapebuf()
-        .arg("--manifest")
-        .arg(&manifest)
-        .args(["-O", "127.0.0.1:9"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let m = manifest.to_str().unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "tapebuf: --manifest: -O 127.0.0.1:9: a TCP receiver's volumes cannot be recorded or read back from here; record them where they are written\n"
+        refused(&["--manifest", m, "-O", "127.0.0.1:9"]),
+        usage("--manifest: -O 127.0.0.1:9: a TCP receiver's volumes cannot be recorded or read back from here; record them where they are written")
     );
-    let out = tapebuf()
-        .arg("--manifest")
-        .arg(&manifest)
-        .args(["-o", "/dev/null"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "tapebuf: --manifest: -o /dev/null: is not a tape, a regular file or an rmt target, so its volumes cannot be recorded\n"
+        refused(&["--manifest", m, "-o", "/dev/null"]),
+        usage("--manifest: -o /dev/null: is not a tape, a regular file or an rmt target, so its volumes cannot be recorded")
     );
     assert!(!manifest.exists());
 }
