@@ -272,18 +272,23 @@ fn verified_seconds(
     direct: bool,
 ) -> (f64, String) {
     let _ = std::fs::remove_file(out);
-    let status = Command::new(TAPEBUF)
-        .args(["-q", "-s", block, "--verify", "-i"])
+    let run = Command::new(TAPEBUF)
+        .args(["-q", "-s", block, "--verify"])
         .args(direct.then_some("--direct"))
+        .arg("-i")
         .arg(source)
         .arg("-o")
         .arg(out)
         .arg("--manifest")
         .arg(manifest)
-        .stderr(Stdio::null())
-        .status()
+        .output()
         .expect("spawning tapebuf");
-    assert!(status.success(), "tapebuf --verify failed: {status}");
+    assert!(
+        run.status.success(),
+        "tapebuf --verify failed: {}: {}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
     let m = Manifest::load(manifest).expect("the manifest");
     let v = m.volumes[0].verified.clone().expect("a verified volume");
     assert!(v.ok, "the read-back failed: {:?}", v.problem);
