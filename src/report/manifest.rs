@@ -7,7 +7,7 @@
 //! their own plain line, and every exact number (bytes, digests) is printed
 //! beside its rounded form so that it can be compared with another tool.
 
-use crate::base::size::{bytes_per_s, Bytes, Rate};
+use crate::base::size::{bytes_per_s, size_flag, Bytes, Rate};
 use crate::manifest::schema::{Manifest, RecordRun, Verified, Volume};
 
 /// The summary, one line each.
@@ -75,15 +75,16 @@ pub fn records(runs: &[RecordRun]) -> String {
         .join(" + ")
 }
 
-/// A record size exactly: `1 MiB`, `256 KiB`, or `116416 B`.
+/// A record size exactly: `1 MiB`, `256 KiB`, or `116416 B` (the unit
+/// `-s` would take it in, spelled out).
 pub fn record_size(bytes: u64) -> String {
-    const KI: u64 = 1024;
-    if bytes > 0 && bytes.is_multiple_of(KI * KI) {
-        format!("{} MiB", bytes / (KI * KI))
-    } else if bytes > 0 && bytes.is_multiple_of(KI) {
-        format!("{} KiB", bytes / KI)
+    let flag = size_flag(bytes);
+    if let Some(n) = flag.strip_suffix('M') {
+        format!("{n} MiB")
+    } else if let Some(n) = flag.strip_suffix('k') {
+        format!("{n} KiB")
     } else {
-        format!("{bytes} B")
+        format!("{flag} B")
     }
 }
 
