@@ -234,7 +234,7 @@ fn report_on_a_tar_file_says_it_is_not_a_stats_or_probe_file() {
         assert_eq!(stderr.lines().count(), 1, "{member}: {stderr}");
         assert!(
             stderr.starts_with(&format!(
-                "tapebuf: report: {}: not a tapebuf stats or probe file",
+                "tapebuf: report: {}: not a tapebuf stats, probe or manifest file",
                 tar.display()
             )),
             "{member}: {stderr}"

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod files;
+
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 

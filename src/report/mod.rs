@@ -1,21 +1,27 @@
-//! `tapebuf report FILE [-o OUT.svg]`: reads a recorded run or a block
-//! size sweep and prints a short text summary, and draws it as an SVG with
-//! `-o`.
+//! `tapebuf report FILE [-o OUT.svg]`: reads a recorded run, a block size
+//! sweep or a backup's manifest and prints a short text summary, and draws
+//! a run or a sweep as an SVG with `-o`.
 //!
-//! The input's kind is told by its first record's `schema` field: a
-//! `--stats` timeline or a `tapebuf probe --json` sweep, one [`Input`]
-//! variant each; another recording is another variant. Every error is one line,
-//! `tapebuf: report: <path>: <why> (line N)`, and exit status 1; a wrong
-//! command line is exit status 2. SIGUSR1 (`pkill -USR1 -x tapebuf` meant
-//! for a running backup) is absorbed: a report has no status to give, and
-//! must not die of it.
+//! The input's kind is told by its first record's `schema` field (for a
+//! manifest, pretty-printed over many lines, the whole file's): a `--stats`
+//! timeline, a `tapebuf probe --json` sweep or a `--manifest` file, one
+//! [`Input`] variant each; another recording is another variant. Every
+//! error is one line, `tapebuf: report: <path>: <why> (line N)`, and exit
+//! status 1; a wrong command line, or `-o` for a manifest (which has no
+//! picture), is exit status 2. The summary goes to stdout through one
+//! handle: a reader that closes early (`| head -1`) ends the report with
+//! status 0, never a panic. SIGUSR1 (`pkill -USR1 -x tapebuf` meant for a
+//! running backup) is absorbed: a report has no status to give, and must
+//! not die of it.
 
 pub mod analysis;
+pub mod manifest;
 pub mod plot;
 pub mod probe;
 pub mod probe_plot;
 pub mod timeline;
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -24,15 +30,17 @@ use clap::Parser;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::say;
-use crate::base::exit::{Exit, FAILURE, SUCCESS};
+use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
+use crate::manifest::schema::{Manifest, SCHEMA as MANIFEST_SCHEMA};
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
 use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
 use analysis::Analysis;
 use timeline::{Bad, Timeline};
 
 /// tapebuf report: summarise and draw a run recorded with --stats, or a
-/// block size sweep written by tapebuf probe --json.
+/// block size sweep written by tapebuf probe --json; summarise a backup's
+/// --manifest.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "tapebuf report", version, long_about = None)]
 #[command(
@@ -40,18 +48,20 @@ use timeline::{Bad, Timeline};
 an output that cannot be written, 2 usage error. See tapebuf(1), REPORT."
 )]
 pub struct ReportCli {
-    /// A file written by tapebuf --stats or by tapebuf probe --json.
+    /// A file written by tapebuf --stats, by tapebuf probe --json or by
+    /// tapebuf --manifest.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
     /// Draw the run, or the probe's rates against block size, as an SVG
-    /// picture into OUT [default: no picture, only the text summary].
+    /// picture into OUT (not for a manifest) [default: no picture, only the
+    /// text summary].
     #[arg(short = 'o', long = "output", value_name = "OUT.svg")]
     pub output: Option<PathBuf>,
 }
 
 /// What every refusal of a file that is no recording at all begins with.
-pub const NOT_OURS: &str = "not a tapebuf stats or probe file";
+pub const NOT_OURS: &str = "not a tapebuf stats, probe or manifest file";
 
 /// A recording `tapebuf report` understands.
 #[derive(Debug)]
@@ -61,6 +71,8 @@ pub enum Input {
     Stats(Box<Timeline>),
     /// A `tapebuf probe --json` sweep.
     Probe(ProbeResults),
+    /// A backup's `--manifest`.
+    Manifest(Box<Manifest>),
 }
 
 impl Input {
@@ -72,11 +84,20 @@ impl Input {
                 line: None,
             });
         };
+        // A manifest is one JSON document over many lines; the others are
+        // a JSON record per line.
         let value: serde_json::Value = serde_json::from_str(first)
+            .or_else(|e| serde_json::from_str(text).map_err(|_| e))
             .map_err(|e| Bad::at(i + 1, format!("{NOT_OURS}: not JSON: {e}")))?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(STATS_SCHEMA) => Timeline::parse(text).map(|t| Input::Stats(Box::new(t))),
             Some(PROBE_SCHEMA) => probe::parse(text).map(Input::Probe),
+            Some(MANIFEST_SCHEMA) => Manifest::parse(text)
+                .map(|m| Input::Manifest(Box::new(m)))
+                .map_err(|e| Bad {
+                    why: e.to_string(),
+                    line: None,
+                }),
             Some(other) => Err(Bad::at(i + 1, format!("unknown schema '{other}'"))),
             None => Err(Bad::at(
                 i + 1,
@@ -96,14 +117,17 @@ impl Input {
                 lines
             }
             Input::Probe(p) => probe::lines(p),
+            Input::Manifest(m) => manifest::lines(m),
         }
     }
 
-    /// The picture as an SVG document; `path` is the file it was read from.
-    pub fn svg(&self, path: &Path) -> Result<String, String> {
+    /// The picture as an SVG document; `path` is the file it was read
+    /// from. None for a kind that has no picture.
+    pub fn svg(&self, path: &Path) -> Option<Result<String, String>> {
         match self {
-            Input::Stats(timeline) => plot::svg(timeline, &title(path)),
-            Input::Probe(p) => probe_plot::svg(p),
+            Input::Stats(timeline) => Some(plot::svg(timeline, &title(path))),
+            Input::Probe(p) => Some(probe_plot::svg(p)),
+            Input::Manifest(_) => None,
         }
     }
 }
@@ -116,24 +140,55 @@ impl Command for Report {
     type Args = ReportCli;
 
     fn run(cli: ReportCli) -> Exit {
-        match report(&cli) {
-            Ok(lines) => {
-                for line in lines {
-                    println!("{line}");
-                }
-                Exit::Code(SUCCESS)
+        let lines = match report(&cli) {
+            Ok(lines) => lines,
+            Err(refusal) => {
+                say(&refusal.line);
+                return Exit::Code(refusal.status);
             }
-            Err(line) => {
-                say(&line);
+        };
+        match print(&lines) {
+            Ok(()) => Exit::Code(SUCCESS),
+            Err(e) => {
+                say(&format!("tapebuf: report: cannot write the summary: {e}"));
                 Exit::Code(FAILURE)
             }
         }
     }
 }
 
-/// The text summary, after writing the picture if asked; or the one error
-/// line.
-fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
+/// Writes the summary to stdout. A reader that has gone (`| head -1`) has
+/// all it wanted: a broken pipe ends the summary, and is no error.
+fn print(lines: &[String]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    let written = lines
+        .iter()
+        .try_for_each(|line| writeln!(out, "{line}"))
+        .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Why no summary is printed: the one line, and the exit status.
+struct Refusal {
+    line: String,
+    status: i32,
+}
+
+impl From<String> for Refusal {
+    /// A file not read or written: status 1.
+    fn from(line: String) -> Refusal {
+        Refusal {
+            line,
+            status: FAILURE,
+        }
+    }
+}
+
+/// The text summary, after writing the picture if asked; or the refusal.
+fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
     let usr1 = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(SIGUSR1, usr1)
         .map_err(|e| format!("tapebuf: report: cannot install signal handlers: {e}"))?;
@@ -163,9 +218,18 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, String> {
     let input = Input::parse(&text).map_err(fail)?;
     let lines = input.lines();
     if let Some(out) = &cli.output {
-        let svg = input
-            .svg(path)
-            .map_err(|why| format!("tapebuf: report: {}: cannot draw: {why}", out.display()))?;
+        let Some(svg) = input.svg(path) else {
+            return Err(Refusal {
+                line: format!(
+                    "tapebuf: report: {}: a manifest has no picture; drop -o {}",
+                    path.display(),
+                    out.display()
+                ),
+                status: USAGE,
+            });
+        };
+        let svg =
+            svg.map_err(|why| format!("tapebuf: report: {}: cannot draw: {why}", out.display()))?;
         std::fs::write(out, svg)
             .map_err(|e| format!("tapebuf: report: {}: cannot write: {e}", out.display()))?;
     }
@@ -191,7 +255,7 @@ mod tests {
         assert!(!line.contains('\n'));
         match Input::parse(&format!("{line}\n")).unwrap() {
             Input::Probe(got) => assert_eq!(got, sent),
-            Input::Stats(_) => panic!("a probe file read as a stats file"),
+            other => panic!("a probe file read as {other:?}"),
         }
     }
 
