@@ -44,9 +44,10 @@ fn hex(data: &[u8]) -> String {
 }
 
 /// `volume N: ...` up to the read-back, whose seconds vary.
-fn volume_head(number: usize, data: &[u8], records: &str) -> String {
+fn volume_head(dir: &Path, number: usize, data: &[u8], records: &str) -> String {
     format!(
-        "volume {number}: v.{number:02}, {}, {records}, 0 filemarks, xxh3 {}, verified ok in ",
+        "volume {number}: {}/v.{number:02}, {}, {records}, 0 filemarks, xxh3 {}, verified ok in ",
+        dir.display(),
         match data.len() {
             MIB => "1.00 MiB (1048576 bytes)".to_string(),
             n => format!("881.69 KiB ({n} bytes)"),
@@ -73,7 +74,7 @@ fn a_verified_backup_is_summarised_run_stream_and_a_line_per_volume() {
     assert_eq!(stderr, "");
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 9, "{stdout}");
-    assert_eq!(lines[0], "backup: v.%02d");
+    assert_eq!(lines[0], format!("backup: {}/v.%02d", dir.path().display()));
     assert!(lines[1].starts_with("started: 20"), "{stdout}");
     assert!(lines[1].contains("Z, ended: 20"), "{stdout}");
     assert_eq!(lines[2], "run: clean");
@@ -95,14 +96,14 @@ fn a_verified_backup_is_summarised_run_stream_and_a_line_per_volume() {
     ];
     for (i, (bytes, records)) in volumes.iter().enumerate() {
         let line = lines[5 + i];
-        let head = volume_head(i + 1, bytes, records);
+        let head = volume_head(dir.path(), i + 1, bytes, records);
         assert!(line.starts_with(&head), "{line}\nnot after\n{head}");
         // O_DIRECT on most disks; the fallback's words on a tmpfs /tmp.
         let method = &recorded["volumes"][i]["verified"]["method"];
         let tail = format!(" ({})", method.as_str().unwrap());
         assert!(line.ends_with(&tail), "{line}");
     }
-    assert_eq!(lines[8], "verdict: 3 volume(s) written and verified");
+    assert_eq!(lines[8], "verdict: 3 volumes written and verified");
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn an_unclean_run_and_its_incomplete_volume_are_said_plainly() {
     );
     assert_eq!(
         lines[8],
-        "verdict: NOT a good backup: the run was unclean; 1 volume(s) incomplete"
+        "verdict: NOT a good backup: the run was unclean; 1 volume incomplete"
     );
 }
 
@@ -157,7 +158,7 @@ fn a_failed_read_back_names_the_volume_and_the_first_bad_byte() {
     );
     assert_eq!(
         lines[8],
-        "verdict: NOT a good backup: verify failed on volume(s) 2"
+        "verdict: NOT a good backup: verify failed on volume 2"
     );
 }
 
@@ -226,7 +227,8 @@ fn a_reader_that_closes_after_one_line_ends_the_report_without_a_panic() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout, "backup: v.%02d\nstatus 0\n");
+    let first = format!("backup: {}/v.%02d\nstatus 0\n", dir.path().display());
+    assert_eq!(stdout, first);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(stderr, "");

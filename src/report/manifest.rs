@@ -7,7 +7,7 @@
 //! their own plain line, and every exact number (bytes, digests) is printed
 //! beside its rounded form so that it can be compared with another tool.
 
-use crate::base::size::{bytes_per_s, size_flag, Bytes, Rate};
+use crate::base::size::{bytes_per_s, count, size_flag, Bytes, Rate};
 use crate::manifest::schema::{Manifest, RecordRun, Verified, Volume};
 
 /// The summary, one line each.
@@ -93,11 +93,7 @@ fn verified(v: Option<&Verified>, bytes: u64) -> String {
     let Some(v) = v else {
         return "not verified".into();
     };
-    let seconds = if v.seconds >= 1.0 {
-        format!("{:.1} s", v.seconds)
-    } else {
-        format!("{:.3} s", v.seconds)
-    };
+    let seconds = format!("{:.1} s", v.seconds);
     if v.ok {
         let rate = Rate(bytes_per_s(bytes, v.seconds));
         return format!("verified ok in {seconds}, {rate} ({})", v.method);
@@ -129,18 +125,32 @@ fn verdict(m: &Manifest) -> String {
         why.push("the run was unclean".to_string());
     }
     if incomplete > 0 {
-        why.push(format!("{incomplete} volume(s) incomplete"));
+        why.push(format!("{} incomplete", count(incomplete as u64, "volume")));
     }
     if !failed.is_empty() {
-        why.push(format!("verify failed on volume(s) {}", failed.join(", ")));
+        let on = if failed.len() == 1 {
+            "volume"
+        } else {
+            "volumes"
+        };
+        why.push(format!("verify failed on {on} {}", failed.join(", ")));
     }
     if !why.is_empty() {
         return format!("verdict: NOT a good backup: {}", why.join("; "));
     }
     match checked {
-        0 => format!("verdict: {n} volume(s) written, none read back (no --verify)"),
-        c if c == n => format!("verdict: {n} volume(s) written and verified"),
-        c => format!("verdict: {n} volume(s) written, {c} verified"),
+        0 => format!(
+            "verdict: {} written, none read back (no --verify)",
+            count(n as u64, "volume")
+        ),
+        c if c == n => format!(
+            "verdict: {} written and verified",
+            count(n as u64, "volume")
+        ),
+        c => format!(
+            "verdict: {} written, {c} verified",
+            count(n as u64, "volume")
+        ),
     }
 }
 
