@@ -15,6 +15,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Instant;
 
+use crossbeam_channel::{bounded, Receiver, Sender};
+
 use super::medium::Medium;
 use crate::base::block::Block;
 use crate::base::console::say;
@@ -22,8 +24,11 @@ use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
 use crate::tape::{AtEnd, Drive, TapeOp};
 
-/// Bytes read at a time from a file.
-const FILE_READ_BYTES: usize = 4 << 20;
+/// Bytes read at a time from a file: large, since each O_DIRECT read is
+/// one request to the disk and nothing reads ahead of it.
+const FILE_READ_BYTES: usize = 16 << 20;
+/// Buffers read ahead of the check (one is read while one is checked).
+const READ_AHEAD: usize = 1;
 
 /// Finishes volume `number` of `medium` with `then`; with a ledger, notes
 /// its end, and with `--verify` reads it back in between, unless the run
@@ -147,21 +152,60 @@ pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<
     }
 }
 
-/// Reads a file back around the page cache.
+/// Reads a file back around the page cache: a thread reads ahead into a
+/// few large aligned buffers while this one checks, so the disk is kept
+/// busy while the bytes are hashed.
 pub fn read_back_file(path: &Path, check: &mut Checker) -> io::Result<String> {
-    let (mut file, method) = open_uncached(path)?;
-    let mut block = Block::alone(FILE_READ_BYTES)?;
-    let buf = block.buffer_mut();
-    loop {
-        let n = match file.read(buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+    let (file, method) = open_uncached(path)?;
+    let (free_tx, free_rx) = bounded::<Block>(READ_AHEAD + 1);
+    let (full_tx, full_rx) = bounded::<io::Result<Block>>(READ_AHEAD + 1);
+    for _ in 0..=READ_AHEAD {
+        let _ = free_tx.send(Block::alone(FILE_READ_BYTES)?);
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_ahead(file, &free_rx, &full_tx));
+        let checked = loop {
+            match full_rx.recv() {
+                Ok(Ok(block)) if block.is_empty() => break Ok(method),
+                Ok(Ok(block)) => {
+                    check.data(block.data());
+                    if check.failed() {
+                        break Ok(method);
+                    }
+                    let _ = free_tx.send(block);
+                }
+                Ok(Err(e)) => break Err(e),
+                Err(_) => break Err(io::Error::other("the read-ahead thread ended")),
+            }
         };
-        if n == 0 || check.failed() {
-            return Ok(method);
+        // The reader ends at its next send or wait.
+        drop(free_tx);
+        drop(full_rx);
+        checked
+    })
+}
+
+/// Fills free buffers from `file` in order until its end (an empty
+/// buffer), an error, or the checker stops listening.
+fn read_ahead(mut file: File, free: &Receiver<Block>, full: &Sender<io::Result<Block>>) {
+    while let Ok(mut block) = free.recv() {
+        let read = loop {
+            match file.read(block.buffer_mut()) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        let end = !matches!(read, Ok(n) if n > 0);
+        let sent = match read {
+            Ok(n) => {
+                block.set_len(n);
+                full.send(Ok(block))
+            }
+            Err(e) => full.send(Err(e)),
+        };
+        if end || sent.is_err() {
+            return;
         }
-        check.data(&buf[..n]);
     }
 }
 
