@@ -159,7 +159,7 @@ fn a_full_remote_device_still_writes_a_manifest_marked_unclean() {
 }
 
 #[test]
-fn every_remote_tape_volume_is_rewound_and_read_back_before_it_is_changed() {
+fn every_remote_tape_volume_is_read_back_before_it_is_changed() {
     let dir = tempfile::tempdir().unwrap();
     let (drive, shelf) = drive_with_blanks(3);
     let served = start_server(dir.path(), drive);
@@ -175,7 +175,7 @@ fn every_remote_tape_volume_is_rewound_and_read_back_before_it_is_changed() {
     assert_eq!(served.exits(2), vec![0, 0], "one session per volume");
     assert!(served.no_more_sessions());
 
-    let method = "rmt, rewound and read through the same session";
+    let method = "rmt, spaced back and read through the same session";
     let m = Manifest::load(&manifest).unwrap();
     assert!(m.clean);
     assert_eq!(m.stream.digest, xxh3(&data));

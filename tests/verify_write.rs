@@ -19,7 +19,7 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::Running;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::tape::emulated::{Cartridge, Emulated, ReadFault, Shelf};
-use tapebuf::tape::ChangePolicy;
+use tapebuf::tape::{ChangePolicy, Drive};
 use xxhash_rust::xxh3::xxh3_64;
 
 const BLOCK: usize = 64 * 1024;
@@ -110,14 +110,16 @@ fn a_verified_tape_backup_reads_every_volume_back_before_the_change() {
         assert_eq!(v.fingerprint.xxh3, xxh3_hex(&on_tape[..BLOCK]));
         let found = v.verified.as_ref().expect("read back");
         assert!(found.ok, "{found:?}");
-        assert_eq!(found.method, "tape, rewound and read");
+        assert_eq!(found.method, "tape, spaced back and read");
     }
     assert_eq!(at, data.len());
-    // Each volume was read back (a rewind after its filemark) before the
-    // changer took it (unload).
+    // Each volume was read back (spaced back over its filemark and its 13
+    // records) before the changer took it (unload).
     let log = lib.log.join(" | ");
-    assert_eq!(log.matches("filemark | rewind").count(), 3, "{log}");
-    assert_eq!(log.matches("rewind | unload").count(), 2, "{log}");
+    let back = "filemark | backspace files 1 | backspace 13";
+    assert_eq!(log.matches(back).count(), 3, "{log}");
+    assert_eq!(log.matches("backspace 13 | unload").count(), 2, "{log}");
+    assert!(!log.contains("rewind"), "{log}");
 }
 
 /// The item index of record `n` on a cartridge holding only records and
@@ -206,4 +208,56 @@ fn a_record_lost_mid_volume_names_the_first_record_that_differs() {
             3 * BLOCK
         )]
     );
+}
+
+#[test]
+fn a_backup_appended_after_another_on_the_tape_reads_back_only_itself() {
+    // The tape already holds last week's backup as its first file; this
+    // one is written after it, on the no-rewind device.
+    let earlier = common::pattern(300_000, 24);
+    let mut tape = Cartridge::with_records(earlier.chunks(BLOCK).map(<[u8]>::to_vec).collect());
+    tape.capacity_bytes = 8 << 20;
+    let (mut drive, shelf) = Emulated::new("/dev/nst0", vec![tape]);
+    let mut buf = vec![0u8; BLOCK];
+    while drive.read_record(&mut buf).unwrap() > 0 {}
+    drive.for_writing();
+    let recording = Recording {
+        alg: HashAlg::Xxh3,
+        verify: true,
+        quiet: true,
+    };
+    let ledger = Ledger::new(recording, BLOCK, "/dev/nst0");
+    let sink = VolumeSink::new(
+        Box::new(TapeMedium::new(Box::new(drive))),
+        "/dev/nst0",
+        VolumeSettings::default(),
+    )
+    .with_ledger(Arc::clone(&ledger));
+    let data = common::pattern(500_000, 25);
+    let source = Memory(Cursor::new(data.clone()));
+    let running =
+        Running::start(Box::new(source), vec![Box::new(sink)], params(BLOCK, false)).unwrap();
+    assert!(running.wait(None));
+    assert!(
+        ledger.verify_failures().is_empty(),
+        "{:?}",
+        ledger.verify_failures()
+    );
+    let m = ledger.manifest(true, None);
+    assert!(m.volumes[0].verified.as_ref().unwrap().ok);
+    let lib = shelf.lock().unwrap();
+    let items = &lib.slots[0].items;
+    let files: Vec<Vec<u8>> = items
+        .split(|i| *i == tapebuf::tape::emulated::Item::Filemark)
+        .map(|file| {
+            file.iter()
+                .flat_map(|i| match i {
+                    tapebuf::tape::emulated::Item::Record(r) => r.clone(),
+                    tapebuf::tape::emulated::Item::Filemark => Vec::new(),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(files[0], earlier, "the earlier backup is untouched");
+    assert_eq!(files[1], data);
 }

@@ -94,7 +94,7 @@ pub struct Fingerprint {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verified {
     pub ok: bool,
-    /// How it was read: "tape, rewound", "O_DIRECT", "fsync + POSIX_FADV_DONTNEED", "rmt".
+    /// How it was read: "tape, spaced back and read", "O_DIRECT", "fsync + POSIX_FADV_DONTNEED ...", "rmt, ...".
     pub method: String,
     pub seconds: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]

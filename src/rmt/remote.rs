@@ -170,21 +170,31 @@ impl RemoteFile {
     }
 
     /// Reads the volume back from its start through the open session: a
-    /// device is rewound and read one record (of at most `record_bytes`)
-    /// at a time up to its filemark, a file is sought to its start and
+    /// device is spaced back over its filemark and its `records` records
+    /// and read one record (of at most `record_bytes`) at a time up to its
+    /// filemark, a file is sought to its start and
     /// read to its end. Each piece goes to `each`, which returns false to
     /// stop reading early. Returns how it was read, for the manifest: a
     /// file's read-back cannot get around the server's page cache.
     pub fn read_from_start(
         &mut self,
         record_bytes: usize,
+        records: u64,
         each: impl FnMut(&[u8]) -> bool,
     ) -> Result<&'static str, RmtError> {
         if self.is_device() {
-            self.op(RemoteOp::Rewind, 1)?;
+            // Back over the filemark and the volume's own records, not a
+            // rewind: other backups may come before it on the tape.
+            self.op(RemoteOp::BackspaceFiles, 1)?;
+            let mut left = records;
+            while left > 0 {
+                let step = left.min(i32::MAX as u64);
+                self.op(RemoteOp::BackspaceRecords, step as u32)?;
+                left -= step;
+            }
             let size = record_bytes.clamp(1, MAX_RECORD_BYTES);
             read_pieces(self.session(), 1, size, each)?;
-            Ok("rmt, rewound and read through the same session")
+            Ok("rmt, spaced back and read through the same session")
         } else {
             self.session().call(&Request::SeekStart)?;
             read_pieces(self.session(), FILE_READ_AHEAD, FILE_READ_BYTES, each)?;

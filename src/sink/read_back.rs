@@ -124,10 +124,18 @@ pub fn verify_line(ledger: &Ledger) -> Option<String> {
     })
 }
 
-/// Reads a tape back: rewinds and reads record by record up to the
-/// filemark.
+/// Reads a tape back from where the volume began: back over its filemark
+/// and exactly the records written, then record by record up to the
+/// filemark. Not a rewind: the volume may follow other backups on the
+/// same tape.
 pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<String> {
-    drive.op(TapeOp::Rewind)?;
+    drive.op(TapeOp::BackspaceFiles(1))?;
+    let mut records = check.expected().record_count();
+    while records > 0 {
+        let step = records.min(i32::MAX as u64);
+        drive.op(TapeOp::BackspaceRecords(step as u32))?;
+        records -= step;
+    }
     let largest = check.expected().records.iter().map(|r| r.bytes).max();
     let mut buf = vec![0u8; largest.unwrap_or(0).max(1) as usize];
     loop {
@@ -143,11 +151,11 @@ pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<
             Err(e) => return Err(e),
         };
         if n == 0 {
-            return Ok("tape, rewound and read".into());
+            return Ok("tape, spaced back and read".into());
         }
         check.record(&buf[..n]);
         if check.failed() {
-            return Ok("tape, rewound and read".into());
+            return Ok("tape, spaced back and read".into());
         }
     }
 }

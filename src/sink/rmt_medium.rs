@@ -47,7 +47,8 @@ impl Medium for RemoteFile {
         let device = self.is_device();
         let largest = check.expected().records.iter().map(|r| r.bytes).max();
         let record_bytes = usize::try_from(largest.unwrap_or(1)).unwrap_or(usize::MAX);
-        let method = self.read_from_start(record_bytes, |piece| {
+        let records = check.expected().record_count();
+        let method = self.read_from_start(record_bytes, records, |piece| {
             match device {
                 true => check.record(piece),
                 false => check.data(piece),

@@ -30,6 +30,9 @@ pub enum TapeOp {
     WriteFilemarks(u32),
     /// Space back over this many records.
     BackspaceRecords(u32),
+    /// Space back over this many filemarks, stopping on the side of the
+    /// last one nearer the beginning (MTBSF).
+    BackspaceFiles(u32),
     Rewind,
     /// Rewind and eject (MTOFFL).
     Unload,
@@ -189,6 +192,7 @@ impl Drive for Device {
         let (code, count) = match op {
             TapeOp::WriteFilemarks(n) => (mtio::MTWEOF, n),
             TapeOp::BackspaceRecords(n) => (mtio::MTBSR, n),
+            TapeOp::BackspaceFiles(n) => (mtio::MTBSF, n),
             TapeOp::Rewind => (mtio::MTREW, 1),
             TapeOp::Unload => (mtio::MTOFFL, 1),
             TapeOp::SetBlockBytes(n) => (mtio::MTSETBLK, n),

@@ -4,7 +4,8 @@
 //! whose drive fails with ENOSPC exactly where a real one would.
 //!
 //! W is one `write_record`, R one `read_record`; I maps the Linux codes
-//! 4 (MTBSR), 5 (MTWEOF), 6 (MTREW) and 7 (MTOFFL) to [`TapeOp`]s and
+//! 2 (MTBSF), 4 (MTBSR), 5 (MTWEOF), 6 (MTREW) and 7 (MTOFFL) to
+//! [`TapeOp`]s and
 //! 8 (MTNOP) to nothing, and fails every other with ENOTTY, as a driver
 //! without that operation would; L fails with ESPIPE, as on a tape; S
 //! builds a `struct mtget` from the drive's status.
@@ -81,6 +82,7 @@ impl Target for DriveTarget {
         let count = u32::try_from(count).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
         let op = match libc::c_short::try_from(op) {
             Ok(mtio::MTBSR) => TapeOp::BackspaceRecords(count),
+            Ok(mtio::MTBSF) => TapeOp::BackspaceFiles(count),
             Ok(mtio::MTWEOF) => TapeOp::WriteFilemarks(count),
             Ok(mtio::MTREW) => TapeOp::Rewind,
             Ok(mtio::MTOFFL) => TapeOp::Unload,

@@ -73,6 +73,31 @@ impl Emulated {
         }
     }
 
+    /// MTBSF: back over `n` filemarks, to the side of the last one nearer
+    /// the beginning; reaching the beginning first fails with EIO there.
+    fn backspace_files(&mut self, n: u32) -> io::Result<()> {
+        self.last_was_write = false;
+        let lib = self.library();
+        let slot = lib.loaded.ok_or_else(no_medium)?;
+        let items = &lib.slots[slot].items;
+        let mut position = self.position.min(items.len());
+        for _ in 0..n {
+            let before = items[..position].iter().rposition(|i| *i == Item::Filemark);
+            match before {
+                Some(at) => position = at,
+                None => {
+                    drop(lib);
+                    self.position = 0;
+                    return Err(io::Error::from_raw_os_error(libc::EIO));
+                }
+            }
+        }
+        drop(lib);
+        self.position = position;
+        self.library().log.push(format!("backspace files {n}"));
+        Ok(())
+    }
+
     pub(super) fn rewind(&mut self) -> io::Result<()> {
         if self.last_was_write {
             self.write_filemark()?;
@@ -117,6 +142,7 @@ impl Drive for Emulated {
                 }
                 self.library().log.push(format!("backspace {n}"));
             }
+            TapeOp::BackspaceFiles(n) => self.backspace_files(n)?,
             TapeOp::Rewind => {
                 self.rewind()?;
                 self.library().log.push("rewind".into());
