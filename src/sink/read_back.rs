@@ -217,6 +217,15 @@ fn read_ahead(mut file: File, free: &Receiver<Block>, full: &Sender<io::Result<B
     }
 }
 
+/// Flushes `file` and drops its pages from the page cache, so that the
+/// next read comes from the disk. False if the cache could not be dropped.
+pub fn drop_cached(file: &File) -> io::Result<bool> {
+    file.sync_all()?;
+    // SAFETY: a plain advice call on a descriptor we own.
+    let advised = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(advised == 0)
+}
+
 /// Opens `path` so that reading it reads the medium: with O_DIRECT, or
 /// else after fsync and dropping its cached pages.
 fn open_uncached(path: &Path) -> io::Result<(File, String)> {
@@ -230,13 +239,55 @@ fn open_uncached(path: &Path) -> io::Result<(File, String)> {
         Err(_) => {}
     }
     let file = File::open(path)?;
-    file.sync_all()?;
-    // SAFETY: a plain advice call on a descriptor we own.
-    let advised = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    let method = if advised == 0 {
+    let method = if drop_cached(&file)? {
         "fsync + POSIX_FADV_DONTNEED (the filesystem refuses O_DIRECT)"
     } else {
         "fsync; the cache could not be dropped (the filesystem refuses O_DIRECT)"
     };
     Ok((file, method.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// How many of `file`'s pages are in the page cache (mincore).
+    fn resident_pages(file: &File, len: usize) -> usize {
+        // SAFETY: a private read-only mapping of a file we hold open, only
+        // asked about with mincore and unmapped before return.
+        unsafe {
+            let at = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            );
+            assert_ne!(at, libc::MAP_FAILED);
+            let pages = len.div_ceil(4096);
+            let mut vec = vec![0u8; pages];
+            assert_eq!(libc::mincore(at, len, vec.as_mut_ptr()), 0);
+            libc::munmap(at, len);
+            vec.iter().filter(|b| **b & 1 == 1).count()
+        }
+    }
+
+    #[test]
+    fn a_dropped_file_is_read_from_the_disk_again() {
+        // On disk (under the checkout's target directory), not tmpfs,
+        // whose pages are its storage and cannot be dropped.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = root.join("target");
+        let dir = tempfile::tempdir_in(if target.is_dir() { &target } else { root }).unwrap();
+        let path = dir.path().join("volume");
+        let len = 4 << 20;
+        let mut file = File::create(&path).unwrap();
+        file.write_all(&vec![7u8; len]).unwrap();
+        let file = File::open(&path).unwrap();
+        assert!(resident_pages(&file, len) > 0, "just written, so cached");
+        assert!(drop_cached(&file).unwrap());
+        assert_eq!(resident_pages(&file, len), 0);
+    }
 }

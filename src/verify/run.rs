@@ -18,7 +18,10 @@ use crate::cli::command::Command;
 use crate::config::{Config, MachineInfo};
 use crate::error::Error;
 use crate::manifest::Manifest;
+use crate::sink::read_back::drop_cached;
+use crate::source::spec::InputSpec;
 use crate::source::{open_verified, End, Outcome, Report};
+use crate::tape::VolumeNames;
 
 /// `tapebuf verify`.
 pub struct Verify;
@@ -60,6 +63,9 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         }
         seen.lock().unwrap().push(o.clone());
     });
+    if let InputSpec::File(pattern) = &config.input {
+        uncache_files(pattern, manifest.volumes.len());
+    }
     let mut source = open_verified(&config.input, &settings, Arc::clone(&manifest), report)
         .map_err(|e| match args.input {
             Some(_) => Error::Runtime(anyhow::anyhow!("{e}")),
@@ -85,4 +91,22 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         say(&line);
     }
     Ok(ok)
+}
+
+/// Drops the cached pages of the file volumes named by `pattern`, so that
+/// the check reads what the disk holds, not what is still in memory from
+/// the backup. Devices and files that cannot be opened are left alone:
+/// reading them says what is wrong.
+fn uncache_files(pattern: &std::path::Path, volumes: usize) {
+    let Ok(names) = VolumeNames::parse(pattern) else {
+        return;
+    };
+    let count = if names.is_numbered() { volumes } else { 1 };
+    for n in 1..=count {
+        let path = names.volume(n as u32);
+        let regular = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
+        if let (true, Ok(file)) = (regular, std::fs::File::open(&path)) {
+            let _ = drop_cached(&file);
+        }
+    }
 }
