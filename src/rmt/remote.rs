@@ -10,8 +10,8 @@
 //!
 //! For `--verify` the file is opened read-write, and a volume is read back
 //! through the same session before it is closed: a device gets its
-//! filemark explicitly, is rewound and read record by record up to that
-//! filemark; a file is sought back to its start (`L0\n0\n`, the one seek
+//! filemark explicitly, is spaced back over it and its own records and
+//! read record by record up to that filemark; a file is sought back to its start (`L0\n0\n`, the one seek
 //! every server reads alike) and read to its end. The filemark written for
 //! a read-back is the volume's only one: the close after it writes none.
 
@@ -188,7 +188,8 @@ impl RemoteFile {
             self.op(RemoteOp::BackspaceFiles, 1)?;
             let mut left = records;
             while left > 0 {
-                let step = left.min(i32::MAX as u64);
+                // st's SPACE(6) count is 24 bits, signed.
+                let step = left.min(0x7F_FFFF);
                 self.op(RemoteOp::BackspaceRecords, step as u32)?;
                 left -= step;
             }

@@ -1,8 +1,10 @@
 //! `--verify`: each volume is read back after it is written and before it
 //! is ejected or changed, and compared with the per-record checksums kept
 //! while writing it, so that a difference names the volume and the byte
-//! offset of the first bad record. A tape is rewound and read record by
-//! record; a file is read around the page cache (O_DIRECT where the
+//! offset of the first bad record. A tape is spaced back over its
+//! filemark and exactly its own records (not rewound: it may follow other
+//! backups) and read record by record to the filemark, also after a
+//! difference, so that it is left where the next backup may append; a file is read around the page cache (O_DIRECT where the
 //! filesystem allows it, else after fsync and POSIX_FADV_DONTNEED), since a
 //! re-read from the cache proves nothing. A failed read-back does not stop
 //! the run: it is said at once, recorded in the manifest, and makes the
@@ -24,6 +26,9 @@ use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
 use crate::tape::{AtEnd, Drive, TapeOp};
 
+/// The most records one MTBSR may space over: st sends it as SCSI SPACE(6),
+/// whose count is 24 bits, signed.
+pub const MAX_SPACE_RECORDS: u64 = 0x7F_FFFF;
 /// Bytes read at a time from a file: large, since each O_DIRECT read is
 /// one request to the disk and nothing reads ahead of it.
 const FILE_READ_BYTES: usize = 16 << 20;
@@ -132,7 +137,7 @@ pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<
     drive.op(TapeOp::BackspaceFiles(1))?;
     let mut records = check.expected().record_count();
     while records > 0 {
-        let step = records.min(i32::MAX as u64);
+        let step = records.min(MAX_SPACE_RECORDS);
         drive.op(TapeOp::BackspaceRecords(step as u32))?;
         records -= step;
     }
@@ -153,10 +158,10 @@ pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<
         if n == 0 {
             return Ok("tape, spaced back and read".into());
         }
+        // After a difference the rest is still read (unchecked) up to the
+        // filemark, so the tape is left where a good read-back leaves it:
+        // the next backup appended there must not overwrite this one.
         check.record(&buf[..n]);
-        if check.failed() {
-            return Ok("tape, spaced back and read".into());
-        }
     }
 }
 

@@ -116,7 +116,12 @@ impl Volumes {
         then: AtEnd,
         stopping: bool,
     ) -> io::Result<()> {
-        close_volume(medium, self.ledger.as_deref(), self.volume, then, stopping)
+        // A read-back moves no byte of the stream: like a volume change,
+        // it must not look like a stall to the watchdog.
+        self.log.set_changing(true);
+        let closed = close_volume(medium, self.ledger.as_deref(), self.volume, then, stopping);
+        self.log.set_changing(false);
+        closed
     }
 
     /// Bytes committed to the volume in use.

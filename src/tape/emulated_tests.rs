@@ -146,3 +146,28 @@ fn a_write_protected_cartridge_fails_an_open_for_writing_with_erofs() {
     let e = d.reopen().unwrap_err();
     assert_eq!(e.raw_os_error(), Some(libc::EROFS));
 }
+
+#[test]
+fn spacing_back_over_files_and_more_records_than_space6_counts() {
+    let cart = Cartridge::with_records(vec![vec![1; 10], vec![2; 10]]);
+    let (mut d, _) = Emulated::new("emu", vec![cart]);
+    let mut buf = [0u8; 10];
+    while d.read_record(&mut buf).unwrap() > 0 {}
+    // Back over the filemark: on its side nearer the beginning.
+    d.op(TapeOp::BackspaceFiles(1)).unwrap();
+    d.op(TapeOp::BackspaceRecords(2)).unwrap();
+    assert_eq!(d.read_record(&mut buf).unwrap(), 10);
+    assert_eq!(buf[0], 1);
+    // SCSI SPACE(6) counts in 24 bits, signed: st cannot send more.
+    assert_eq!(
+        d.op(TapeOp::BackspaceRecords(0x80_0000))
+            .unwrap_err()
+            .raw_os_error(),
+        Some(libc::EINVAL)
+    );
+    // No filemark before: MTBSF stops at the beginning with EIO.
+    assert_eq!(
+        d.op(TapeOp::BackspaceFiles(1)).unwrap_err().raw_os_error(),
+        Some(libc::EIO)
+    );
+}

@@ -125,6 +125,10 @@ impl Drive for Emulated {
                     self.write_filemark()?;
                 }
             }
+            // st sends MTBSR as SCSI SPACE(6), whose count is 24 bits.
+            TapeOp::BackspaceRecords(n) if n > 0x7F_FFFF => {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
             TapeOp::BackspaceRecords(n) => {
                 self.last_was_write = false;
                 for _ in 0..n {
