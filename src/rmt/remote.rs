@@ -186,12 +186,8 @@ impl RemoteFile {
             // Back over the filemark and the volume's own records, not a
             // rewind: other backups may come before it on the tape.
             self.op(RemoteOp::BackspaceFiles, 1)?;
-            let mut left = records;
-            while left > 0 {
-                // st's SPACE(6) count is 24 bits, signed.
-                let step = left.min(0x7F_FFFF);
-                self.op(RemoteOp::BackspaceRecords, step as u32)?;
-                left -= step;
+            for step in crate::tape::limits::space_steps(records) {
+                self.op(RemoteOp::BackspaceRecords, step)?;
             }
             let size = record_bytes.clamp(1, MAX_RECORD_BYTES);
             read_pieces(self.session(), 1, size, each)?;

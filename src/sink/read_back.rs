@@ -24,11 +24,9 @@ use crate::base::block::Block;
 use crate::base::console::say;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
+use crate::tape::limits::space_steps;
 use crate::tape::{AtEnd, Drive, TapeOp};
 
-/// The most records one MTBSR may space over: st sends it as SCSI SPACE(6),
-/// whose count is 24 bits, signed.
-pub const MAX_SPACE_RECORDS: u64 = 0x7F_FFFF;
 /// Bytes read at a time from a file: large, since each O_DIRECT read is
 /// one request to the disk and nothing reads ahead of it.
 const FILE_READ_BYTES: usize = 16 << 20;
@@ -135,11 +133,8 @@ pub fn verify_line(ledger: &Ledger) -> Option<String> {
 /// same tape.
 pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<String> {
     drive.op(TapeOp::BackspaceFiles(1))?;
-    let mut records = check.expected().record_count();
-    while records > 0 {
-        let step = records.min(MAX_SPACE_RECORDS);
-        drive.op(TapeOp::BackspaceRecords(step as u32))?;
-        records -= step;
+    for step in space_steps(check.expected().record_count()) {
+        drive.op(TapeOp::BackspaceRecords(step))?;
     }
     let largest = check.expected().records.iter().map(|r| r.bytes).max();
     let mut buf = vec![0u8; largest.unwrap_or(0).max(1) as usize];

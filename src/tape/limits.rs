@@ -180,6 +180,17 @@ fn host_dir(sys: &Path, scsi_device: &Path) -> Option<PathBuf> {
     })
 }
 
+/// The most records one MTBSR or MTFSR may space over: st sends it as SCSI
+/// SPACE(6), whose count is 24 bits, signed.
+pub const MAX_SPACE_RECORDS: u32 = 0x7F_FFFF;
+
+/// The counts of the MTBSRs that space over `records` records, each
+/// within what SPACE(6) can count.
+pub fn space_steps(records: u64) -> impl Iterator<Item = u32> {
+    let max = u64::from(MAX_SPACE_RECORDS);
+    (0..records.div_ceil(max)).map(move |i| (records - i * max).min(max) as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +251,14 @@ mod tests {
             text.ends_with(&format!("run again with -s {}", size_flag(64 * page))),
             "{text}"
         );
+    }
+
+    #[test]
+    fn spacing_is_cut_into_counts_space6_can_send() {
+        let max = MAX_SPACE_RECORDS;
+        assert_eq!(space_steps(0).count(), 0);
+        assert_eq!(space_steps(5).collect::<Vec<_>>(), vec![5]);
+        let big = 2 * u64::from(max) + 3;
+        assert_eq!(space_steps(big).collect::<Vec<_>>(), vec![max, max, 3]);
     }
 }

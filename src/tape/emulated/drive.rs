@@ -125,8 +125,7 @@ impl Drive for Emulated {
                     self.write_filemark()?;
                 }
             }
-            // st sends MTBSR as SCSI SPACE(6), whose count is 24 bits.
-            TapeOp::BackspaceRecords(n) if n > 0x7F_FFFF => {
+            TapeOp::BackspaceRecords(n) if n > crate::tape::limits::MAX_SPACE_RECORDS => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
             TapeOp::BackspaceRecords(n) => {
