@@ -76,6 +76,7 @@ fn main() {
                 output_rate_bytes_per_s: None,
                 pace: None,
                 pad: false,
+                zero_copy: Default::default(),
                 events: Events::default(),
             };
             let started = Instant::now();

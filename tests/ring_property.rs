@@ -106,6 +106,7 @@ proptest! {
             output_rate_bytes_per_s: None,
         pace: None,
             pad: false,
+            zero_copy: Default::default(),
             events: Events::default(),
         };
         let running = Running::start(Box::new(source), sinks, params).unwrap();

@@ -81,6 +81,7 @@ fn ring_params(high_pct: u8, low_pct: u8, events: Sender<Event>) -> Params {
         output_rate_bytes_per_s: None,
         pace: None,
         pad: false,
+        zero_copy: Default::default(),
         events: Events::new(events),
     }
 }

@@ -1,15 +1,21 @@
 //! Blocks: ranges of one page-aligned, zero-filled memory mapping, each the
-//! only handle to its range. The ring carves its blocks from one region;
-//! sinks that keep a block until a peer acknowledges it hold a [`BlockRef`];
-//! the probe takes a block of its own for O_DIRECT.
+//! only handle to its range, or kernel pipes of their own (the zero-copy
+//! ring). The ring carves its blocks from one region or makes one pipe per
+//! block; sinks that keep a block until a peer acknowledges it hold a
+//! [`BlockRef`]; the probe takes a block of its own for O_DIRECT.
 //!
 //! Invariants kept here: a region is unmapped only when no block of it is
 //! left; a block's range lies inside its region; blocks never overlap, so a
-//! `&mut Block` is the only view of its bytes.
+//! `&mut Block` is the only view of its bytes. A pipe block's bytes are in
+//! the kernel: only splice and tee reach them, and asking for them as a
+//! slice is a bug (the ring only makes pipe blocks for endpoints that
+//! splice).
 
 use std::io;
 use std::ptr::NonNull;
 use std::sync::Arc;
+
+use crate::base::kernel_pipe::KernelPipe;
 
 /// The alignment O_DIRECT needs of a buffer, a file offset and a length
 /// (the logical block size; 4096 covers every disk). Blocks of a multiple
@@ -70,12 +76,19 @@ impl Drop for Region {
     }
 }
 
-/// One block: its own range of the region, and how many of its
-/// bytes hold data. A Block is never cloned, so it is the only handle to
-/// its range.
+/// Where a block's bytes live.
+enum Store {
+    /// A range of a mapped region, at this offset.
+    Memory { region: Arc<Region>, offset: usize },
+    /// A kernel pipe of its own.
+    Pipe(KernelPipe),
+}
+
+/// One block: its own range of the region (or its own pipe), and how many
+/// of its bytes hold data. A Block is never cloned, so it is the only
+/// handle to its range.
 pub struct Block {
-    region: Arc<Region>,
-    offset: usize,
+    store: Store,
     capacity: usize,
     len: usize,
 }
@@ -90,10 +103,31 @@ impl Block {
             "a block lies inside its region"
         );
         Block {
-            region: Arc::clone(region),
-            offset,
+            store: Store::Memory {
+                region: Arc::clone(region),
+                offset,
+            },
             capacity,
             len: 0,
+        }
+    }
+
+    /// A block held in a kernel pipe of `capacity` bytes, empty.
+    pub fn in_pipe(pipe: KernelPipe, capacity: usize) -> Block {
+        assert!(capacity <= pipe.bytes(), "a pipe block fits its pipe");
+        Block {
+            store: Store::Pipe(pipe),
+            capacity,
+            len: 0,
+        }
+    }
+
+    /// The pipe that holds this block's bytes, for a block of the
+    /// zero-copy ring.
+    pub fn kernel_pipe(&self) -> Option<&KernelPipe> {
+        match &self.store {
+            Store::Pipe(pipe) => Some(pipe),
+            Store::Memory { .. } => None,
         }
     }
 
@@ -107,9 +141,12 @@ impl Block {
     }
 
     fn start(&self) -> *mut u8 {
-        debug_assert!(self.offset + self.capacity <= self.region.len);
+        let Store::Memory { region, offset } = &self.store else {
+            panic!("a pipe block's bytes are in the kernel; only splice reaches them")
+        };
+        debug_assert!(offset + self.capacity <= region.len);
         // SAFETY: offset is within the mapping (checked when carved).
-        unsafe { self.region.ptr.as_ptr().add(self.offset) }
+        unsafe { region.ptr.as_ptr().add(*offset) }
     }
 
     /// The bytes that hold data.
@@ -143,9 +180,13 @@ impl Block {
         self.capacity
     }
 
-    /// Where the block starts in memory, for alignment checks.
+    /// Where the block starts in memory, for alignment checks; 0 for a
+    /// pipe block.
     pub fn address(&self) -> usize {
-        self.start() as usize
+        match self.store {
+            Store::Memory { .. } => self.start() as usize,
+            Store::Pipe(_) => 0,
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod config_error;
 pub mod console;
 pub mod exit;
 pub mod file_id;
+pub mod kernel_pipe;
 pub mod open_error;
 pub mod pipe_size;
 pub mod shown;

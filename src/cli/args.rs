@@ -162,6 +162,19 @@ pub struct Cli {
     #[arg(long = "direct")]
     pub direct: bool,
 
+    /// Keep the ring in kernel pipes and move the bytes with splice(2), so
+    /// that they never cross user space: auto does so where the input and
+    /// the outputs are pipes, sockets or plain files and nothing must see
+    /// the bytes, on insists (the run fails if it cannot), off keeps the
+    /// copying ring. The summary says which ring ran and why.
+    #[arg(
+        long = "zero-copy",
+        value_name = "WHEN",
+        value_enum,
+        default_value = "auto"
+    )]
+    pub zero_copy: crate::pipeline::ZeroCopy,
+
     /// Limit the input rate, in bytes per second (e.g. 50M).
     #[arg(short = 'r', long = "input-rate", value_name = "RATE")]
     pub input_rate: Option<String>,

@@ -9,12 +9,13 @@ use super::ring_size::resolve_ring;
 use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs};
 use super::values::{parse_pace, parse_pct, parse_rate};
 use super::volume_flags::check_volumes;
-use super::{Config, MachineInfo};
+use super::{Config, MachineInfo, ManifestPlan};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::config_error::ConfigError;
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::{ListenAddr, PeerAddr};
+use crate::pipeline::ZeroCopy;
 use crate::sink::spec::{ExistingFile, OutputSpec};
 use crate::source::spec::InputSpec;
 use crate::tape::AtEnd;
@@ -49,6 +50,7 @@ impl Config {
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
         let observe = super::observe_flags::resolve(cli)?;
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
+        let zero_copy = check_zero_copy(cli, &input, &outputs, &manifest)?;
         Ok(Config {
             input,
             outputs,
@@ -77,6 +79,7 @@ impl Config {
             rmt,
             observe,
             manifest,
+            zero_copy,
         })
     }
 }
@@ -166,4 +169,41 @@ fn check_hashes(cli: &Cli) -> Result<(Vec<HashAlg>, Option<PathBuf>), ConfigErro
         ));
     }
     Ok((hashes, cli.hash_file.clone()))
+}
+
+/// `--zero-copy=on` is refused at once where the command line already
+/// names a stage that must see the bytes; what only the opened endpoints
+/// can tell (a tape, a terminal) is refused when the ring is made.
+fn check_zero_copy(
+    cli: &Cli,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+    manifest: &ManifestPlan,
+) -> Result<ZeroCopy, ConfigError> {
+    if cli.zero_copy != ZeroCopy::On {
+        return Ok(cli.zero_copy);
+    }
+    let networked = matches!(input, InputSpec::Listen(_) | InputSpec::Remote(_))
+        || outputs
+            .iter()
+            .any(|o| matches!(o, OutputSpec::Connect(_) | OutputSpec::Remote(_)));
+    let why = if !cli.hash.is_empty() {
+        "--hash reads every byte"
+    } else if cli.pad {
+        "--pad writes zeros after the last byte"
+    } else if cli.direct {
+        "--direct writes with O_DIRECT, which splice(2) cannot"
+    } else if manifest.recording().is_some() || manifest.checked().is_some() {
+        "a manifest counts and checks every record"
+    } else if cli.volume_size.is_some() {
+        "-D/--volume-size cuts the stream into volumes"
+    } else if networked {
+        "-I, -O and HOST:PATH carry the bytes in frames or rmt requests"
+    } else {
+        return Ok(ZeroCopy::On);
+    };
+    Err(ConfigError::new(
+        "--zero-copy=on",
+        format!("{why}, so the bytes must pass through tapebuf"),
+    ))
 }

@@ -85,6 +85,8 @@ pub struct Config {
     pub observe: ObserveSettings,
     /// `--manifest` and `--verify`.
     pub manifest: ManifestPlan,
+    /// `--zero-copy`: whether the ring may, or must, be kernel pipes.
+    pub zero_copy: crate::pipeline::ZeroCopy,
 }
 
 impl Config {

@@ -4,6 +4,9 @@
 //! ends a run that finished (`--summary-json` writes the same object). The
 //! man page's STATS FILE section documents every field; the names carry
 //! their units. `tapebuf report` reads these same types back.
+//!
+//! Length: the whole schema, every record and field, is kept in one file
+//! so that it reads as the one format it is.
 
 use serde::{Deserialize, Serialize};
 
@@ -148,8 +151,26 @@ pub struct SummaryRecord {
     /// before pacing.
     #[serde(default)]
     pub pace: Option<PaceSummary>,
+    /// Which ring ran. Absent in files from before the zero-copy ring.
+    #[serde(default)]
+    pub ring: Option<RingSummary>,
     /// The summary line, exactly as printed.
     pub line: String,
+}
+
+/// The summary's `ring` object: the zero-copy ring or the copying one,
+/// why, and the kernel pipe memory the zero-copy ring held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RingSummary {
+    /// "zero-copy" or "copying".
+    pub kind: String,
+    /// Why the copying ring ran; null for the zero-copy ring.
+    pub why: Option<String>,
+    /// The zero-copy ring's pipes, in bytes of kernel memory; 0 for the
+    /// copying ring, whose memory is the process's own.
+    pub pipe_bytes: u64,
+    /// The most bytes the ring held at once (whole blocks).
+    pub peak_held_bytes: u64,
 }
 
 /// What the pacing controller was doing at the end of the run.
@@ -236,6 +257,16 @@ impl SummaryRecord {
             failed_outputs: summary.failed_outputs.clone(),
             stalled: summary.stalled.clone(),
             pace: None,
+            ring: Some(RingSummary {
+                kind: match summary.ring.zero_copy {
+                    true => "zero-copy",
+                    false => "copying",
+                }
+                .to_string(),
+                why: Some(summary.ring.why.clone()).filter(|w| !w.is_empty()),
+                pipe_bytes: summary.ring.pipe_bytes,
+                peak_held_bytes: summary.peak_held_bytes,
+            }),
             line: summary.line(),
         }
     }

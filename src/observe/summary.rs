@@ -6,6 +6,7 @@
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::pace::PaceReport;
 use crate::pipeline::stats::{Snapshot, Stats};
+use crate::pipeline::RingPath;
 
 /// One status line, as SIGUSR1 prints it; during a volume change it ends
 /// with what the change is doing.
@@ -49,6 +50,22 @@ pub struct Summary {
     pub tape_output: bool,
     /// How `--pace` went, when it was on.
     pub pace: Option<PaceReport>,
+    /// Which ring ran (zero-copy or copying) and why.
+    pub ring: RingPath,
+    /// The most bytes the ring held at once: full blocks, and the one
+    /// being filled.
+    pub peak_held_bytes: u64,
+}
+
+/// The most bytes the ring held at once, counted in whole blocks: the
+/// most full blocks waiting, and the one the reader was filling.
+fn peak_held_bytes(stats: &Stats) -> u64 {
+    use std::sync::atomic::Ordering::Relaxed;
+    if stats.read_bytes.load(Relaxed) == 0 {
+        return 0;
+    }
+    let blocks = (stats.peak_blocks_held.load(Relaxed) + 1).min(stats.blocks_in_ring as u64);
+    blocks * stats.block_bytes
 }
 
 impl Summary {
@@ -82,6 +99,8 @@ impl Summary {
             pad_bytes: stats.pad_bytes.load(std::sync::atomic::Ordering::Relaxed),
             tape_output: stats.tape_output,
             pace: stats.pace_report(),
+            ring: stats.ring.clone(),
+            peak_held_bytes: peak_held_bytes(stats),
         }
     }
 
@@ -137,6 +156,7 @@ impl Summary {
         for v in &self.volumes {
             line += &format!("; {v}");
         }
+        line += &format!("; {}", self.ring.describe(self.peak_held_bytes));
         if self.input_error.is_some() {
             line += "; INPUT FAILED";
         }
@@ -177,6 +197,8 @@ mod tests {
             pad_bytes: 0,
             tape_output: false,
             pace: None,
+            ring: RingPath::default(),
+            peak_held_bytes: 0,
         }
     }
 

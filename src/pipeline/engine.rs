@@ -18,10 +18,12 @@ use crate::pipeline::events::Events;
 use crate::pipeline::fanout::Outputs;
 use crate::pipeline::rate::Pacer;
 use crate::pipeline::reader::Reader;
-use crate::pipeline::ring::{self, RingError};
+use crate::base::kernel_pipe::KernelPipe;
+use crate::pipeline::ring::{self, ReaderEnd, RingError, WriterEnd};
 use crate::pipeline::stats::Stats;
 use crate::pipeline::watermark::Watermarks;
 use crate::pipeline::writer::Writer;
+use crate::pipeline::zero_copy::{choose, endpoints_refusal, Chosen, RingPath, ZeroCopy};
 use crate::sink::Sink;
 use crate::source::Source;
 
@@ -38,7 +40,37 @@ pub struct Params {
     pub pace: Option<PaceSettings>,
     /// Zero-fill the final short block to a whole block.
     pub pad: bool,
+    /// `--zero-copy`: whether the ring may be, or must be, kernel pipes.
+    pub zero_copy: ZeroCopy,
     pub events: Events,
+}
+
+/// The ring of `blocks` blocks: kernel pipes where `choose` allows (with
+/// the fan-out's pipes), else mapped memory; and which ring it is and why.
+fn make_ring(
+    params: &Params,
+    blocks: usize,
+    refusal: Option<String>,
+    outputs: usize,
+) -> Result<(ReaderEnd, WriterEnd, Vec<KernelPipe>, RingPath), RingError> {
+    let chosen = choose(
+        params.zero_copy,
+        refusal,
+        blocks,
+        params.block_bytes,
+        outputs,
+    )
+    .map_err(RingError::ZeroCopy)?;
+    Ok(match chosen {
+        Chosen::Pipes { ring, fanout, path } => {
+            let (r, w) = ring::in_pipes(ring, params.block_bytes);
+            (r, w, fanout, path)
+        }
+        Chosen::Copying(path) => {
+            let (r, w) = ring::allocate(blocks, params.block_bytes, params.lock_memory)?;
+            (r, w, Vec::new(), path)
+        }
+    })
 }
 
 /// A pipeline whose threads are running.
@@ -75,10 +107,13 @@ impl Running {
             _ => 0,
         };
         let blocks = params.blocks + kept;
-        let (reader_end, writer_end) =
-            ring::allocate(blocks, params.block_bytes, params.lock_memory)?;
+        let refusal = endpoints_refusal(source.as_ref(), &sinks, &taps, params.pad);
+        let (reader_end, writer_end, fanout_pipes, path) =
+            make_ring(&params, blocks, refusal, sinks.len())?;
         let (stop_tx, stop_rx) = bounded::<()>(0);
         let mut stats = Stats::new(blocks, sinks.len());
+        stats.ring = path;
+        stats.block_bytes = params.block_bytes as u64;
         source.attach_stop(&stop_rx);
         stats.input_volumes = source.volumes();
         stats.tape_output = sinks.iter().any(|s| s.is_tape());
@@ -101,7 +136,7 @@ impl Running {
             events: params.events.clone(),
         };
         let writer = Writer {
-            outputs: Outputs::new(sinks, taps, &stats, blocks, &stop_rx),
+            outputs: Outputs::new(sinks, taps, fanout_pipes, &stats, blocks, &stop_rx),
             ring: writer_end,
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,

@@ -18,6 +18,12 @@
 //!
 //! Taps (the `--hash` digests) are workers too: they read every block like
 //! an output, but write nowhere and are not counted as outputs.
+//!
+//! In the zero-copy ring a block is a kernel pipe. One output splices it
+//! out, which empties it. Each of several outputs first tees the block into
+//! a pipe of its own (tee reads without consuming, so the workers can share
+//! the block), then splices that out; the reader empties the block's pipe
+//! before it fills it again.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
@@ -27,6 +33,7 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{bounded, never, Receiver, Sender};
 
 use crate::base::block::BlockRef;
+use crate::base::kernel_pipe::KernelPipe;
 use crate::base::stop::stopped;
 use crate::base::tap::Tap;
 use crate::pipeline::stats::Stats;
@@ -36,6 +43,9 @@ use crate::sink::{describe_write_error, LateFailure, PartialWrite, Sink};
 pub struct Slot {
     index: usize,
     sink: Box<dyn Sink>,
+    /// The zero-copy ring with several outputs: the pipe this output tees
+    /// each block into before it splices it out.
+    own_pipe: Option<KernelPipe>,
 }
 
 impl Slot {
@@ -47,9 +57,11 @@ impl Slot {
             return;
         }
         let offset = out.committed_bytes.load(Relaxed);
-        let written = match lend {
-            true => self.sink.write_shared(block),
-            false => self.sink.write_block(block.data()),
+        let written = match (block.kernel_pipe(), lend) {
+            (Some(pipe), true) => self.sink.write_pipe(pipe, block.len()),
+            (Some(pipe), false) => self.tee_and_write(pipe, block.len()),
+            (None, true) => self.sink.write_shared(block),
+            (None, false) => self.sink.write_block(block.data()),
         };
         // A sink that counts its own acknowledged bytes is never credited
         // with what was merely handed to it, not even for a moment.
@@ -69,6 +81,18 @@ impl Slot {
             }
         }
         self.count_acknowledged(stats);
+    }
+
+    /// Writes a block of the zero-copy ring that other outputs share: a
+    /// tee into this output's own pipe, then a splice out of it.
+    fn tee_and_write(&mut self, block: &KernelPipe, len: usize) -> std::io::Result<()> {
+        let own = self
+            .own_pipe
+            .as_ref()
+            .ok_or_else(|| std::io::Error::other("no pipe to tee the block into"))?;
+        own.empty()?;
+        block.tee_into(own, len)?;
+        self.sink.write_pipe(own, len)
     }
 
     /// For a sink whose writes are acknowledged late, what it has
@@ -162,9 +186,12 @@ pub enum Outputs {
 impl Outputs {
     /// Takes ownership of the opened sinks, in command-line order, and of
     /// the taps. `ring_blocks` bounds every queue, so lending never blocks.
+    /// `pipes`: for the zero-copy ring with several outputs, one pipe for
+    /// each output to tee into.
     pub fn new(
         sinks: Vec<Box<dyn Sink>>,
         taps: Vec<Box<dyn Tap>>,
+        pipes: Vec<KernelPipe>,
         stats: &Arc<Stats>,
         ring_blocks: usize,
         stop: &Receiver<()>,
@@ -173,15 +200,26 @@ impl Outputs {
             let sink = sinks.into_iter().next().expect("one sink");
             return Outputs::Single {
                 lent: VecDeque::with_capacity(sink.keeps_blocks() + 1),
-                slot: Slot { index: 0, sink },
+                slot: Slot {
+                    index: 0,
+                    sink,
+                    own_pipe: None,
+                },
                 idle: never(),
             };
         }
+        let mut pipes = pipes.into_iter();
         let (wake_tx, wake_rx) = bounded(ring_blocks * (sinks.len() + taps.len()));
         let jobs = sinks
             .into_iter()
             .enumerate()
-            .map(|(index, sink)| Job::Output(Slot { index, sink }))
+            .map(|(index, sink)| {
+                Job::Output(Slot {
+                    index,
+                    sink,
+                    own_pipe: pipes.next(),
+                })
+            })
             .chain(taps.into_iter().map(Job::Tap));
         let workers = jobs
             .enumerate()

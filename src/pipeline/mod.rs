@@ -20,5 +20,7 @@ pub mod stats;
 pub mod watchdog;
 pub mod watermark;
 pub mod writer;
+pub mod zero_copy;
 
 pub use engine::{Params, Running};
+pub use zero_copy::{RingPath, ZeroCopy};

@@ -10,13 +10,13 @@ use std::sync::Arc;
 
 use crossbeam_channel::{select, Receiver, TryRecvError};
 
-use crate::base::block::BlockRef;
+use crate::base::block::{Block, BlockRef};
 use crate::base::stop::stopped;
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::rate::Pacer;
 use crate::pipeline::ring::{self, ReaderEnd};
 use crate::pipeline::stats::Stats;
-use crate::source::{End, Source};
+use crate::source::{End, Filled, Source};
 
 pub struct Reader {
     pub source: Box<dyn Source>,
@@ -41,7 +41,7 @@ impl Reader {
                 break;
             };
             let blk = ring::unique(&mut block);
-            let filled = self.source.fill(blk.buffer_mut(), &self.stats.read_bytes);
+            let filled = self.fill(blk);
             blk.set_len(filled.bytes);
             if self.pad && matches!(filled.end, End::Eof) && filled.bytes > 0 {
                 let capacity = blk.buffer_mut().len();
@@ -81,6 +81,27 @@ impl Reader {
             }
         }
         self.stats.input_done.store(true, Relaxed);
+    }
+
+    /// Fills a block from the source: a buffer by read(2), or a pipe of
+    /// the zero-copy ring by splice(2), after emptying what the outputs
+    /// left in it (several outputs tee from a block and take nothing; a
+    /// failed output leaves the rest of its block).
+    fn fill(&mut self, blk: &mut Block) -> Filled {
+        let arrived = &self.stats.read_bytes;
+        let capacity = blk.capacity();
+        match blk.kernel_pipe() {
+            None => self.source.fill(blk.buffer_mut(), arrived),
+            Some(pipe) => match pipe.empty() {
+                Ok(()) => self.source.fill_pipe(pipe, capacity, arrived),
+                Err(e) => Filled {
+                    bytes: 0,
+                    end: End::Failed(std::io::Error::other(format!(
+                        "cannot empty a block's pipe: {e}"
+                    ))),
+                },
+            },
+        }
     }
 
     /// The next free block. When none is free the ring is full: count an

@@ -9,7 +9,9 @@
 //!   the free queue (the fan-out to several outputs lends read-only clones
 //!   and waits for all of them before returning the block);
 //! - all blocks are carved from one page-aligned mapping, so a block size
-//!   that is a multiple of 4096 gives blocks O_DIRECT can use as they are.
+//!   that is a multiple of 4096 gives blocks O_DIRECT can use as they are;
+//!   or, for the zero-copy ring (`zero_copy.rs`), each block is a kernel
+//!   pipe of its own.
 
 use std::io;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use std::sync::Arc;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::base::block::{Block, BlockRef, Region};
+use crate::base::kernel_pipe::KernelPipe;
 
 /// Why the ring could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +32,8 @@ pub enum RingError {
     },
     #[error("-L/--lock: cannot lock {bytes} bytes in memory: {error} (raise 'ulimit -l', or run with CAP_IPC_LOCK)")]
     Lock { bytes: u64, error: io::Error },
+    #[error("--zero-copy=on: {0}")]
+    ZeroCopy(String),
 }
 
 /// The reader's end: take free blocks, hand over full ones.
@@ -49,8 +54,6 @@ pub fn allocate(
     block_bytes: usize,
     lock: bool,
 ) -> Result<(ReaderEnd, WriterEnd), RingError> {
-    let (free_tx, free_rx) = bounded(blocks);
-    let (full_tx, full_rx) = bounded(blocks);
     let total = blocks
         .checked_mul(block_bytes)
         .ok_or_else(|| RingError::Allocate {
@@ -69,13 +72,25 @@ pub fn allocate(
             error,
         })?;
     }
-    for i in 0..blocks {
-        let block = Block::carve(&region, i * block_bytes, block_bytes);
+    Ok(ends((0..blocks).map(|i| Block::carve(&region, i * block_bytes, block_bytes))))
+}
+
+/// The zero-copy ring: one block of `block_bytes` in each pipe, all free.
+pub fn in_pipes(pipes: Vec<KernelPipe>, block_bytes: usize) -> (ReaderEnd, WriterEnd) {
+    ends(pipes.into_iter().map(|p| Block::in_pipe(p, block_bytes)))
+}
+
+/// The two ends of a ring of these blocks, all of them free.
+fn ends(blocks: impl ExactSizeIterator<Item = Block>) -> (ReaderEnd, WriterEnd) {
+    let count = blocks.len();
+    let (free_tx, free_rx) = bounded(count);
+    let (full_tx, full_rx) = bounded(count);
+    for block in blocks {
         free_tx
             .send(Arc::new(block))
             .expect("free queue sized to hold every block");
     }
-    Ok((
+    (
         ReaderEnd {
             free: free_rx,
             full: full_tx,
@@ -84,7 +99,7 @@ pub fn allocate(
             full: full_rx,
             free: free_tx,
         },
-    ))
+    )
 }
 
 /// Mutable access to a block that has come back to the free queue.

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::pipeline::zero_copy::RingPath;
 use crate::tape::VolumeLog;
 
 /// Per-output progress and fate.
@@ -28,6 +29,12 @@ pub struct OutputStats {
 pub struct Stats {
     pub started: Instant,
     pub blocks_in_ring: usize,
+    /// The size of one block.
+    pub block_bytes: u64,
+    /// Which ring runs (zero-copy or copying) and why.
+    pub ring: RingPath,
+    /// The most blocks the ring has held at once over the whole run.
+    pub peak_blocks_held: AtomicU64,
     /// Bytes read from the input, counted at every read(2), including those
     /// of a block that is still filling.
     pub read_bytes: AtomicU64,
@@ -122,6 +129,9 @@ impl Stats {
         Stats {
             started: Instant::now(),
             blocks_in_ring,
+            block_bytes: 0,
+            ring: RingPath::default(),
+            peak_blocks_held: AtomicU64::new(0),
             read_bytes: AtomicU64::new(0),
             blocks_filled: AtomicU64::new(0),
             blocks_released: AtomicU64::new(0),
@@ -150,6 +160,7 @@ impl Stats {
         let filled = self.blocks_filled.fetch_add(1, Relaxed) + 1;
         let in_ring = filled.saturating_sub(self.blocks_released.load(Relaxed));
         self.fill_high_blocks.fetch_max(in_ring, Relaxed);
+        self.peak_blocks_held.fetch_max(in_ring, Relaxed);
     }
 
     /// Counts a block released by the writer, and the ring's new low.

@@ -232,6 +232,7 @@ fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8)
         output_rate_bytes_per_s: config.output_rate_bytes_per_s,
         pace: config.pace_for(tape_output),
         pad: config.pad,
+        zero_copy: config.zero_copy,
         events: Events::default(),
     };
     let (taps, digests) = hash::taps(&config.hashes);

@@ -20,6 +20,7 @@ use super::settings::OutputSettings;
 use super::{PartialWrite, Plan, Sink};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::blocking::Blocking;
+use crate::base::kernel_pipe::{drain_pipe, splice_refusal, KernelPipe};
 
 /// A sink writing to a file descriptor.
 pub struct FdSink {
@@ -201,5 +202,15 @@ impl Sink for FdSink {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn splice_refusal(&self) -> Option<String> {
+        let file = self.file.as_ref()?;
+        splice_refusal(file.as_fd()).map(str::to_string)
+    }
+
+    fn write_pipe(&mut self, pipe: &KernelPipe, len: usize) -> io::Result<()> {
+        let file = self.file()?;
+        drain_pipe(pipe, file.as_fd(), len).map_err(|(done, e)| PartialWrite::wrap(done, e))
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::base::block::BlockRef;
+use crate::base::kernel_pipe::KernelPipe;
 use crate::manifest::Ledger;
 use crate::tape::VolumeLog;
 
@@ -72,5 +73,20 @@ pub trait Sink: Send {
     /// True for a tape drive, which gets the tape defaults.
     fn is_tape(&self) -> bool {
         false
+    }
+
+    /// Why this output cannot take the zero-copy ring's blocks by
+    /// splice(2), or None when it can: a plain pipe, socket or regular
+    /// file that needs nothing but the bytes.
+    fn splice_refusal(&self) -> Option<String> {
+        Some("tapebuf writes it itself".into())
+    }
+
+    /// Moves exactly `len` bytes out of `pipe` by splice(2), as
+    /// `write_block` writes a block: completely, or fails with the bytes
+    /// written before the failure (`PartialWrite`). Called only when
+    /// `splice_refusal` said None.
+    fn write_pipe(&mut self, _pipe: &KernelPipe, _len: usize) -> io::Result<()> {
+        Err(io::Error::other("this output cannot splice"))
     }
 }

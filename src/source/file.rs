@@ -16,6 +16,7 @@ use anyhow::Context;
 
 use super::{fill_from, End, Filled, Source};
 use crate::base::blocking::Blocking;
+use crate::base::kernel_pipe::{fill_pipe, splice_refusal, KernelPipe, PipeFill};
 
 /// A source reading from a file descriptor.
 pub struct FdSource {
@@ -71,9 +72,10 @@ fn regular_size(mut file: &File) -> Option<u64> {
     Some(len.saturating_sub(at))
 }
 
-impl Source for FdSource {
-    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        let mut filled = fill_from(&mut Blocking(&self.file), buf, arrived);
+impl FdSource {
+    /// Counts a fill, and turns the end of a regular file that ended short
+    /// of its size into a failure.
+    fn counted(&mut self, mut filled: Filled) -> Filled {
         self.read += filled.bytes as u64;
         if let (End::Eof, Some(size)) = (&filled.end, self.size) {
             if self.read < size {
@@ -84,6 +86,35 @@ impl Source for FdSource {
             }
         }
         filled
+    }
+}
+
+impl Source for FdSource {
+    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        let filled = fill_from(&mut Blocking(&self.file), buf, arrived);
+        self.counted(filled)
+    }
+
+    fn splice_refusal(&self) -> Option<String> {
+        splice_refusal(self.file.as_fd()).map(str::to_string)
+    }
+
+    fn fill_pipe(&mut self, pipe: &KernelPipe, want: usize, arrived: &AtomicU64) -> Filled {
+        let filled = match fill_pipe(pipe, self.file.as_fd(), want, arrived) {
+            PipeFill::Full(bytes) => Filled {
+                bytes,
+                end: End::More,
+            },
+            PipeFill::Ended(bytes) => Filled {
+                bytes,
+                end: End::Eof,
+            },
+            PipeFill::Failed(bytes, e) => Filled {
+                bytes,
+                end: End::Failed(e),
+            },
+        };
+        self.counted(filled)
     }
 
     fn name(&self) -> &str {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
 
+use crate::base::kernel_pipe::KernelPipe;
 use crate::tape::VolumeLog;
 
 /// A producer of blocks.
@@ -41,6 +42,24 @@ pub trait Source: Send {
     /// What was learnt while reading (a tape's record size), for the summary.
     fn note(&self) -> Option<String> {
         None
+    }
+
+    /// Why this input cannot fill the zero-copy ring's pipes with
+    /// splice(2), or None when it can: a plain pipe, socket or regular
+    /// file whose bytes tapebuf need not see.
+    fn splice_refusal(&self) -> Option<String> {
+        Some("tapebuf reads it itself".into())
+    }
+
+    /// Fills `pipe` with up to `want` bytes by splice(2), as `fill` fills
+    /// a buffer, except that a fill may end short of `want` when the
+    /// pipe's slots are all taken. Called only when `splice_refusal` said
+    /// None.
+    fn fill_pipe(&mut self, _pipe: &KernelPipe, _want: usize, _arrived: &AtomicU64) -> Filled {
+        Filled {
+            bytes: 0,
+            end: End::Failed(io::Error::other("this input cannot splice")),
+        }
     }
 }
 

@@ -51,6 +51,7 @@ pub fn params(block_bytes: usize, pad: bool) -> Params {
         output_rate_bytes_per_s: None,
         pace: None,
         pad,
+        zero_copy: Default::default(),
         events: Events::default(),
     }
 }

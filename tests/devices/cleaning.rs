@@ -53,6 +53,7 @@ fn write_watched(
         output_rate_bytes_per_s: None,
         pace: None,
         pad: false,
+        zero_copy: Default::default(),
         events: Events::default(),
     };
     let input = tempfile::NamedTempFile::new().unwrap();
