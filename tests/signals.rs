@@ -1,6 +1,8 @@
 //! Signals: SIGUSR1 prints a status line and the run goes on; SIGINT,
 //! SIGTERM and SIGHUP stop the run, print what was committed, and end with
-//! the signal (SIGHUP only where it is not ignored, as under nohup).
+//! the signal (SIGHUP only where it is not ignored, as under nohup). The
+//! cases that move data run on both rings, the zero-copy one and the
+//! copying one.
 
 mod common;
 
@@ -66,34 +68,36 @@ fn next_line(live: &Live) -> String {
 }
 
 #[test]
-fn sigusr1_prints_a_status_line_and_the_run_continues() {
-    let (mut live, _) = start_live(&["-s", "4k", "-b", "8"], 8192);
-    kill(Pid::from_raw(live.child.id() as i32), Signal::SIGUSR1).unwrap();
-    let line = next_line(&live);
-    assert!(line.starts_with("tapebuf: status: in 8192 bytes"), "{line}");
-    // The writer counts a block as committed just after write(2) returns,
-    // so the status may trail what the test has already read by a block.
-    let out: u64 = line
-        .split("out ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no out count in {line}"));
-    assert!(out == 4096 || out == 8192, "{line}");
-    assert!(
-        line.contains("underruns") && line.contains("overruns"),
-        "{line}"
-    );
-    live.close_stdin.send(()).unwrap();
-    let mut rest = Vec::new();
-    live.stdout.read_to_end(&mut rest).unwrap();
-    let status = live.child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    let summary = next_line(&live);
-    assert!(
-        summary.starts_with("tapebuf: summary: in 8192 bytes, out 8192 bytes"),
-        "{summary}"
-    );
+fn sigusr1_prints_a_status_line_and_the_run_continues_on_both_rings() {
+    for ring in RINGS {
+        let (mut live, _) = start_live(&on_ring(ring, &["-s", "4k", "-b", "8"]), 8192);
+        kill(Pid::from_raw(live.child.id() as i32), Signal::SIGUSR1).unwrap();
+        let line = next_line(&live);
+        assert!(line.starts_with("tapebuf: status: in 8192 bytes"), "{line}");
+        // The writer counts a block as committed just after write(2) returns,
+        // so the status may trail what the test has already read by a block.
+        let out: u64 = line
+            .split("out ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no out count in {line}"));
+        assert!(out == 4096 || out == 8192, "{line}");
+        assert!(
+            line.contains("underruns") && line.contains("overruns"),
+            "{line}"
+        );
+        live.close_stdin.send(()).unwrap();
+        let mut rest = Vec::new();
+        live.stdout.read_to_end(&mut rest).unwrap();
+        let status = live.child.wait().unwrap();
+        assert_eq!(status.code(), Some(0));
+        let summary = next_line(&live);
+        assert!(
+            summary.starts_with("tapebuf: summary: in 8192 bytes, out 8192 bytes"),
+            "{summary}"
+        );
+    }
 }
 
 #[test]
@@ -120,21 +124,23 @@ fn sigusr1_status_line_stays_whole_beside_a_forced_progress_bar() {
 }
 
 fn assert_stops_on(signal: Signal, name: &str) {
-    let (mut live, _) = start_live(&["-s", "4k", "-b", "8"], 12288);
-    kill(Pid::from_raw(live.child.id() as i32), signal).unwrap();
-    let mut rest = Vec::new();
-    live.stdout.read_to_end(&mut rest).unwrap();
-    let status = live.child.wait().unwrap();
-    assert_eq!(status.signal(), Some(signal as i32), "{status:?}");
-    let summary = next_line(&live);
-    assert!(
-        summary.starts_with(&format!(
-            "tapebuf: summary: interrupted by {name}: in 12288 bytes, out 12288 bytes"
-        )),
-        "{summary}"
-    );
-    assert!(rest.is_empty());
-    let _ = live.close_stdin.send(());
+    for ring in RINGS {
+        let (mut live, _) = start_live(&on_ring(ring, &["-s", "4k", "-b", "8"]), 12288);
+        kill(Pid::from_raw(live.child.id() as i32), signal).unwrap();
+        let mut rest = Vec::new();
+        live.stdout.read_to_end(&mut rest).unwrap();
+        let status = live.child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal as i32), "{status:?}");
+        let summary = next_line(&live);
+        assert!(
+            summary.starts_with(&format!(
+                "tapebuf: summary: interrupted by {name}: in 12288 bytes, out 12288 bytes"
+            )),
+            "{summary}"
+        );
+        assert!(rest.is_empty());
+        let _ = live.close_stdin.send(());
+    }
 }
 
 #[test]
@@ -186,85 +192,89 @@ fn sighup_stays_ignored_under_nohup_and_the_run_completes() {
 }
 
 #[test]
-fn sigint_with_data_still_in_the_ring_reports_it_as_not_committed() {
-    // A high watermark keeps the writer waiting, so data sits in the ring.
-    let mut child = spawn_piped(&["-s", "4k", "-b", "10", "-P", "100"]);
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    // A first full ring passes through: proof that the handlers are in place.
-    stdin.write_all(&pattern(10 * 4096, 1)).unwrap();
-    let mut first = vec![0; 10 * 4096];
-    stdout.read_exact(&mut first).unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let pid = Pid::from_raw(child.id() as i32);
-    // Ask for status until `want` shows; the handlers are in place by now.
-    let mut status_until = |want: &str| {
-        for _ in 0..10_000 {
-            kill(pid, Signal::SIGUSR1).unwrap();
-            let line = lines.next().unwrap().unwrap();
-            if line.contains(want) {
-                return;
+fn sigint_with_data_still_in_the_ring_reports_it_as_not_committed_on_both_rings() {
+    for ring in RINGS {
+        // A high watermark keeps the writer waiting, so data sits in the ring.
+        let mut child = spawn_piped(&on_ring(ring, &["-s", "4k", "-b", "10", "-P", "100"]));
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        // A first full ring passes through: proof that the handlers are in place.
+        stdin.write_all(&pattern(10 * 4096, 1)).unwrap();
+        let mut first = vec![0; 10 * 4096];
+        stdout.read_exact(&mut first).unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let pid = Pid::from_raw(child.id() as i32);
+        // Ask for status until `want` shows; the handlers are in place by now.
+        let mut status_until = |want: &str| {
+            for _ in 0..10_000 {
+                kill(pid, Signal::SIGUSR1).unwrap();
+                let line = lines.next().unwrap().unwrap();
+                if line.contains(want) {
+                    return;
+                }
             }
-        }
-        panic!("status never showed {want:?}");
-    };
-    // The writer has drained the ring and stopped: it now waits for 10.
-    status_until("out 40960 bytes, ");
-    status_until(", 1 underruns, ");
-    // Then 3 blocks: fewer than the 10 the writer now waits for.
-    stdin.write_all(&pattern(3 * 4096, 2)).unwrap();
-    status_until("tapebuf: status: in 53248 bytes");
-    kill(pid, Signal::SIGINT).unwrap();
-    let mut out = Vec::new();
-    stdout.read_to_end(&mut out).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(libc::SIGINT));
-    assert!(out.is_empty());
-    let summary = lines.next().unwrap().unwrap();
-    assert!(
-        summary.starts_with(
-            "tapebuf: summary: interrupted by SIGINT: in 53248 bytes, out 40960 bytes"
-        ),
-        "{summary}"
-    );
-    assert!(
-        summary.ends_with("; 12288 bytes read but not committed"),
-        "{summary}"
-    );
-    drop(stdin);
+            panic!("status never showed {want:?}");
+        };
+        // The writer has drained the ring and stopped: it now waits for 10.
+        status_until("out 40960 bytes, ");
+        status_until(", 1 underruns, ");
+        // Then 3 blocks: fewer than the 10 the writer now waits for.
+        stdin.write_all(&pattern(3 * 4096, 2)).unwrap();
+        status_until("tapebuf: status: in 53248 bytes");
+        kill(pid, Signal::SIGINT).unwrap();
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGINT));
+        assert!(out.is_empty());
+        let summary = lines.next().unwrap().unwrap();
+        assert!(
+            summary.starts_with(
+                "tapebuf: summary: interrupted by SIGINT: in 53248 bytes, out 40960 bytes"
+            ),
+            "{summary}"
+        );
+        assert!(
+            summary.ends_with("; 12288 bytes read but not committed"),
+            "{summary}"
+        );
+        drop(stdin);
+    }
 }
 
 #[test]
-fn watchdog_ends_a_stalled_run_with_an_error() {
-    // Some data passes, then the producer goes silent but keeps the pipe open.
-    let (mut live, _) = start_live(&["-s", "4k", "-b", "8", "-W", "1"], 4096);
-    let (done_tx, done_rx) = mpsc::channel();
-    let pid = live.child.id();
-    let waiter = std::thread::spawn(move || {
-        let status = live.child.wait().unwrap();
-        let _ = done_tx.send(());
-        (status, live.stderr_lines, live.close_stdin)
-    });
-    if done_rx.recv_timeout(Duration::from_secs(30)).is_err() {
-        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
-        panic!("the watchdog did not end the run within 30 s");
+fn watchdog_ends_a_stalled_run_with_an_error_on_both_rings() {
+    for ring in RINGS {
+        // Some data passes, then the producer goes silent but keeps the pipe open.
+        let (mut live, _) = start_live(&on_ring(ring, &["-s", "4k", "-b", "8", "-W", "1"]), 4096);
+        let (done_tx, done_rx) = mpsc::channel();
+        let pid = live.child.id();
+        let waiter = std::thread::spawn(move || {
+            let status = live.child.wait().unwrap();
+            let _ = done_tx.send(());
+            (status, live.stderr_lines, live.close_stdin)
+        });
+        if done_rx.recv_timeout(Duration::from_secs(30)).is_err() {
+            let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+            panic!("the watchdog did not end the run within 30 s");
+        }
+        let (status, lines, _close) = waiter.join().unwrap();
+        assert_eq!(status.code(), Some(1));
+        let error = lines.recv_timeout(Duration::from_secs(5)).unwrap();
+        // The timer ticks every 250 ms, so on a loaded machine it may say 2 s.
+        assert!(
+            error.starts_with("tapebuf: -W/--watchdog: no data moved for ")
+                && error.ends_with(" s (read 4096 bytes, committed 4096 bytes)"),
+            "{error}"
+        );
+        let summary = lines.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert!(
+            summary.starts_with("tapebuf: summary: in 4096 bytes, out 4096 bytes"),
+            "{summary}"
+        );
+        assert!(summary.ends_with("; STALLED"), "{summary}");
     }
-    let (status, lines, _close) = waiter.join().unwrap();
-    assert_eq!(status.code(), Some(1));
-    let error = lines.recv_timeout(Duration::from_secs(5)).unwrap();
-    // The timer ticks every 250 ms, so on a loaded machine it may say 2 s.
-    assert!(
-        error.starts_with("tapebuf: -W/--watchdog: no data moved for ")
-            && error.ends_with(" s (read 4096 bytes, committed 4096 bytes)"),
-        "{error}"
-    );
-    let summary = lines.recv_timeout(Duration::from_secs(5)).unwrap();
-    assert!(
-        summary.starts_with("tapebuf: summary: in 4096 bytes, out 4096 bytes"),
-        "{summary}"
-    );
-    assert!(summary.ends_with("; STALLED"), "{summary}");
 }
 
 #[test]
@@ -292,59 +302,65 @@ fn signals_are_answered_while_an_output_fifo_waits_for_its_reader() {
 }
 
 #[test]
-fn sigint_counts_the_bytes_of_a_block_still_filling_as_not_committed() {
-    let mut child = spawn_piped(&["-s", "64k", "-b", "4"]);
-    let pid = child.id();
-    wait_until_caught(pid, Signal::SIGUSR1);
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&pattern(10_000, 3)).unwrap(); // less than one block
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let mut seen = false;
-    for _ in 0..10_000 {
-        kill(Pid::from_raw(pid as i32), Signal::SIGUSR1).unwrap();
-        if lines
-            .next()
-            .unwrap()
-            .unwrap()
-            .starts_with("tapebuf: status: in 10000 bytes")
-        {
-            seen = true;
-            break;
+fn sigint_counts_the_bytes_of_a_block_still_filling_as_not_committed_on_both_rings() {
+    for ring in RINGS {
+        let mut child = spawn_piped(&on_ring(ring, &["-s", "64k", "-b", "4"]));
+        let pid = child.id();
+        wait_until_caught(pid, Signal::SIGUSR1);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&pattern(10_000, 3)).unwrap(); // less than one block
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let mut seen = false;
+        for _ in 0..10_000 {
+            kill(Pid::from_raw(pid as i32), Signal::SIGUSR1).unwrap();
+            if lines
+                .next()
+                .unwrap()
+                .unwrap()
+                .starts_with("tapebuf: status: in 10000 bytes")
+            {
+                seen = true;
+                break;
+            }
         }
+        assert!(seen, "the status never counted the partial block");
+        kill(Pid::from_raw(pid as i32), Signal::SIGINT).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGINT));
+        let summary = lines.next().unwrap().unwrap();
+        assert!(
+            summary.starts_with(
+                "tapebuf: summary: interrupted by SIGINT: in 10000 bytes, out 0 bytes"
+            ),
+            "{summary}"
+        );
+        assert!(
+            summary.ends_with("; 10000 bytes read but not committed"),
+            "{summary}"
+        );
+        drop(stdin);
     }
-    assert!(seen, "the status never counted the partial block");
-    kill(Pid::from_raw(pid as i32), Signal::SIGINT).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(libc::SIGINT));
-    let summary = lines.next().unwrap().unwrap();
-    assert!(
-        summary.starts_with("tapebuf: summary: interrupted by SIGINT: in 10000 bytes, out 0 bytes"),
-        "{summary}"
-    );
-    assert!(
-        summary.ends_with("; 10000 bytes read but not committed"),
-        "{summary}"
-    );
-    drop(stdin);
 }
 
 #[test]
-fn watchdog_counts_a_slow_trickle_as_progress() {
-    // 4 KiB every 200 ms into 1 MiB blocks: no block fills for seconds, but
-    // data keeps moving, so a 2 s watchdog must not fire.
-    let input = pattern(12 * 4096, 4);
-    let out = run_with(
-        &["-s", "1M", "-b", "2", "-W", "2"],
-        input.clone(),
-        Feed::Slow {
-            chunk: 4096,
-            pause: Duration::from_millis(200),
-        },
-        Drain::Fast,
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
-    assert_eq!(sha256(&out.stdout), sha256(&input));
+fn watchdog_counts_a_slow_trickle_as_progress_on_both_rings() {
+    for ring in RINGS {
+        // 4 KiB every 200 ms into 1 MiB blocks: no block fills for seconds, but
+        // data keeps moving, so a 2 s watchdog must not fire.
+        let input = pattern(12 * 4096, 4);
+        let out = run_with(
+            &on_ring(ring, &["-s", "1M", "-b", "2", "-W", "2"]),
+            input.clone(),
+            Feed::Slow {
+                chunk: 4096,
+                pause: Duration::from_millis(200),
+            },
+            Drain::Fast,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+        assert_eq!(sha256(&out.stdout), sha256(&input));
+    }
 }
 
 #[test]

@@ -66,7 +66,8 @@ impl KernelPipe {
     /// pipe limit, EMFILE/ENFILE when out of descriptors.
     pub fn new(bytes: usize) -> io::Result<KernelPipe> {
         let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(io::Error::from)?;
-        let asked = i32::try_from(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let asked =
+            i32::try_from(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         let got = fcntl(&write, FcntlArg::F_SETPIPE_SZ(asked)).map_err(io::Error::from)?;
         if got as usize != bytes {
             return Err(io::Error::other(format!(
@@ -108,7 +109,14 @@ impl KernelPipe {
     /// the count moved, 0 at the end of the input.
     pub fn splice_in(&self, from: BorrowedFd<'_>, max: usize) -> io::Result<usize> {
         moving(from, PollFlags::POLLIN, || {
-            splice(from, None, &self.write, None, max, SpliceFFlags::SPLICE_F_MOVE)
+            splice(
+                from,
+                None,
+                &self.write,
+                None,
+                max,
+                SpliceFFlags::SPLICE_F_MOVE,
+            )
         })
     }
 
@@ -202,7 +210,8 @@ pub enum PipeFill {
 
 /// Fills `pipe` with up to `want` bytes from `from`, counting each piece in
 /// `arrived` as it lands. Stops early, before it would wait for room, once
-/// every slot of the pipe is taken.
+/// every slot of the pipe is taken (a pipe that was not emptied first
+/// fails at once, never waits).
 pub fn fill_pipe(
     pipe: &KernelPipe,
     from: BorrowedFd<'_>,
@@ -211,7 +220,11 @@ pub fn fill_pipe(
 ) -> PipeFill {
     let mut bytes = 0;
     while bytes < want {
-        if bytes > 0 && !pipe.has_room() {
+        if !pipe.has_room() {
+            if bytes == 0 {
+                let e = io::Error::other("a block's pipe was full before it was filled");
+                return PipeFill::Failed(0, e);
+            }
             break;
         }
         match pipe.splice_in(from, want - bytes) {
@@ -228,7 +241,11 @@ pub fn fill_pipe(
 
 /// Moves exactly `len` bytes from `pipe` to `to`. On failure, the bytes
 /// that went out before it, and the error.
-pub fn drain_pipe(pipe: &KernelPipe, to: BorrowedFd<'_>, len: usize) -> Result<(), (usize, io::Error)> {
+pub fn drain_pipe(
+    pipe: &KernelPipe,
+    to: BorrowedFd<'_>,
+    len: usize,
+) -> Result<(), (usize, io::Error)> {
     let mut done = 0;
     while done < len {
         match pipe.splice_out(to, len - done) {

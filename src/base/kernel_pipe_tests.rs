@@ -113,7 +113,9 @@ fn pipes_sockets_and_plain_files_may_splice_but_devices_and_appends_may_not() {
     let plain = File::create(&dir).unwrap();
     assert_eq!(splice_refusal(plain.as_fd()), None);
     let appending = std::fs::OpenOptions::new().append(true).open(&dir).unwrap();
-    assert!(splice_refusal(appending.as_fd()).unwrap().contains("appending"));
+    assert!(splice_refusal(appending.as_fd())
+        .unwrap()
+        .contains("appending"));
     let _ = std::fs::remove_file(&dir);
     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
     assert_eq!(splice_refusal(a.as_fd()), None);

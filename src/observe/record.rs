@@ -153,7 +153,7 @@ pub struct SummaryRecord {
     pub pace: Option<PaceSummary>,
     /// Which ring ran. Absent in files from before the zero-copy ring.
     #[serde(default)]
-    pub ring: Option<RingSummary>,
+    pub ring: Option<Box<RingSummary>>,
     /// The summary line, exactly as printed.
     pub line: String,
 }
@@ -257,7 +257,7 @@ impl SummaryRecord {
             failed_outputs: summary.failed_outputs.clone(),
             stalled: summary.stalled.clone(),
             pace: None,
-            ring: Some(RingSummary {
+            ring: Some(Box::new(RingSummary {
                 kind: match summary.ring.zero_copy {
                     true => "zero-copy",
                     false => "copying",
@@ -266,7 +266,7 @@ impl SummaryRecord {
                 why: Some(summary.ring.why.clone()).filter(|w| !w.is_empty()),
                 pipe_bytes: summary.ring.pipe_bytes,
                 peak_held_bytes: summary.peak_held_bytes,
-            }),
+            })),
             line: summary.line(),
         }
     }

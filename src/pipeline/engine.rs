@@ -12,13 +12,13 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
+use crate::base::kernel_pipe::KernelPipe;
 use crate::base::tap::Tap;
 use crate::pace::{Controller, PaceSettings};
 use crate::pipeline::events::Events;
 use crate::pipeline::fanout::Outputs;
 use crate::pipeline::rate::Pacer;
 use crate::pipeline::reader::Reader;
-use crate::base::kernel_pipe::KernelPipe;
 use crate::pipeline::ring::{self, ReaderEnd, RingError, WriterEnd};
 use crate::pipeline::stats::Stats;
 use crate::pipeline::watermark::Watermarks;

@@ -72,7 +72,9 @@ pub fn allocate(
             error,
         })?;
     }
-    Ok(ends((0..blocks).map(|i| Block::carve(&region, i * block_bytes, block_bytes))))
+    Ok(ends((0..blocks).map(|i| {
+        Block::carve(&region, i * block_bytes, block_bytes)
+    })))
 }
 
 /// The zero-copy ring: one block of `block_bytes` in each pipe, all free.

@@ -22,7 +22,9 @@
 
 use std::io;
 
-use crate::base::kernel_pipe::{pipe_bytes_for, pipe_max_bytes, user_pipe_soft_limit_bytes, KernelPipe};
+use crate::base::kernel_pipe::{
+    pipe_bytes_for, pipe_max_bytes, user_pipe_soft_limit_bytes, KernelPipe,
+};
 use crate::base::size::Bytes;
 use crate::base::tap::Tap;
 use crate::sink::Sink;
@@ -237,7 +239,8 @@ mod tests {
 
     #[test]
     fn the_pipes_are_one_per_block_and_one_per_output_of_several() {
-        let Ok(Chosen::Pipes { ring, fanout, path }) = choose(ZeroCopy::On, None, 5, 1 << 16, 3) else {
+        let Ok(Chosen::Pipes { ring, fanout, path }) = choose(ZeroCopy::On, None, 5, 1 << 16, 3)
+        else {
             panic!("expected the zero-copy ring");
         };
         assert_eq!((ring.len(), fanout.len()), (5, 3));

@@ -52,6 +52,16 @@ impl FdSink {
         })
     }
 
+    /// An open file, pipe or socket, under `name`.
+    pub fn from_file(file: File, name: &str) -> FdSink {
+        FdSink {
+            file: Some(file),
+            name: name.to_string(),
+            direct: false,
+            sync: false,
+        }
+    }
+
     /// A named output, opened as `preflight` planned it.
     pub fn open(plan: &Plan, config: &OutputSettings) -> anyhow::Result<FdSink> {
         let path = match plan {

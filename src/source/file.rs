@@ -47,6 +47,17 @@ impl FdSource {
         })
     }
 
+    /// An open file, pipe or socket, under `name`.
+    pub fn from_file(file: File, name: &str) -> FdSource {
+        let size = regular_size(&file);
+        FdSource {
+            file,
+            name: name.to_string(),
+            size,
+            read: 0,
+        }
+    }
+
     /// A named file.
     pub fn open(path: &Path) -> anyhow::Result<FdSource> {
         let name = path.display().to_string();

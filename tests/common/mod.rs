@@ -196,3 +196,15 @@ pub fn wait_until_caught(pid: u32, sig: nix::sys::signal::Signal) {
     }
     panic!("{sig:?} was never caught by {pid}");
 }
+
+/// Both rings, each insisted on: a case that runs on both takes one of
+/// these, so a zero-copy case that fell back to the copying ring fails
+/// instead of passing unseen.
+pub const RINGS: [&str; 2] = ["--zero-copy=on", "--zero-copy=off"];
+
+/// `args` after `ring` (one of `RINGS`).
+pub fn on_ring<'a>(ring: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec![ring];
+    all.extend_from_slice(args);
+    all
+}

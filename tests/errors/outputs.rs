@@ -74,25 +74,27 @@ fn one_failed_output_does_not_stop_the_others() {
 }
 
 #[test]
-fn stdout_closed_early_is_an_error_not_a_success() {
-    let mut child = spawn_piped(&["-s", "4k", "-b", "4"]);
-    let feeder = feed_stdin(&mut child, pattern(8 << 20, 3), Feed::Fast);
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = vec![0u8; 8192];
-    stdout.read_exact(&mut first).unwrap();
-    drop(stdout); // like `head -c 8192` exiting
-    let (status, stderr) = finish(&mut child);
-    feeder.join().unwrap();
-    assert_eq!(status.code(), Some(1), "{stderr}");
-    let errors = error_lines(&stderr);
-    assert_eq!(errors.len(), 1, "{stderr}");
-    assert!(
-        errors[0].starts_with("tapebuf: stdout: output closed after ")
-            && errors[0].ends_with(" bytes"),
-        "{stderr}"
-    );
-    assert!(
-        summary_line(&stderr).contains("bytes read but not committed"),
-        "{stderr}"
-    );
+fn stdout_closed_early_is_an_error_not_a_success_on_both_rings() {
+    for ring in RINGS {
+        let mut child = spawn_piped(&on_ring(ring, &["-s", "4k", "-b", "4"]));
+        let feeder = feed_stdin(&mut child, pattern(8 << 20, 3), Feed::Fast);
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = vec![0u8; 8192];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout); // like `head -c 8192` exiting
+        let (status, stderr) = finish(&mut child);
+        feeder.join().unwrap();
+        assert_eq!(status.code(), Some(1), "{stderr}");
+        let errors = error_lines(&stderr);
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(
+            errors[0].starts_with("tapebuf: stdout: output closed after ")
+                && errors[0].ends_with(" bytes"),
+            "{stderr}"
+        );
+        assert!(
+            summary_line(&stderr).contains("bytes read but not committed"),
+            "{stderr}"
+        );
+    }
 }
