@@ -5,7 +5,9 @@
 //! them in order to one or several [`Sink`](crate::sink::Sink)s through the
 //! fan-out (`fanout.rs`); the watermarks (`watermark.rs`) and the pacing
 //! controller decide when each side waits; `stats.rs` counts everything the
-//! observers and the summary read. `engine.rs` starts and stops the lot.
+//! observers and the summary read. `engine.rs` starts and stops the lot;
+//! `zero_copy.rs` decides whether the ring's blocks live in memory or in
+//! kernel pipes moved by splice(2).
 //!
 //! The engine knows endpoints only through the `Source` and `Sink` traits,
 //! and knows nothing of the command line, signals or summaries.
