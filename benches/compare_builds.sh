@@ -12,6 +12,9 @@
 #   git worktree add /tmp/old REV && (cd /tmp/old && cargo build --release --locked)
 #   cargo build --release --locked
 #   benches/compare_builds.sh /tmp/old/target/release/tapebuf target/release/tapebuf
+#
+# TAPEBUF_COMPARE_ARGS adds flags to both binaries' command lines, such as
+# TAPEBUF_COMPARE_ARGS="--hash xxh3" to compare the path a digest takes.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -29,7 +32,8 @@ done
 one_run() {
     local start end
     start=$(date +%s.%N)
-    dd if=/dev/zero bs="$2" count="$3" 2>/dev/null | "$1" -q -m 64M -s "$2" | dd of=/dev/null bs="$2" 2>/dev/null
+    # shellcheck disable=SC2086 # the extra flags are meant to be split
+    dd if=/dev/zero bs="$2" count="$3" 2>/dev/null | "$1" -q -m 64M -s "$2" ${TAPEBUF_COMPARE_ARGS:-} | dd of=/dev/null bs="$2" 2>/dev/null
     end=$(date +%s.%N)
     awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}' 
 }
@@ -38,7 +42,7 @@ median() {
     sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
-echo "# 4 GiB, 64M ring, $runs interleaved runs each; wall seconds"
+echo "# 4 GiB, 64M ring, $runs interleaved runs each; wall seconds; extra flags: ${TAPEBUF_COMPARE_ARGS:-none}"
 for bs in 1M 64k; do
     case $bs in
     1M) count=4096 ;;
