@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod relay;
 
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
