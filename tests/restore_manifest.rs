@@ -114,7 +114,7 @@ fn flip(cart: &mut Cartridge, index: usize, at: usize) {
 }
 
 fn records(cart: &Cartridge) -> usize {
-    cart.record_sizes().len()
+    cart.data_record_sizes().len()
 }
 
 #[test]

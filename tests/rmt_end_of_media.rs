@@ -41,10 +41,11 @@ fn records_landing_after_the_end_of_media_are_taken_back_and_resent() {
     for cart in lib.slots.iter().filter(|c| !c.items.is_empty()) {
         used += 1;
         assert!(
-            cart.record_sizes().iter().all(|&s| s == 64 << 10),
+            cart.data_record_sizes().iter().all(|&s| s == 64 << 10),
             "every record whole: {:?}",
             cart.record_sizes()
         );
+        assert!(cart.trailer().is_some(), "a trailer after the data");
         assert!(matches!(cart.items.last(), Some(Item::Filemark)));
         joined.extend_from_slice(&cart.first_file());
     }

@@ -186,7 +186,11 @@ fn every_remote_tape_volume_is_read_back_before_it_is_changed() {
         assert_eq!(v.bytes, on_tape.len() as u64);
         assert_eq!(v.digest, xxh3(&on_tape));
         assert_eq!(v.filemarks, 1);
-        assert_eq!(cart.filemarks(), 1, "the filemark is written once");
+        assert_eq!(
+            cart.filemarks(),
+            2,
+            "the data's filemark and the trailer's, each written once"
+        );
         let verified = v.verified.as_ref().unwrap();
         assert!(verified.ok && verified.method == method, "{verified:?}");
         assert!(

@@ -6,7 +6,8 @@
 //!
 //! The helpers here write and read through the pipeline; the tests are in
 //! `tape_emulated/`: writing across volumes (`writing.rs`), reading them
-//! back (`restore.rs`), and drives as real systems leave them, in
+//! back (`restore.rs`), the volume trailers that tell a restore where the
+//! backup ends (`trailers.rs`), and drives as real systems leave them, in
 //! fixed-block mode or behind a transfer limit (`drive_state.rs`).
 
 mod common;
@@ -15,6 +16,8 @@ mod common;
 mod drive_state;
 #[path = "tape_emulated/restore.rs"]
 mod restore;
+#[path = "tape_emulated/trailers.rs"]
+mod trailers;
 #[path = "tape_emulated/writing.rs"]
 mod writing;
 

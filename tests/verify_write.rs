@@ -105,7 +105,7 @@ fn a_verified_tape_backup_reads_every_volume_back_before_the_change() {
         at += on_tape.len();
         assert_eq!(v.digest, xxh3_hex(&on_tape));
         assert_eq!(v.filemarks, 1);
-        assert_eq!(v.record_count(), cart.record_sizes().len() as u64);
+        assert_eq!(v.record_count(), cart.data_record_sizes().len() as u64);
         assert_eq!(v.fingerprint.bytes, BLOCK as u64);
         assert_eq!(v.fingerprint.xxh3, xxh3_hex(&on_tape[..BLOCK]));
         let found = v.verified.as_ref().expect("read back");
@@ -113,12 +113,14 @@ fn a_verified_tape_backup_reads_every_volume_back_before_the_change() {
         assert_eq!(found.method, "tape, spaced back and read");
     }
     assert_eq!(at, data.len());
-    // Each volume was read back (spaced back over its filemark and its 13
-    // records) before the changer took it (unload).
+    // Each volume got its filemark and its trailer, was read back (spaced
+    // back over both filemarks and its 13 records, then forward past the
+    // trailer again) before the changer took it (unload).
     let log = lib.log.join(" | ");
-    let back = "filemark | backspace files 1 | backspace 13";
+    let back =
+        "filemark | write 512 | filemark | backspace files 2 | backspace 13 | forward files 1";
     assert_eq!(log.matches(back).count(), 3, "{log}");
-    assert_eq!(log.matches("backspace 13 | unload").count(), 2, "{log}");
+    assert_eq!(log.matches("forward files 1 | unload").count(), 2, "{log}");
     assert!(!log.contains("rewind"), "{log}");
 }
 

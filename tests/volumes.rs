@@ -6,6 +6,9 @@
 
 mod common;
 
+#[path = "volumes/trailers.rs"]
+mod trailers;
+
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

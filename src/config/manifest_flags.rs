@@ -1,12 +1,16 @@
 //! `--manifest FILE` and `--verify`: which way the manifest goes, checked
 //! against the endpoints.
 //!
-//! With an output other than standard output, the run records its output
-//! and writes the manifest at the end; then there must be exactly one
-//! output, since a manifest describes one backup. With standard output as
-//! the only output and a tape or file as the input, the run is a restore
-//! and checks each volume read against the manifest. `--verify` reads
-//! every output back, so standard output cannot be one of them.
+//! A run that reads a past backup is a restore, and a restore checks each
+//! volume it reads against the manifest and never writes it: the manifest
+//! is the record that would show the restore short. A run is a restore
+//! when its input is a tape drive (here or over rmt) or numbered volumes,
+//! or a file and either standard output is the only output or the
+//! manifest, already there, describes that very input. Any other run with
+//! `--manifest` records its output and writes the manifest at the end;
+//! then there must be exactly one output, since a manifest describes one
+//! backup. `--verify` reads every output back, so standard output cannot
+//! be one of them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,6 +21,8 @@ use crate::hash::HashAlg;
 use crate::manifest::{Manifest, Recording};
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
+use crate::tape::char_devices::{CharDevice, Verdict};
+use crate::tape::VolumeNames;
 
 /// What `--manifest` and `--verify` ask of the run.
 #[derive(Debug, Clone, Default)]
@@ -107,6 +113,9 @@ pub fn resolve(
             false => ManifestPlan::None,
         });
     };
+    if reads_a_backup(input, &path, to_stdout) {
+        return check_plan(cli, path);
+    }
     if !to_stdout {
         if outputs.len() > 1 {
             return Err(ConfigError::new(
@@ -123,21 +132,74 @@ pub fn resolve(
             recording,
         });
     }
-    match input {
-        InputSpec::File(_) | InputSpec::Remote(_) => {
-            let manifest = Manifest::load(&path).map_err(|e| {
-                ConfigError::new(format!("--manifest {}", path.display()), e.to_string())
-            })?;
-            Ok(ManifestPlan::Check {
-                path,
-                manifest: Arc::new(manifest),
-            })
-        }
-        _ => Err(ConfigError::new(
-            format!("--manifest {}", path.display()),
-            "needs an output to describe (-o) or a tape or file to check (-i); standard input to standard output has neither",
-        )),
+    Err(ConfigError::new(
+        format!("--manifest {}", path.display()),
+        "needs an output to describe (-o) or a tape or file to check (-i); standard input to standard output has neither",
+    ))
+}
+
+/// A restore's plan: its input is checked against the manifest at `path`,
+/// which must be there; `--verify` has nothing to read back.
+fn check_plan(cli: &Cli, path: PathBuf) -> Result<ManifestPlan, ConfigError> {
+    if cli.verify {
+        return Err(ConfigError::new(
+            "--verify",
+            format!(
+                "reads back what a backup wrote, and this run is a restore, which checks its input against --manifest {} instead",
+                path.display()
+            ),
+        ));
     }
+    let manifest = Manifest::load(&path).map_err(|e| {
+        ConfigError::new(
+            format!("--manifest {}", path.display()),
+            format!("{e}; a restore checks its input against the manifest and never writes one"),
+        )
+    })?;
+    Ok(ManifestPlan::Check {
+        path,
+        manifest: Arc::new(manifest),
+    })
+}
+
+/// True when the run reads a past backup (see the module's words):
+/// a tape drive here or over rmt, numbered volumes, or a file when
+/// standard output is the only output or the manifest at `manifest`
+/// already describes it.
+fn reads_a_backup(input: &InputSpec, manifest: &Path, to_stdout: bool) -> bool {
+    match input {
+        InputSpec::Remote(_) => true,
+        InputSpec::File(path) => {
+            let tape = CharDevice::at_path(path)
+                .is_some_and(|d| matches!(d.verdict(), Verdict::Tape { .. }));
+            let numbered = VolumeNames::parse(path).is_ok_and(|n| n.is_numbered());
+            tape || to_stdout || numbered || describes(manifest, path)
+        }
+        InputSpec::Stdin | InputSpec::Listen(_) => false,
+    }
+}
+
+/// True when the manifest at `manifest` exists and names `input` as what
+/// the backup was written to (its output, or its first volume).
+fn describes(manifest: &Path, input: &Path) -> bool {
+    if !manifest.exists() {
+        return false;
+    }
+    let Ok(m) = Manifest::load(manifest) else {
+        // A manifest that cannot be read is not overwritten either: the
+        // run refuses it, saying why.
+        return true;
+    };
+    let absolute = |p: &Path| std::path::absolute(p).ok();
+    let first_volume = VolumeNames::parse(input).ok().map(|n| n.volume(1));
+    let named = [
+        Some(input.to_path_buf()),
+        absolute(input),
+        first_volume.as_deref().and_then(absolute),
+    ];
+    named.iter().flatten().any(|p| {
+        Path::new(&m.output) == p || m.volumes.first().is_some_and(|v| Path::new(&v.name) == p)
+    })
 }
 
 /// The manifest is written at the end of a run that may take hours, so a
@@ -170,9 +232,15 @@ fn writable_dir(path: &Path) -> Result<(), ConfigError> {
 pub fn restore_block_size(cli: &Cli) -> Option<Cli> {
     let path = cli.manifest.as_ref()?;
     let to_stdout = cli.connect.is_empty() && cli.outputs.iter().all(|o| o.as_os_str() == "-");
-    let from_medium =
-        cli.listen.is_none() && cli.input.as_ref().is_some_and(|i| i.as_os_str() != "-");
-    if cli.block_size.is_some() || cli.blocks.is_some() || !to_stdout || !from_medium {
+    let input = cli
+        .input
+        .as_ref()
+        .filter(|i| cli.listen.is_none() && i.as_os_str() != "-")?;
+    let spec = match super::rmt_flags::remote_name(cli, "-i/--input", input) {
+        Ok(Some(remote)) => InputSpec::Remote(remote),
+        _ => InputSpec::File(input.clone()),
+    };
+    if cli.block_size.is_some() || cli.blocks.is_some() || !reads_a_backup(&spec, path, to_stdout) {
         return None;
     }
     let manifest = Manifest::load(path).ok()?;

@@ -184,7 +184,7 @@ fn a_manifest_with_neither_an_output_nor_a_tape_or_file_to_check_is_refused() {
     );
     assert_eq!(
         refusal(&["-i", "/no/such/file", "--manifest", "/no/such/m.json"]),
-        "--manifest /no/such/m.json: cannot read it: No such file or directory (os error 2)"
+        "--manifest /no/such/m.json: cannot read it: No such file or directory (os error 2); a restore checks its input against the manifest and never writes one"
     );
 }
 

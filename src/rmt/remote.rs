@@ -18,7 +18,7 @@
 use super::flavor::{OpenMode, RemoteOp};
 use super::name::RemoteName;
 use super::session::{CloseFailed, RmtError, RmtSettings, Session};
-use super::wire::{Reply, Request, MAX_RECORD_BYTES};
+use super::wire::{Reply, Request, END_OF_MEDIUM_ERRNO, MAX_RECORD_BYTES};
 use crate::tape::AtEnd;
 use crossbeam_channel::Receiver;
 
@@ -169,8 +169,39 @@ impl RemoteFile {
         Ok(())
     }
 
+    /// Writes one record and waits for its reply: a device's volume
+    /// trailer, after the data's filemark (see `tape::trailer`). Past the
+    /// early warning a Linux drive refuses one write (`E28`) and takes the
+    /// next, so one refusal of that kind is tried again. The trailer's own
+    /// filemark follows, so the close writes none.
+    pub fn write_trailer(&mut self, record: &[u8]) -> Result<(), RmtError> {
+        let mut refused_once = false;
+        loop {
+            let session = self.session();
+            session.send(&Request::Write(record.len()), record)?;
+            match session.wait_reply()? {
+                Reply::Number(n) if n == record.len() as u64 => break,
+                Reply::Failed { errno, .. } if errno == END_OF_MEDIUM_ERRNO && !refused_once => {
+                    refused_once = true;
+                }
+                other => {
+                    RmtError::check(other.clone())?;
+                    return Err(RmtError::Protocol(format!(
+                        "a {}-byte trailer was answered {}",
+                        record.len(),
+                        describe(&other)
+                    )));
+                }
+            }
+        }
+        self.op(RemoteOp::WriteFilemarks, 1)?;
+        self.marked = true;
+        Ok(())
+    }
+
     /// Reads the volume back from its start through the open session: a
-    /// device is spaced back over its filemark and its `records` records
+    /// device is spaced back over its trailer's and its data's filemarks
+    /// (see `write_trailer`) and its `records` records
     /// and read one record (of at most `record_bytes`) at a time up to its
     /// filemark, a file is sought to its start and
     /// read to its end. Each piece goes to `each`, which returns false to
@@ -185,7 +216,7 @@ impl RemoteFile {
         if self.is_device() {
             // Back over the filemark and the volume's own records, not a
             // rewind: other backups may come before it on the tape.
-            self.op(RemoteOp::BackspaceFiles, 1)?;
+            self.op(RemoteOp::BackspaceFiles, 2)?;
             for step in crate::tape::limits::space_steps(records) {
                 self.op(RemoteOp::BackspaceRecords, step)?;
             }

@@ -16,7 +16,7 @@ use super::spec::ExistingFile;
 use super::OpenError;
 use crate::base::blocking::Blocking;
 use crate::manifest::Checker;
-use crate::tape::{AtEnd, VolumeNames};
+use crate::tape::{trailer, AtEnd, Trailer, VolumeNames};
 
 pub struct FileMedium {
     names: VolumeNames,
@@ -57,10 +57,16 @@ impl WriteMedium for FileMedium {
 }
 
 impl Medium for FileMedium {
-    fn end_volume(&mut self, _then: AtEnd) -> io::Result<()> {
+    /// The trailer goes in the file's extended attribute, where the
+    /// filesystem keeps one.
+    fn end_volume(&mut self, _then: AtEnd, trailer: &Trailer) -> io::Result<()> {
         let Some(file) = self.file.take() else {
             return Ok(());
         };
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            use std::os::fd::AsFd;
+            trailer::attach_to_file(file.as_fd(), trailer)?;
+        }
         if self.sync && super::file::syncable(&file) {
             file.sync_all()?;
         }

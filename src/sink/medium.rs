@@ -5,13 +5,14 @@
 use std::io;
 
 use crate::manifest::Checker;
-use crate::tape::{AtEnd, Drive};
+use crate::tape::{AtEnd, Drive, Trailer};
 
 /// One medium at a time, as the volume change sees it.
 pub trait Medium: Send {
-    /// Finishes the volume in use (a filemark on a tape; fsync with `-c`
-    /// and close on a file), then does `then` to a tape.
-    fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
+    /// Finishes the volume in use (on a tape its filemark, then `trailer`
+    /// as a tape file of its own; fsync with `-c` and close on a file),
+    /// then does `then` to a tape.
+    fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()>;
 
     /// Opens volume `n` (2 and up).
     fn open_volume(&mut self, n: u32) -> io::Result<()>;
@@ -36,15 +37,19 @@ pub trait Medium: Send {
         u32::from(self.whole_records())
     }
 
-    /// For `--verify`: finishes the volume like `end_volume`, but keeps it
-    /// at hand to be read back (a tape stays loaded and open).
-    fn end_for_read_back(&mut self) -> io::Result<()> {
-        self.end_volume(AtEnd::Stay)
+    /// For `--verify`: finishes the volume like `end_volume`, trailer and
+    /// all, but keeps it at hand to be read back (a tape stays loaded and
+    /// open). The trailer goes on before the read-back, so that nothing
+    /// is ever written where a read-back that failed part-way left the
+    /// tape.
+    fn end_for_read_back(&mut self, trailer: &Trailer) -> io::Result<()> {
+        self.end_volume(AtEnd::Stay, trailer)
     }
 
     /// Reads volume `n`, just finished by `end_for_read_back`, from its
-    /// start into `check`, stopping early once it failed; returns how it
-    /// was read ("O_DIRECT").
+    /// start into `check`, stopping early once it failed (a tape is read
+    /// to the data's filemark all the same); returns how it was read
+    /// ("O_DIRECT").
     fn read_back(&mut self, _n: u32, _check: &mut Checker) -> io::Result<String> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
@@ -52,7 +57,8 @@ pub trait Medium: Send {
         ))
     }
 
-    /// After `read_back`: does `then` and closes what was kept open.
+    /// After `read_back`: moves a tape past its trailer, does `then` and
+    /// closes what was kept open.
     fn after_read_back(&mut self, _then: AtEnd) -> io::Result<()> {
         Ok(())
     }

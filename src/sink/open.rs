@@ -16,7 +16,8 @@ use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
 use crate::tape::cleaning::CleaningWatch;
-use crate::tape::{Access, AtEnd, Device, VolumeNames};
+use crate::tape::first_load::open_tape;
+use crate::tape::{Access, AtEnd, VolumeNames};
 
 /// The opened outputs, and the files that opening them created.
 pub struct Opened {
@@ -140,7 +141,7 @@ fn open_one(
     }
     if let Plan::AsIs(path) = plan {
         let name = path.display().to_string();
-        let device = Device::open_if_tape(path, Access::Write)
+        let device = open_tape(path, Access::Write, &settings.policy, config.quiet)
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
         if let Some(device) = device {
             let watched = CleaningWatch::to_stderr(Box::new(device));

@@ -25,7 +25,7 @@ use crate::base::console::say;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
 use crate::tape::limits::space_steps;
-use crate::tape::{AtEnd, Drive, TapeOp};
+use crate::tape::{AtEnd, Drive, TapeOp, Trailer};
 
 /// Bytes read at a time from a file: large, since each O_DIRECT read is
 /// one request to the disk and nothing reads ahead of it.
@@ -33,25 +33,27 @@ const FILE_READ_BYTES: usize = 16 << 20;
 /// Buffers read ahead of the check (one is read while one is checked).
 const READ_AHEAD: usize = 1;
 
-/// Finishes volume `number` of `medium` with `then`; with a ledger, notes
-/// its end, and with `--verify` reads it back in between, unless the run
-/// was stopped (`stopping`): then it closes at once.
+/// Finishes volume `number` of `medium` with its `trailer` and `then`;
+/// with a ledger, notes its end, and with `--verify` reads it back in
+/// between (after the trailer is written), unless the run was stopped
+/// (`stopping`): then it closes at once.
 pub fn close_volume<M: Medium + ?Sized>(
     medium: &mut M,
     ledger: Option<&Ledger>,
-    number: u32,
+    trailer: &Trailer,
     then: AtEnd,
     stopping: bool,
 ) -> io::Result<()> {
+    let number = trailer.volume;
     let verify = |l: &&Ledger| l.recording().verify && !stopping;
     let Some(ledger) = ledger.filter(verify) else {
-        medium.end_volume(then)?;
+        medium.end_volume(then, trailer)?;
         if let Some(ledger) = ledger {
             ledger.end_volume(medium.filemarks());
         }
         return Ok(());
     };
-    medium.end_for_read_back()?;
+    medium.end_for_read_back(trailer)?;
     if let Some((volume, sums)) = ledger.end_volume(medium.filemarks()) {
         let recording = ledger.recording();
         let mut check = Checker::new(volume, recording.alg, sums);
@@ -127,12 +129,17 @@ pub fn verify_line(ledger: &Ledger) -> Option<String> {
     })
 }
 
-/// Reads a tape back from where the volume began: back over its filemark
-/// and exactly the records written, then record by record up to the
-/// filemark. Not a rewind: the volume may follow other backups on the
-/// same tape.
-pub fn read_back_tape(drive: &mut dyn Drive, check: &mut Checker) -> io::Result<String> {
-    drive.op(TapeOp::BackspaceFiles(1))?;
+/// Reads a tape back from where the volume began: back over the trailer's
+/// filemark and the data's (`marks`, the filemarks written since the data
+/// ended) and exactly the records written, then record by record up to
+/// the data's filemark. Not a rewind: the volume may follow other backups
+/// on the same tape.
+pub fn read_back_tape(
+    drive: &mut dyn Drive,
+    marks: u32,
+    check: &mut Checker,
+) -> io::Result<String> {
+    drive.op(TapeOp::BackspaceFiles(marks))?;
     for step in space_steps(check.expected().record_count()) {
         drive.op(TapeOp::BackspaceRecords(step))?;
     }

@@ -7,13 +7,20 @@ use std::io;
 
 use super::medium::Medium;
 use crate::manifest::Checker;
+use crate::rmt::flavor::RemoteOp;
 use crate::rmt::remote::RemoteFile;
-use crate::tape::AtEnd;
+use crate::tape::{AtEnd, Trailer};
 
 /// A remote file changes volumes like a local tape: the same name each
 /// time, with a medium swapped in between.
 impl Medium for RemoteFile {
-    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
+    /// A device gets its filemark and then the trailer (see
+    /// `tape::trailer`); a file gets neither.
+    fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
+        if self.is_device() {
+            self.end_data().map_err(io::Error::from)?;
+            put_trailer(self, trailer)?;
+        }
         self.close(then).map_err(io::Error::from)
     }
 
@@ -39,8 +46,12 @@ impl Medium for RemoteFile {
     }
 
     /// The filemark now, and the session kept open to read back.
-    fn end_for_read_back(&mut self) -> io::Result<()> {
-        self.end_data().map_err(io::Error::from)
+    fn end_for_read_back(&mut self, trailer: &Trailer) -> io::Result<()> {
+        self.end_data().map_err(io::Error::from)?;
+        if self.is_device() {
+            put_trailer(self, trailer)?;
+        }
+        Ok(())
     }
 
     fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
@@ -48,17 +59,38 @@ impl Medium for RemoteFile {
         let largest = check.expected().records.iter().map(|r| r.bytes).max();
         let record_bytes = usize::try_from(largest.unwrap_or(1)).unwrap_or(usize::MAX);
         let records = check.expected().record_count();
-        let method = self.read_from_start(record_bytes, records, |piece| {
-            match device {
-                true => check.record(piece),
-                false => check.data(piece),
+        // A device is read to the data's filemark also after a
+        // difference, so that it is left where a good read-back leaves it.
+        let method = self.read_from_start(record_bytes, records, |piece| match device {
+            true => {
+                if !check.failed() {
+                    check.record(piece);
+                }
+                true
             }
-            !check.failed()
+            false => {
+                check.data(piece);
+                !check.failed()
+            }
         })?;
         Ok(method.to_string())
     }
 
+    /// A device is moved past its trailer's tape file again.
     fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
+        if self.is_device() {
+            self.op(RemoteOp::ForwardFiles, 1)
+                .map_err(io::Error::from)?;
+        }
         self.close(then).map_err(io::Error::from)
     }
+}
+
+fn put_trailer(file: &mut RemoteFile, trailer: &Trailer) -> io::Result<()> {
+    file.write_trailer(&trailer.encode()).map_err(|e| {
+        io::Error::other(format!(
+            "volume {}: the data and its filemark are on tape, but the trailer after them could not be written: {e}",
+            trailer.volume
+        ))
+    })
 }

@@ -20,7 +20,7 @@ use super::medium::{Medium, WriteMedium};
 use crate::manifest::Checker;
 use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, refused_error};
-use crate::tape::{AtEnd, Drive, TapeOp};
+use crate::tape::{AtEnd, Drive, TapeOp, Trailer};
 
 pub struct TapeMedium {
     drive: Box<dyn Drive>,
@@ -72,26 +72,63 @@ impl WriteMedium for TapeMedium {
     }
 }
 
+impl TapeMedium {
+    /// Writes the volume's trailer as a tape file of its own, after the
+    /// data's filemark. Past the early warning st refuses the first write
+    /// with ENOSPC and lets the next one through "to enable writing a
+    /// trailer" (its documentation's words), so one ENOSPC is tried again.
+    fn put_trailer(&mut self, trailer: &Trailer) -> io::Result<()> {
+        let record = trailer.encode();
+        let failed = |e: io::Error| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "volume {}: the data and its filemark are on tape, but the trailer after them could not be written: {e}",
+                    trailer.volume
+                ),
+            )
+        };
+        self.mode.check_once(self.drive.as_mut()).map_err(failed)?;
+        let written = match self.drive.write_record(&record) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => self.drive.write_record(&record),
+            other => other,
+        }
+        .map_err(failed)?;
+        if written != record.len() {
+            return Err(failed(io::Error::other(format!(
+                "the drive took {written} of its {} bytes",
+                record.len()
+            ))));
+        }
+        self.drive.op(TapeOp::WriteFilemarks(1)).map_err(failed)
+    }
+}
+
 /// Errors the volume logic acts on, which must keep their errno.
 fn benign(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Interrupted || e.raw_os_error() == Some(libc::ENOSPC)
 }
 
 impl Medium for TapeMedium {
-    fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
+    fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
         self.drive.op(TapeOp::WriteFilemarks(1))?;
+        self.put_trailer(trailer)?;
         then.finish(self.drive.as_mut())
     }
 
-    fn end_for_read_back(&mut self) -> io::Result<()> {
-        self.drive.op(TapeOp::WriteFilemarks(1))
+    fn end_for_read_back(&mut self, trailer: &Trailer) -> io::Result<()> {
+        self.drive.op(TapeOp::WriteFilemarks(1))?;
+        self.put_trailer(trailer)
     }
 
     fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
-        super::read_back::read_back_tape(self.drive.as_mut(), check)
+        super::read_back::read_back_tape(self.drive.as_mut(), 2, check)
     }
 
+    /// The read-back stopped at the data's filemark: past the trailer's
+    /// tape file again, where the next backup may be appended.
     fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
+        self.drive.op(TapeOp::ForwardFiles(1))?;
         then.finish(self.drive.as_mut())
     }
 

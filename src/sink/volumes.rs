@@ -3,10 +3,12 @@
 //!
 //! The sink writes each block to the volume in use. When the volume is full
 //! (ENOSPC, a 0-byte write, a short write on a tape, or `--volume-size`
-//! reached), it closes the volume (a tape gets its filemark and is
+//! reached), it closes the volume (a tape gets its filemark and its
+//! trailer, `tape::trailer`, saying that the stream continues, and is
 //! ejected), gets the next one in through the change policy, waits for a
 //! tape drive to be ready, opens it, and writes the rest of the block
-//! there. The whole change, from the filemark to the open, counts as
+//! there. The last volume's trailer says `last`, or `cut` for a run that
+//! was stopped or lost its input. The whole change, from the filemark to the open, counts as
 //! changing for the watchdog. A block is written whole or in
 //! order-preserving pieces, never twice and never skipped: the bytes on the
 //! volumes, concatenated, are the stream. On a tape a block is only ever
@@ -23,7 +25,10 @@ use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
 use crate::manifest::Ledger;
 use crate::tape::load::{Change, Load, LoadFailed};
-use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog, VolumeNames};
+use crate::tape::trailer::new_backup_id;
+use crate::tape::{
+    Access, AtEnd, ChangePolicy, ChangeRequest, Drive, Ends, Trailer, VolumeLog, VolumeNames,
+};
 
 /// A medium as the loader opens it.
 struct Opening<'m, M: ?Sized> {
@@ -71,6 +76,8 @@ pub struct Volumes {
     stop: Receiver<()>,
     /// `--manifest`: every record committed, and each volume's end.
     ledger: Option<Arc<Ledger>>,
+    /// The id every volume's trailer carries.
+    backup: String,
 }
 
 impl Volumes {
@@ -83,6 +90,18 @@ impl Volumes {
             log: VolumeLog::new(name),
             stop: never(),
             ledger: None,
+            backup: new_backup_id(),
+        }
+    }
+
+    /// The trailer of the volume in use, ending as `ends` says.
+    fn trailer(&self, ends: Ends) -> Trailer {
+        Trailer {
+            backup: self.backup.clone(),
+            volume: self.volume,
+            ends,
+            volume_bytes: self.on_volume,
+            stream_bytes: self.log.volumes().iter().sum(),
         }
     }
 
@@ -109,7 +128,9 @@ impl Volumes {
     }
 
     /// Finishes the volume in use with `then`, reading it back first for
-    /// `--verify` (see `read_back`) unless the run is `stopping`.
+    /// `--verify` (see `read_back`) unless the run is `stopping`. Its
+    /// trailer says the stream ends here: `last`, or `cut` when the run
+    /// is stopping (a signal, the watchdog, a failed input).
     pub fn close<M: Medium + ?Sized>(
         &mut self,
         medium: &mut M,
@@ -119,7 +140,9 @@ impl Volumes {
         // A read-back moves no byte of the stream: like a volume change,
         // it must not look like a stall to the watchdog.
         self.log.set_changing(true);
-        let closed = close_volume(medium, self.ledger.as_deref(), self.volume, then, stopping);
+        let ends = if stopping { Ends::Cut } else { Ends::Last };
+        let trailer = self.trailer(ends);
+        let closed = close_volume(medium, self.ledger.as_deref(), &trailer, then, stopping);
         self.log.set_changing(false);
         closed
     }
@@ -176,7 +199,8 @@ impl Volumes {
         } else {
             AtEnd::Stay
         };
-        close_volume(medium, self.ledger.as_deref(), finished, then, false)
+        let trailer = self.trailer(Ends::Continues);
+        close_volume(medium, self.ledger.as_deref(), &trailer, then, false)
             .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
         let device = medium.volume_name(finished + 1);
         let request = ChangeRequest {

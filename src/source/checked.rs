@@ -24,7 +24,7 @@ use std::time::Instant;
 use super::volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
 use crate::hash::HashAlg;
 use crate::manifest::{Checker, Identity, Manifest};
-use crate::tape::{AtEnd, Drive};
+use crate::tape::{AtEnd, Drive, Trailer};
 
 /// What the check of one volume found.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +97,11 @@ pub struct CheckedMedium {
     ahead: Vec<u8>,
     given: usize,
     ended: bool,
+    /// The inner medium reached the end of the volume's data, so what
+    /// follows is its trailer (a volume left part-read has none to read),
+    /// and whether the check found the volume bad (then it has told).
+    inner_ended: bool,
+    failed_check: bool,
     started: Instant,
 }
 
@@ -114,6 +119,8 @@ impl CheckedMedium {
             ahead: Vec::new(),
             given: 0,
             ended: false,
+            inner_ended: false,
+            failed_check: false,
             started: Instant::now(),
         }
     }
@@ -183,6 +190,7 @@ impl CheckedMedium {
                 Ok(Got::Bytes(n)) => got += n,
                 Ok(Got::EndOfVolume) => {
                     self.ended = true;
+                    self.inner_ended = true;
                     break;
                 }
                 Ok(Got::BlockDone) => break,
@@ -211,6 +219,7 @@ impl CheckedMedium {
     fn outcome(&mut self, bytes: u64, problem: Option<String>) -> io::Result<Got> {
         self.state = State::Skipping;
         self.checker = None;
+        self.failed_check = problem.is_some();
         let name = self.inner.volume_name(self.volume);
         let outcome = Outcome {
             volume: self.volume,
@@ -301,7 +310,10 @@ impl ReadMedium for CheckedMedium {
                     false => Ok(Got::Bytes(n)),
                 }
             }
-            Got::EndOfVolume => self.finish(),
+            Got::EndOfVolume => {
+                self.inner_ended = true;
+                self.finish()
+            }
             Got::BlockDone => Ok(Got::BlockDone),
         }
     }
@@ -310,8 +322,17 @@ impl ReadMedium for CheckedMedium {
         self.inner.end_volume(then)
     }
 
+    fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
+        match self.inner_ended && !self.failed_check {
+            true => self.inner.read_trailer(),
+            false => Ok(None),
+        }
+    }
+
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
         self.inner.open_volume(n)?;
+        self.inner_ended = false;
+        self.failed_check = false;
         self.volume = n;
         self.state = State::Unread;
         self.checker = None;

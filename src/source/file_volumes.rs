@@ -1,19 +1,23 @@
 //! Files as input volumes: numbered names (`big.tar.%03d`, read while the
 //! next file exists, or `-n` of them), or one name whose medium is swapped
-//! between volumes (`-n` with a name that is not numbered).
+//! between volumes (`-n` with a name that is not numbered). A volume's
+//! trailer is its `user.tapebuf.trailer` attribute, where the filesystem
+//! kept it (`tape::trailer`).
 
 use std::fs::File;
 use std::io::{self, Read};
 
 use super::volumes::{Got, ReadMedium};
 use crate::base::blocking::Blocking;
-use crate::tape::{AtEnd, VolumeNames};
+use crate::tape::{trailer, AtEnd, Trailer, VolumeNames};
 
 /// Files as input volumes: numbered names, or one name whose medium is
 /// swapped between volumes (with `-n`).
 pub struct FileVolumesIn {
     names: VolumeNames,
     file: Option<File>,
+    /// The volume open now.
+    volume: u32,
 }
 
 impl FileVolumesIn {
@@ -22,6 +26,7 @@ impl FileVolumesIn {
         Ok(FileVolumesIn {
             names,
             file: Some(file),
+            volume: 1,
         })
     }
 
@@ -58,8 +63,13 @@ impl ReadMedium for FileVolumesIn {
         Ok(())
     }
 
+    fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
+        trailer::read_from_file(&self.names.volume(self.volume))
+    }
+
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
         self.file = Some(File::open(self.names.volume(n))?);
+        self.volume = n;
         Ok(())
     }
 

@@ -13,6 +13,7 @@ mod fill;
 mod input;
 mod open;
 mod rmt;
+mod sequence;
 pub mod spec;
 mod tape;
 mod tcp;

@@ -19,7 +19,8 @@ use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtSettings;
 use crate::tape::char_devices::{self, Direction};
 use crate::tape::cleaning::CleaningWatch;
-use crate::tape::{Access, AtEnd, ChangePolicy, Device, VolumeNames};
+use crate::tape::first_load::open_tape;
+use crate::tape::{Access, AtEnd, ChangePolicy, VolumeNames};
 
 /// How the input is opened and read, from the validated command line.
 #[derive(Debug, Clone)]
@@ -160,7 +161,7 @@ fn open_checked(
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
     let plan = config.read_volumes(names.is_numbered());
-    let device = Device::open_if_tape(path, Access::Read)
+    let device = open_tape(path, Access::Read, &plan.policy, config.quiet)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(device) = device {
         let watched = CleaningWatch::to_stderr(Box::new(device));

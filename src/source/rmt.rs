@@ -22,6 +22,11 @@
 //! and forward over one. Extra `A0` replies alone (the end of a file read
 //! again, or empty tape files) move nothing that can be told apart, and are
 //! left as they are.
+//!
+//! The first record right after a device's filemark may be the volume's
+//! trailer (`tape::trailer`): it is kept from the read-ahead (or read then,
+//! when nothing was read ahead), and when it is one, the tape is left
+//! after the trailer's own tape file instead.
 
 use std::collections::VecDeque;
 use std::io;
@@ -33,7 +38,7 @@ use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtError;
 use crate::rmt::window::Window;
 use crate::rmt::wire::{Reply, Request};
-use crate::tape::AtEnd;
+use crate::tape::{AtEnd, Trailer};
 
 /// What the read-ahead found behind the filemark.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +80,12 @@ pub struct RmtReader {
     delivered: u64,
     /// The end of the file was seen behind the record being copied out.
     end_seen: bool,
+    /// Behind the filemark: whether anything was read there yet, the
+    /// first record if it came right after the filemark (perhaps the
+    /// trailer), and whether that trailer was taken.
+    looked_behind: bool,
+    after_mark: Option<Vec<u8>>,
+    trailer_taken: bool,
 }
 
 impl RmtReader {
@@ -93,6 +104,9 @@ impl RmtReader {
             largest: 0,
             delivered: 0,
             end_seen: false,
+            looked_behind: false,
+            after_mark: None,
+            trailer_taken: false,
         }
     }
 
@@ -148,27 +162,46 @@ impl RmtReader {
         e.into()
     }
 
-    /// Takes the replies to the requests behind the filemark.
+    /// Takes the replies to the requests behind the filemark, keeping the
+    /// first record if it came right after it.
     fn drain_read_ahead(&mut self) -> Result<(), RmtError> {
         let mut overrun = Overrun::default();
         let mut failed = false;
+        self.looked_behind = !self.in_flight.is_empty();
         while self.in_flight.pop_front().is_some() {
-            match self.file.session().wait_reply()? {
-                Reply::Bytes(data) if !failed && data.is_empty() => {
-                    overrun.filemarks += 1;
-                    overrun.records = 0;
-                }
-                Reply::Bytes(data) if !failed => {
-                    overrun.records += 1;
-                    overrun.data_seen = true;
-                    self.file.session().recycle(data);
-                }
-                Reply::Failed { .. } => failed = true,
-                _ => {}
+            let reply = self.file.session().wait_reply()?;
+            if !failed {
+                self.count_behind(&mut overrun, reply, &mut failed);
             }
         }
         self.overrun = overrun;
         Ok(())
+    }
+
+    /// Counts one reply to a read behind the filemark into `overrun`.
+    fn count_behind(&mut self, overrun: &mut Overrun, reply: Reply, failed: &mut bool) {
+        match reply {
+            Reply::Bytes(data) if data.is_empty() => {
+                overrun.filemarks += 1;
+                overrun.records = 0;
+            }
+            Reply::Bytes(data) => {
+                let first = !overrun.data_seen && overrun.filemarks == 0;
+                overrun.records += 1;
+                overrun.data_seen = true;
+                match first {
+                    true => self.after_mark = Some(data),
+                    false => self.file.session().recycle(data),
+                }
+            }
+            // A record larger than the read: the tape moved past it.
+            Reply::Failed { errno, .. } if errno == libc::ENOMEM => {
+                overrun.records += 1;
+                overrun.data_seen = true;
+                *failed = true;
+            }
+            _ => *failed = true,
+        }
     }
 }
 
@@ -212,9 +245,44 @@ impl ReadMedium for RmtReader {
         Ok(Got::Bytes(n))
     }
 
+    /// A device's trailer is the first record behind the data's
+    /// filemark: taken from what was read ahead, or read now when nothing
+    /// was. The tape is put back by `end_volume`.
+    fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
+        if !self.file.is_device() {
+            return Ok(None);
+        }
+        if !self.looked_behind {
+            self.looked_behind = true;
+            let session = self.file.session();
+            session.send(&Request::Read(self.block_bytes), &[])?;
+            let reply = session.wait_reply()?;
+            let mut overrun = self.overrun;
+            self.count_behind(&mut overrun, reply, &mut false);
+            self.overrun = overrun;
+        }
+        let Some(record) = self.after_mark.take() else {
+            return Ok(None);
+        };
+        match Trailer::parse(&record) {
+            Ok(Some(trailer)) => {
+                self.trailer_taken = true;
+                Ok(Some(trailer))
+            }
+            Ok(None) => Ok(None),
+            Err(why) => Err(io::Error::other(why)),
+        }
+    }
+
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
         if then == AtEnd::Stay {
-            for (op, count) in self.overrun.undo() {
+            // Back to just after the data's filemark, then past the
+            // trailer's tape file if there was one.
+            let mut moves = self.overrun.undo();
+            if std::mem::take(&mut self.trailer_taken) {
+                moves.push((RemoteOp::ForwardFiles, 1));
+            }
+            for (op, count) in moves {
                 self.file.op(op, count).map_err(|e| {
                     io::Error::other(format!(
                         "the read-ahead went past the filemark and could not step back ({e}); \
@@ -231,6 +299,9 @@ impl ReadMedium for RmtReader {
         self.record.clear();
         self.copied = 0;
         self.end_seen = false;
+        self.looked_behind = false;
+        self.after_mark = None;
+        self.trailer_taken = false;
         self.file.reopen().map_err(io::Error::from)
     }
 

@@ -25,7 +25,8 @@ use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 
 use super::volumes::{Got, ReadMedium};
-use crate::tape::{AtEnd, Drive, TapeOp};
+use crate::tape::trailer::TRAILER_READ_BYTES;
+use crate::tape::{AtEnd, Drive, TapeOp, Trailer};
 
 /// The smallest read count tried after a refusal.
 const MIN_READ_BYTES: usize = 4096;
@@ -179,6 +180,48 @@ impl ReadMedium for TapeReader {
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
         then.finish(self.drive.as_mut())
+    }
+
+    /// Reads the record after the data's filemark. A trailer is taken,
+    /// with its own filemark; anything else is put back: a second
+    /// filemark (spaced back over), blank tape (nothing moved), or a
+    /// record of a backup written after this one (spaced back over).
+    fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
+        let size = TRAILER_READ_BYTES.min(self.read_cap.unwrap_or(usize::MAX));
+        let mut buf = vec![0u8; size];
+        let n = match self.drive.read_record(&mut buf) {
+            Ok(0) => {
+                if !self.drive.status()?.at_eod {
+                    self.drive.op(TapeOp::BackspaceFiles(1))?;
+                }
+                return Ok(None);
+            }
+            Ok(n) => n,
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
+                self.drive.op(TapeOp::BackspaceRecords(1))?;
+                return Ok(None);
+            }
+            // Blank tape: the recorded data ends at the filemark.
+            Err(_) => return Ok(None),
+        };
+        let trailer = match Trailer::parse(&buf[..n]) {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                self.drive.op(TapeOp::BackspaceRecords(1))?;
+                return Ok(None);
+            }
+            Err(why) => return Err(io::Error::other(why)),
+        };
+        // Past the trailer's filemark, where the next backup begins.
+        match self.drive.read_record(&mut buf) {
+            Ok(0) => {}
+            Ok(_) => self.drive.op(TapeOp::BackspaceRecords(1))?,
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
+                self.drive.op(TapeOp::BackspaceRecords(1))?
+            }
+            Err(_) => {}
+        }
+        Ok(Some(trailer))
     }
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {

@@ -2,9 +2,10 @@
 //! written with `--volume-size` or a numbered name.
 //!
 //! At the end of a volume (a filemark on a tape, end of file on a file)
-//! the source decides whether another follows: with `-n/--volumes N`,
-//! until N have been read; with a numbered name, while the next file
-//! exists. Then it closes the volume (ejecting a tape), gets the next one
+//! the source reads the volume's trailer and decides whether another
+//! follows (`sequence.rs`): while the trailers say the backup continues;
+//! without trailers, with `-n/--volumes N` until N have been read, and
+//! with a numbered name while the next file exists. Then it closes the volume (ejecting a tape), gets the next one
 //! in through the change policy, waits for a tape drive to be ready, and
 //! goes on filling the same block, so the stream comes out as one. The
 //! whole change counts as changing for the watchdog.
@@ -15,10 +16,11 @@ use std::sync::Arc;
 
 use crossbeam_channel::{never, Receiver};
 
+use super::sequence::{Next, Sequence};
 use super::{End, Filled, Source};
 use crate::base::console::say;
 use crate::tape::load::{Change, Load, LoadFailed, MAX_REFUSALS};
-use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, VolumeLog};
+use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, Trailer, VolumeLog};
 
 /// What one read from a volume gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -37,6 +39,14 @@ pub trait ReadMedium: Send {
 
     /// Closes the volume in use, doing `then` to a tape first.
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
+
+    /// Right after the volume's data ended: its trailer (`tape::trailer`),
+    /// or None when it has none. A tape is left after the trailer's own
+    /// filemark, or where the data ended when there is no trailer. Err
+    /// for a trailer that cannot be read.
+    fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
+        Ok(None)
+    }
 
     /// Opens volume `n` (2 and up).
     fn open_volume(&mut self, n: u32) -> io::Result<()>;
@@ -115,11 +125,14 @@ pub struct VolumeSource {
     ask_again: bool,
     /// Volume 1 was looked at.
     started: bool,
+    /// What the trailers said so far.
+    sequence: Sequence,
 }
 
 impl VolumeSource {
     /// `medium` has volume 1 open.
     pub fn new(medium: Box<dyn ReadMedium>, name: &str, plan: ReadVolumes) -> VolumeSource {
+        let count = plan.count;
         VolumeSource {
             medium,
             name: name.to_string(),
@@ -130,18 +143,26 @@ impl VolumeSource {
             size: None,
             ask_again: false,
             started: false,
+            sequence: Sequence::new(count),
         }
     }
 
     /// Moves to the next volume if one follows. Ok(false) at the end.
     fn next_volume(&mut self) -> io::Result<bool> {
         let next = self.volume + 1;
-        let more = match self.plan.count {
-            Some(count) => self.volume < count,
-            None => self.plan.numbered && self.medium.volume_exists(next),
-        };
-        if !more {
-            return Ok(false);
+        let name = self.medium.volume_name(self.volume);
+        let trailer = self.medium.read_trailer().map_err(|e| {
+            io::Error::new(e.kind(), format!("{name}: volume {}: {e}", self.volume))
+        })?;
+        let exists = self.plan.numbered && self.medium.volume_exists(next);
+        let volume_bytes = self.log.volumes().last().copied().unwrap_or(0);
+        match self
+            .sequence
+            .after(self.volume, trailer.as_ref(), volume_bytes, exists)
+        {
+            Next::Volume => {}
+            Next::End => return Ok(false),
+            Next::Fail(why) => return Err(io::Error::other(format!("{name}: {why}"))),
         }
         self.log.set_changing(true);
         let changed = self.change(next);
@@ -304,6 +325,10 @@ impl Source for VolumeSource {
     }
 
     fn note(&self) -> Option<String> {
-        self.medium.note()
+        let notes: Vec<String> = [self.medium.note(), self.sequence.note(self.volume)]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }

@@ -33,6 +33,9 @@ pub enum TapeOp {
     /// Space back over this many filemarks, stopping on the side of the
     /// last one nearer the beginning (MTBSF).
     BackspaceFiles(u32),
+    /// Space forward over this many filemarks, stopping just after the
+    /// last (MTFSF).
+    ForwardFiles(u32),
     Rewind,
     /// Rewind and eject (MTOFFL).
     Unload,
@@ -55,6 +58,9 @@ pub struct DriveStatus {
     pub needs_cleaning: bool,
     /// No cartridge in the drive (GMT_DR_OPEN).
     pub door_open: bool,
+    /// At the end of the recorded data (GMT_EOD): a read there found
+    /// blank tape, not a filemark.
+    pub at_eod: bool,
 }
 
 impl DriveStatus {
@@ -153,6 +159,30 @@ impl Device {
         }))
     }
 
+    /// The tape drive at `path`, asked without waiting: None when `path`
+    /// is not a tape drive; else the device, closed, with its status
+    /// (for `first_load`), or open already when its driver is not one
+    /// known to wait in open (then without a status).
+    pub fn probe(path: &Path, access: Access) -> io::Result<Option<(Device, Option<DriveStatus>)>> {
+        use super::char_devices::{CharDevice, Verdict};
+        let known_tape =
+            CharDevice::at_path(path).is_some_and(|d| matches!(d.verdict(), Verdict::Tape { .. }));
+        if !known_tape {
+            return Ok(Device::open_if_tape(path, access)?.map(|d| (d, None)));
+        }
+        let mut device = Device {
+            path: path.to_path_buf(),
+            name: path.display().to_string(),
+            access,
+            file: None,
+        };
+        match device.status_unopened() {
+            Ok(status) => Ok(Some((device, Some(status)))),
+            Err(e) if e.raw_os_error() == Some(libc::ENOTTY) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     fn file(&mut self) -> io::Result<&mut File> {
         self.file
             .as_mut()
@@ -193,6 +223,7 @@ impl Drive for Device {
             TapeOp::WriteFilemarks(n) => (mtio::MTWEOF, n),
             TapeOp::BackspaceRecords(n) => (mtio::MTBSR, n),
             TapeOp::BackspaceFiles(n) => (mtio::MTBSF, n),
+            TapeOp::ForwardFiles(n) => (mtio::MTFSF, n),
             TapeOp::Rewind => (mtio::MTREW, 1),
             TapeOp::Unload => (mtio::MTOFFL, 1),
             TapeOp::SetBlockBytes(n) => (mtio::MTSETBLK, n),
@@ -211,6 +242,7 @@ impl Drive for Device {
             fixed_block_bytes: (s.mt_dsreg & mtio::MT_ST_BLKSIZE_MASK) as u64,
             door_open: s.mt_gstat & mtio::GMT_DR_OPEN != 0,
             needs_cleaning: s.mt_gstat & mtio::GMT_CLN != 0,
+            at_eod: s.mt_gstat & mtio::GMT_EOD != 0,
         })
     }
 

@@ -13,15 +13,18 @@ pub mod cleaning;
 pub mod drive;
 #[cfg(any(test, feature = "test-support"))]
 pub mod emulated;
+pub mod first_load;
 pub mod limits;
 pub mod load;
 pub mod mtio;
 pub mod names;
 pub mod ready;
+pub mod trailer;
 mod volume_log;
 
 pub use at_end::AtEnd;
 pub use change::{ChangePolicy, ChangeRequest};
 pub use drive::{Access, Device, Drive, DriveStatus, TapeOp};
 pub use names::VolumeNames;
+pub use trailer::{Ends, Trailer};
 pub use volume_log::{change_notes, VolumeLog};

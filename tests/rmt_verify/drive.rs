@@ -136,6 +136,7 @@ impl Target for DriveTarget {
     }
     fn ioctl(&mut self, op: i32, count: i32) -> io::Result<()> {
         let op = match op {
+            1 => TapeOp::ForwardFiles(count as u32),
             2 => TapeOp::BackspaceFiles(count as u32),
             4 => TapeOp::BackspaceRecords(count as u32),
             5 => TapeOp::WriteFilemarks(count as u32),

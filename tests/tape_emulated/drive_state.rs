@@ -82,7 +82,10 @@ fn backup_to_a_drive_left_in_fixed_block_mode_switches_it_and_writes_one_record_
         });
     assert!(summary.is_clean(), "{}", summary.line());
     let lib = shelf.lock().unwrap();
-    assert_eq!(lib.slots[0].record_sizes(), vec![BLOCK, BLOCK, BLOCK, 1000]);
+    assert_eq!(
+        lib.slots[0].data_record_sizes(),
+        vec![BLOCK, BLOCK, BLOCK, 1000]
+    );
     assert_eq!(sha256(&lib.slots[0].first_file()), sha256(&data));
     assert_eq!(lib.log[1], "setblk 0", "{:?}", lib.log);
     assert_eq!(seen.len(), 1, "{seen:?}");
@@ -113,7 +116,7 @@ fn every_new_volume_that_loads_in_fixed_block_mode_is_switched_too() {
     assert_eq!(used.len(), 3);
     let joined: Vec<u8> = used.iter().flat_map(|c| c.first_file()).collect();
     assert_eq!(sha256(&joined), sha256(&data));
-    let sizes: Vec<usize> = used.iter().flat_map(|c| c.record_sizes()).collect();
+    let sizes: Vec<usize> = used.iter().flat_map(|c| c.data_record_sizes()).collect();
     assert!(
         sizes[..sizes.len() - 1].iter().all(|&s| s == BLOCK),
         "{sizes:?}"

@@ -8,7 +8,7 @@ use super::{blanks, command_logging_to, run, write_to_tape, BLOCK};
 use std::io::Cursor;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::tape::emulated::{Cartridge, Emulated};
-use tapebuf::tape::{AtEnd, ChangePolicy};
+use tapebuf::tape::{AtEnd, ChangePolicy, Ends};
 
 #[test]
 fn end_of_media_changes_cartridges_and_loses_or_repeats_nothing() {
@@ -31,9 +31,18 @@ fn end_of_media_changes_cartridges_and_loses_or_repeats_nothing() {
         "the volumes concatenate to the input"
     );
     for (i, c) in used.iter().enumerate() {
-        assert_eq!(c.filemarks(), 1, "cartridge {i} ends with one filemark");
-        let sizes = c.record_sizes();
+        assert_eq!(
+            c.filemarks(),
+            2,
+            "cartridge {i}: the data and the trailer, each with its filemark"
+        );
+        let sizes = c.data_record_sizes();
         let last = i == used.len() - 1;
+        let trailer = c.trailer().expect("a trailer after the data");
+        assert_eq!(trailer.volume as usize, i + 1);
+        let ends = if last { Ends::Last } else { Ends::Continues };
+        assert_eq!(trailer.ends, ends, "cartridge {i}");
+        assert_eq!(trailer.volume_bytes, c.first_file().len() as u64);
         let whole = if last {
             &sizes[..sizes.len() - 1]
         } else {
@@ -88,9 +97,10 @@ fn failed_change_command_stops_with_what_is_safe_on_earlier_volumes() {
     );
     assert_eq!(
         lib.slots[0].filemarks(),
-        1,
-        "volume 1 was closed with its filemark"
+        2,
+        "volume 1 was closed with its filemark, then its trailer"
     );
+    assert_eq!(lib.slots[0].trailer().unwrap().ends, Ends::Continues);
     assert!(
         lib.slots[1].items.is_empty(),
         "no second cartridge was touched"
@@ -125,7 +135,7 @@ fn volume_size_on_a_tape_ends_volumes_at_whole_records() {
     let joined: Vec<u8> = lib.slots.iter().flat_map(|c| c.first_file()).collect();
     assert_eq!(sha256(&joined), sha256(&data));
     // 300 KiB holds four 64 KiB records; a fifth would not fit whole.
-    assert_eq!(lib.slots[0].record_sizes(), vec![BLOCK; 4]);
+    assert_eq!(lib.slots[0].data_record_sizes(), vec![BLOCK; 4]);
 }
 
 #[test]
@@ -141,7 +151,11 @@ fn eject_at_the_end_unloads_after_the_filemark() {
     let tail: Vec<&str> = lib.log.iter().rev().take(3).map(|s| s.as_str()).collect();
     assert_eq!(tail, vec!["close", "unload", "filemark"]);
     assert_eq!(lib.loaded, None);
-    assert_eq!(lib.slots[0].record_sizes(), vec![BLOCK, 100_000 - BLOCK]);
+    assert_eq!(
+        lib.slots[0].data_record_sizes(),
+        vec![BLOCK, 100_000 - BLOCK]
+    );
+    assert_eq!(lib.slots[0].trailer().unwrap().ends, Ends::Last);
 }
 
 #[test]
@@ -160,7 +174,7 @@ fn pad_fills_the_final_record_to_a_whole_block_of_zeros() {
     );
     assert!(summary.is_clean(), "{}", summary.line());
     let lib = shelf.lock().unwrap();
-    assert_eq!(lib.slots[0].record_sizes(), vec![BLOCK, BLOCK]);
+    assert_eq!(lib.slots[0].data_record_sizes(), vec![BLOCK, BLOCK]);
     let on_tape = lib.slots[0].first_file();
     assert_eq!(on_tape[..data.len()], data[..]);
     assert!(on_tape[data.len()..].iter().all(|&b| b == 0));

@@ -4,7 +4,7 @@
 //! whose drive fails with ENOSPC exactly where a real one would.
 //!
 //! W is one `write_record`, R one `read_record`; I maps the Linux codes
-//! 2 (MTBSF), 4 (MTBSR), 5 (MTWEOF), 6 (MTREW) and 7 (MTOFFL) to
+//! 1 (MTFSF), 2 (MTBSF), 4 (MTBSR), 5 (MTWEOF), 6 (MTREW) and 7 (MTOFFL) to
 //! [`TapeOp`]s and
 //! 8 (MTNOP) to nothing, and fails every other with ENOTTY, as a driver
 //! without that operation would; L fails with ESPIPE, as on a tape; S
@@ -83,6 +83,7 @@ impl Target for DriveTarget {
         let op = match libc::c_short::try_from(op) {
             Ok(mtio::MTBSR) => TapeOp::BackspaceRecords(count),
             Ok(mtio::MTBSF) => TapeOp::BackspaceFiles(count),
+            Ok(mtio::MTFSF) => TapeOp::ForwardFiles(count),
             Ok(mtio::MTWEOF) => TapeOp::WriteFilemarks(count),
             Ok(mtio::MTREW) => TapeOp::Rewind,
             Ok(mtio::MTOFFL) => TapeOp::Unload,
@@ -183,7 +184,7 @@ mod tests {
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
         t.ioctl(5, 1).unwrap();
         assert_eq!(
-            t.ioctl(1, 1).unwrap_err().raw_os_error(),
+            t.ioctl(3, 1).unwrap_err().raw_os_error(),
             Some(libc::ENOTTY)
         );
         assert_eq!(t.seek(0, 0).unwrap_err().raw_os_error(), Some(libc::ESPIPE));

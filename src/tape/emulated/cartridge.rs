@@ -64,6 +64,30 @@ impl Cartridge {
         out
     }
 
+    /// The sizes of the records before the first filemark: the data of a
+    /// volume tapebuf wrote, without its trailer.
+    pub fn data_record_sizes(&self) -> Vec<usize> {
+        self.items
+            .iter()
+            .map_while(|i| match i {
+                Item::Record(r) => Some(r.len()),
+                Item::Filemark => None,
+            })
+            .collect()
+    }
+
+    /// The volume trailer tapebuf wrote after the data: the one record of
+    /// the second tape file, if it is a trailer.
+    pub fn trailer(&self) -> Option<crate::tape::Trailer> {
+        let mark = self.items.iter().position(|i| *i == Item::Filemark)?;
+        match (self.items.get(mark + 1), self.items.get(mark + 2)) {
+            (Some(Item::Record(r)), Some(Item::Filemark)) => {
+                crate::tape::Trailer::parse(r).ok().flatten()
+            }
+            _ => None,
+        }
+    }
+
     /// The sizes of all records, in order.
     pub fn record_sizes(&self) -> Vec<usize> {
         self.items

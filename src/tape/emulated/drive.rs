@@ -98,6 +98,31 @@ impl Emulated {
         Ok(())
     }
 
+    /// MTFSF: forward over `n` filemarks, to just after the last; blank
+    /// tape first fails with EIO there.
+    fn forward_files(&mut self, n: u32) -> io::Result<()> {
+        self.last_was_write = false;
+        let lib = self.library();
+        let slot = lib.loaded.ok_or_else(no_medium)?;
+        let items = &lib.slots[slot].items;
+        let mut position = self.position.min(items.len());
+        for _ in 0..n {
+            let next = items[position..].iter().position(|i| *i == Item::Filemark);
+            match next {
+                Some(at) => position += at + 1,
+                None => {
+                    drop(lib);
+                    self.position = position;
+                    return Err(io::Error::from_raw_os_error(libc::EIO));
+                }
+            }
+        }
+        drop(lib);
+        self.position = position;
+        self.library().log.push(format!("forward files {n}"));
+        Ok(())
+    }
+
     pub(super) fn rewind(&mut self) -> io::Result<()> {
         if self.last_was_write {
             self.write_filemark()?;
@@ -146,6 +171,7 @@ impl Drive for Emulated {
                 self.library().log.push(format!("backspace {n}"));
             }
             TapeOp::BackspaceFiles(n) => self.backspace_files(n)?,
+            TapeOp::ForwardFiles(n) => self.forward_files(n)?,
             TapeOp::Rewind => {
                 self.rewind()?;
                 self.library().log.push("rewind".into());
@@ -189,6 +215,9 @@ impl Drive for Emulated {
             fixed_block_bytes: lib.block_bytes,
             door_open: false,
             needs_cleaning,
+            // A read at blank tape fails with EIO here and leaves no
+            // end-of-data state behind.
+            at_eod: false,
         })
     }
 

@@ -1,0 +1,221 @@
+//! Volume 1 at the start of a run, before the drive is opened for real.
+//!
+//! st's blocking open of a drive with no cartridge, or one still loading,
+//! sits for 120 s (ST_BLOCK_SECONDS) and then fails with "No medium
+//! found" or EIO, and a timeout of our own cannot cut it short. So a tape
+//! is first asked without waiting (O_NONBLOCK and MTIOCGET), and:
+//!
+//! - a ready drive is opened at once;
+//! - a drive with no cartridge gets one the way a volume change would (the
+//!   change command, or the prompt on a terminal), with a line saying so,
+//!   and is then waited for up to `--change-timeout`; with no way to get
+//!   one (a cron job), the run ends at once with "no cartridge in DEVICE";
+//! - a cartridge still loading is waited for up to `--change-timeout`
+//!   (two hours without it, enough for an LTO-9's first calibration), with
+//!   a line saying so;
+//! - when writing, a write-protected cartridge is ejected and another is
+//!   asked for, if a change command can bring one.
+//!
+//! Only then is the device opened as usual, so the open never waits.
+
+use std::io;
+use std::path::Path;
+
+use crossbeam_channel::never;
+
+use super::drive::{Access, Device, Drive, DriveStatus};
+use super::load::{Change, Load, LoadFailed};
+use super::{ready, ChangePolicy, ChangeRequest, VolumeLog};
+use crate::base::console::say;
+
+/// The drive as the loader opens it for volume 1.
+struct FirstVolume<'d> {
+    drive: &'d mut dyn Drive,
+}
+
+impl Load for FirstVolume<'_> {
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        Some(&mut *self.drive)
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        self.drive.reopen()
+    }
+}
+
+/// Opens the tape drive at `path` for volume 1, getting a cartridge in
+/// first as `open_first` does; None when `path` is not a tape drive.
+pub fn open_tape(
+    path: &Path,
+    access: Access,
+    policy: &ChangePolicy,
+    quiet: bool,
+) -> io::Result<Option<Device>> {
+    match Device::probe(path, access)? {
+        None => Ok(None),
+        Some((device, None)) => Ok(Some(device)),
+        Some((mut device, Some(status))) => {
+            open_first(&mut device, status, access, policy, quiet).map_err(io::Error::other)?;
+            Ok(Some(device))
+        }
+    }
+}
+
+/// Gets `drive` (closed, last seen as `status`) ready for volume 1 and
+/// opens it, or says why it cannot be. `quiet` keeps the waiting lines
+/// off stderr.
+pub fn open_first(
+    drive: &mut dyn Drive,
+    status: DriveStatus,
+    access: Access,
+    policy: &ChangePolicy,
+    quiet: bool,
+) -> Result<(), String> {
+    let name = drive.name().to_string();
+    let protected = access == Access::Write && status.write_protected && status.ready();
+    let swap_protected = protected && policy.command.is_some();
+    if status.ready() && !swap_protected {
+        return drive.reopen().map_err(|e| e.to_string());
+    }
+    let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
+    let log = VolumeLog::new(&name);
+    let stop = never();
+    if !status.door_open && !swap_protected {
+        if !quiet {
+            say(&format!(
+                "tapebuf: {name}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
+                limit.as_secs()
+            ));
+        }
+        ready::wait_until_ready(drive, 1, limit, &stop, &log)?;
+        return drive.reopen().map_err(|e| e.to_string());
+    }
+    let refused = swap_protected.then_some("is write-protected");
+    if swap_protected {
+        drive
+            .eject_unopened()
+            .map_err(|e| format!("cannot eject the write-protected cartridge: {e}"))?;
+    }
+    let why = refused.map_or("there is no cartridge in it".to_string(), |r| {
+        format!("the cartridge in it {r}")
+    });
+    let way = match &policy.command {
+        Some(_) => "running the change command for volume 1",
+        None => "asking for volume 1",
+    };
+    if !quiet || policy.command.is_none() {
+        say(&format!(
+            "tapebuf: {name}: {why}; {way}, then waiting up to {} s for it (--change-timeout)",
+            limit.as_secs()
+        ));
+    }
+    let request = ChangeRequest {
+        access,
+        device: &name,
+        next_volume: 1,
+        finished_bytes: 0,
+        refused,
+    };
+    let change = Change {
+        policy,
+        swap: true,
+        req: &request,
+        stop: &stop,
+        log: &log,
+    };
+    change
+        .load(&mut FirstVolume { drive })
+        .map_err(|failed| match failed {
+            LoadFailed::Change(why) if status.door_open => format!("no cartridge in {name}: {why}"),
+            LoadFailed::Change(why) => why,
+            LoadFailed::Open(e) => format!("cannot open {name}: {e}"),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tape::emulated::{Cartridge, Emulated};
+    use crate::tape::TapeOp;
+    use std::time::{Duration, Instant};
+
+    /// A drive whose cartridge was unloaded, with `rest` on the shelf.
+    fn empty_drive(rest: Vec<Cartridge>) -> Emulated {
+        let mut slots = vec![Cartridge::blank(100, 0)];
+        slots.extend(rest);
+        let (mut d, _shelf) = Emulated::new("/dev/nst0", slots);
+        d.op(TapeOp::Unload).unwrap();
+        d.close().unwrap();
+        d
+    }
+
+    #[test]
+    fn an_empty_drive_with_no_way_to_get_a_cartridge_fails_at_once_naming_it() {
+        let mut d = empty_drive(vec![]);
+        let status = d.status_unopened().unwrap();
+        assert!(status.door_open);
+        let policy = ChangePolicy::default();
+        let started = Instant::now();
+        let e = open_first(&mut d, status, Access::Write, &policy, true).unwrap_err();
+        assert!(e.starts_with("no cartridge in /dev/nst0"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn an_empty_drive_gets_its_cartridge_from_the_change_command() {
+        let mut d = empty_drive(vec![Cartridge::blank(100, 0)]);
+        let dir = tempfile::tempdir().unwrap();
+        let seen = dir.path().join("volume");
+        let policy = ChangePolicy {
+            command: Some(format!("echo $TAPEBUF_VOLUME > {}", seen.display())),
+            timeout: Some(Duration::from_secs(10)),
+        };
+        // The emulated changer loads the next cartridge when asked.
+        let status = DriveStatus {
+            door_open: true,
+            ..DriveStatus::default()
+        };
+        open_first(&mut d, status, Access::Write, &policy, true).unwrap();
+        assert_eq!(std::fs::read_to_string(seen).unwrap().trim(), "1");
+        assert!(d.status().unwrap().ready());
+    }
+
+    #[test]
+    fn a_cartridge_still_loading_is_waited_for_within_the_limit() {
+        let slow = Cartridge {
+            load_delay: Duration::MAX,
+            ..Cartridge::blank(100, 0)
+        };
+        let mut d = empty_drive(vec![slow]);
+        let status = d.status_unopened().unwrap();
+        assert!(!status.ready() && !status.door_open, "{status:?}");
+        let policy = ChangePolicy {
+            command: None,
+            timeout: Some(Duration::from_millis(200)),
+        };
+        let e = open_first(&mut d, status, Access::Read, &policy, true).unwrap_err();
+        assert!(e.contains("still not ready for volume 1 after"), "{e}");
+    }
+
+    #[test]
+    fn a_write_protected_cartridge_is_swapped_when_a_command_can_do_it() {
+        let protected = Cartridge {
+            write_protected: true,
+            ..Cartridge::blank(100, 0)
+        };
+        let (mut d, shelf) = Emulated::new("/dev/nst0", vec![protected, Cartridge::blank(100, 0)]);
+        d.for_writing();
+        d.close().unwrap();
+        let status = DriveStatus {
+            online: true,
+            write_protected: true,
+            ..DriveStatus::default()
+        };
+        let policy = ChangePolicy {
+            command: Some("true".into()),
+            timeout: Some(Duration::from_secs(10)),
+        };
+        open_first(&mut d, status, Access::Write, &policy, true).unwrap();
+        assert_eq!(shelf.lock().unwrap().loaded, Some(1));
+    }
+}
