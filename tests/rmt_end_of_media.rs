@@ -7,7 +7,10 @@
 //! warning, writes alternately fail with ENOSPC and succeed. With many
 //! writes in flight, some land after the first refusal; the client must
 //! take them back, change the volume and resend, so that the cartridges,
-//! read in order, hold the stream exactly, in whole records.
+//! read in order, hold the stream exactly, in whole records. Restores read
+//! every volume's trailer through the read-ahead, so they go on exactly
+//! while the trailers say the backup does, and leave a no-rewind tape at
+//! the next backup.
 
 mod common;
 #[path = "rmt_verify/drive.rs"]
@@ -143,4 +146,77 @@ fn reading_ahead_leaves_a_no_rewind_tape_just_after_the_file() {
         .log
         .iter()
         .any(|l| l.starts_with("backspace")));
+}
+
+/// Restores `vault:/dev/nst0` to standard output through `rsh` with
+/// `extra` flags; returns the exit status, the bytes and standard error.
+fn restore(rsh: &str, extra: &[&str]) -> (Option<i32>, Vec<u8>, String) {
+    let out = tapebuf()
+        .args(["-i", "vault:/dev/nst0", "-s", "64k", "--rmt-window", "16"])
+        .args(["--rsh-command", rsh, "--rmt-command", "rmt"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), out.stdout, stderr)
+}
+
+#[test]
+fn a_remote_multi_volume_restore_without_n_reads_every_volume_by_its_trailers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (drive, shelf) = drive_with_blanks(4);
+    let rsh = start_server(dir.path(), drive).rsh;
+    let data = pattern(5 << 20, 50);
+    let (code, stderr) = backup(&rsh, &data, &["-A", "true"]);
+    assert_eq!(code, 0, "{stderr}");
+    let written: Vec<Cartridge> = shelf.lock().unwrap().slots.clone();
+    assert!(written.iter().filter(|c| !c.items.is_empty()).count() >= 3);
+
+    let (mut reader, _) = Emulated::new("/dev/nst0", written);
+    reader.close().unwrap();
+    let again = tempfile::tempdir().unwrap();
+    let rsh = start_server(again.path(), Arc::new(Mutex::new(reader))).rsh;
+    let (code, back, stderr) = restore(&rsh, &["-A", "true"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        back == data,
+        "{} of {} bytes\n{stderr}",
+        back.len(),
+        data.len()
+    );
+
+    // -n 1 on the same backup: the trailer says it goes on, so it fails.
+    let (mut drive, _) = Emulated::new("/dev/nst0", shelf.lock().unwrap().slots.clone());
+    drive.close().unwrap();
+    let short = tempfile::tempdir().unwrap();
+    let rsh = start_server(short.path(), Arc::new(Mutex::new(drive))).rsh;
+    let (code, _, stderr) = restore(&rsh, &["-n", "1"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("-n/--volumes 1 stops here"), "{stderr}");
+}
+
+#[test]
+fn two_remote_backups_on_one_tape_restore_in_turn_past_their_trailers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (drive, _shelf) = drive_with_blanks(1);
+    let rsh = start_server(dir.path(), Arc::clone(&drive)).rsh;
+    let first = pattern(700 << 10, 51);
+    let second = pattern(300 << 10, 52);
+    for data in [&first, &second] {
+        let (code, stderr) = backup(&rsh, data, &[]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    {
+        let mut d = drive.lock().unwrap();
+        d.reopen().unwrap();
+        d.op(tapebuf::tape::TapeOp::Rewind).unwrap();
+        d.close().unwrap();
+    }
+    for expected in [&first, &second] {
+        let (code, back, stderr) = restore(&rsh, &[]);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(back == *expected, "{} bytes\n{stderr}", back.len());
+        assert!(!stderr.contains("trailer"), "{stderr}");
+    }
 }
