@@ -33,9 +33,12 @@ pub struct TapeTarget {
 
 impl TapeTarget {
     /// `path` if it is a tape drive, opened and rewound; None if it is not
-    /// a tape.
+    /// a tape. An empty drive is said at once (`tape::first_load`), and a
+    /// cartridge still loading is waited for.
     pub fn local(path: &Path, label: &str) -> io::Result<Option<TapeTarget>> {
-        let Some(device) = Device::open_if_tape(path, Access::Write)? else {
+        let policy = crate::tape::ChangePolicy::default();
+        let Some(device) = crate::tape::first_load::open_tape(path, Access::Write, &policy, false)?
+        else {
             return Ok(None);
         };
         let mut target = TapeTarget {

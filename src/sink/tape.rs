@@ -61,7 +61,16 @@ impl WriteMedium for TapeMedium {
                 data.len(),
                 &e,
             )),
-            Err(e) if self.records == 0 || benign(&e) => Err(e),
+            Err(e) if benign(&e) => Err(e),
+            // mhvtl answered an overwrite of a WORM cartridge so, through
+            // the real st driver, and st says nothing more.
+            Err(e) if self.records == 0 && e.raw_os_error() == Some(libc::EIO) => Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}: the drive refused the volume's first record; a WORM cartridge that already holds data, a write-protected one or a medium this drive cannot write would do that"
+                ),
+            )),
+            Err(e) if self.records == 0 => Err(e),
             Err(e) => Err(io::Error::new(
                 e.kind(),
                 format!(

@@ -61,6 +61,10 @@ pub struct DriveStatus {
     /// At the end of the recorded data (GMT_EOD): a read there found
     /// blank tape, not a filemark.
     pub at_eod: bool,
+    /// A cartridge no wait will make ready, and why ("is a cleaning
+    /// cartridge"): asked of the drive itself (`sense.rs`) when it is not
+    /// online.
+    pub unusable: Option<&'static str>,
 }
 
 impl DriveStatus {
@@ -190,13 +194,21 @@ impl Device {
     }
 }
 
+/// Opens the device; for writing, read-write where permissions allow, since
+/// `--verify` reads each volume back through the same open and st fails a
+/// read on a write-only open with EBADF (seen in the tape lab).
 fn open(path: &Path, access: Access) -> io::Result<File> {
     let mut options = OpenOptions::new();
+    options.custom_flags(libc::O_CLOEXEC);
     match access {
-        Access::Read => options.read(true),
-        Access::Write => options.write(true),
-    };
-    options.custom_flags(libc::O_CLOEXEC).open(path)
+        Access::Read => options.read(true).open(path),
+        Access::Write => match options.read(true).write(true).open(path) {
+            Err(e) if e.raw_os_error() == Some(libc::EACCES) => {
+                options.read(false).write(true).open(path)
+            }
+            other => other,
+        },
+    }
 }
 
 impl Drive for Device {
@@ -243,6 +255,7 @@ impl Drive for Device {
             door_open: s.mt_gstat & mtio::GMT_DR_OPEN != 0,
             needs_cleaning: s.mt_gstat & mtio::GMT_CLN != 0,
             at_eod: s.mt_gstat & mtio::GMT_EOD != 0,
+            unusable: None,
         })
     }
 
@@ -267,13 +280,26 @@ impl Drive for Device {
         super::limits::TransferLimits::of_device(&self.path)
     }
 
+    /// A drive that is not online is also asked why (`sense.rs`): no
+    /// medium counts as an open door, and a cleaning cartridge or one the
+    /// drive cannot use is `unusable`.
     fn status_unopened(&mut self) -> io::Result<DriveStatus> {
         let probe = open_unblocked(&self.path)?;
         let saved = self.file.replace(probe);
         let status = self.status();
+        let why = match (&status, &self.file) {
+            (Ok(s), Some(probe)) if !s.online => super::sense::test_unit_ready(probe.as_fd()).ok(),
+            _ => None,
+        };
         // Dropping the probe closes it; nothing was written through it.
         self.file = saved;
-        status
+        let mut status = status?;
+        match why {
+            Some(super::sense::Readiness::NoMedium) => status.door_open = true,
+            Some(r) => status.unusable = r.unusable(),
+            None => {}
+        }
+        Ok(status)
     }
 
     fn eject_unopened(&mut self) -> io::Result<()> {

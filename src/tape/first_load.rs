@@ -14,7 +14,10 @@
 //!   (two hours without it, enough for an LTO-9's first calibration), with
 //!   a line saying so;
 //! - when writing, a write-protected cartridge is ejected and another is
-//!   asked for, if a change command can bring one.
+//!   asked for, if a change command can bring one;
+//! - a cartridge no wait makes ready (a cleaning cartridge, one the drive
+//!   cannot use; `sense.rs` asks the drive) is ejected and another asked
+//!   for the same way, or, with no way to get one, refused at once.
 //!
 //! Only then is the device opened as usual, so the open never waits.
 
@@ -73,28 +76,41 @@ pub fn open_first(
 ) -> Result<(), String> {
     let name = drive.name().to_string();
     let protected = access == Access::Write && status.write_protected && status.ready();
-    let swap_protected = protected && policy.command.is_some();
-    if status.ready() && !swap_protected {
+    let refused = status
+        .unusable
+        .or((protected && policy.command.is_some()).then_some("is write-protected"));
+    if status.ready() && refused.is_none() {
         return drive.reopen().map_err(|e| e.to_string());
     }
     let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
     let log = VolumeLog::new(&name);
     let stop = never();
-    if !status.door_open && !swap_protected {
+    if !status.door_open && refused.is_none() {
         if !quiet {
             say(&format!(
                 "tapebuf: {name}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
                 limit.as_secs()
             ));
         }
-        ready::wait_until_ready(drive, 1, limit, &stop, &log)?;
-        return drive.reopen().map_err(|e| e.to_string());
+        let status = ready::wait_until_ready(drive, 1, limit, &stop, &log)?;
+        if status.unusable.is_none() {
+            return drive.reopen().map_err(|e| e.to_string());
+        }
+        // It turned out to be one that no wait makes ready.
+        return open_first(drive, status, access, policy, quiet);
     }
-    let refused = swap_protected.then_some("is write-protected");
-    if swap_protected {
+    if let (Some(r), None) = (refused, &policy.command) {
+        if std::fs::File::open("/dev/tty").is_err() {
+            // Nobody to bring another: the cartridge stays where it is.
+            return Err(format!(
+                "the cartridge in {name} {r}, and there is no -A/--change-command and no terminal to ask for another"
+            ));
+        }
+    }
+    if refused.is_some() {
         drive
             .eject_unopened()
-            .map_err(|e| format!("cannot eject the write-protected cartridge: {e}"))?;
+            .map_err(|e| format!("cannot eject the cartridge in {name}: {e}"))?;
     }
     let why = refused.map_or("there is no cartridge in it".to_string(), |r| {
         format!("the cartridge in it {r}")
@@ -125,10 +141,10 @@ pub fn open_first(
     };
     change
         .load(&mut FirstVolume { drive })
-        .map_err(|failed| match failed {
-            LoadFailed::Change(why) if status.door_open => format!("no cartridge in {name}: {why}"),
-            LoadFailed::Change(why) => why,
-            LoadFailed::Open(e) => format!("cannot open {name}: {e}"),
+        .map_err(|failed| match (failed, refused) {
+            (LoadFailed::Change(e), None) => format!("no cartridge in {name}: {e}"),
+            (LoadFailed::Change(e), Some(r)) => format!("the cartridge in {name} {r}: {e}"),
+            (LoadFailed::Open(e), _) => format!("cannot open {name}: {e}"),
         })
 }
 
@@ -195,6 +211,44 @@ mod tests {
         };
         let e = open_first(&mut d, status, Access::Read, &policy, true).unwrap_err();
         assert!(e.contains("still not ready for volume 1 after"), "{e}");
+    }
+
+    #[test]
+    fn a_cleaning_cartridge_is_refused_at_once_or_swapped_by_the_command() {
+        let cleaning = Cartridge {
+            cleaning: true,
+            ..Cartridge::blank(100, 0)
+        };
+        let mut d = empty_drive(vec![cleaning.clone()]);
+        let status = d.status_unopened().unwrap();
+        assert_eq!(status.unusable, Some("is a cleaning cartridge"));
+        let started = Instant::now();
+        let e = open_first(
+            &mut d,
+            status,
+            Access::Write,
+            &ChangePolicy::default(),
+            true,
+        )
+        .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        if std::fs::File::open("/dev/tty").is_err() {
+            assert!(
+                e.starts_with(
+                    "the cartridge in /dev/nst0 is a cleaning cartridge, and there is no -A"
+                ),
+                "{e}"
+            );
+        }
+
+        let mut d = empty_drive(vec![cleaning, Cartridge::blank(100, 0)]);
+        let status = d.status_unopened().unwrap();
+        let policy = ChangePolicy {
+            command: Some("true".into()),
+            timeout: Some(Duration::from_secs(10)),
+        };
+        open_first(&mut d, status, Access::Write, &policy, true).unwrap();
+        assert!(d.status().unwrap().ready());
     }
 
     #[test]

@@ -105,6 +105,9 @@ impl Change<'_> {
             let status =
                 ready::wait_until_ready(drive, req.next_volume, limit, self.stop, self.log)
                     .map_err(LoadFailed::Change)?;
+            if let Some(why) = status.unusable {
+                return Ok(Some(why.to_string()));
+            }
             if req.access == Access::Write && status.write_protected {
                 return Ok(Some("is write-protected".to_string()));
             }

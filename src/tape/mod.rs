@@ -19,6 +19,7 @@ pub mod load;
 pub mod mtio;
 pub mod names;
 pub mod ready;
+pub mod sense;
 pub mod trailer;
 mod volume_log;
 

@@ -48,7 +48,8 @@ fn poll(
     let every = drive.ready_poll_interval();
     loop {
         let last = match drive.status_unopened() {
-            Ok(status) if status.ready() => return Ok(status),
+            // No wait helps a cleaning cartridge: the caller refuses it.
+            Ok(status) if status.ready() || status.unusable.is_some() => return Ok(status),
             Ok(status) if status.door_open => "there is no cartridge in it (door open)".to_string(),
             Ok(_) => "the cartridge is still loading (not online)".to_string(),
             Err(e) if hopeless(&e) => {

@@ -26,6 +26,9 @@ pub struct Cartridge {
     /// How long after a load the drive needs before it reports the
     /// cartridge ready (`Duration::MAX`: never).
     pub load_delay: Duration,
+    /// A cleaning cartridge: never ready for data. The drive answers TEST
+    /// UNIT READY with sense 30/03, as mhvtl's did in the tape lab.
+    pub cleaning: bool,
 }
 
 impl Cartridge {

@@ -218,6 +218,7 @@ impl Drive for Emulated {
             // A read at blank tape fails with EIO here and leaves no
             // end-of-data state behind.
             at_eod: false,
+            unusable: None,
         })
     }
 
@@ -246,7 +247,7 @@ impl Drive for Emulated {
             self.position = 0;
         }
         let slot = lib.loaded.expect("loaded");
-        if !lib.loaded_is_ready() {
+        if !lib.loaded_is_ready() || lib.slots[slot].cleaning {
             lib.log.push(format!("open {slot}: not ready"));
             return Err(io::Error::from_raw_os_error(libc::EIO));
         }
@@ -294,8 +295,10 @@ impl Drive for Emulated {
             });
         }
         let slot = lib.loaded.expect("loaded");
+        let cleaning = lib.slots[slot].cleaning;
         Ok(DriveStatus {
-            online: lib.loaded_is_ready(),
+            online: lib.loaded_is_ready() && !cleaning,
+            unusable: cleaning.then_some("is a cleaning cartridge"),
             write_protected: lib.slots[slot].write_protected,
             at_bot: true,
             needs_cleaning: lib.asks_for_cleaning(),

@@ -1,0 +1,209 @@
+#!/bin/bash
+# tests/tapelab/lab.sh: the host entry point of the tape lab.
+#
+# Builds mhvtl (a virtual tape library: a pseudo SCSI host adapter module and
+# the daemons that answer as IBM LTO drives and an STK L700 library), a
+# busybox initramfs, and boots a QEMU VM on a stock Debian kernel whose real
+# st, ch and sg drivers drive the emulated hardware. Inside, the suite
+# (suite.sh) runs tapebuf against /dev/nst* and /dev/sch0 and writes its
+# results to a writable share; this script prints them and sets the exit
+# status.
+#
+#   tests/tapelab/lab.sh            run every case
+#   tests/tapelab/lab.sh CASE...    run only the named cases
+#   tests/tapelab/lab.sh shell      set the lab up, then an interactive shell
+#
+# Environment: MHVTL_SRC (tarball or unpacked tree), TAPEBUF_BIN (binary under
+# test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds, default 900).
+# The body is one compound command, read whole before it runs, so editing
+# this file during a run cannot change the run.
+{
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+work=$repo/target/tapelab
+mkdir -p "$work"
+
+say() { printf 'tapelab: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; say "0 passed, 0 failed"; exit 1; }
+
+# --- mhvtl source ---------------------------------------------------------
+src=${MHVTL_SRC:-}
+if [ -z "$src" ]; then
+    for f in "$repo"/../shared/tapelab/mhvtl-*.tar.gz; do
+        [ -e "$f" ] && src=$f
+    done
+fi
+if [ -z "$src" ] || [ ! -e "$src" ]; then
+    if [ -n "${MHVTL_SRC:-}" ]; then
+        where="\$MHVTL_SRC is $MHVTL_SRC, which does not exist"
+    else
+        where="\$MHVTL_SRC is unset and there is no $(cd "$repo/.." && pwd)/shared/tapelab/mhvtl-*.tar.gz"
+    fi
+    cat >&2 <<MSG
+tapelab: ERROR: no mhvtl source: $where.
+tapelab: The lab needs mhvtl (GPL-2), as a tarball or an unpacked tree, at
+tapelab: \$MHVTL_SRC or at ../shared/tapelab/mhvtl-*.tar.gz beside the repository.
+tapelab: Get it from https://github.com/markh794/mhvtl, for example:
+tapelab:   git clone https://github.com/markh794/mhvtl /srv/mhvtl && export MHVTL_SRC=/srv/mhvtl
+tapelab: then run this again. The lab never skips.
+MSG
+    say "0 passed, 0 failed"
+    exit 1
+fi
+src=$(cd "$(dirname "$src")" && pwd)/$(basename "$src")
+
+# --- kernel -----------------------------------------------------------------
+kver=${LAB_KERNEL:-}
+if [ -z "$kver" ]; then
+    for v in $(ls /lib/modules 2>/dev/null | sort -V); do
+        if [ -r "/boot/vmlinuz-$v" ] && [ -d "/lib/modules/$v/build" ] &&
+           ls /lib/modules/"$v"/kernel/drivers/scsi/st.ko* >/dev/null 2>&1; then
+            kver=$v
+        fi
+    done
+fi
+[ -n "$kver" ] || die "no kernel with st.ko, readable /boot/vmlinuz-VER and headers (install linux-image-6.12-amd64 and linux-headers-6.12-amd64; /boot/vmlinuz-* must be readable, run as root)"
+kimg=/boot/vmlinuz-$kver
+kmods=/lib/modules/$kver
+for tool in qemu-system-x86_64 busybox make gcc mtx mt sg_inq sg_raw; do
+    command -v "$tool" >/dev/null || die "$tool is missing (see tests/tapelab/README.md for the packages)"
+done
+
+# --- build mhvtl, cached on the source checksum and the kernel -------------
+# Its configuration and cartridges live under /run/mhvtl (a tmpfs in the
+# guest), since the guest's / is the host's, read-only, without /etc/mhvtl.
+if [ -d "$src" ]; then
+    sum=$(cd "$src" && find . -type f ! -name '*.o' ! -name '*.ko' ! -name '*.d' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+else
+    sum=$(sha256sum "$src" | cut -c1-16)
+fi
+mh=$work/mhvtl-$sum-run1-$kver
+if [ ! -e "$mh/.built" ]; then
+    say "building mhvtl from $src for $kver"
+    rm -rf "$mh"
+    mkdir -p "$mh/src"
+    if [ -d "$src" ]; then
+        cp -a "$src/." "$mh/src/"
+    else
+        tar -xzf "$src" -C "$mh/src" --strip-components=1
+    fi
+    (
+        make -C "$mh/src/kernel" KDIR="$kmods/build" >"$mh/build-kernel.log" 2>&1 &&
+        make -C "$mh/src/usr" -j"$(nproc)" \
+            MHVTL_CONFIG_PATH=/run/mhvtl/etc MHVTL_HOME_PATH=/run/mhvtl/tapes >"$mh/build-usr.log" 2>&1
+    ) || { tail -30 "$mh"/build-*.log >&2; die "mhvtl did not build (logs in $mh)"; }
+    mkdir -p "$mh/bin" "$mh/lib"
+    cp "$mh/src/kernel/mhvtl.ko" "$mh/"
+    cp "$mh/src/usr/libvtlscsi.so" "$mh/lib/"
+    for b in vtltape vtllibrary vtlcmd mktape edit_tape dump_tape; do
+        cp "$mh/src/usr/bin/$b" "$mh/bin/"
+    done
+    touch "$mh/.built"
+fi
+
+# --- tapebuf ---------------------------------------------------------------
+bin=${TAPEBUF_BIN:-$repo/target/release/tapebuf}
+if [ ! -x "$bin" ]; then
+    say "building tapebuf (cargo build --release --locked)"
+    (cd "$repo" && cargo build --release --locked) >&2 || die "tapebuf did not build"
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+# --- initramfs --------------------------------------------------------------
+ird=$work/initramfs-$kver
+irf=$work/initramfs-$kver.cpio
+if [ ! -e "$irf" ] || [ "$here/guest/init" -nt "$irf" ]; then
+    rm -rf "$ird"
+    mkdir -p "$ird/bin" "$ird/lib/modules" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/host"
+    cp "$(command -v busybox)" "$ird/bin/busybox"
+    ln -s busybox "$ird/bin/sh"
+    for m in netfs 9pnet 9pnet_virtio 9p; do
+        f=$(modinfo -k "$kver" -n "$m")
+        case "$f" in
+            *.xz) xz -dc "$f" >"$ird/lib/modules/$m.ko" ;;
+            *.zst) zstd -qdc "$f" >"$ird/lib/modules/$m.ko" ;;
+            *.gz) gzip -dc "$f" >"$ird/lib/modules/$m.ko" ;;
+            *) cp "$f" "$ird/lib/modules/$m.ko" ;;
+        esac
+    done
+    cp "$here/guest/init" "$ird/init"
+    chmod 755 "$ird/init"
+    (cd "$ird" && find . | busybox cpio -o -H newc 2>/dev/null) >"$irf.tmp"
+    mv "$irf.tmp" "$irf"
+fi
+
+# --- run ------------------------------------------------------------------
+out=$work/out
+rm -rf "$out"
+mkdir -p "$out"
+mode=suite
+cases=("$@")
+if [ "${1:-}" = shell ]; then mode=shell; cases=(); fi
+if [ "${1:-}" = findings ]; then mode=findings; cases=(); fi
+# The guest sees the repository (read-only) at /mnt/repo and this work
+# directory (writable) at /mnt/lab, wherever they are on the host: its own
+# /tmp, /run, /var/tmp and /root would hide a checkout under those.
+{
+    echo "LAB_MODE=$mode"
+    echo "LAB_CASES='${cases[*]:-}'"
+    echo "LAB_MHVTL=/mnt/lab/${mh#"$work"/}"
+    echo "LAB_HERE=/mnt/repo/${here#"$repo"/}"
+    echo "LAB_OUT=/mnt/lab/out"
+    echo "TAPEBUF_BIN=/mnt/lab/out/tapebuf"
+} >"$out/env"
+gcc -O2 -Wall -o "$out/mtprobe" "$here/guest/mtprobe.c" || die "mtprobe did not build"
+# A copy: the binary under test may be anywhere, and the guest sees only
+# the repository and the work directory for sure.
+cp "$bin" "$out/tapebuf"
+
+say "booting $kver under TCG (mhvtl $sum, tapebuf $bin)"
+limit=${LAB_TIMEOUT:-900}
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2G -smp 2 -nographic -no-reboot -nic none
+      -kernel "$kimg" -initrd "$irf"
+      -append "console=ttyS0 quiet panic=-1"
+      -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+      -virtfs local,path="$repo",mount_tag=repo,security_model=none,readonly=on,multidevs=remap
+      -virtfs local,path="$work",mount_tag=lab,security_model=none,multidevs=remap)
+start=$(date +%s)
+set +e
+if [ "$mode" = shell ]; then
+    "${qemu[@]}"
+    exit $?
+fi
+timeout --foreground -k 10 "$limit" "${qemu[@]}" </dev/null >"$out/console.log" 2>&1
+qrc=$?
+set -e
+say "VM ended after $(( $(date +%s) - start )) s (qemu status $qrc); console in $out/console.log"
+[ "$qrc" = 124 ] && say "ERROR: the VM was stopped by the $limit s timeout"
+
+res=$out/results
+if [ "$mode" = findings ]; then
+    cat "$out/findings.log" 2>/dev/null || die "no findings.log"
+    exit 0
+fi
+if [ ! -s "$res" ]; then
+    tail -40 "$out/console.log" >&2 || true
+    die "the VM never reported results"
+fi
+pass=0 fail=0
+while read -r verdict name secs; do
+    case "$verdict" in
+        PASS) pass=$((pass + 1)); printf 'ok   %-70s %ss\n' "$name" "$secs" ;;
+        FAIL) fail=$((fail + 1)); printf 'FAIL %-70s %ss\n' "$name" "$secs" ;;
+    esac
+done <"$res"
+for name in $(awk '$1 == "FAIL" {print $2}' "$res"); do
+    echo "----- log of $name -----"
+    cat "$out/cases/$name.log" 2>/dev/null || echo "(no log)"
+done
+if ! grep -q '^DONE' "$res"; then
+    say "ERROR: the suite did not finish (see $out/console.log)"
+    fail=$((fail + 1))
+fi
+[ "$qrc" = 0 ] || [ "$qrc" = 124 ] || say "note: qemu exited with $qrc"
+echo "tapelab: $pass passed, $fail failed"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+exit
+}
