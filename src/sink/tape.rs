@@ -27,6 +27,10 @@ pub struct TapeMedium {
     mode: ModeCheck,
     /// Records written to the volume in use.
     records: u64,
+    /// The volume's first write failed (not for its end): nothing of this
+    /// run is on it, so no filemark or trailer is written there either,
+    /// which at the beginning of the tape would erase what it held.
+    refused_first: bool,
 }
 
 impl TapeMedium {
@@ -36,6 +40,7 @@ impl TapeMedium {
             drive,
             mode: ModeCheck::default(),
             records: 0,
+            refused_first: false,
         }
     }
 
@@ -50,7 +55,11 @@ impl TapeMedium {
 impl WriteMedium for TapeMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.mode.check_once(self.drive.as_mut())?;
-        match self.drive.write_record(data) {
+        let written = self.drive.write_record(data);
+        if let Err(e) = &written {
+            self.refused_first |= self.records == 0 && !benign(e);
+        }
+        match written {
             Ok(n) => {
                 self.records += 1;
                 Ok(n)
@@ -120,8 +129,10 @@ fn benign(e: &io::Error) -> bool {
 
 impl Medium for TapeMedium {
     fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
-        self.drive.op(TapeOp::WriteFilemarks(1))?;
-        self.put_trailer(trailer)?;
+        if !self.refused_first {
+            self.drive.op(TapeOp::WriteFilemarks(1))?;
+            self.put_trailer(trailer)?;
+        }
         then.finish(self.drive.as_mut())
     }
 
@@ -144,6 +155,7 @@ impl Medium for TapeMedium {
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
         self.records = 0;
+        self.refused_first = false;
         let status = self.drive.status()?;
         if status.write_protected {
             return Err(io::Error::other("the tape is write-protected"));

@@ -21,7 +21,9 @@
 //! records if it crossed no other filemark, else back over the filemarks
 //! and forward over one. Extra `A0` replies alone (the end of a file read
 //! again, or empty tape files) move nothing that can be told apart, and are
-//! left as they are.
+//! left as they are. At blank tape after the recorded data st answers the
+//! first read `A0`, like a filemark, and fails the next: an `A0` just
+//! before a failure is counted as blank tape, not as a filemark.
 //!
 //! The first record right after a device's filemark may be the volume's
 //! trailer (`tape::trailer`): it is kept from the read-ahead (or read then,
@@ -86,6 +88,9 @@ pub struct RmtReader {
     looked_behind: bool,
     after_mark: Option<Vec<u8>>,
     trailer_taken: bool,
+    /// The last reply behind the filemark was a 0, counted as a filemark;
+    /// the records counted before it, in case it was blank tape instead.
+    zero_last: Option<u32>,
 }
 
 impl RmtReader {
@@ -107,6 +112,7 @@ impl RmtReader {
             looked_behind: false,
             after_mark: None,
             trailer_taken: false,
+            zero_last: None,
         }
     }
 
@@ -180,8 +186,10 @@ impl RmtReader {
 
     /// Counts one reply to a read behind the filemark into `overrun`.
     fn count_behind(&mut self, overrun: &mut Overrun, reply: Reply, failed: &mut bool) {
+        let zero_before = self.zero_last.take();
         match reply {
             Reply::Bytes(data) if data.is_empty() => {
+                self.zero_last = Some(overrun.records);
                 overrun.filemarks += 1;
                 overrun.records = 0;
             }
@@ -200,8 +208,40 @@ impl RmtReader {
                 overrun.data_seen = true;
                 *failed = true;
             }
-            _ => *failed = true,
+            _ => {
+                // At blank tape st answers the first read 0, as at a
+                // filemark, and fails the next (seen in the tape lab): a 0
+                // just before a failure was no filemark.
+                if let Some(records) = zero_before {
+                    overrun.filemarks -= 1;
+                    overrun.records = records;
+                }
+                *failed = true;
+            }
         }
+    }
+
+    /// When the read-ahead ended on a 0 and the tape is to be stepped
+    /// back, reads on until a reply tells a filemark from blank tape.
+    fn settle_behind(&mut self) -> Result<(), RmtError> {
+        for _ in 0..4 {
+            if self.zero_last.is_none() || !self.overrun.data_seen {
+                return Ok(());
+            }
+            self.read_behind()?;
+        }
+        Ok(())
+    }
+
+    /// Reads one more record behind the filemark, now, and counts it.
+    fn read_behind(&mut self) -> Result<(), RmtError> {
+        let session = self.file.session();
+        session.send(&Request::Read(self.block_bytes), &[])?;
+        let reply = session.wait_reply()?;
+        let mut overrun = self.overrun;
+        self.count_behind(&mut overrun, reply, &mut false);
+        self.overrun = overrun;
+        Ok(())
     }
 }
 
@@ -254,13 +294,9 @@ impl ReadMedium for RmtReader {
         }
         if !self.looked_behind {
             self.looked_behind = true;
-            let session = self.file.session();
-            session.send(&Request::Read(self.block_bytes), &[])?;
-            let reply = session.wait_reply()?;
-            let mut overrun = self.overrun;
-            self.count_behind(&mut overrun, reply, &mut false);
-            self.overrun = overrun;
+            self.read_behind()?;
         }
+        self.settle_behind()?;
         let Some(record) = self.after_mark.take() else {
             return Ok(None);
         };
@@ -302,6 +338,7 @@ impl ReadMedium for RmtReader {
         self.looked_behind = false;
         self.after_mark = None;
         self.trailer_taken = false;
+        self.zero_last = None;
         self.file.reopen().map_err(io::Error::from)
     }
 

@@ -41,6 +41,14 @@ fn reading_stops_at_filemarks_and_refuses_small_buffers() {
     assert_eq!(d.read_record(&mut big).unwrap(), 100);
     assert_eq!(d.read_record(&mut buf).unwrap(), 50);
     assert_eq!(d.read_record(&mut buf).unwrap(), 0);
+    assert!(
+        !d.status().unwrap().at_eod,
+        "a filemark is not the end of data"
+    );
+    // Blank tape after the last filemark: st reads 0 once, with GMT_EOD,
+    // then fails (seen in the tape lab).
+    assert_eq!(d.read_record(&mut buf).unwrap(), 0);
+    assert!(d.status().unwrap().at_eod);
     assert_eq!(
         d.read_record(&mut buf).unwrap_err().raw_os_error(),
         Some(libc::EIO)

@@ -74,7 +74,6 @@ pub fn open_first(
     policy: &ChangePolicy,
     quiet: bool,
 ) -> Result<(), String> {
-    let name = drive.name().to_string();
     let protected = access == Access::Write && status.write_protected && status.ready();
     let refused = status
         .unusable
@@ -82,23 +81,36 @@ pub fn open_first(
     if status.ready() && refused.is_none() {
         return drive.reopen().map_err(|e| e.to_string());
     }
-    let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
-    let log = VolumeLog::new(&name);
-    let stop = never();
-    if !status.door_open && refused.is_none() {
-        if !quiet {
-            say(&format!(
-                "tapebuf: {name}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
-                limit.as_secs()
-            ));
-        }
-        let status = ready::wait_until_ready(drive, 1, limit, &stop, &log)?;
-        if status.unusable.is_none() {
-            return drive.reopen().map_err(|e| e.to_string());
-        }
-        // It turned out to be one that no wait makes ready.
-        return open_first(drive, status, access, policy, quiet);
+    if status.door_open || refused.is_some() {
+        return fetch(drive, refused, access, policy, quiet);
     }
+    let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
+    if !quiet {
+        say(&format!(
+            "tapebuf: {}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
+            drive.name(),
+            limit.as_secs()
+        ));
+    }
+    let log = VolumeLog::new(drive.name());
+    let status = ready::wait_until_ready(drive, 1, limit, &never(), &log)?;
+    match status.unusable {
+        None => drive.reopen().map_err(|e| e.to_string()),
+        // It turned out to be one that no wait makes ready.
+        Some(_) => open_first(drive, status, access, policy, quiet),
+    }
+}
+
+/// Gets a cartridge into `drive`, which has none or one that is
+/// `refused`, the way a volume change does, and opens it.
+fn fetch(
+    drive: &mut dyn Drive,
+    refused: Option<&'static str>,
+    access: Access,
+    policy: &ChangePolicy,
+    quiet: bool,
+) -> Result<(), String> {
+    let name = drive.name().to_string();
     if let (Some(r), None) = (refused, &policy.command) {
         if std::fs::File::open("/dev/tty").is_err() {
             // Nobody to bring another: the cartridge stays where it is.
@@ -108,10 +120,15 @@ pub fn open_first(
         }
     }
     if refused.is_some() {
-        drive
-            .eject_unopened()
-            .map_err(|e| format!("cannot eject the cartridge in {name}: {e}"))?;
+        if let Err(e) = drive.eject_unopened() {
+            // st cannot unload some (mhvtl's cleaning cartridge: EIO); a
+            // changer's command can still move it.
+            say(&format!(
+                "tapebuf: {name}: cannot eject the cartridge ({e}); the change command must move it"
+            ));
+        }
     }
+    let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
     let why = refused.map_or("there is no cartridge in it".to_string(), |r| {
         format!("the cartridge in it {r}")
     });
@@ -132,11 +149,12 @@ pub fn open_first(
         finished_bytes: 0,
         refused,
     };
+    let log = VolumeLog::new(&name);
     let change = Change {
         policy,
         swap: true,
         req: &request,
-        stop: &stop,
+        stop: &never(),
         log: &log,
     };
     change

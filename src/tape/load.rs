@@ -87,9 +87,14 @@ impl Change<'_> {
                 req.device, req.next_volume
             ));
             if let Some(drive) = medium.drive() {
-                drive.eject_unopened().map_err(|e| {
-                    LoadFailed::Change(format!("cannot eject the refused cartridge: {e}"))
-                })?;
+                if let Err(e) = drive.eject_unopened() {
+                    // st cannot unload some (mhvtl's cleaning cartridge:
+                    // EIO); a changer's command can still move it.
+                    say(&format!(
+                        "tapebuf: {}: cannot eject the refused cartridge ({e}); the change command must move it",
+                        req.device
+                    ));
+                }
             }
             refused = Some(why);
         }

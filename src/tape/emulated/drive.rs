@@ -30,6 +30,9 @@ pub struct Emulated {
     pub(super) refuse_next: bool,
     /// Opened for writing: a write-protected cartridge fails the open.
     pub(super) writing: bool,
+    /// The last read found blank tape after the recorded data: st
+    /// returned 0 for it and reports GMT_EOD; the next read fails.
+    pub(super) at_blank: bool,
 }
 
 impl Emulated {
@@ -51,6 +54,7 @@ impl Emulated {
             last_was_write: false,
             refuse_next: false,
             writing: false,
+            at_blank: false,
         };
         (drive, shelf)
     }
@@ -144,6 +148,7 @@ impl Drive for Emulated {
 
     fn op(&mut self, op: TapeOp) -> io::Result<()> {
         self.check_open()?;
+        self.at_blank = false;
         match op {
             TapeOp::WriteFilemarks(n) => {
                 for _ in 0..n {
@@ -215,9 +220,7 @@ impl Drive for Emulated {
             fixed_block_bytes: lib.block_bytes,
             door_open: false,
             needs_cleaning,
-            // A read at blank tape fails with EIO here and leaves no
-            // end-of-data state behind.
-            at_eod: false,
+            at_eod: self.at_blank,
             unusable: None,
         })
     }
@@ -259,6 +262,7 @@ impl Drive for Emulated {
         drop(lib);
         self.open = true;
         self.refuse_next = false;
+        self.at_blank = false;
         Ok(())
     }
 

@@ -7,7 +7,9 @@
 //! after that record. Fixed-block mode: a write is cut into records of the
 //! block size, a read takes whole blocks and fails with EIO on a record of
 //! another size. A filemark written after a write that failed behind
-//! reports that failure instead.
+//! reports that failure instead. A read at blank tape after the recorded
+//! data returns 0 once, with GMT_EOD, and then fails with EIO, as st did
+//! in the tape lab.
 
 use std::io;
 
@@ -40,6 +42,7 @@ impl Emulated {
     /// end-of-medium rules.
     pub(super) fn write(&mut self, record: &[u8]) -> io::Result<usize> {
         self.check_open()?;
+        self.at_blank = false;
         let position = self.position;
         let mut lib = self.library();
         let slot = lib.loaded.ok_or_else(no_medium)?;
@@ -113,12 +116,14 @@ impl Emulated {
         }
         drop(lib);
         self.position = position;
+        if item.is_some() {
+            self.at_blank = false;
+        }
         if block > 0 {
             return self.read_fixed(buf, block);
         }
         match item {
-            // Blank tape after the last item: st reports a blank check as EIO.
-            None => Err(io::Error::from_raw_os_error(libc::EIO)),
+            None => self.blank(),
             Some(Item::Filemark) => {
                 self.position += 1;
                 Ok(0)
@@ -134,6 +139,15 @@ impl Emulated {
         }
     }
 
+    /// A read at blank tape after the recorded data: 0 the first time
+    /// (st's ST_EOD_1, GMT_EOD), EIO after that.
+    fn blank(&mut self) -> io::Result<usize> {
+        if std::mem::replace(&mut self.at_blank, true) {
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
+        Ok(0)
+    }
+
     /// A read in fixed-block mode: up to `buf.len() / block` records of
     /// exactly `block` bytes, stopping before a filemark.
     fn read_fixed(&mut self, buf: &mut [u8], block: usize) -> io::Result<usize> {
@@ -144,7 +158,7 @@ impl Emulated {
             let item = lib.slots[slot].items.get(self.position).cloned();
             drop(lib);
             match item {
-                None if got == 0 => return Err(io::Error::from_raw_os_error(libc::EIO)),
+                None if got == 0 => return self.blank(),
                 Some(Item::Filemark) if got == 0 => {
                     self.position += 1;
                     return Ok(0);
