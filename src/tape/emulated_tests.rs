@@ -179,3 +179,19 @@ fn spacing_back_over_files_and_more_records_than_space6_counts() {
         Some(libc::EIO)
     );
 }
+
+#[test]
+fn a_cartridge_the_changer_loads_reports_no_bot_until_rewound() {
+    let (mut d, _) = Emulated::new(
+        "/dev/nst0",
+        vec![Cartridge::blank(100, 0), Cartridge::blank(100, 0)],
+    );
+    assert!(d.status().unwrap().at_bot, "the first cartridge, as set up");
+    d.op(TapeOp::Unload).unwrap();
+    d.close().unwrap();
+    assert!(!d.status_unopened().unwrap().at_bot);
+    d.reopen().unwrap();
+    assert!(!d.status().unwrap().at_bot, "st has not seen where it is");
+    d.op(TapeOp::Rewind).unwrap();
+    assert!(d.status().unwrap().at_bot);
+}

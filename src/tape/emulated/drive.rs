@@ -4,7 +4,8 @@
 //! as st's open does while the cartridge is not ready (EIO), when there is
 //! none (ENOMEDIUM), or when it is write-protected and the drive is opened
 //! for writing (EROFS). Closing or rewinding after a write adds the
-//! filemark. How records go on and off the tape is in `records.rs`.
+//! filemark. A cartridge the changer brings in reports no GMT_BOT until it
+//! is rewound, as st's did in the tape lab. How records go on and off the tape is in `records.rs`.
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,6 +34,10 @@ pub struct Emulated {
     /// The last read found blank tape after the recorded data: st
     /// returned 0 for it and reports GMT_EOD; the next read fails.
     pub(super) at_blank: bool,
+    /// A cartridge came in through the changer and nothing has rewound
+    /// it: st does not know where it is and reports no GMT_BOT (seen in
+    /// the tape lab right after `mtx load`).
+    pub(super) position_unknown: bool,
 }
 
 impl Emulated {
@@ -55,6 +60,7 @@ impl Emulated {
             refuse_next: false,
             writing: false,
             at_blank: false,
+            position_unknown: false,
         };
         (drive, shelf)
     }
@@ -133,6 +139,7 @@ impl Emulated {
         }
         self.position = 0;
         self.refuse_next = false;
+        self.position_unknown = false;
         Ok(())
     }
 }
@@ -183,6 +190,7 @@ impl Drive for Emulated {
             }
             TapeOp::Unload => {
                 self.rewind()?;
+                self.position_unknown = true;
                 let mut lib = self.library();
                 lib.loaded = None;
                 lib.log.push("unload".into());
@@ -215,7 +223,7 @@ impl Drive for Emulated {
         Ok(DriveStatus {
             online: true,
             write_protected: cart.write_protected,
-            at_bot: self.position == 0,
+            at_bot: self.position == 0 && !self.position_unknown,
             at_eot: used >= cart.capacity_bytes.saturating_sub(cart.early_warning_bytes),
             fixed_block_bytes: lib.block_bytes,
             door_open: false,
@@ -304,7 +312,7 @@ impl Drive for Emulated {
             online: lib.loaded_is_ready() && !cleaning,
             unusable: cleaning.then_some("is a cleaning cartridge"),
             write_protected: lib.slots[slot].write_protected,
-            at_bot: true,
+            at_bot: !self.position_unknown,
             needs_cleaning: lib.asks_for_cleaning(),
             ..DriveStatus::default()
         })
@@ -315,6 +323,7 @@ impl Drive for Emulated {
             return Err(io::Error::from_raw_os_error(libc::EBUSY));
         }
         self.position = 0;
+        self.position_unknown = true;
         let mut lib = self.library();
         lib.loaded = None;
         lib.log.push("unload".into());
