@@ -83,53 +83,34 @@ impl Emulated {
         }
     }
 
-    /// MTBSF: back over `n` filemarks, to the side of the last one nearer
-    /// the beginning; reaching the beginning first fails with EIO there.
-    fn backspace_files(&mut self, n: u32) -> io::Result<()> {
+    /// MTFSF (`forward`) or MTBSF over `n` filemarks: forward to just
+    /// after the last, back to the side of the last nearer the beginning.
+    /// Running out of tape first (blank tape, the beginning) fails with EIO
+    /// there.
+    fn space_files(&mut self, n: u32, forward: bool) -> io::Result<()> {
         self.last_was_write = false;
         let lib = self.library();
         let slot = lib.loaded.ok_or_else(no_medium)?;
         let items = &lib.slots[slot].items;
-        let mut position = self.position.min(items.len());
+        let mut position = Some(self.position.min(items.len()));
         for _ in 0..n {
-            let before = items[..position].iter().rposition(|i| *i == Item::Filemark);
-            match before {
-                Some(at) => position = at,
-                None => {
-                    drop(lib);
-                    self.position = 0;
-                    return Err(io::Error::from_raw_os_error(libc::EIO));
-                }
-            }
+            position = position.and_then(|at| match forward {
+                true => items[at..]
+                    .iter()
+                    .position(|i| *i == Item::Filemark)
+                    .map(|next| at + next + 1),
+                false => items[..at].iter().rposition(|i| *i == Item::Filemark),
+            });
         }
+        let end = items.len();
         drop(lib);
+        let Some(position) = position else {
+            self.position = if forward { end } else { 0 };
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        };
         self.position = position;
-        self.library().log.push(format!("backspace files {n}"));
-        Ok(())
-    }
-
-    /// MTFSF: forward over `n` filemarks, to just after the last; blank
-    /// tape first fails with EIO there.
-    fn forward_files(&mut self, n: u32) -> io::Result<()> {
-        self.last_was_write = false;
-        let lib = self.library();
-        let slot = lib.loaded.ok_or_else(no_medium)?;
-        let items = &lib.slots[slot].items;
-        let mut position = self.position.min(items.len());
-        for _ in 0..n {
-            let next = items[position..].iter().position(|i| *i == Item::Filemark);
-            match next {
-                Some(at) => position += at + 1,
-                None => {
-                    drop(lib);
-                    self.position = position;
-                    return Err(io::Error::from_raw_os_error(libc::EIO));
-                }
-            }
-        }
-        drop(lib);
-        self.position = position;
-        self.library().log.push(format!("forward files {n}"));
+        let what = if forward { "forward" } else { "backspace" };
+        self.library().log.push(format!("{what} files {n}"));
         Ok(())
     }
 
@@ -182,8 +163,8 @@ impl Drive for Emulated {
                 }
                 self.library().log.push(format!("backspace {n}"));
             }
-            TapeOp::BackspaceFiles(n) => self.backspace_files(n)?,
-            TapeOp::ForwardFiles(n) => self.forward_files(n)?,
+            TapeOp::BackspaceFiles(n) => self.space_files(n, false)?,
+            TapeOp::ForwardFiles(n) => self.space_files(n, true)?,
             TapeOp::Rewind => {
                 self.rewind()?;
                 self.library().log.push("rewind".into());
