@@ -369,6 +369,10 @@ impl ReadMedium for CheckedMedium {
         self.inner.whole_records()
     }
 
+    fn tape_trailers(&self) -> bool {
+        self.inner.tape_trailers()
+    }
+
     fn note(&self) -> Option<String> {
         self.inner.note()
     }

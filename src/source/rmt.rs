@@ -358,6 +358,10 @@ impl ReadMedium for RmtReader {
         true
     }
 
+    fn tape_trailers(&self) -> bool {
+        self.file.is_device()
+    }
+
     fn note(&self) -> Option<String> {
         super::records_note("remote records", self.smallest, self.largest)
     }

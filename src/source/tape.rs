@@ -250,6 +250,10 @@ impl ReadMedium for TapeReader {
         true
     }
 
+    fn tape_trailers(&self) -> bool {
+        true
+    }
+
     fn drive(&mut self) -> Option<&mut dyn Drive> {
         Some(self.drive.as_mut())
     }

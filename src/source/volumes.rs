@@ -48,6 +48,12 @@ pub trait ReadMedium: Send {
         Ok(None)
     }
 
+    /// True for a tape (here or remote), where a volume without a trailer
+    /// is worth a word in the summary; files may simply have lost theirs.
+    fn tape_trailers(&self) -> bool {
+        false
+    }
+
     /// Opens volume `n` (2 and up).
     fn open_volume(&mut self, n: u32) -> io::Result<()>;
 
@@ -325,7 +331,11 @@ impl Source for VolumeSource {
     }
 
     fn note(&self) -> Option<String> {
-        let notes: Vec<String> = [self.medium.note(), self.sequence.note(self.volume)]
+        let unlabeled = self
+            .sequence
+            .note(self.volume)
+            .filter(|_| self.medium.tape_trailers());
+        let notes: Vec<String> = [self.medium.note(), unlabeled]
             .into_iter()
             .flatten()
             .collect();
