@@ -87,10 +87,6 @@ impl Medium for RemoteFile {
 }
 
 fn put_trailer(file: &mut RemoteFile, trailer: &Trailer) -> io::Result<()> {
-    file.write_trailer(&trailer.encode()).map_err(|e| {
-        io::Error::other(format!(
-            "volume {}: the data and its filemark are on tape, but the trailer after them could not be written: {e}",
-            trailer.volume
-        ))
-    })
+    file.write_trailer(&trailer.encode())
+        .map_err(|e| trailer.not_written(io::Error::from(e)))
 }

@@ -97,15 +97,7 @@ impl TapeMedium {
     /// trailer" (its documentation's words), so one ENOSPC is tried again.
     fn put_trailer(&mut self, trailer: &Trailer) -> io::Result<()> {
         let record = trailer.encode();
-        let failed = |e: io::Error| {
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "volume {}: the data and its filemark are on tape, but the trailer after them could not be written: {e}",
-                    trailer.volume
-                ),
-            )
-        };
+        let failed = |e: io::Error| trailer.not_written(e);
         self.mode.check_once(self.drive.as_mut()).map_err(failed)?;
         let written = match self.drive.write_record(&record) {
             Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => self.drive.write_record(&record),

@@ -27,7 +27,7 @@ use std::path::Path;
 use crossbeam_channel::never;
 
 use super::drive::{Access, Device, Drive, DriveStatus};
-use super::load::{Change, Load, LoadFailed};
+use super::load::{eject_refused, Change, Load, LoadFailed};
 use super::{ready, ChangePolicy, ChangeRequest, VolumeLog};
 use crate::base::console::say;
 
@@ -120,13 +120,7 @@ fn fetch(
         }
     }
     if refused.is_some() {
-        if let Err(e) = drive.eject_unopened() {
-            // st cannot unload some (mhvtl's cleaning cartridge: EIO); a
-            // changer's command can still move it.
-            say(&format!(
-                "tapebuf: {name}: cannot eject the cartridge ({e}); the change command must move it"
-            ));
-        }
+        eject_refused(drive);
     }
     let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
     let why = refused.map_or("there is no cartridge in it".to_string(), |r| {

@@ -87,14 +87,7 @@ impl Change<'_> {
                 req.device, req.next_volume
             ));
             if let Some(drive) = medium.drive() {
-                if let Err(e) = drive.eject_unopened() {
-                    // st cannot unload some (mhvtl's cleaning cartridge:
-                    // EIO); a changer's command can still move it.
-                    say(&format!(
-                        "tapebuf: {}: cannot eject the refused cartridge ({e}); the change command must move it",
-                        req.device
-                    ));
-                }
+                eject_refused(drive);
             }
             refused = Some(why);
         }
@@ -128,6 +121,18 @@ impl Change<'_> {
             }
             Err(e) => Err(LoadFailed::Open(e)),
         }
+    }
+}
+
+/// Ejects a cartridge refused for a volume. st cannot unload some
+/// (mhvtl's cleaning cartridge: EIO), but a changer's command can still
+/// move it, so that is said and the change goes on.
+pub fn eject_refused(drive: &mut dyn Drive) {
+    if let Err(e) = drive.eject_unopened() {
+        say(&format!(
+            "tapebuf: {}: cannot eject the refused cartridge ({e}); the change command must move it",
+            drive.name()
+        ));
     }
 }
 

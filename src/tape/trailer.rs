@@ -86,6 +86,14 @@ pub struct Trailer {
 impl Trailer {
     /// The trailer record: `TRAILER_BYTES` bytes.
     pub fn encode(&self) -> Vec<u8> {
+        let mut record = self.text().into_bytes();
+        debug_assert!(record.len() <= TRAILER_BYTES);
+        record.resize(TRAILER_BYTES, 0);
+        record
+    }
+
+    /// The trailer's text, without the padding (a file's attribute).
+    fn text(&self) -> String {
         let mut text = String::new();
         let _ = writeln!(text, "{MAGIC}");
         let _ = writeln!(text, "backup {}", self.backup);
@@ -93,10 +101,18 @@ impl Trailer {
         let _ = writeln!(text, "ends {}", self.ends.word());
         let _ = writeln!(text, "volume-bytes {}", self.volume_bytes);
         let _ = writeln!(text, "stream-bytes {}", self.stream_bytes);
-        let mut record = text.into_bytes();
-        debug_assert!(record.len() <= TRAILER_BYTES);
-        record.resize(TRAILER_BYTES, 0);
-        record
+        text
+    }
+
+    /// The error for a trailer that could not be written after the data.
+    pub fn not_written(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(
+            e.kind(),
+            format!(
+                "volume {}: the data and its filemark are on tape, but the trailer after them could not be written: {e}",
+                self.volume
+            ),
+        )
     }
 
     /// Reads a record: `Ok(None)` when it is not a trailer at all (data),
@@ -169,8 +185,7 @@ pub const XATTR_NAME: &str = "user.tapebuf.trailer";
 /// Ok(false) where the filesystem keeps no such attributes.
 pub fn attach_to_file(fd: std::os::fd::BorrowedFd<'_>, trailer: &Trailer) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd;
-    let record = trailer.encode();
-    let text = &record[..record.iter().position(|&b| b == 0).unwrap_or(record.len())];
+    let text = trailer.text();
     let name = std::ffi::CString::new(XATTR_NAME).expect("no NUL in the name");
     // SAFETY: fsetxattr(2) reads the NUL-terminated name and `text.len()`
     // bytes of `text`, both alive for the call.
