@@ -3,14 +3,12 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::{needs, pattern, run, tapebuf};
 
 /// The first word `tool` prints for `file` (its digest). `tool` was
 /// checked with `needs::tool` at the start of the test.
 fn digest_by(tool: &[&str], file: &std::path::Path) -> String {
-    let out = Command::new(tool[0])
+    let out = crate::common::command(tool[0])
         .args(&tool[1..])
         .arg(file)
         .output()
@@ -88,7 +86,7 @@ fn the_hash_file_checks_with_sha256sum() {
     );
     assert!(r.status.success(), "{}", r.stderr);
     assert_eq!(r.stderr, "", "-q with --hash-file prints nothing");
-    let check = Command::new("sha256sum")
+    let check = crate::common::command("sha256sum")
         .arg("-c")
         .arg(&sums)
         .output()
@@ -101,7 +99,7 @@ fn the_hash_file_checks_with_sha256sum() {
     let mut data = std::fs::read(&out).unwrap();
     data[1000] ^= 1;
     std::fs::write(&out, data).unwrap();
-    let recheck = Command::new("sha256sum")
+    let recheck = crate::common::command("sha256sum")
         .arg("-c")
         .arg(&sums)
         .output()
@@ -131,7 +129,11 @@ fn several_digests_go_to_the_hash_file_as_tagged_lines_cksum_checks() {
     assert!(r.status.success(), "{}", r.stderr);
     let text = std::fs::read_to_string(&sums).unwrap();
     assert!(text.starts_with("MD5 ("), "{text}");
-    let check = Command::new("cksum").arg("-c").arg(&sums).output().unwrap();
+    let check = crate::common::command("cksum")
+        .arg("-c")
+        .arg(&sums)
+        .output()
+        .unwrap();
     assert!(
         check.status.success(),
         "{}",

@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
 
 const SUBCOMMANDS: [&str; 4] = ["rmt", "report", "probe", "completions"];
@@ -177,7 +175,7 @@ fn bash_completes(line: &[&str]) -> Vec<String> {
         line[line.len() - 1],
         line[line.len().saturating_sub(2)],
     );
-    let out = Command::new("timeout")
+    let out = crate::common::command("timeout")
         .args(["20", "bash", "--norc", "--noprofile", "-c", &program])
         .output()
         .expect("running bash");

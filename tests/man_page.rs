@@ -63,7 +63,7 @@ fn man_page_has_exit_status_examples_and_watermarks() {
 #[test]
 fn man_page_renders_without_warnings() {
     common::needs::tool("man", "man-db");
-    let out = std::process::Command::new("man")
+    let out = crate::common::command("man")
         .args(["--warnings", "-l", "-E", "UTF-8", "-P", "cat"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/man/tapebuf.1"))
         .env("MANWIDTH", "80")

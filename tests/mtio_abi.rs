@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use tapebuf::tape::mtio;
 
 fn c_values() -> Vec<(String, u64)> {
@@ -40,7 +38,7 @@ fn compile_and_run(program: &str) -> Vec<(String, u64)> {
     let src = dir.path().join("mtio.c");
     let exe = dir.path().join("mtio");
     std::fs::write(&src, program).unwrap();
-    let cc = Command::new("cc")
+    let cc = crate::common::command("cc")
         .arg("-o")
         .arg(&exe)
         .arg(&src)
@@ -51,7 +49,7 @@ fn compile_and_run(program: &str) -> Vec<(String, u64)> {
         "{}",
         String::from_utf8_lossy(&cc.stderr)
     );
-    let out = Command::new(&exe).output().unwrap();
+    let out = crate::common::command(&exe).output().unwrap();
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::*;
 
@@ -50,7 +50,7 @@ fn stdin_and_stdout_on_the_same_file_are_refused() {
         .append(true)
         .open(&path)
         .unwrap();
-    let out = Command::new(BIN)
+    let out = crate::common::command(BIN)
         .stdin(Stdio::from(input))
         .stdout(Stdio::from(output))
         .output()
@@ -137,7 +137,7 @@ fn direct_falls_back_where_the_filesystem_refuses_it() {
         "mount -t ramfs none {mnt} && {BIN} --direct -s 64k -i {inp} -o {mnt}/new.out && sha256sum {mnt}/new.out",
         inp = input.display()
     );
-    let out = Command::new("unshare")
+    let out = crate::common::command("unshare")
         .args(["--mount", "sh", "-c", &script])
         .output()
         .expect("unshare(1) from util-linux");

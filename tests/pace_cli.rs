@@ -182,13 +182,13 @@ fn a_paced_run_to_several_files_that_never_push_back_writes_in_bursts() {
 
 #[test]
 fn a_paced_run_to_a_remote_tape_over_rmt_commits_every_byte() {
-    common::needs::tool("/usr/sbin/rmt", "tar");
+    common::needs::tool("/usr/sbin/rmt-tar", "tar");
     let dir = tempfile::tempdir().unwrap();
     let remote = dir.path().join("remote.tar");
     let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
     let target = format!("vault:{}", remote.display());
     let data = pattern(4 << 20, 9);
-    let mut args = vec!["--rsh-command", &rsh, "--rmt-command", "/usr/sbin/rmt"];
+    let mut args = vec!["--rsh-command", &rsh, "--rmt-command", "/usr/sbin/rmt-tar"];
     args.extend(PACED_1_100);
     args.extend(["-m", "2M", "-o", &target]);
     let out = run_with(&args, data.clone(), TRICKLE, Drain::Fast);

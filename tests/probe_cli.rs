@@ -18,7 +18,7 @@ use std::process::{Output, Stdio};
 use common::{sha256_file, tapebuf};
 use tapebuf::probe::schema::{DataKind, ProbeResults, TargetKind, SCHEMA};
 
-const GNU_RMT: &str = "/usr/sbin/rmt";
+const GNU_RMT: &str = "/usr/sbin/rmt-tar";
 
 fn probe(args: &[&str]) -> Output {
     tapebuf()

@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{pattern, tapebuf};
 use xxhash_rust::xxh3::xxh3_64;
@@ -217,7 +216,7 @@ fn a_reader_that_closes_after_one_line_ends_the_report_without_a_panic() {
     assert_eq!(stderr, "");
 
     // And as a user types it, with `head -1`.
-    let out = Command::new("bash")
+    let out = crate::common::command("bash")
         .arg("-c")
         .arg(format!(
             "'{}' report '{}' | head -1; echo \"status ${{PIPESTATUS[0]}}\"",

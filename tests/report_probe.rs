@@ -219,7 +219,7 @@ fn report_on_a_tar_file_says_it_is_not_a_stats_or_probe_file() {
     std::fs::write(dir.path().join("notes.txt"), "plain text\n").unwrap();
     for member in ["data.bin", "notes.txt"] {
         let tar = dir.path().join(format!("{member}.tar"));
-        let made = std::process::Command::new("tar")
+        let made = crate::common::command("tar")
             .arg("-cf")
             .arg(&tar)
             .arg("-C")

@@ -10,7 +10,7 @@ mod support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::{pattern, sha256, sha256_file, summary_number, tapebuf};
 use support::{client, rsh, run, write_file};
@@ -19,7 +19,7 @@ use support::{client, rsh, run, write_file};
 fn a_gibibyte_goes_out_to_gnu_rmt_and_comes_back_byte_exact() {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("source");
-    let made = Command::new("sh")
+    let made = crate::common::command("sh")
         .arg("-c")
         .arg(format!(
             "head -c 1073741824 /dev/urandom > '{}'",
@@ -61,7 +61,10 @@ fn a_gibibyte_goes_out_to_gnu_rmt_and_comes_back_byte_exact() {
 /// sha256sum's digest: reading a GiB through the test's own (unoptimised)
 /// hasher would take longer than the transfer.
 fn sha256_of_file(path: &Path) -> String {
-    let out = Command::new("sha256sum").arg(path).output().unwrap();
+    let out = crate::common::command("sha256sum")
+        .arg(path)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout)
         .split_whitespace()

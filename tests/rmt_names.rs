@@ -10,11 +10,11 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::{pattern, sha256, sha256_file, BIN};
 
-const GNU_RMT: &str = "/usr/sbin/rmt";
+const GNU_RMT: &str = "/usr/sbin/rmt-tar";
 const BAD_NAME: &[u8] = b"vault:backup\xff.tar";
 
 struct Ran {
@@ -25,7 +25,7 @@ struct Ran {
 
 /// Runs tapebuf in `dir` with `args`, feeding `input` from a thread.
 fn run_in(dir: &Path, args: &[&OsStr], input: &[u8]) -> Ran {
-    let mut child = Command::new(BIN)
+    let mut child = crate::common::command(BIN)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
@@ -202,4 +202,74 @@ fn gnu_flavor_takes_a_path_longer_than_bsd_could() {
     );
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert_eq!(sha256_file(Path::new(&path)), sha256(&data));
+}
+
+/// Linux dump's rmt server, which Debian makes `/usr/sbin/rmt` whenever the
+/// `dump` package is installed: it reads at most 62 bytes of a path.
+const DUMP_RMT: &str = "/usr/sbin/rmt-dump";
+
+#[test]
+fn a_path_the_dump_server_would_cut_is_refused_before_it_is_sent() {
+    common::needs::tool(DUMP_RMT, "dump");
+    let work = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(work.path()).unwrap();
+    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
+    let (name, path) = remote_of_path_len(&root, 63);
+    let data = pattern(300_000, 18);
+    let ran = run_in(
+        &root,
+        &[
+            os("-o"),
+            os(&name),
+            os("--rsh-command"),
+            os(&rsh),
+            os("--rmt-command"),
+            os(DUMP_RMT),
+        ],
+        &data,
+    );
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "tapebuf: -o {name}: cannot open it over rmt: the rmt server on {host} reads at \
+             most 62 bytes of a path (a BSD rmt, or Linux dump's rmt-dump), and this path is \
+             63 bytes: it would open the wrong file and run the rest as requests; give a path \
+             of at most 62 bytes (a symlink on {host}), or a server that reads whole lines with \
+             --rmt-command (GNU rmt is /usr/sbin/rmt-tar on Debian)\n",
+            host = name.split(':').next().unwrap(),
+        )
+    );
+    assert!(!Path::new(&path).exists());
+    // Nothing at the cut-off path either: the probe opened "/" read-only.
+    let cut = &path[..62];
+    assert!(!Path::new(cut).exists(), "{cut} was created");
+}
+
+#[test]
+fn the_dump_server_takes_a_62_byte_path_and_gnu_rmt_a_long_one() {
+    common::needs::tool(DUMP_RMT, "dump");
+    common::needs::tool(GNU_RMT, "tar");
+    let work = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(work.path()).unwrap();
+    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
+    for (len, server) in [(62, DUMP_RMT), (63, GNU_RMT), (250, GNU_RMT)] {
+        let (name, path) = remote_of_path_len(&root, len);
+        let data = pattern(200_000, len as u64);
+        let ran = run_in(
+            &root,
+            &[
+                os("-o"),
+                os(&name),
+                os("--rsh-command"),
+                os(&rsh),
+                os("--rmt-command"),
+                os(server),
+            ],
+            &data,
+        );
+        assert_eq!(ran.code, Some(0), "{len} bytes to {server}: {}", ran.stderr);
+        assert_eq!(sha256_file(Path::new(&path)), sha256(&data), "{len} bytes");
+        std::fs::remove_file(&path).unwrap();
+    }
 }

@@ -10,7 +10,6 @@ mod common;
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{pattern, sha256, sha256_file, BIN};
 use support::{Scratch, E9, RSH};
@@ -45,7 +44,7 @@ fn source_tree(root: &Path) -> Vec<(&'static str, Vec<u8>)> {
 /// the remote command (the pattern quoted, as a remote shell needs).
 fn remote_tar(args: &[&str], server_args: &str) -> std::process::Output {
     common::needs::tool("tar", "tar");
-    Command::new("tar")
+    crate::common::command("tar")
         .args(args)
         .arg(format!("--rsh-command={RSH}"))
         .arg(format!(
@@ -81,7 +80,7 @@ fn gnu_tar_archives_and_extracts_through_the_server_byte_exact() {
     let mut local_args = vec!["cf", local_s.as_str()];
     local_args.extend_from_slice(TAR_OPTIONS);
     local_args.extend_from_slice(&["-C", &src_s, "."]);
-    assert!(Command::new("tar")
+    assert!(crate::common::command("tar")
         .args(&local_args)
         .status()
         .unwrap()

@@ -9,7 +9,7 @@ mod support;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::BIN;
 use support::{serve, serve_command, Scratch, E9, RSH};
@@ -99,7 +99,7 @@ fn the_log_records_opens_refusals_and_closes_with_byte_counts() {
     let mut args = vec!["rmt".to_string()];
     args.extend(s.allow_args());
     args.extend(["--log".into(), log.display().to_string()]);
-    let mut command = Command::new(BIN);
+    let mut command = crate::common::command(BIN);
     command.args(&args).env("SSH_CLIENT", "192.0.2.7 50122 22");
     serve_command(command, input).exited(0);
 
@@ -131,7 +131,7 @@ fn answers_when_invoked_under_the_name_rmt() {
     let dir = tempfile::tempdir().unwrap();
     let rmt = dir.path().join("rmt");
     std::os::unix::fs::symlink(BIN, &rmt).unwrap();
-    let out = Command::new(&rmt)
+    let out = crate::common::command(&rmt)
         .args(["--config", "/dev/null"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -169,7 +169,7 @@ fn an_allowed_path_still_needs_the_users_own_permissions() {
     }
     let target = s.s("allowed/new.tar");
     // Through the rsh stand-in, as user nobody, who cannot write there.
-    let mut command = Command::new(RSH);
+    let mut command = crate::common::command(RSH);
     command
         .args(["localhost", BIN, "rmt", "--config", "/dev/null", "--allow"])
         .arg(format!("'{}/**'", s.s("allowed")))
@@ -201,7 +201,7 @@ fn refusals_reveal_nothing_beyond_the_path_sent_and_the_log_has_the_detail() {
         .iter()
         .map(|p| format!("O{p}\n0 O_RDONLY\n"))
         .collect();
-    let mut command = Command::new(BIN);
+    let mut command = crate::common::command(BIN);
     command
         .args(["rmt", "--config", "/dev/null", "--log"])
         .arg(&log)

@@ -162,7 +162,7 @@ fn sighup_mid_run_stops_with_the_summary_like_sigterm() {
 #[test]
 fn sighup_stays_ignored_under_nohup_and_the_run_completes() {
     let data = pattern(64 * 1024, 5);
-    let mut child = std::process::Command::new("nohup")
+    let mut child = crate::common::command("nohup")
         .arg(BIN)
         .args(["-s", "4k", "-q"])
         .arg("-o")
@@ -370,7 +370,7 @@ fn watchdog_also_ends_a_start_that_never_finishes() {
     let fifo = dir.path().join("fifo");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     // timeout(1) turns a hang into a failure (status 124) instead of a stuck test.
-    let out = std::process::Command::new("timeout")
+    let out = crate::common::command("timeout")
         .args(["30", BIN, "-W", "1", "-o", fifo.to_str().unwrap()])
         .stdin(std::process::Stdio::null())
         .output()
@@ -384,4 +384,32 @@ fn watchdog_also_ends_a_start_that_never_finishes() {
                 .ends_with(" s: still opening the input and outputs"),
         "{stderr}"
     );
+}
+
+/// The suite may run under `nohup` (SIGHUP ignored) or as a background job
+/// (SIGINT and SIGQUIT ignored); the signal tests above need their children
+/// to start with every signal at its default, and none blocked.
+#[test]
+fn a_test_child_starts_with_default_signals_even_when_the_suite_ignores_them() {
+    // SAFETY: ignoring SIGHUP in the test process; nothing here sends it.
+    unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
+    let out = common::command("cat")
+        .arg("/proc/self/status")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let status = String::from_utf8(out.stdout).unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no {name} in {status}"))
+            .to_string()
+    };
+    // Signals 1 to 31, the ones with names (32 and 33 belong to the C
+    // library and cannot be set).
+    let standard = |name: &str| u64::from_str_radix(&field(name), 16).unwrap() & 0x7fff_ffff;
+    assert_eq!(standard("SigIgn:"), 0, "ignored: {}", field("SigIgn:"));
+    assert_eq!(standard("SigBlk:"), 0, "blocked: {}", field("SigBlk:"));
 }

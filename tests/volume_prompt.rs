@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use crossbeam_channel::{unbounded, Receiver};
@@ -16,7 +16,7 @@ use common::{pattern, sha256};
 /// appears on the terminal.
 fn start_on_a_terminal(args: &str) -> (Child, Receiver<Vec<u8>>) {
     common::needs::tool("script", "bsdutils");
-    let mut child = Command::new("script")
+    let mut child = crate::common::command("script")
         .args([
             "-q",
             "-e",

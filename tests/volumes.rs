@@ -11,7 +11,7 @@ mod trailers;
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use common::{pattern, sha256, summary_line, summary_number, tapebuf};
 
@@ -205,7 +205,7 @@ fn a_full_disk_ends_the_volume_and_the_rest_goes_to_the_next() {
         bin = common::BIN,
         dir = dir.path().display(),
     );
-    let out = Command::new("unshare")
+    let out = crate::common::command("unshare")
         .args(["--mount", "sh", "-c", &script])
         .stdin(Stdio::null())
         .output()

@@ -15,7 +15,7 @@ use common::*;
 fn as_nobody() -> Command {
     needs::root("setpriv drops to nobody, whose pipe memory the kernel limits");
     needs::tool("setpriv", "util-linux");
-    let mut cmd = Command::new("setpriv");
+    let mut cmd = crate::common::command("setpriv");
     cmd.args([
         "--reuid=65534",
         "--regid=65534",
@@ -112,7 +112,7 @@ fn several_outputs_each_get_every_byte_through_tee() {
 fn sockets_as_input_and_output_splice_byte_exact() {
     let (mut feed, stdin) = UnixStream::pair().unwrap();
     let (stdout, mut drain) = UnixStream::pair().unwrap();
-    let mut child = Command::new(BIN)
+    let mut child = crate::common::command(BIN)
         .args(["--zero-copy=on", "-s", "64k", "-b", "4"])
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(stdin)))
         .stdout(Stdio::from(std::os::fd::OwnedFd::from(stdout)))

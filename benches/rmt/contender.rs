@@ -10,7 +10,7 @@ use crate::settings::Settings;
 pub const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
 /// The real server, GNU tar's rmt.
-pub const RMT_SERVER: &str = "/usr/sbin/rmt";
+pub const RMT_SERVER: &str = "/usr/sbin/rmt-tar";
 /// tar's record with `-b 20`.
 pub const TAR_RECORD_BYTES: u64 = 20 * 512;
 

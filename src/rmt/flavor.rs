@@ -1,17 +1,20 @@
-//! What differs between rmt servers and cannot be probed: the numbers of
-//! the tape operations (the server's own MTIOCTOP numbering) and of the
-//! open flags (BSD servers read only the number). Any probe or extension
-//! request makes GNU rmt reply "Garbage command" and exit, so the flavour
-//! is a setting, never detected.
+//! What differs between rmt servers: the numbers of the tape operations
+//! (the server's own MTIOCTOP numbering) and of the open flags (BSD servers
+//! read only the number). Any probe or extension request makes GNU rmt
+//! reply "Garbage command" and exit, so the flavour is a setting, never
+//! detected.
 //!
-//! It also says how long an argument may be. BSD servers read each
-//! argument byte by byte into a 64-byte buffer, so at most 63 bytes with
-//! its newline; a longer one is cut there and its tail (and every line
-//! after it) is read as the next request: a long path ending in `I6`
-//! rewinds or unloads the tape. GNU rmt reads whole lines of any length;
-//! an overlong path then fails in open(2) with ENAMETOOLONG, a plain error
-//! reply. [`Flavor::check_name`] refuses, before any session starts, a
-//! name whose arguments the server would cut.
+//! It also says how long an argument may be. BSD servers, and Linux dump's
+//! `rmt-dump`, read each argument byte by byte into a 64-byte buffer, so at
+//! most 62 bytes before its newline; a longer one is cut there and its tail
+//! (and every line after it) is read as the next request: a long path
+//! ending in `I6` rewinds or unloads the tape. GNU rmt reads whole lines of
+//! any length; an overlong path then fails in open(2) with ENAMETOOLONG, a
+//! plain error reply. [`Flavor::check_name`] refuses, before any session
+//! starts, a name whose arguments a `bsd` server would cut. With `gnu`, a
+//! path longer than 62 bytes is tried first in a throwaway session
+//! (`path_check.rs`), because Debian's `/usr/sbin/rmt` is rmt-dump whenever
+//! the `dump` package is installed.
 
 use super::name::RemoteName;
 

@@ -11,6 +11,7 @@
 pub mod flavor;
 mod groups;
 pub mod name;
+mod path_check;
 pub mod remote;
 pub mod server;
 pub mod session;

@@ -17,6 +17,7 @@
 
 use super::flavor::{OpenMode, RemoteOp};
 use super::name::RemoteName;
+use super::path_check::check_server_reads_path;
 use super::session::{CloseFailed, RmtError, RmtSettings, Session};
 use super::wire::{Reply, Request, END_OF_MEDIUM_ERRNO, MAX_RECORD_BYTES};
 use crate::tape::AtEnd;
@@ -32,6 +33,8 @@ pub struct RemoteFile {
     marked: bool,
     session: Option<Session>,
     stop: Option<Receiver<()>>,
+    /// The server reads this path whole (`path_check`); asked once.
+    path_checked: bool,
 }
 
 /// Requests in flight while a file is read back: past its end each is
@@ -75,6 +78,7 @@ impl RemoteFile {
             marked: false,
             session: None,
             stop: None,
+            path_checked: false,
         };
         file.reopen()?;
         Ok(file)
@@ -83,6 +87,10 @@ impl RemoteFile {
     /// Opens the file again in a new session, for the next volume.
     pub fn reopen(&mut self) -> Result<(), RmtError> {
         debug_assert!(self.session.is_none(), "the last volume was closed");
+        if !self.path_checked {
+            check_server_reads_path(&self.name, &self.settings)?;
+            self.path_checked = true;
+        }
         let mut session = Session::start(&self.name, &self.settings)?;
         if let Some(stop) = &self.stop {
             session.attach_stop(stop);

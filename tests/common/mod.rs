@@ -7,7 +7,9 @@
 pub mod memory;
 pub mod needs;
 
+use std::ffi::OsStr;
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
@@ -17,8 +19,42 @@ use sha2::{Digest, Sha256};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tapebuf");
 
+/// The longest any child of a test may run, in seconds. A child still
+/// running then is killed by SIGALRM, so a test that waits on it fails with
+/// "signal: 14" instead of hanging the suite.
+pub const CHILD_TIME_LIMIT_SECS: u32 = 300;
+
+/// A command for a test's child. The child starts as if from a fresh shell,
+/// whatever the suite inherited: every signal at its default disposition
+/// (`nohup` ignores SIGHUP, a background job ignores SIGINT and SIGQUIT),
+/// no signal blocked, and an alarm that ends it after
+/// [`CHILD_TIME_LIMIT_SECS`] (an alarm survives `exec`).
+pub fn command(program: impl AsRef<OsStr>) -> Command {
+    let mut command = Command::new(program);
+    // SAFETY: the closure runs between fork and exec and calls only
+    // async-signal-safe functions (signal, sigemptyset, sigprocmask, alarm).
+    unsafe { command.pre_exec(start_fresh) };
+    command
+}
+
+fn start_fresh() -> std::io::Result<()> {
+    // SAFETY: plain libc calls on a local signal set, in the child.
+    unsafe {
+        for signal in 1..32 {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        libc::alarm(CHILD_TIME_LIMIT_SECS);
+    }
+    Ok(())
+}
+
 pub fn tapebuf() -> Command {
-    Command::new(BIN)
+    command(BIN)
 }
 
 /// Deterministic pseudo-random bytes, so failures reproduce.

@@ -28,7 +28,7 @@ fn fill_a_small_disk(input: &[u8], name: &str) -> (std::process::ExitStatus, Str
         bin = BIN,
         input = input_path.display(),
     );
-    let out = std::process::Command::new("unshare")
+    let out = crate::common::command("unshare")
         .args(["--mount", "sh", "-c", &script])
         .stdin(Stdio::null())
         .output()

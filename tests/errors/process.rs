@@ -9,7 +9,7 @@ use crate::common::*;
 #[test]
 fn memory_that_cannot_be_had_is_reported_at_start() {
     // Limit the address space so the ring cannot be mapped.
-    let out = std::process::Command::new("sh")
+    let out = crate::common::command("sh")
         .args([
             "-c",
             &format!("ulimit -v 300000; exec {BIN} -m 1G -s 1M </dev/null"),
@@ -102,7 +102,7 @@ fn lock_failure_names_the_lock_flag() {
     needs::tool("prlimit", "util-linux");
     needs::tool("setpriv", "util-linux");
     // Root may always lock memory, so run as nobody with no lock allowance.
-    let out = std::process::Command::new("prlimit")
+    let out = crate::common::command("prlimit")
         .args(["--memlock=0:0", "setpriv", "--reuid=65534", "--regid=65534"])
         .args([
             "--clear-groups",

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, ChildStderr, Command, ExitStatus};
+use std::process::{Child, ChildStderr, ExitStatus};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -103,7 +103,7 @@ pub fn exit_within(child: &mut Child, limit: Duration) -> ExitStatus {
 }
 
 pub fn kill(child: &Child, sig: &str) {
-    let ok = Command::new("kill")
+    let ok = crate::common::command("kill")
         .args([sig, &child.id().to_string()])
         .status()
         .unwrap()

@@ -2,7 +2,7 @@
 //! `--raw` and read with a warning with it, and `--raw` sends plain bytes an
 //! mbuffer receiver stores exactly.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::{self, pattern, run, sha256, spawn_piped};
@@ -11,7 +11,7 @@ use crate::harness::*;
 /// Sends `input` with mbuffer to `port`; returns mbuffer's status.
 fn mbuffer_sends(input: &std::path::Path, port: u16) -> std::process::ExitStatus {
     common::needs::tool("mbuffer", "mbuffer");
-    Command::new("mbuffer")
+    crate::common::command("mbuffer")
         .args([
             "-q",
             "-i",
@@ -76,7 +76,7 @@ fn raw_mode_sends_plain_bytes_an_mbuffer_receiver_stores_exactly() {
     let port = free_port();
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("out");
-    let mut mbuffer = Command::new("mbuffer")
+    let mut mbuffer = crate::common::command("mbuffer")
         .args([
             "-q",
             "-I",

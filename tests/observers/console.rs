@@ -2,7 +2,7 @@
 //! `--status-interval` records, `--log` and `--summary-json`, usage errors
 //! for observer flags alone, and the progress bar on a pseudo-terminal.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::Value;
 
@@ -126,7 +126,7 @@ fn on_a_terminal_the_bar_appears_and_the_end_is_the_clean_summary() {
     let input = input_file(dir.path(), 4 << 20);
     let output = dir.path().join("out");
     // 4 MiB at 4 MiB/s: about a second, five redraws.
-    let out = Command::new("script")
+    let out = crate::common::command("script")
         .args([
             "-q",
             "-e",

@@ -2,7 +2,7 @@
 //! remote shell that does not exist, and a probe's JSON fed straight into
 //! `tapebuf report`.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::common::{self, tapebuf};
 use crate::{probe, results, stderr, GNU_RMT};
@@ -15,7 +15,7 @@ fn a_remote_probe_through_gnu_rmt_verifies_and_leaves_the_file_empty() {
     let remote = dir.path().join("on-the-tape-host");
     let target = format!("localhost:{}", remote.display());
     let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(common::BIN)
+    let out = crate::common::command(common::BIN)
         .args([
             "probe",
             &target,

@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use crate::common::{self, tapebuf};
 
-pub const GNU_RMT: &str = "/usr/sbin/rmt";
+pub const GNU_RMT: &str = "/usr/sbin/rmt-tar";
 
 pub fn rsh() -> String {
     format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"))

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
@@ -178,7 +178,7 @@ fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
     )
     .unwrap();
     std::fs::set_permissions(&hang, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut child = Command::new(common::BIN)
+    let mut child = crate::common::command(common::BIN)
         .args([
             "-o",
             "vault:/dev/nst0",

@@ -14,7 +14,7 @@ use super::xxh3_hex;
 /// The digest `xxhsum -H3` gives a file: what a user checks a volume with.
 fn xxhsum(path: &Path) -> String {
     let tool = super::common::needs::tool("xxhsum", "xxhash");
-    let out = std::process::Command::new(tool)
+    let out = crate::common::command(tool)
         .arg("-H3")
         .arg(path)
         .output()

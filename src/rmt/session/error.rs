@@ -41,6 +41,20 @@ pub enum RmtError {
     Spawn { program: String, why: io::Error },
     #[error(transparent)]
     Request(#[from] RequestError),
+    /// The server would cut the path (`path_check`): refused before the
+    /// path is sent.
+    #[error(
+        "the rmt server on {host} reads at most {limit} bytes of a path (a BSD rmt, or \
+         Linux dump's rmt-dump), and this path is {len} bytes: it would open the wrong file \
+         and run the rest as requests; give a path of at most {limit} bytes (a symlink on \
+         {host}), or a server that reads whole lines with --rmt-command (GNU rmt is \
+         /usr/sbin/rmt-tar on Debian)"
+    )]
+    PathCut {
+        host: String,
+        len: usize,
+        limit: usize,
+    },
 }
 
 impl RmtError {
