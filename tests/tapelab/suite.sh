@@ -374,10 +374,11 @@ gnu_tar_writes_and_reads_a_real_drive_through_tapebuf_rmt() {
     diff -r src out && echo "ok: the tree is byte-exact"
 }
 
-tapebuf_writes_and_reads_a_real_drive_through_tapebuf_rmt_and_gnu_rmt() {
+tapebuf_writes_and_reads_a_real_drive_through_tapebuf_rmt_gnu_rmt_and_dump_rmt() {
     random_file in 8000000
     load 4 0
-    for server in "$TB rmt" /usr/sbin/rmt; do
+    # By their own names: /usr/sbin/rmt is rmt-dump once dump is installed.
+    for server in "$TB rmt" /usr/sbin/rmt-tar /usr/sbin/rmt-dump; do
         note "server: $server"
         mt -f "$D0" rewind
         st=0; tb w.err -i in -o "localhost:$D0" --rsh-command "$RSH" --rmt-command "$server" || st=$?
@@ -565,7 +566,7 @@ ALL_CASES=(
     a_second_backup_appended_on_the_no_rewind_node_verifies_with_mtbsf
     probe_sweeps_a_real_drive_and_marks_1m_unsupported
     gnu_tar_writes_and_reads_a_real_drive_through_tapebuf_rmt
-    tapebuf_writes_and_reads_a_real_drive_through_tapebuf_rmt_and_gnu_rmt
+    tapebuf_writes_and_reads_a_real_drive_through_tapebuf_rmt_gnu_rmt_and_dump_rmt
     writing_to_the_rewinding_node_warns
     a_drive_slow_to_load_is_waited_for
     a_write_protected_cartridge_is_refused_and_another_asked_for
