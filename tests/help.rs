@@ -1,7 +1,9 @@
-//! The command line explains itself: `--help` lists the subcommands,
-//! `tapebuf help [CMD]` answers with exit status 0, each subcommand's help
-//! opens with its own purpose, and the shell completions that
-//! `tapebuf completions SHELL` prints really complete in bash.
+//! The command line explains itself: `-h` is one screen of the everyday
+//! options that points to `--help` and the manual, `--help` lists them all
+//! and the subcommands, `tapebuf help [CMD]` answers with exit status 0,
+//! each subcommand's help opens with its own purpose, and the shell
+//! completions that `tapebuf completions SHELL` prints really complete in
+//! bash.
 
 mod common;
 
@@ -103,6 +105,60 @@ fn each_subcommand_help_opens_with_its_own_purpose() {
                 "{name} {flag}: {first}"
             );
         }
+    }
+}
+
+#[test]
+fn short_help_fits_a_screen_and_points_to_the_long_help_and_the_manual() {
+    let short = stdout_of(&["-h"]);
+    let lines = short.lines().count();
+    assert!(lines <= 40, "-h is {lines} lines:\n{short}");
+    assert!(short.contains("--help"), "{short}");
+    assert!(short.contains("man tapebuf"), "{short}");
+    for everyday in [
+        "--input",
+        "--output",
+        "--listen",
+        "--connect",
+        "--memory",
+        "--quiet",
+    ] {
+        assert!(short.contains(everyday), "-h lacks {everyday}");
+    }
+    for rare in ["--rmt-window", "--zero-copy", "--tapeaware", "--md5"] {
+        assert!(!short.contains(rare), "-h shows {rare}");
+    }
+}
+
+#[test]
+fn long_help_lists_every_option_with_the_mbuffer_ones_under_their_own_heading() {
+    let long = stdout_of(&["--help"]);
+    assert!(long.lines().count() > 150, "{} lines", long.lines().count());
+    let heading = long
+        .find("mbuffer compatibility")
+        .expect("an mbuffer heading in --help");
+    // An option's own entry is a line that opens with "-X, --name" or
+    // "--name", indented.
+    let entries = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with('-') && !l.starts_with("- "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let (before, after) = (entries(&long[..heading]), entries(&long[heading..]));
+    for option in ["--md5", "--tapeaware", "--tcptimeo", "--pid", "-Q"] {
+        assert!(
+            after.iter().any(|e| e.contains(option)),
+            "{option} not under the heading"
+        );
+        assert!(
+            !before.iter().any(|e| e.contains(option)),
+            "{option} before the heading"
+        );
+    }
+    for option in ["--rmt-window", "--zero-copy", "--status-interval"] {
+        assert!(long.contains(option), "--help lacks {option}");
     }
 }
 

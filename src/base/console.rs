@@ -8,9 +8,14 @@
 //! - while a progress bar is drawn, a line is printed with the bar cleared
 //!   and the bar is redrawn below it, so no line tears the bar. The bar's
 //!   owner registers how to do that with [`set_around`]; this module knows
-//!   nothing of bars.
+//!   nothing of bars;
+//! - with `-l/--log FILE` ([`log_to`]), every line said is appended to FILE
+//!   as well, whole, in the order said; a write that fails is said once on
+//!   stderr, logging stops, and [`log_ok`] turns false so the run can fail.
 
+use std::fs::File;
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// Runs a write with the screen prepared for it (the bar cleared).
@@ -18,12 +23,63 @@ pub type Around = Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
 
 static AROUND: Mutex<Option<Around>> = Mutex::new(None);
 
-/// Writes one line to stderr.
+/// The `-l/--log` file, once a run has opened it.
+struct LogFile {
+    path: PathBuf,
+    file: File,
+    /// A write failed: it was said, and nothing more is written.
+    failed: bool,
+}
+
+static LOG: Mutex<Option<LogFile>> = Mutex::new(None);
+
+/// Writes one line to stderr, and to the `-l` file if there is one.
 pub fn say(line: &str) {
+    say_unlogged(line);
+    log(line);
+}
+
+/// Writes one line to stderr only.
+pub fn say_unlogged(line: &str) {
     emit(&mut || {
         let mut err = std::io::stderr().lock();
         let _ = writeln!(err, "{line}");
     });
+}
+
+/// From now on, appends every line said to `file` (opened for appending)
+/// as well.
+pub fn log_to(path: PathBuf, file: File) {
+    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogFile {
+        path,
+        file,
+        failed: false,
+    });
+}
+
+/// Appends one line to the `-l` file alone, if there is one.
+pub fn log(line: &str) {
+    let mut slot = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(log) = slot.as_mut().filter(|l| !l.failed) else {
+        return;
+    };
+    if let Err(e) = writeln!(log.file, "{line}") {
+        log.failed = true;
+        let why = format!(
+            "tapebuf: -l/--log {}: cannot write: {e}",
+            log.path.display()
+        );
+        drop(slot);
+        say_unlogged(&why);
+    }
+}
+
+/// False once a write to the `-l` file has failed.
+pub fn log_ok() -> bool {
+    LOG.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .is_none_or(|l| !l.failed)
 }
 
 /// Writes a question without ending the line, for a person to answer on

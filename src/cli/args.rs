@@ -16,24 +16,32 @@ use clap::Parser;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "tapebuf", version, about, long_about = None)]
 #[command(
-    after_help = "Sizes accept k, M, G, T (and KiB, MiB, GiB, TiB) as powers of 1024; \
+    after_help = "The everyday options; 'tapebuf --help' lists them all, and 'man tapebuf' \
+explains them (an mbuffer command line runs as it is: see COMING FROM MBUFFER there).",
+    after_long_help = "Sizes accept k, M, G, T (and KiB, MiB, GiB, TiB) as powers of 1024; \
 kB, MB, GB, TB as powers of 1000. Exit status: 0 success, 1 I/O failure or data not \
 committed, 2 usage error. See tapebuf(1)."
 )]
 pub struct Cli {
-    /// Read from FILE instead of standard input ('-' is standard input);
-    /// [USER@]HOST:PATH reads a remote tape or file over rmt.
+    /// Read from FILE instead of standard input
+    ///
+    /// '-' is standard input; [USER@]HOST:PATH reads a remote tape or file
+    /// over rmt.
     #[arg(short = 'i', long = "input", value_name = "FILE")]
     pub input: Option<PathBuf>,
 
-    /// Write to FILE instead of standard output; repeat for several outputs
-    /// ('-' is standard output; [USER@]HOST:PATH is a remote tape or file,
-    /// over rmt). Every output gets identical bytes.
+    /// Write to FILE instead of standard output; repeat for several
+    ///
+    /// '-' is standard output; [USER@]HOST:PATH is a remote tape or file,
+    /// over rmt. Every output gets identical bytes.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub outputs: Vec<PathBuf>,
 
     /// Listen on [ADDR:]PORT and read from the one sender that connects
-    /// (instead of -i). Without ADDR, every IPv6 and IPv4 address.
+    ///
+    /// Instead of -i. Without ADDR, every IPv6 and IPv4 address. An ADDR
+    /// that is not this machine's is taken as mbuffer takes it: listen on
+    /// every address and take only senders from ADDR.
     #[arg(
         short = 'I',
         long = "listen",
@@ -42,14 +50,16 @@ pub struct Cli {
     )]
     pub listen: Option<String>,
 
-    /// Send to a receiver at HOST:PORT ([IPV6]:PORT); repeat for several.
-    /// Every address the name resolves to is tried.
+    /// Send to a receiver at HOST:PORT; repeat for several
+    ///
+    /// [IPV6]:PORT for an IPv6 literal. Every address the name resolves to
+    /// is tried.
     #[arg(short = 'O', long = "connect", value_name = "HOST:PORT")]
     pub connect: Vec<String>,
 
     /// With -I, accept only senders from this address, CIDR network or host
     /// name; repeat for several. Others are logged and refused.
-    #[arg(long = "allow", value_name = "HOST_OR_CIDR")]
+    #[arg(long = "allow", value_name = "HOST_OR_CIDR", hide_short_help = true)]
     pub allow: Vec<String>,
 
     /// Fail when a connection stands still for SECS seconds in either
@@ -57,42 +67,51 @@ pub struct Cli {
     /// the longest wait for an rmt reply [default: 600 for a remote tape;
     /// for -I and -O no stall limit, keepalive still notices a vanished
     /// peer].
-    #[arg(long = "timeout", value_name = "SECS")]
+    #[arg(long = "timeout", value_name = "SECS", hide_short_help = true)]
     pub timeout: Option<u64>,
 
     /// How long -O keeps retrying to connect, and -I waits for a sender
     /// [default: --timeout, else 60 for -O and no limit for -I].
-    #[arg(long = "connect-timeout", value_name = "SECS")]
+    #[arg(long = "connect-timeout", value_name = "SECS", hide_short_help = true)]
     pub connect_timeout: Option<u64>,
 
     /// Set the sockets' send and receive buffers (SO_SNDBUF, SO_RCVBUF)
     /// [default: the kernel's autotuning].
-    #[arg(long = "tcp-buffer", value_name = "SIZE")]
+    #[arg(
+        long = "tcp-buffer",
+        alias = "tcpbuffer",
+        value_name = "SIZE",
+        hide_short_help = true
+    )]
     pub tcp_buffer: Option<String>,
 
     /// With -O, send the bytes alone, without tapebuf's framing, for an
     /// mbuffer, nc or socat receiver; with -I, also take such a sender. A
     /// truncated stream then cannot be detected.
-    #[arg(long = "raw")]
+    #[arg(long = "raw", hide_short_help = true)]
     pub raw: bool,
 
-    /// Print a digest of the stream at the end (md5, sha256, blake3, xxh3);
-    /// repeat for several.
-    #[arg(long = "hash", value_name = "ALG", value_enum)]
+    /// Print a digest of the stream at the end; repeat for several
+    ///
+    /// md5, sha256, blake3 or xxh3, in any case.
+    #[arg(long = "hash", value_name = "ALG", value_enum, ignore_case = true)]
     pub hash: Vec<crate::hash::HashAlg>,
 
     /// Also write the digests to PATH, in sha256sum's format.
-    #[arg(long = "hash-file", value_name = "PATH")]
+    #[arg(long = "hash-file", value_name = "PATH", hide_short_help = true)]
     pub hash_file: Option<PathBuf>,
 
-    /// Write a manifest of the backup to FILE at the end: every volume's
-    /// bytes, records, digest and fingerprint. Reading a tape or file to
-    /// stdout, check each volume against FILE instead.
+    /// Write a manifest of the backup to FILE, or check a restore against it
+    ///
+    /// Writing, the manifest holds every volume's bytes, records, digest
+    /// and fingerprint. Reading a tape or file to stdout, check each volume
+    /// against FILE instead.
     #[arg(long = "manifest", value_name = "FILE")]
     pub manifest: Option<PathBuf>,
 
-    /// Read each output volume back after writing it, before it is
-    /// ejected or changed, and compare it with what was written.
+    /// Read each output volume back after writing it and compare
+    ///
+    /// Before it is ejected or changed.
     #[arg(long = "verify")]
     pub verify: bool,
 
@@ -101,22 +120,25 @@ pub struct Cli {
 
     /// Requests kept in flight to a remote tape; 1 is lock-step, like
     /// tar and rdump [default: adapts to the link].
-    #[arg(long = "rmt-window", value_name = "N")]
+    #[arg(long = "rmt-window", value_name = "N", hide_short_help = true)]
     pub rmt_window: Option<u64>,
 
-    /// Size of one block, the unit of every read and write [default: 256k].
+    /// Size of one block, the unit of every read and write [default: 256k]
     #[arg(short = 's', long = "block-size", value_name = "SIZE")]
     pub block_size: Option<String>,
 
-    /// Total buffer memory, as a size or a percentage of physical RAM
-    /// (e.g. 1G, 25%) [default: 128M].
+    /// Buffer memory, as a size or a percentage of RAM [default: 128M]
+    ///
+    /// For example 1G or 25%.
     #[arg(short = 'm', long = "memory", value_name = "SIZE|PCT%")]
     pub memory: Option<String>,
 
     /// Number of blocks in the ring (an alternative to -m).
-    #[arg(short = 'b', long = "blocks", value_name = "N")]
+    #[arg(short = 'b', long = "blocks", value_name = "N", hide_short_help = true)]
     pub blocks: Option<u64>,
 
+    /// Start writing once the buffer is PCT full [default: 90 for tapes]
+    ///
     /// High watermark: once the ring has run empty, the writer waits until
     /// the ring is PCT full (or input ends) before it writes again
     /// [default: 90 when an output is a tape drive, else 0, start at once].
@@ -126,15 +148,21 @@ pub struct Cli {
     /// Low watermark: once the ring has filled, the reader waits until the
     /// ring has drained to PCT before it reads again [default: 100, resume
     /// as soon as a block is free].
-    #[arg(short = 'p', long = "low-watermark", value_name = "PCT")]
+    #[arg(
+        short = 'p',
+        long = "low-watermark",
+        value_name = "PCT",
+        hide_short_help = true
+    )]
     pub low_watermark: Option<String>,
 
     /// Lock the buffer in RAM with mlock so it is never paged out.
-    #[arg(short = 'L', long = "lock")]
+    #[arg(short = 'L', long = "lock", hide_short_help = true)]
     pub lock: bool,
 
-    /// Overwrite existing regular output files (mbuffer's --truncate is
-    /// accepted too).
+    /// Overwrite existing output files
+    ///
+    /// Regular files only; mbuffer's --truncate is accepted too.
     #[arg(
         short = 'f',
         long = "force",
@@ -144,22 +172,22 @@ pub struct Cli {
     pub force: bool,
 
     /// Append to existing regular output files.
-    #[arg(long = "append")]
+    #[arg(long = "append", hide_short_help = true)]
     pub append: bool,
 
     /// Read or write a character device that is neither a tape drive nor
     /// null, zero, full, random, urandom or a terminal (such as SCSI
     /// generic, /dev/sg*), which tapebuf otherwise refuses.
-    #[arg(long = "any-device")]
+    #[arg(long = "any-device", hide_short_help = true)]
     pub any_device: bool,
 
     /// fsync output files before closing them.
-    #[arg(short = 'c', long = "sync")]
+    #[arg(short = 'c', long = "sync", hide_short_help = true)]
     pub sync: bool,
 
     /// Use O_DIRECT for files where the filesystem allows it (needs a block
     /// size that is a multiple of 4096).
-    #[arg(long = "direct")]
+    #[arg(long = "direct", hide_short_help = true)]
     pub direct: bool,
 
     /// Keep the ring in kernel pipes and move the bytes with splice(2), so
@@ -171,15 +199,21 @@ pub struct Cli {
         long = "zero-copy",
         value_name = "WHEN",
         value_enum,
-        default_value = "auto"
+        default_value = "auto",
+        hide_short_help = true
     )]
     pub zero_copy: crate::pipeline::ZeroCopy,
 
     /// Limit the input rate, in bytes per second (e.g. 50M).
-    #[arg(short = 'r', long = "input-rate", value_name = "RATE")]
+    #[arg(
+        short = 'r',
+        long = "input-rate",
+        value_name = "RATE",
+        hide_short_help = true
+    )]
     pub input_rate: Option<String>,
 
-    /// Limit the output rate, in bytes per second (e.g. 80M).
+    /// Limit the output rate, in bytes per second (e.g. 80M)
     #[arg(short = 'R', long = "output-rate", value_name = "RATE")]
     pub output_rate: Option<String>,
 
@@ -193,95 +227,131 @@ pub struct Cli {
         value_name = "MIN[:MAX]",
         num_args = 0..=1,
         default_missing_value = "",
-        conflicts_with = "no_pace"
+        conflicts_with = "no_pace",
+        hide_short_help = true
     )]
     pub pace: Option<String>,
 
     /// Do not pace a tape output: write in bursts set by the watermarks.
-    #[arg(long = "no-pace")]
+    #[arg(long = "no-pace", hide_short_help = true)]
     pub no_pace: bool,
 
     /// End the run with an error if no byte has moved, in or out, for SECS
     /// seconds [default: wait for ever].
-    #[arg(short = 'W', long = "watchdog", value_name = "SECS")]
+    #[arg(
+        short = 'W',
+        long = "watchdog",
+        value_name = "SECS",
+        hide_short_help = true
+    )]
     pub watchdog: Option<u64>,
 
     /// Pad the final short block with zeros to the full block size, for
     /// tape drives in fixed-block mode.
-    #[arg(long = "pad")]
+    #[arg(long = "pad", hide_short_help = true)]
     pub pad: bool,
 
     /// Rewind the tape at the end.
-    #[arg(long = "rewind", conflicts_with = "eject")]
+    #[arg(long = "rewind", conflicts_with = "eject", hide_short_help = true)]
     pub rewind: bool,
 
-    /// Rewind and eject the tape at the end (MTOFFL).
+    /// Rewind and eject the tape at the end (MTOFFL)
     #[arg(long = "eject")]
     pub eject: bool,
 
-    /// Run CMD (through sh -c) to load the next volume when one is full or,
-    /// when reading, finished. It gets TAPEBUF_VOLUME, TAPEBUF_DEVICE,
-    /// TAPEBUF_MODE and TAPEBUF_VOLUME_BYTES. Without it, tapebuf asks on
-    /// the terminal, or fails if there is none.
+    /// Run CMD to load the next volume when one is full (or, reading, done)
+    ///
+    /// Through sh -c. It gets TAPEBUF_VOLUME, TAPEBUF_DEVICE, TAPEBUF_MODE
+    /// and TAPEBUF_VOLUME_BYTES. Without it, tapebuf asks on the terminal,
+    /// or fails if there is none.
     #[arg(short = 'A', long = "change-command", value_name = "CMD")]
     pub change_command: Option<String>,
 
     /// Give up on each step of a volume change after SECS seconds
     /// [default: 3600 for --change-command, 7200 for the drive to be
     /// ready; no limit for the terminal prompt].
-    #[arg(long = "change-timeout", value_name = "SECS")]
+    #[arg(long = "change-timeout", value_name = "SECS", hide_short_help = true)]
     pub change_timeout: Option<u64>,
 
-    /// End each output volume after SIZE bytes (on a tape, after the last
-    /// whole record that fits). Combine with a numbered name (out.%03d).
+    /// End each output volume after SIZE bytes (out.%03d numbers them)
+    ///
+    /// On a tape, after the last whole record that fits. Combine with a
+    /// numbered name (out.%03d).
     #[arg(short = 'D', long = "volume-size", value_name = "SIZE")]
     pub volume_size: Option<String>,
 
-    /// Read N input volumes, changing volumes in between [default: 1, or
-    /// every numbered file that exists].
+    /// Read N input volumes, changing volumes in between
+    ///
+    /// [default: 1, or every numbered file that exists, or as many as
+    /// tapebuf's volume trailers say].
     #[arg(short = 'n', long = "volumes", value_name = "N")]
     pub volumes: Option<u32>,
 
-    /// Print nothing but errors.
+    /// Print nothing but errors
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
 
+    /// Say more; mbuffer's -v LEVEL: 0-1 is -q, 2-3 normal, 4-6 verbose
+    ///
+    /// Verbose adds a line at the start that describes the ring, the
+    /// watermarks and the endpoints.
+    #[arg(
+        short = 'v',
+        long = "verbose",
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        default_missing_value = "4",
+        value_parser = clap::value_parser!(u8).range(0..=6),
+        overrides_with = "verbose"
+    )]
+    pub verbose: Option<u8>,
+
     /// Show the live progress bar even when stderr is not a terminal
     /// [default: only when stderr is a terminal].
-    #[arg(long = "progress", conflicts_with = "no_progress")]
+    #[arg(
+        long = "progress",
+        conflicts_with = "no_progress",
+        hide_short_help = true
+    )]
     pub progress: bool,
 
     /// Never show the live progress bar, even on a terminal.
-    #[arg(long = "no-progress")]
+    #[arg(long = "no-progress", hide_short_help = true)]
     pub no_progress: bool,
 
     /// The total size of the stream, for the progress bar's ETA [default:
     /// the size of -i when it is a regular file].
-    #[arg(long = "size", value_name = "SIZE")]
+    #[arg(long = "size", value_name = "SIZE", hide_short_help = true)]
     pub size: Option<String>,
 
     /// Print a one-line status record every SECS seconds (decimals allowed),
-    /// to stderr or to --log.
-    #[arg(long = "status-interval", value_name = "SECS")]
+    /// to stderr or, with -l, to its file only.
+    #[arg(long = "status-interval", value_name = "SECS", hide_short_help = true)]
     pub status_interval: Option<String>,
 
-    /// Write the --status-interval records, and the summary line, to FILE
-    /// (appended) instead of stderr.
+    /// Append every message and the summary line to FILE as well
+    ///
+    /// Errors, warnings, digests and the summary still reach stderr too
+    /// (the summary not with -q); --status-interval's records go to FILE
+    /// only. As mbuffer's -l, from the start of the run.
     #[arg(short = 'l', long = "log", value_name = "FILE")]
     pub log: Option<PathBuf>,
 
     /// Write the final summary as one JSON object to FILE.
-    #[arg(long = "summary-json", value_name = "FILE")]
+    #[arg(long = "summary-json", value_name = "FILE", hide_short_help = true)]
     pub summary_json: Option<PathBuf>,
 
     /// Write a timeline of the run to FILE as JSON lines, for `tapebuf
     /// report` (schema in tapebuf(1), STATS FILE).
-    #[arg(long = "stats", value_name = "FILE")]
+    #[arg(long = "stats", value_name = "FILE", hide_short_help = true)]
     pub stats: Option<PathBuf>,
 
     /// Seconds between --stats records (decimals allowed) [default: 1].
-    #[arg(long = "stats-interval", value_name = "SECS")]
+    #[arg(long = "stats-interval", value_name = "SECS", hide_short_help = true)]
     pub stats_interval: Option<String>,
+
+    #[command(flatten)]
+    pub mbuffer: super::mbuffer::MbufferArgs,
 }
 
 /// How a HOST:PATH name is reached, for `tapebuf` and `tapebuf probe` alike.
@@ -289,21 +359,26 @@ pub struct Cli {
 pub struct RemoteArgs {
     /// Take every name as local, even one with a colon (HOST:PATH is
     /// otherwise a remote tape or file, reached over rmt).
-    #[arg(long = "force-local")]
+    #[arg(long = "force-local", hide_short_help = true)]
     pub force_local: bool,
 
     /// The remote shell for HOST:PATH, with its arguments [env: RSH;
     /// default: ssh -T -e none -o BatchMode=yes, which never prompts].
-    #[arg(long = "rsh-command", value_name = "CMD")]
+    #[arg(long = "rsh-command", value_name = "CMD", hide_short_help = true)]
     pub rsh_command: Option<String>,
 
     /// The rmt server to run on the remote host [env: RMT; default:
     /// /etc/rmt].
-    #[arg(long = "rmt-command", value_name = "CMD")]
+    #[arg(long = "rmt-command", value_name = "CMD", hide_short_help = true)]
     pub rmt_command: Option<String>,
 
     /// The remote server's tape operation numbering: gnu (Linux) or bsd
     /// [default: gnu].
-    #[arg(long = "rmt-flavor", value_name = "FLAVOR", value_enum)]
+    #[arg(
+        long = "rmt-flavor",
+        value_name = "FLAVOR",
+        value_enum,
+        hide_short_help = true
+    )]
     pub rmt_flavor: Option<crate::rmt::flavor::Flavor>,
 }

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod command;
 pub mod completions;
+pub mod mbuffer;
 pub mod usage;
 
 pub use args::{Cli, RemoteArgs};

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::mbuffer_flags::{self, Verbosity};
 use super::net_flags::check_net;
 use super::ring_size::resolve_ring;
 use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs};
@@ -22,10 +23,12 @@ use crate::tape::AtEnd;
 
 impl Config {
     /// Validates a command line against this machine.
-    pub fn from_cli(cli: &Cli, machine: MachineInfo) -> Result<Config, ConfigError> {
-        let with_backup_blocks = super::manifest_flags::restore_block_size(cli);
-        let cli = with_backup_blocks.as_ref().unwrap_or(cli);
-        let (block_bytes, blocks) = resolve_ring(cli, machine)?;
+    pub fn from_cli(typed: &Cli, machine: MachineInfo) -> Result<Config, ConfigError> {
+        let translated = mbuffer_flags::translate(typed)?;
+        let with_backup_blocks = super::manifest_flags::restore_block_size(&translated);
+        let cli = with_backup_blocks.as_ref().unwrap_or(&translated);
+        let (block_bytes, blocks) =
+            resolve_ring(cli, machine).map_err(|e| mbuffer_flags::explain_memory(cli, e))?;
         if cli.direct && block_bytes % DIRECT_ALIGN_BYTES != 0 {
             return Err(ConfigError::new(
                 "--direct",
@@ -68,6 +71,9 @@ impl Config {
             pace: parse_pace(cli.pace.as_deref(), cli.no_pace)?,
             watchdog: watchdog(cli)?,
             quiet: cli.quiet,
+            verbose: mbuffer_flags::verbosity(cli) == Verbosity::Verbose,
+            print_pid: cli.mbuffer.pid,
+            md5_as_mbuffer: cli.mbuffer.md5,
             pad: cli.pad,
             at_end: at_end(cli),
             change: volumes.change,

@@ -19,6 +19,7 @@ use crate::tape::{AtEnd, ChangePolicy};
 
 mod from_cli;
 mod manifest_flags;
+pub mod mbuffer_flags;
 mod net_flags;
 mod observe_flags;
 mod ring_size;
@@ -64,6 +65,14 @@ pub struct Config {
     /// End the run if nothing moves for this long.
     pub watchdog: Option<std::time::Duration>,
     pub quiet: bool,
+    /// `-v` (mbuffer's levels 4 to 6): a line at the start describing the
+    /// ring and the endpoints.
+    pub verbose: bool,
+    /// mbuffer's `--pid`: say the process id at the start.
+    pub print_pid: bool,
+    /// mbuffer's `-H`/`--md5`: print the MD5 as mbuffer does, `MD5 hash:
+    /// <hex>`, for scripts that read that line.
+    pub md5_as_mbuffer: bool,
     /// Zero-fill the final short block to a whole block.
     pub pad: bool,
     /// What to do with a tape at the end.

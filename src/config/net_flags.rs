@@ -1,5 +1,7 @@
 //! The network flags, checked against each other and the endpoints:
-//! `--allow`, `--raw`, `--timeout`, `--connect-timeout` and `--tcp-buffer`.
+//! `--allow`, `--raw`, `--timeout`, `--connect-timeout`, `--tcp-buffer`,
+//! and mbuffer's `-4` and `-6`, which apply to -I and -O only and, as in
+//! mbuffer, change nothing without them.
 
 use crate::base::config_error::ConfigError;
 use crate::base::size::{parse_size, Bytes};
@@ -77,5 +79,6 @@ pub fn check_net(
         buffer_bytes,
         raw: cli.raw,
         allow,
+        family: super::mbuffer_flags::family(cli),
     })
 }

@@ -1,6 +1,6 @@
 //! The observer flags, checked: `--progress`, `--no-progress`, `--size`,
-//! `--status-interval`, `--log`, `--summary-json`, `--stats` and
-//! `--stats-interval`. Every error names its flag, and an interval is always
+//! `--status-interval`, `--log` (and mbuffer's `-Q`), `--summary-json`,
+//! `--stats` and `--stats-interval`. Every error names its flag, and an interval is always
 //! a positive, finite duration.
 
 use std::time::Duration;
@@ -36,12 +36,6 @@ pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
         .as_deref()
         .map(|t| parse_interval(t, "--status-interval"))
         .transpose()?;
-    if cli.log.is_some() && status_interval.is_none() {
-        return Err(ConfigError::new(
-            "-l/--log",
-            "only applies to --status-interval, whose records it receives",
-        ));
-    }
     if cli.quiet && status_interval.is_some() && cli.log.is_none() {
         return Err(ConfigError::new(
             "--status-interval",
@@ -68,6 +62,7 @@ pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
         total_bytes,
         status_interval,
         log: cli.log.clone(),
+        log_summary: !cli.mbuffer.quiet_log,
         summary_json: cli.summary_json.clone(),
         stats,
     })
@@ -139,7 +134,7 @@ mod tests {
             "--stats-interval"
         );
         assert_eq!(flag_of(&["--status-interval", "soon"]), "--status-interval");
-        assert_eq!(flag_of(&["--log", "l"]), "-l/--log");
+        assert_eq!(resolve_args(&["--log", "l"]).unwrap().log, Some("l".into()));
         assert_eq!(
             flag_of(&["-q", "--status-interval", "1"]),
             "--status-interval"

@@ -64,16 +64,7 @@ pub fn check_volumes(
             "does not combine with volumes (-D/--volume-size or a numbered -o name)",
         ));
     }
-    match cli.volumes {
-        Some(0) => return Err(ConfigError::new("-n/--volumes", "must be at least 1")),
-        Some(_) if !matches!(input, InputSpec::File(_) | InputSpec::Remote(_)) => {
-            return Err(ConfigError::new(
-                "-n/--volumes",
-                "needs -i with a tape drive or files to read volumes from",
-            ))
-        }
-        _ => {}
-    }
+    check_input_volumes(cli.volumes, input)?;
     let command = match &cli.change_command {
         Some(c) if c.trim().is_empty() => {
             return Err(ConfigError::new("-A/--change-command", "is empty"))
@@ -93,4 +84,21 @@ pub fn check_volumes(
         change: ChangePolicy { command, timeout },
         volume_size,
     })
+}
+
+/// `-n N`: at least one volume, read from files or a tape.
+fn check_input_volumes(volumes: Option<u32>, input: &InputSpec) -> Result<(), ConfigError> {
+    match volumes {
+        Some(0) => Err(ConfigError::new(
+            "-n/--volumes",
+            "0 (mbuffer's 'ask for every volume') has no end tapebuf could tell; use -n N, or no -n for a backup tapebuf wrote, whose trailers say how many volumes follow",
+        )),
+        Some(_) if !matches!(input, InputSpec::File(_) | InputSpec::Remote(_)) => Err(
+            ConfigError::new(
+                "-n/--volumes",
+                "needs -i with a tape drive or files to read volumes from",
+            ),
+        ),
+        _ => Ok(()),
+    }
 }

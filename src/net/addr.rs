@@ -8,6 +8,30 @@
 use std::fmt;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
+/// `-4` or `-6`: the one address family `-I` and `-O` use, as mbuffer's
+/// options of those names choose it. Without either, both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    V4,
+    V6,
+}
+
+impl Family {
+    fn keeps(self, addr: &SocketAddr) -> bool {
+        match self {
+            Family::V4 => addr.is_ipv4(),
+            Family::V6 => addr.is_ipv6(),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Family::V4 => "IPv4 (-4)",
+            Family::V6 => "IPv6 (-6)",
+        }
+    }
+}
+
 /// Where `-I` listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListenAddr {
@@ -42,12 +66,19 @@ impl ListenAddr {
     /// The addresses to bind, best first. A named host may resolve to
     /// several; the first that binds is used.
     pub fn resolve(&self) -> std::io::Result<Vec<SocketAddr>> {
+        self.resolve_in(None)
+    }
+
+    /// As [`ListenAddr::resolve`], in `family` only: without a host, every
+    /// address of that family.
+    pub fn resolve_in(&self, family: Option<Family>) -> std::io::Result<Vec<SocketAddr>> {
+        let any = match family {
+            Some(Family::V4) => IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+            _ => IpAddr::V6(std::net::Ipv6Addr::UNSPECIFIED),
+        };
         match &self.host {
-            None => Ok(vec![SocketAddr::new(
-                IpAddr::V6(std::net::Ipv6Addr::UNSPECIFIED),
-                self.port,
-            )]),
-            Some(host) => resolve(host, self.port),
+            None => Ok(vec![SocketAddr::new(any, self.port)]),
+            Some(host) => resolve(host, self.port, family),
         }
     }
 }
@@ -71,7 +102,12 @@ impl PeerAddr {
     /// Every address the name resolves to, IPv6 and IPv4 alike, in the
     /// resolver's order.
     pub fn resolve(&self) -> std::io::Result<Vec<SocketAddr>> {
-        resolve(&self.host, self.port)
+        self.resolve_in(None)
+    }
+
+    /// As [`PeerAddr::resolve`], in `family` only.
+    pub fn resolve_in(&self, family: Option<Family>) -> std::io::Result<Vec<SocketAddr>> {
+        resolve(&self.host, self.port, family)
     }
 }
 
@@ -89,9 +125,18 @@ fn bracket(host: &str) -> String {
     }
 }
 
-fn resolve(host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+fn resolve(host: &str, port: u16, family: Option<Family>) -> std::io::Result<Vec<SocketAddr>> {
     let mut addrs: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();
     addrs.dedup();
+    if let Some(f) = family {
+        addrs.retain(|a| f.keeps(a));
+        if addrs.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("the name has no {} address", f.name()),
+            ));
+        }
+    }
     if addrs.is_empty() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotFound,
@@ -186,6 +231,23 @@ mod tests {
             assert!(e.contains(why), "{text}: {e}");
         }
         assert!(ListenAddr::parse("x").unwrap_err().contains("not a port"));
+    }
+
+    #[test]
+    fn a_family_keeps_only_its_own_addresses() {
+        let any = ListenAddr::parse("9090").unwrap();
+        assert_eq!(
+            any.resolve_in(Some(Family::V4)).unwrap(),
+            vec!["0.0.0.0:9090".parse().unwrap()]
+        );
+        assert_eq!(
+            any.resolve_in(Some(Family::V6)).unwrap(),
+            vec!["[::]:9090".parse().unwrap()]
+        );
+        let v4 = PeerAddr::parse("127.0.0.1:9").unwrap();
+        assert!(v4.resolve_in(Some(Family::V4)).is_ok());
+        let e = v4.resolve_in(Some(Family::V6)).unwrap_err();
+        assert!(e.to_string().contains("no IPv6 (-6) address"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! TCP endpoints: `-I` listens for one sender, `-O` connects to receivers.
 //!
 //! `addr` parses the names users type, `allow` decides which senders a
-//! listener accepts, `accept` finds the one sender among everything else
+//! listener accepts, `foreign_host` reads `-I HOST:PORT` as mbuffer does
+//! when HOST is not this machine's, `accept` finds the one sender among everything else
 //! that connects, `frame` is the wire format that makes truncation and
 //! damage detectable, and `socket` makes, tunes and waits on the sockets so
 //! that no wait on a peer is unbounded without a way out.
@@ -9,10 +10,11 @@
 pub mod accept;
 pub mod addr;
 pub mod allow;
+pub mod foreign_host;
 pub mod frame;
 pub mod socket;
 
-pub use addr::{ListenAddr, PeerAddr};
+pub use addr::{Family, ListenAddr, PeerAddr};
 pub use allow::AllowRule;
 
 use std::time::Duration;
@@ -36,6 +38,8 @@ pub struct NetSettings {
     pub raw: bool,
     /// `--allow`: the senders `-I` accepts; empty accepts every one.
     pub allow: Vec<AllowRule>,
+    /// `-4` or `-6`: the one address family to use; None for both.
+    pub family: Option<Family>,
 }
 
 impl NetSettings {

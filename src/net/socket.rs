@@ -70,10 +70,11 @@ pub struct Listener {
 
 /// Binds and listens. A busy port or a bad address is an error naming it.
 pub fn listen(addr: &ListenAddr, settings: &NetSettings) -> io::Result<Listener> {
-    let candidates = addr.resolve()?;
+    let candidates = addr.resolve_in(settings.family)?;
+    let dual_stack = addr.host.is_none() && settings.family.is_none();
     let mut last = None;
     for candidate in candidates {
-        match bind_one(candidate, addr.host.is_none(), settings) {
+        match bind_one(candidate, dual_stack, settings) {
             Ok((socket, warning)) => {
                 return Ok(Listener {
                     socket,
@@ -151,7 +152,7 @@ pub fn connect(
     let mut attempts = 0;
     let mut last = String::from("no attempt was made");
     loop {
-        match peer.resolve() {
+        match peer.resolve_in(settings.family) {
             Err(e) => last = format!("cannot resolve {}: {e}", peer.host),
             Ok(addrs) => {
                 for addr in addrs {

@@ -71,23 +71,23 @@ impl Bar {
 /// The files the observers write, opened before any data moves so that a
 /// bad path is refused at once.
 pub struct Files {
-    log: Option<(PathBuf, File)>,
+    /// `-l` is open: the console copies every line to it.
+    log: bool,
     stats: Option<(PathBuf, File)>,
 }
 
-/// Opens (creates or truncates) `--stats` and opens `--log` for appending.
+/// Opens (creates or truncates) `--stats`, and opens `--log` for appending
+/// and hands it to the console, which from then on copies every line said
+/// to it.
 pub fn open_files(o: &ObserveSettings) -> anyhow::Result<Files> {
-    let log = match &o.log {
-        Some(path) => Some((
-            path.clone(),
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("-l/--log {}: cannot open", path.display()))?,
-        )),
-        None => None,
-    };
+    if let Some(path) = &o.log {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("-l/--log {}: cannot open", path.display()))?;
+        console::log_to(path.clone(), file);
+    }
     let stats = match &o.stats {
         Some((path, _)) => Some((
             path.clone(),
@@ -96,7 +96,10 @@ pub fn open_files(o: &ObserveSettings) -> anyhow::Result<Files> {
         )),
         None => None,
     };
-    Ok(Files { log, stats })
+    Ok(Files {
+        log: o.log.is_some(),
+        stats,
+    })
 }
 
 /// The observer threads of one run.
@@ -107,7 +110,6 @@ pub struct Observers {
     threads: Vec<JoinHandle<bool>>,
     /// Takes the summary to the stats thread, which then ends.
     stats_end: Option<(Sender<SummaryRecord>, JoinHandle<bool>)>,
-    log: Option<status_log::Log>,
     summary_json: Option<PathBuf>,
     /// Read once more at the end, for how pacing went.
     stats: Arc<Stats>,
@@ -146,12 +148,9 @@ impl Observers {
                 stop_rx.clone(),
             ));
         }
-        let log = files
-            .log
-            .map(|(path, file)| status_log::Log::new(path, file));
         if let Some(every) = o.status_interval {
             threads.push(status_log::spawn(
-                log.clone(),
+                files.log,
                 Arc::clone(stats),
                 every,
                 stop_rx,
@@ -178,15 +177,14 @@ impl Observers {
             stop: Some(stop_tx),
             threads,
             stats_end,
-            log,
             summary_json: o.summary_json.clone(),
             stats: Arc::clone(stats),
         }
     }
 
     /// Stops the live observers and clears the bar, then writes the final
-    /// stats record, the summary to the log and `--summary-json`. False if
-    /// one of those files could not be written (each failure is said).
+    /// stats record and `--summary-json`. False if one of those files
+    /// could not be written (each failure is said).
     pub fn finish(mut self, summary: &Summary) -> bool {
         self.stop.take();
         let mut ok = true;
@@ -198,9 +196,6 @@ impl Observers {
         if let Some((tx, thread)) = self.stats_end.take() {
             let _ = tx.send(record.clone());
             ok &= thread.join().unwrap_or(false);
-        }
-        if let Some(log) = &self.log {
-            ok &= log.write_line(&record.line);
         }
         if let Some(path) = &self.summary_json {
             ok &= write_summary_json(path, &record);

@@ -29,8 +29,12 @@ pub struct ObserveSettings {
     /// `--size`: the stream's total, for the ETA.
     pub total_bytes: Option<u64>,
     pub status_interval: Option<Duration>,
-    /// `--log`: where the status records go instead of stderr.
+    /// `-l/--log`: the file that gets a copy of every message, the summary
+    /// line, and the status records instead of stderr.
     pub log: Option<PathBuf>,
+    /// Whether the summary line goes to the `-l` file; mbuffer's `-Q`
+    /// keeps it out.
+    pub log_summary: bool,
     pub summary_json: Option<PathBuf>,
     /// `--stats` and its interval.
     pub stats: Option<(PathBuf, Duration)>,

@@ -19,6 +19,7 @@
 mod digests;
 mod manifest;
 mod open;
+mod verbose;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ use crossbeam_channel::{bounded, never, select, tick, unbounded, Receiver};
 use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::{Handle, Signals};
 
-use crate::base::console::say;
+use crate::base::console::{self, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::base::signals::{signal_name, stop_signals};
 use crate::config::Config;
@@ -58,6 +59,9 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     // The observers' files next, so that a bad path is refused before any
     // data moves.
     let files = observe::open_files(&config.observe)?;
+    if config.print_pid {
+        say(&format!("tapebuf: PID is {}", std::process::id()));
+    }
     let ticks = match config.watchdog {
         Some(_) => tick(WATCHDOG_TICK),
         None => never(),
@@ -70,6 +74,9 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     let ledgers: Vec<_> = endpoints.sinks.iter().filter_map(|s| s.ledger()).collect();
     let (mut running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
+    if config.verbose {
+        say(&verbose::start_line(config, high_pct));
+    }
     let observers = Observers::start(&config.observe, shape(config, high_pct), files, &stats);
 
     let (interrupted, stalled) = watch(config, &running, &stats, &sig_rx, &ticks);
@@ -92,9 +99,10 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     if !summary.is_clean() && summary.snapshot.read_bytes == 0 {
         remove_empty(&created);
     }
+    let logged_ok = console::log_ok();
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
-        None if summary.is_clean() && digests_ok && observers_ok && recorded_ok => {
+        None if summary.is_clean() && digests_ok && observers_ok && recorded_ok && logged_ok => {
             Exit::Code(SUCCESS)
         }
         None => Exit::Code(FAILURE),
@@ -268,7 +276,15 @@ fn report(config: &Config, summary: &Summary) {
     for f in &summary.failed_outputs {
         say(&format!("tapebuf: {f}"));
     }
-    if !config.quiet || !summary.is_clean() {
-        say(&summary.line());
+    // The -l file gets the summary even with -q, unless mbuffer's -Q.
+    let line = summary.line();
+    match (
+        !config.quiet || !summary.is_clean(),
+        config.observe.log_summary,
+    ) {
+        (true, true) => say(&line),
+        (true, false) => console::say_unlogged(&line),
+        (false, true) => console::log(&line),
+        (false, false) => {}
     }
 }

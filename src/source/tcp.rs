@@ -23,6 +23,7 @@ use crossbeam_channel::Receiver;
 use super::{fill_from, End, Filled, Source};
 use crate::base::console::say;
 use crate::net::accept;
+use crate::net::foreign_host;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
@@ -51,17 +52,17 @@ impl TcpSource {
         settings: &NetSettings,
         quiet: bool,
     ) -> anyhow::Result<TcpSource> {
-        let listener = socket::listen(addr, settings)
+        let (listener, settings, note) = foreign_host::listen(addr, settings)
             .map_err(|e| anyhow::anyhow!("-I {addr}: cannot listen: {e}"))?;
-        if let Some(w) = &listener.warning {
+        for line in [&note, &listener.warning].into_iter().flatten() {
             if !quiet {
-                say(&format!("tapebuf: -I {addr}: {w}"));
+                say(&format!("tapebuf: -I {addr}: {line}"));
             }
         }
         Ok(TcpSource {
             wire: Wire::Waiting(listener),
             name: format!("-I {addr}"),
-            settings: settings.clone(),
+            settings,
             stop: None,
             quiet,
             note: None,

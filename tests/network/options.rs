@@ -1,5 +1,6 @@
 //! Network options at start: bad ones are usage errors naming the flag, a
-//! busy port is named, and `--tcp-buffer` is applied without harm.
+//! busy port is named, `--tcp-buffer` is applied without harm, and
+//! mbuffer's `-4` and `-6` choose the address family.
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -50,6 +51,41 @@ fn tcp_buffer_sizes_are_applied_and_the_stream_still_arrives() {
         &["-O", &format!("127.0.0.1:{port}"), "--tcp-buffer", "128k"],
         data.clone(),
     );
+    assert!(r.status.success(), "{}", r.stderr);
+    assert!(exit_within(&mut receiver, Duration::from_secs(20)).success());
+    assert_eq!(received.join().unwrap(), (data.len() as u64, sha256(&data)));
+}
+
+#[test]
+fn ipv6_only_finds_no_address_in_an_ipv4_literal_and_says_so() {
+    // mbuffer's -6: only IPv6 for -I and -O.
+    let r = run(
+        &["-6", "-O", "127.0.0.1:9", "--connect-timeout", "1"],
+        pattern(10, 1),
+    );
+    assert_eq!(r.status.code(), Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("cannot resolve 127.0.0.1: the name has no IPv6 (-6) address"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn ipv4_only_listens_on_every_ipv4_address() {
+    // mbuffer's -4, as znapzend gives it: -4 -I PORT.
+    let port = free_port();
+    let mut receiver = spawn_piped(&["-4", "-I", &port.to_string()]);
+    let received = drain(&mut receiver);
+    wait_listening(port);
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    assert!(
+        table.contains(&format!("00000000:{port:04X} 00000000:0000 0A")),
+        "not listening on 0.0.0.0:{port}"
+    );
+    let data = pattern(MIB, 4);
+    let r = run(&["-O", &format!("127.0.0.1:{port}")], data.clone());
     assert!(r.status.success(), "{}", r.stderr);
     assert!(exit_within(&mut receiver, Duration::from_secs(20)).success());
     assert_eq!(received.join().unwrap(), (data.len() as u64, sha256(&data)));

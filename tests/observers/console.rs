@@ -1,6 +1,8 @@
-//! What the user sees of a run: a quiet stderr without a terminal,
-//! `--status-interval` records, `--log` and `--summary-json`, usage errors
-//! for observer flags alone, and the progress bar on a pseudo-terminal.
+//! What the user sees of a run: a quiet stderr without a terminal, the
+//! start line of `-v`, `--status-interval` records, `--log` (alone, as
+//! mbuffer's `-l`, and with mbuffer's `-Q`) and `--summary-json`, usage
+//! errors for observer flags alone, and the progress bar on a
+//! pseudo-terminal.
 
 use std::process::Stdio;
 
@@ -79,10 +81,96 @@ fn log_takes_the_status_records_and_the_summary_and_summary_json_matches() {
 }
 
 #[test]
+fn log_alone_takes_every_message_and_the_summary_even_with_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.log");
+    let out = run(
+        &["-q", "--hash", "sha256", "-l", log.to_str().unwrap()],
+        pattern(300_000, 4),
+    );
+    assert!(out.status.success(), "{}", out.stderr);
+    let digest = format!("sha256: {}", common::sha256(&pattern(300_000, 4)));
+    assert_eq!(out.stderr, format!("{digest}\n"));
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = logged.lines().collect();
+    assert_eq!(lines.len(), 2, "{logged}");
+    assert_eq!(lines[0], digest);
+    assert!(
+        lines[1].starts_with("tapebuf: summary: in 300000 bytes"),
+        "{logged}"
+    );
+}
+
+#[test]
+fn log_gets_errors_too_and_mbuffers_quiet_log_keeps_the_summary_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.log");
+    let taken = dir.path().join("taken");
+    std::fs::write(&taken, b"old").unwrap();
+    let out = run(
+        &["-l", log.to_str().unwrap(), "-o", taken.to_str().unwrap()],
+        pattern(1000, 5),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(logged, out.stderr, "the log holds exactly what stderr got");
+    assert!(logged.contains("already exists"), "{logged}");
+
+    let quiet_log = dir.path().join("quiet.log");
+    let out = run(&["-Q", "-l", quiet_log.to_str().unwrap()], pattern(1000, 6));
+    assert!(out.status.success(), "{}", out.stderr);
+    summary_line(&out.stderr);
+    assert_eq!(std::fs::read_to_string(&quiet_log).unwrap(), "");
+}
+
+#[test]
+fn verbose_says_the_ring_and_the_endpoints_before_the_summary() {
+    for args in [
+        &["-v", "-s", "64k", "-b", "8"][..],
+        &["-v", "5", "-s", "64k", "-b", "8"],
+    ] {
+        let out = run(args, pattern(100_000, 8));
+        assert!(out.status.success(), "{}", out.stderr);
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(
+            lines[0],
+            "tapebuf: start: ring of 8 blocks of 64.00 KiB (512.00 KiB), writer starts at 0% full, reader resumes at 100%; input stdin; output stdout",
+            "{args:?}"
+        );
+        assert!(lines[1].starts_with("tapebuf: summary: "), "{args:?}");
+    }
+    let quiet = run(&["-v", "1"], pattern(1000, 8));
+    assert!(
+        quiet.status.success() && quiet.stderr.is_empty(),
+        "{}",
+        quiet.stderr
+    );
+}
+
+#[test]
+fn a_log_that_cannot_be_written_is_said_once_and_fails_the_run() {
+    let out = run(&["-l", "/dev/full"], pattern(1000, 7));
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    let said: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("-l/--log"))
+        .collect();
+    assert_eq!(
+        said,
+        ["tapebuf: -l/--log /dev/full: cannot write: No space left on device (os error 28)"]
+    );
+    assert_eq!(
+        out.stdout,
+        pattern(1000, 7),
+        "the stream itself went through"
+    );
+}
+
+#[test]
 fn observer_flags_without_their_partner_are_usage_errors() {
     for (args, flag) in [
         (&["--stats-interval", "1"][..], "--stats-interval"),
-        (&["-l", "x.log"][..], "-l/--log"),
         (&["-q", "--progress"][..], "--progress"),
     ] {
         let out = tapebuf().args(args).stdin(Stdio::null()).output().unwrap();
