@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::Duration;
 
 use md5::Digest as _;
@@ -108,7 +108,7 @@ impl Scene {
     }
 
     fn spawn(&self, line: &str, stdin: Stdio) -> Child {
-        Command::new(BIN)
+        crate::common::command(BIN)
             .args(self.args(line))
             .stdin(stdin)
             .stdout(Stdio::piped())
