@@ -5,16 +5,17 @@
 //! -R), never by sleeps.
 //!
 //! This file holds the helpers and the `--stats` tests; `observers/`
-//! holds `tapebuf report` (`report`) and what stderr, the log and the
-//! terminal show (`console`).
+//! holds `tapebuf report`'s text (`report`) and picture (`picture`), and
+//! what stderr, the log and the terminal show (`console`).
 
 mod common;
 mod observers {
     mod console;
+    mod picture;
     mod report;
 }
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use common::{pattern, tapebuf};
@@ -46,31 +47,29 @@ fn of_kind<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
     records.iter().filter(|r| r["kind"] == kind).collect()
 }
 
-/// A 2 MB run into a file through a 64 KiB ring, read at 4 MiB/s, that
-/// waits for half the ring after every stop: about 60 underruns.
-fn record_a_run_with_underruns(dir: &Path) -> std::path::PathBuf {
-    let input = input_file(dir, 2_000_000);
-    let stats = dir.join("run.jsonl");
+/// Records a run of `len` pattern bytes from `dir/input` into `dir/out`
+/// with `args`, sampled every `interval_s`, into `dir/NAME`.
+fn record_a_run(dir: &Path, name: &str, len: usize, args: &[&str], interval_s: &str) -> PathBuf {
+    let input = input_file(dir, len);
+    let stats = dir.join(name);
     let out = dir.join("out").display().to_string();
-    run_ok(&[
-        "-i",
-        &input,
-        "-o",
-        &out,
-        "-s",
-        "4k",
-        "-b",
-        "16",
-        "-P",
-        "50",
-        "-r",
-        "4M",
+    let mut all = vec!["-i", &input, "-o", &out];
+    all.extend(args);
+    all.extend([
         "--stats",
         stats.to_str().unwrap(),
         "--stats-interval",
-        "0.05",
+        interval_s,
     ]);
+    run_ok(&all);
     stats
+}
+
+/// A 2 MB run into a file through a 64 KiB ring, read at 4 MiB/s, that
+/// waits for half the ring after every stop: about 60 underruns.
+fn record_a_run_with_underruns(dir: &Path) -> PathBuf {
+    let args = ["-s", "4k", "-b", "16", "-P", "50", "-r", "4M"];
+    record_a_run(dir, "run.jsonl", 2_000_000, &args, "0.05")
 }
 
 #[test]

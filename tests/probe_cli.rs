@@ -68,7 +68,7 @@ fn a_sweep_on_a_directory_verifies_every_size_and_leaves_nothing_behind() {
     assert_eq!(r.schema, SCHEMA);
     assert_eq!(r.version, 1);
     assert_eq!(r.target, d);
-    assert_eq!(r.target_kind, TargetKind::File);
+    assert_eq!(r.target_kind, TargetKind::Directory);
     assert_eq!(r.data, DataKind::Random);
     assert_eq!((r.stream_bytes, r.runs, r.direct), (4 << 20, 3, false));
     let sizes: Vec<u64> = r.results.iter().map(|s| s.block_bytes).collect();
@@ -85,8 +85,21 @@ fn a_sweep_on_a_directory_verifies_every_size_and_leaves_nothing_behind() {
     }
     assert!(sizes.contains(&r.recommend.write_block_bytes));
     assert!(sizes.contains(&r.recommend.read_block_bytes));
-    // The table and the recommendation go to standard error with --json.
+    // The table and the recommendation go to standard error with --json,
+    // naming the target a directory and its sizes as -s takes them.
     assert!(err.contains("write MB/s"), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "tapebuf probe of {d} (directory), random data, 3 runs of 4M per size\n"
+        )),
+        "{err}"
+    );
+    let rows: Vec<&str> = err.lines().skip(3).take(5).collect();
+    let sizes: Vec<&str> = rows
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(sizes, ["16k", "32k", "64k", "128k", "256k"], "{err}");
     assert!(err.contains("backups: -s "), "{err}");
     assert!(err.contains("restores: -s "), "{err}");
     assert!(

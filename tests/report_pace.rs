@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::tapebuf;
+use common::svg::{points, report_svg};
 
 /// The pace target's colour, and the output rate's, as the SVG writes them.
 const PACE: &str = "#E67800";
@@ -70,30 +70,10 @@ struct Picture {
     output: Vec<(i32, i32)>,
 }
 
-fn points(text: &str) -> Vec<(i32, i32)> {
-    text.split_whitespace()
-        .map(|p| {
-            let (x, y) = p.split_once(',').unwrap();
-            (x.parse().unwrap(), y.parse().unwrap())
-        })
-        .collect()
-}
-
 /// Runs `tapebuf report FILE -o SVG`, checks it succeeded, and reads the
 /// SVG back; also returns stdout.
 fn report(stats: &Path) -> (Picture, String) {
-    let svg = stats.with_extension("svg");
-    let out = tapebuf()
-        .arg("report")
-        .arg(stats)
-        .arg("-o")
-        .arg(&svg)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(stderr, "");
-    let text = std::fs::read_to_string(&svg).unwrap();
+    let (text, stdout) = report_svg(stats);
     let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("invalid SVG: {e}"));
     assert_eq!(doc.root_element().tag_name().name(), "svg");
     let polylines = |color: &str| -> Vec<Vec<(i32, i32)>> {
@@ -124,7 +104,7 @@ fn report(stats: &Path) -> (Picture, String) {
             .collect(),
         output,
     };
-    (picture, String::from_utf8_lossy(&out.stdout).into_owned())
+    (picture, stdout)
 }
 
 #[test]
@@ -143,13 +123,20 @@ fn report_draws_the_pace_target_dashed_on_the_rates_axes_with_gaps_where_none_wa
     let (y20, y30, y40) = (p.output[1].1, p.output[5].1, p.output[8].1);
     assert!(y40 < y30 && y30 < y20, "{:?}", p.output);
 
-    // Dashes lie on two levels only (and the legend's, above the data):
-    // no line runs across a gap, and none down to zero.
-    let levels: BTreeSet<i32> = p.pace_points.iter().map(|p| p.1).collect();
-    assert_eq!(levels.len(), 3, "{:?}", p.pace_points);
-    let legend_y = *levels.first().unwrap();
-    assert!(legend_y < y40, "the legend is above the data: {levels:?}");
-    assert!(levels.contains(&y20) && levels.contains(&y40), "{levels:?}");
+    // Within the chart, dashes lie on two levels only: no line runs
+    // across a gap, and none down to zero. The legend's swatch stands
+    // right of the chart, beside no data.
+    let in_chart = p.pace_points.iter().filter(|q| q.0 <= x(10));
+    let in_legend: Vec<&(i32, i32)> = p.pace_points.iter().filter(|q| q.0 > x(10)).collect();
+    let levels: BTreeSet<i32> = in_chart.map(|p| p.1).collect();
+    assert_eq!(levels, BTreeSet::from([y40, y20]), "{:?}", p.pace_points);
+    assert!(
+        !in_legend.is_empty(),
+        "no legend swatch: {:?}",
+        p.pace_points
+    );
+    let legend_ys: BTreeSet<i32> = in_legend.iter().map(|p| p.1).collect();
+    assert_eq!(legend_ys.len(), 1, "{in_legend:?}");
     // Each level spans its run of samples, from the first sample to within
     // one dash and gap (10 px) of the last, and not beyond.
     for (y, first, last) in [(y20, 1, 4), (y40, 8, 10)] {

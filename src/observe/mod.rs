@@ -169,6 +169,7 @@ impl Observers {
                 total_bytes,
                 interval_s: interval.as_secs_f64(),
                 pacing: stats.pacing,
+                tape_output: Some(stats.tape_output),
             };
             stats_log::spawn(path, file, start, Arc::clone(stats), interval)
         });

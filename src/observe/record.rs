@@ -49,6 +49,11 @@ pub struct Start {
     /// from before pacing.
     #[serde(default)]
     pub pacing: bool,
+    /// An output is a tape, local or remote: an underrun stopped a drive.
+    /// Absent (None) in files from before; `tapebuf report` then names an
+    /// underrun for what it was on any output, a wait of the writer.
+    #[serde(default)]
+    pub tape_output: Option<bool>,
 }
 
 /// Whether the writer was writing or waiting for the ring to fill.
@@ -326,7 +331,7 @@ mod tests {
         let sample = r#"{"kind":"sample","t_s":1.0,"in_bytes":10,"out_bytes":5,"fill_pct":0.0,"in_rate_bytes_per_s":10.0,"out_rate_bytes_per_s":5.0,"underruns":0,"overruns":0,"writer":"streaming","waiting_s":0.0,"volume":1}"#;
         let summary = r#"{"kind":"summary","schema":"tapebuf-stats","version":1,"t_s":1.0,"in_bytes":10,"out_bytes":10,"rate_bytes_per_s":10.0,"underruns":0,"overruns":0,"waiting_s":0.0,"volumes":1,"clean":true,"interrupted_by":null,"input_error":null,"failed_outputs":[],"stalled":null,"line":"tapebuf: summary: ..."}"#;
         match serde_json::from_str::<Record>(start).unwrap() {
-            Record::Start(s) => assert!(!s.pacing),
+            Record::Start(s) => assert!(!s.pacing && s.tape_output.is_none()),
             other => panic!("{other:?}"),
         }
         match serde_json::from_str::<Record>(sample).unwrap() {
@@ -346,7 +351,7 @@ mod tests {
     }
 
     #[test]
-    fn the_start_record_says_whether_the_run_paced() {
+    fn the_start_record_says_whether_the_run_paced_and_wrote_to_a_tape() {
         let start = Record::Start(Start {
             schema: SCHEMA.into(),
             version: SCHEMA_VERSION,
@@ -358,9 +363,11 @@ mod tests {
             total_bytes: None,
             interval_s: 1.0,
             pacing: true,
+            tape_output: Some(true),
         });
         let (json, back) = round_trip(&start);
         assert_eq!(json["pacing"], true);
+        assert_eq!(json["tape_output"], true);
         assert_eq!(back, start);
     }
 

@@ -1,8 +1,10 @@
 //! Rate limits (`-r`, `-R`): a pacer that sleeps after each block so that
 //! the rate stays at or below a limit. Idle time is not saved up: after a
-//! pause in the stream, at most one block goes out unpaced, so a throttle
-//! meant to protect a link or a device holds after every pause. Sleeps end
-//! early when the run is stopped, so a slow limit never delays Ctrl-C.
+//! pause in the stream the first block goes out at once, but the sleep
+//! after it is its full share, so a burst of N blocks takes at least N
+//! blocks' time and a throttle meant to protect a link or a device holds
+//! over every burst, not only on average. Sleeps end early when the run is
+//! stopped, so a slow limit never delays Ctrl-C.
 
 use std::time::{Duration, Instant};
 
@@ -28,8 +30,11 @@ impl Pacer {
     pub fn delay_after(&mut self, n: usize, now: Instant) -> Duration {
         let cost = Duration::from_secs_f64(n as f64 / self.bytes_per_s as f64);
         // A schedule that fell behind `now` means the stream was idle;
-        // restart it from now rather than bank the idle time as credit.
-        self.due = (self.due + cost).max(now);
+        // restart it from now rather than bank the idle time as credit,
+        // and charge this block to the restarted schedule too: charging it
+        // to the idle time would let it out for free, and a burst after
+        // every pause would then run a block ahead of the limit.
+        self.due = self.due.max(now) + cost;
         self.due.saturating_duration_since(now)
     }
 
@@ -62,10 +67,26 @@ mod tests {
     fn idle_time_is_not_banked_as_credit() {
         let mut p = Pacer::new(1000);
         let t0 = p.due;
-        // After 10 idle seconds one block goes out unpaced...
+        // After 10 idle seconds a block goes out at once, and is followed
+        // by its full second, not sent on saved-up credit...
         let later = t0 + Duration::from_secs(10);
-        assert_eq!(p.delay_after(1000, later), Duration::ZERO);
-        // ...and the next one is paced again, not sent on saved-up credit.
         assert_eq!(p.delay_after(1000, later), Duration::from_secs(1));
+        // ...and so is the next.
+        let next = later + Duration::from_secs(1);
+        assert_eq!(p.delay_after(1000, next), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_burst_after_a_pause_takes_a_blocks_time_per_block() {
+        // 8 blocks of 100 bytes at 1000 B/s, written the moment each
+        // sleep ends, after an idle spell: 0.8 s, never faster than the
+        // limit (a free first block would make it 0.7 s).
+        let mut p = Pacer::new(1000);
+        let mut now = p.due + Duration::from_secs(5);
+        let start = now;
+        for _ in 0..8 {
+            now += p.delay_after(100, now);
+        }
+        assert_eq!(now - start, Duration::from_millis(800));
     }
 }

@@ -74,6 +74,7 @@ impl FileTarget {
     }
 
     /// Creates a uniquely named file in `dir`; it is removed at the end.
+    /// The target is the directory, and says so.
     pub fn create_in(dir: &Path, label: &str, direct: bool) -> Result<FileTarget, FileOpenError> {
         for n in 0..1000 {
             let path = dir.join(format!(".tapebuf-probe.{}.{n}", std::process::id()));
@@ -82,6 +83,12 @@ impl FileTarget {
                     if source.kind() == io::ErrorKind::AlreadyExists =>
                 {
                     continue
+                }
+                Ok(target) => {
+                    return Ok(FileTarget {
+                        kind: TargetKind::Directory,
+                        ..target
+                    })
                 }
                 other => return other,
             }
@@ -146,7 +153,7 @@ impl FileTarget {
     fn open(&self, pass: Pass) -> io::Result<File> {
         let mut options = OpenOptions::new();
         match pass {
-            Pass::Write => options.write(true).truncate(self.kind == TargetKind::File),
+            Pass::Write => options.write(true).truncate(self.ending != Ending::Leave),
             Pass::Read => options.read(true),
         };
         if self.direct {

@@ -28,14 +28,14 @@ use super::file::{FileOpenError, FileTarget};
 use super::measure::RealClock;
 use super::remote::RemoteTarget;
 use super::schema::ProbeResults;
-use super::sweep::{show_size, sweep, Progress, SweepError};
+use super::sweep::{sweep, Progress, SweepError};
 use super::table;
 use super::tape::TapeTarget;
 use super::target::ProbeTarget;
 use crate::base::config_error::ConfigError;
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
-use crate::base::size::Rate;
+use crate::base::size::{size_flag, Rate};
 use crate::cli::command::Command;
 use crate::error::Error;
 
@@ -143,7 +143,7 @@ fn progress_line(p: &Progress<'_>) -> String {
         "run {}/{}, {}: write {}, read {}{}",
         p.run,
         p.runs,
-        show_size(p.block_bytes),
+        size_flag(p.block_bytes),
         Rate(p.write.rate_bytes_per_s()),
         Rate(p.read.rate_bytes_per_s()),
         if p.mismatch.is_some() {

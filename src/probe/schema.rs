@@ -40,6 +40,8 @@ pub enum TargetKind {
     Tape,
     Remote,
     File,
+    /// A directory, probed through a file the probe made in it.
+    Directory,
     Device,
 }
 

@@ -29,7 +29,6 @@ use super::measure::{summarize, Clock, PassTiming};
 use super::recommend::recommend;
 use super::schema::{DataKind, ProbeResults, SizeResult, SCHEMA, SCHEMA_VERSION};
 use super::target::ProbeTarget;
-use crate::base::size::Bytes;
 use crate::tape::limits::{is_refused_size, plain};
 
 /// What to measure.
@@ -196,9 +195,4 @@ impl Sweep {
             results,
         }
     }
-}
-
-/// "64 KiB" for progress lines.
-pub fn show_size(block_bytes: u64) -> String {
-    Bytes(block_bytes).to_string()
 }

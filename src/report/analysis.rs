@@ -1,6 +1,14 @@
 //! The text half of `tapebuf report`: peak, mean and minimum rates, the
 //! time the output spent waiting, underruns per GiB, and a hint.
 //!
+//! The invariant of the rates: the output's rate while streaming (its
+//! bytes over the run less the time it waited) is never above its peak.
+//! The peak is the fastest full sampling interval, or the streaming rate
+//! itself when that is faster: a stop shorter than the interval falls
+//! inside every interval and hides the rate the output really held. With
+//! `-R` the writer's pacer (`pipeline::rate`) charges every block its share
+//! of time, so the streaming rate is never above the cap either.
+//!
 //! The hint's model: after a stop the writer waits until the ring holds
 //! H bytes (the high watermark's share of -m, at least one block), then
 //! streams at the output's rate `out` while the input refills at `in`, so
@@ -19,6 +27,8 @@ use crate::base::size::{bytes_per_s, Bytes, Rate};
 /// Peak, mean and minimum of a rate, in bytes per second.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spread {
+    /// The fastest full interval; for the output, at least its rate while
+    /// streaming (see the module's invariant).
     pub peak: f64,
     pub mean: f64,
     pub min: f64,
@@ -121,8 +131,9 @@ impl Analysis {
             }
         };
         let input = spread(&|s| s.in_rate_bytes_per_s, in_bytes);
-        let output = spread(&|s| s.out_rate_bytes_per_s, out_bytes);
+        let mut output = spread(&|s| s.out_rate_bytes_per_s, out_bytes);
         let streaming_rate = bytes_per_s(out_bytes, duration_s - waiting_s);
+        output.peak = output.peak.max(streaming_rate);
         let underruns = t.underruns();
         let gib = out_bytes as f64 / (1u64 << 30) as f64;
         let mut a = Analysis {
@@ -260,6 +271,7 @@ pub(crate) mod tests {
                 total_bytes: None,
                 interval_s: 1.0,
                 pacing: targets.iter().any(Option::is_some),
+                tape_output: Some(false),
             },
             samples,
             summary: None,
@@ -288,6 +300,49 @@ pub(crate) mod tests {
         assert_eq!(
             Analysis::of(&t).pace.unwrap().line(),
             "pacing: on, but the writer held no pace target at any sample"
+        );
+    }
+
+    /// A run sampled once a second in which the output wrote
+    /// `out_bytes_per_s` and waited `waiting_s_per_s` of every second.
+    fn timeline_waiting(seconds: u32, out_bytes_per_s: u64, waiting_s_per_s: f64) -> Timeline {
+        let mut t = timeline_with_pace(&vec![None; seconds as usize]);
+        let mut previous: Option<Snapshot> = None;
+        t.samples = (1..=seconds)
+            .map(|i| {
+                let now = Snapshot {
+                    seconds: f64::from(i),
+                    read_bytes: out_bytes_per_s * u64::from(i),
+                    written_bytes: out_bytes_per_s * u64::from(i),
+                    waiting_s: waiting_s_per_s * f64::from(i),
+                    ..Snapshot::default()
+                };
+                let sample = Sample::from_snapshots(&now, previous.as_ref());
+                previous = Some(now);
+                sample
+            })
+            .collect();
+        t
+    }
+
+    #[test]
+    fn the_rate_while_streaming_is_never_above_the_peak() {
+        // Every second holds a half-second stop, so every interval shows
+        // 5 MB/s, while the output wrote at 10 MB/s whenever it wrote.
+        let a = Analysis::of(&timeline_waiting(10, 5_000_000, 0.5));
+        assert_eq!(a.streaming_rate, 10_000_000.0);
+        assert_eq!(a.output.mean, 5_000_000.0);
+        assert_eq!(a.output.peak, 10_000_000.0);
+        assert_eq!(a.output.min, 5_000_000.0);
+        assert_eq!(
+            a.lines()[2],
+            "output rate: peak 10.0 MB/s, mean 5.0 MB/s, min 5.0 MB/s; 10.0 MB/s while streaming"
+        );
+        // Without stops the three agree, and the peak is the intervals'.
+        let a = Analysis::of(&timeline_waiting(10, 5_000_000, 0.0));
+        assert_eq!(
+            (a.output.peak, a.streaming_rate),
+            (5_000_000.0, 5_000_000.0)
         );
     }
 

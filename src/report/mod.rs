@@ -15,6 +15,7 @@
 //! not die of it.
 
 pub mod analysis;
+pub mod legend;
 pub mod manifest;
 pub mod plot;
 pub mod probe;

@@ -1,6 +1,7 @@
 //! Reading a `tapebuf probe --json` file back and saying what it found:
-//! the table of rates per block size, the recommended sizes, and a warning
-//! for every size whose figures should not be trusted.
+//! the probe's own table of rates per block size and recommended sizes
+//! (one spelling for both commands, `probe::table`), and a warning for
+//! every size whose figures should not be trusted.
 //!
 //! The invariant [`parse`] keeps: the results it returns have at least one
 //! block size, sizes strictly ascending and above zero, and rates that are
@@ -9,8 +10,11 @@
 //! (`crate::probe::schema`); this module adds no second copy of them.
 
 use super::timeline::Bad;
+use crate::base::size::size_flag;
 use crate::probe::measure::{is_noisy, NOISY_SPREAD_PCT};
-use crate::probe::schema::{DataKind, Measured, ProbeResults, TargetKind, SCHEMA_VERSION};
+use crate::probe::recommend;
+use crate::probe::schema::{ProbeResults, SCHEMA_VERSION};
+use crate::probe::table::{headline, table};
 
 /// Parses a probe file: one JSON object on the first non-empty line, and
 /// nothing after it. The caller has already seen its `schema` field.
@@ -74,8 +78,8 @@ fn check(probe: &ProbeResults) -> Result<(), String> {
         if r.block_bytes <= before {
             return Err(format!(
                 "block sizes are not ascending: {} after {}",
-                size_label(r.block_bytes),
-                size_label(before)
+                size_flag(r.block_bytes),
+                size_flag(before)
             ));
         }
         before = r.block_bytes;
@@ -90,7 +94,7 @@ fn check(probe: &ProbeResults) -> Result<(), String> {
             if rates.iter().any(|x| !x.is_finite() || *x < 0.0) {
                 return Err(format!(
                     "a negative or infinite {dir} figure at {}",
-                    size_label(r.block_bytes)
+                    size_flag(r.block_bytes)
                 ));
             }
         }
@@ -98,91 +102,12 @@ fn check(probe: &ProbeResults) -> Result<(), String> {
     Ok(())
 }
 
-/// A block size as users type it: `16K`, `256K`, `1M`, `4M`; bytes when it
-/// is not a whole number of KiB.
-pub fn size_label(bytes: u64) -> String {
-    for (unit, shift) in [("G", 30), ("M", 20), ("K", 10)] {
-        let one = 1u64 << shift;
-        if bytes >= one && bytes.is_multiple_of(one) {
-            return format!("{}{unit}", bytes >> shift);
-        }
-    }
-    bytes.to_string()
-}
-
-pub fn target_kind_name(kind: TargetKind) -> &'static str {
-    match kind {
-        TargetKind::Tape => "tape",
-        TargetKind::Remote => "remote tape",
-        TargetKind::File => "file",
-        TargetKind::Device => "device",
-    }
-}
-
-pub fn data_kind_name(kind: DataKind) -> &'static str {
-    match kind {
-        DataKind::Zeros => "zeros",
-        DataKind::Random => "random",
-        DataKind::Mix => "mixed",
-    }
-}
-
-/// One line naming what was probed, also the picture's title.
-pub fn headline(p: &ProbeResults) -> String {
-    format!(
-        "probe of {} ({}), {} data, {} run{} of {} per size{}",
-        p.target,
-        target_kind_name(p.target_kind),
-        data_kind_name(p.data),
-        p.runs,
-        if p.runs == 1 { "" } else { "s" },
-        crate::base::size::Bytes(p.stream_bytes),
-        if p.direct { ", O_DIRECT" } else { "" }
-    )
-}
-
-fn mb(bytes_per_s: f64) -> f64 {
-    bytes_per_s / 1e6
-}
-
-/// The lines printed on stdout: headline, table, recommendations, warnings.
+/// The lines printed on stdout: the probe's own headline, table and
+/// recommendation (`probe::table`), then the warnings.
 pub fn lines(p: &ProbeResults) -> Vec<String> {
     let mut out = vec![headline(p)];
-    let row = |size: &str, w: &str, r: &str, up: &str, stream: &str| {
-        format!("{size:>6}  {w:>15}  {r:>15}  {up:>15}  {stream:>19}")
-    };
-    out.push(row(
-        "size",
-        "write MB/s",
-        "read MB/s",
-        "start-up s w/r",
-        "streaming MB/s w/r",
-    ));
-    let rate = |m: &Measured| format!("{:.1} ±{:.1}%", mb(m.median_bytes_per_s), m.spread_pct);
-    for r in &p.results {
-        out.push(row(
-            &size_label(r.block_bytes),
-            &rate(&r.write),
-            &rate(&r.read),
-            &format!("{:.3}/{:.3}", r.write.startup_s, r.read.startup_s),
-            &format!(
-                "{:.1}/{:.1}",
-                mb(r.write.stream_rate_bytes_per_s),
-                mb(r.read.stream_rate_bytes_per_s)
-            ),
-        ));
-    }
-    let rec = &p.recommend;
-    out.push(format!(
-        "recommended for backups (write): -s {}: {}",
-        size_label(rec.write_block_bytes),
-        rec.write_why
-    ));
-    out.push(format!(
-        "recommended for restores (read): -s {}: {}",
-        size_label(rec.read_block_bytes),
-        rec.read_why
-    ));
+    out.extend(table(p));
+    out.extend(recommend::lines(&p.recommend));
     out.extend(warnings(p));
     out
 }
@@ -198,7 +123,7 @@ pub fn warnings(p: &ProbeResults) -> Vec<String> {
         );
     }
     for r in &p.results {
-        let size = size_label(r.block_bytes);
+        let size = size_flag(r.block_bytes);
         if let Some(why) = &r.refused {
             out.push(format!("warning: {size}: {why}"));
         } else if !r.verified {
@@ -222,72 +147,31 @@ pub fn warnings(p: &ProbeResults) -> Vec<String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::probe::schema::{Recommendation, SizeResult, SCHEMA};
+    use crate::probe::schema::TargetKind;
+    use crate::probe::table::tests::sweep;
 
-    fn measured(median: f64, spread_pct: f64) -> Measured {
-        let half = median * spread_pct / 200.0;
-        Measured {
-            rates_bytes_per_s: vec![median - half, median, median + half],
-            median_bytes_per_s: median,
-            min_bytes_per_s: median - half,
-            max_bytes_per_s: median + half,
-            spread_pct,
-            startup_s: 0.25,
-            // Whole numbers: serde_json, without its float_roundtrip
-            // feature, may read a float back one unit in the last place off.
-            stream_rate_bytes_per_s: median + 1e6,
-        }
-    }
-
-    /// A sweep of 16K, 64K, 256K, 1M with the best write at 256K.
+    /// A sweep of 16k, 64k, 256k, 1M with the best write at 256k; 64k did
+    /// not read back, and 16k's write runs spread 12.5%.
     pub(crate) fn sample() -> ProbeResults {
-        let sizes = [16u64 << 10, 64 << 10, 256 << 10, 1 << 20];
-        let write = [20e6, 60e6, 110e6, 112e6];
-        let read = [25e6, 70e6, 100e6, 130e6];
-        ProbeResults {
-            schema: SCHEMA.into(),
-            version: SCHEMA_VERSION,
-            tapebuf: "0.1.0".into(),
-            target: "/dev/nst0".into(),
-            target_kind: TargetKind::Tape,
-            data: DataKind::Random,
-            stream_bytes: 64 << 20,
-            runs: 3,
-            direct: false,
-            results: (0..4)
-                .map(|i| SizeResult {
-                    block_bytes: sizes[i],
-                    write: measured(write[i], if i == 0 { 12.5 } else { 2.0 }),
-                    read: measured(read[i], 1.0),
-                    verified: i != 1,
-                    refused: None,
-                })
-                .collect(),
-            recommend: Recommendation {
-                write_block_bytes: 256 << 10,
-                read_block_bytes: 1 << 20,
-                write_why: "the smallest size within 3% of the best write rate".into(),
-                read_why: "the best read rate".into(),
-            },
-        }
-    }
-
-    #[test]
-    fn labels_sizes_as_users_type_them() {
-        assert_eq!(size_label(16 << 10), "16K");
-        assert_eq!(size_label(1 << 20), "1M");
-        assert_eq!(size_label(1536 << 10), "1536K");
-        assert_eq!(size_label(3 << 30), "3G");
-        assert_eq!(size_label(1000), "1000");
+        sweep(
+            TargetKind::Tape,
+            "/dev/nst0",
+            &[
+                (16 << 10, (20e6, 12.5), (25e6, 1.0), true),
+                (64 << 10, (60e6, 2.0), (70e6, 1.0), false),
+                (256 << 10, (110e6, 2.0), (100e6, 1.0), true),
+                (1 << 20, (112e6, 2.0), (130e6, 1.0), true),
+            ],
+        )
     }
 
     #[test]
     fn warns_of_the_unverified_size_and_the_spread_one_only() {
         let w = warnings(&sample());
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("16K: write rates spread 12.5%"), "{w:?}");
+        assert!(w[0].contains("16k: write rates spread 12.5%"), "{w:?}");
         assert!(
-            w[1].contains("64K: the data read back did not match"),
+            w[1].contains("64k: the data read back did not match"),
             "{w:?}"
         );
     }
@@ -299,7 +183,7 @@ pub(crate) mod tests {
         let text = serde_json::to_string(&p).unwrap();
         let bad = parse(&text).unwrap_err();
         assert_eq!(bad.line, Some(1));
-        assert!(bad.why.contains("64K after 256K"), "{}", bad.why);
+        assert!(bad.why.contains("64k after 256k"), "{}", bad.why);
     }
 
     #[test]

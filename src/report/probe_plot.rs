@@ -1,5 +1,5 @@
 //! The picture of a `tapebuf probe` sweep: rate (MB/s) against block size
-//! on a log2 axis labelled as users type sizes (16K, 64K, 1M), with the
+//! on a log2 axis labelled as `-s` takes sizes (16k, 64k, 1M), with the
 //! write and read medians as lines through one filled dot per measured
 //! size, a bar from the slowest to the fastest run at each dot, and a
 //! dashed line at each recommended size. A size whose read-back did not
@@ -18,8 +18,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
-use super::probe::{headline, size_label};
+use crate::base::size::size_flag;
 use crate::probe::schema::{Measured, ProbeResults};
+use crate::probe::table::headline;
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 560;
@@ -50,7 +51,7 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
     let axes = Axes::of(p);
     // The root, less the title, the margins and the x labels.
     let plot_px = f64::from(root.dim_in_pixel().1) - 2.0 * 16.0 - 44.0;
-    let y_top = super::plot::above_the_legend(axes.y_max, plot_px, 2 + axes.marked(p));
+    let y_top = above_the_legend(axes.y_max, plot_px, 2 + axes.marked(p));
 
     let mut chart = ChartBuilder::on(&root)
         .margin(16)
@@ -80,6 +81,21 @@ fn draw(p: &ProbeResults, out: &mut String) -> DrawResult {
         .draw()?;
     root.present()?;
     Ok(())
+}
+
+/// Pixels a legend line takes, and the box's own padding and border.
+const LEGEND_LINE_PX: f64 = 20.0;
+const LEGEND_PAD_PX: f64 = 24.0;
+
+/// The top of the y axis that keeps the data below a legend of `entries`
+/// lines in the upper corner: the data's top, `y_data_max`, stays under a
+/// band as tall as the legend, so the legend never hides a point. `plot_px`
+/// is the height of the plotting area.
+fn above_the_legend(y_data_max: f64, plot_px: f64, entries: usize) -> f64 {
+    let band = LEGEND_PAD_PX + LEGEND_LINE_PX * entries as f64;
+    // A plot too small for the band keeps half of itself for the data.
+    let data_px = (plot_px - band).max(plot_px / 2.0);
+    y_data_max * plot_px / data_px
 }
 
 /// Where the sizes sit on the x axis, the axis' ends and ticks, and the
@@ -228,7 +244,7 @@ fn draw_recommended<'a, 'b: 'a>(
                 4,
                 color.stroke_width(1),
             )))?
-            .label(format!("recommended for {what}: {}", size_label(bytes)))
+            .label(format!("recommended for {what}: -s {}", size_flag(bytes)))
             .legend(move |(x, y)| {
                 DashedPathElement::new(vec![(x, y), (x + 20, y)], 4, 3, color.stroke_width(1))
             });
@@ -268,6 +284,25 @@ impl Ranged for Log2Sizes {
 
 impl ValueFormatter<f64> for Log2Sizes {
     fn format(log2_bytes: &f64) -> String {
-        size_label(log2_bytes.exp2().round() as u64)
+        size_flag(log2_bytes.exp2().round() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_data_stays_below_a_band_as_tall_as_the_legend() {
+        // 2 lines: a 64-pixel band on a 264-pixel plot leaves 200 for data.
+        let top = above_the_legend(21.0, 264.0, 2);
+        assert!((top - 21.0 * 264.0 / 200.0).abs() < 1e-9, "{top}");
+        // The highest point sits exactly at the band's lower edge.
+        let data_px = 21.0 / top * 264.0;
+        assert!((data_px - 200.0).abs() < 1e-9);
+        // More legend lines, more room.
+        assert!(above_the_legend(21.0, 264.0, 4) > top);
+        // A tiny plot still keeps half of itself for the data.
+        assert_eq!(above_the_legend(10.0, 40.0, 4), 20.0);
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod memory;
 pub mod needs;
+pub mod svg;
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};

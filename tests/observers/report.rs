@@ -1,11 +1,12 @@
 //! `tapebuf report` on a recorded run: a valid SVG with a red line at each
 //! underrun and a purple one at each volume change, the stops explained,
-//! and bad input named by file and line.
+//! rates that stay within the `-R` cap and the peak, and bad input named by
+//! file and line. What the picture draws is checked in `picture.rs`.
 
 use std::path::Path;
 
 use crate::common::tapebuf;
-use crate::{input_file, of_kind, record_a_run_with_underruns, records, run_ok};
+use crate::{input_file, of_kind, record_a_run, record_a_run_with_underruns, records, run_ok};
 
 fn parse_svg(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
@@ -42,7 +43,7 @@ fn report_draws_a_valid_svg_with_underrun_markers_and_explains_the_stops() {
         "time (s)",
         "ring fill (%)",
         "rate (MB/s)",
-        "underrun (tape stop)",
+        "underrun (writer waited)",
         "input rate",
         "output rate",
     ] {
@@ -55,6 +56,56 @@ fn report_draws_a_valid_svg_with_underrun_markers_and_explains_the_stops() {
     let hint = stdout.lines().find(|l| l.starts_with("hint: ")).unwrap();
     assert!(hint.contains("below the output's"), "{hint}");
     assert!(hint.contains("would cut the stops from"), "{hint}");
+}
+
+/// A rate as `Rate` prints it (`8.3 MB/s`, `950.2 kB/s`, `0 B/s`), in
+/// bytes per second.
+fn rate(text: &str) -> f64 {
+    let (number, unit) = text.trim().split_once(' ').unwrap();
+    let scale = match unit {
+        "GB/s" => 1e9,
+        "MB/s" => 1e6,
+        "kB/s" => 1e3,
+        "B/s" => 1.0,
+        other => panic!("unit {other} in {text:?}"),
+    };
+    number.parse::<f64>().unwrap() * scale
+}
+
+#[test]
+fn the_rate_while_streaming_stays_within_the_output_cap_and_the_peak() {
+    // 6 MB read at 4 MiB/s and written at most at 8 MiB/s through a
+    // 1 MiB ring that restarts at half full: a burst of some 16 blocks
+    // after each of many stops.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-s", "64k", "-m", "1M", "-P", "50", "-r", "4M", "-R", "8M"];
+    let stats = record_a_run(dir.path(), "capped.jsonl", 6_000_000, &args, "0.1");
+    let (status, stdout) = report(&[stats.to_str().unwrap()]);
+    assert!(status.status.success(), "{stdout}");
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("output rate: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let peak = rate(&line["peak ".len()..line.find(',').unwrap()]);
+    let streaming = rate(
+        line.split("; ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(" while streaming"),
+    );
+    let underruns = stdout
+        .lines()
+        .find(|l| l.starts_with("underruns: "))
+        .unwrap();
+    assert!(!underruns.starts_with("underruns: 0 "), "{stdout}");
+    // Printed to a tenth of a MB/s: the cap plus half a tenth at most.
+    let cap = 8.0 * 1024.0 * 1024.0;
+    assert!(
+        streaming <= cap + 0.05e6,
+        "{streaming} B/s while streaming, above the -R cap of {cap}:\n{stdout}"
+    );
+    assert!(streaming <= peak, "{line}");
+    assert!(streaming > cap * 0.8, "{line}");
 }
 
 #[test]

@@ -81,13 +81,13 @@ fn probe_json_goes_straight_into_report_as_a_picture() {
     let picture = std::fs::read_to_string(&svg).unwrap();
     let doc = roxmltree::Document::parse(&picture).expect("the report is valid SVG");
     let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
-    for label in ["block size", "16K", "128K"] {
+    for label in ["block size", "16k", "128k"] {
         assert!(
             texts.iter().any(|t| t.contains(label)),
             "no '{label}' in {texts:?}"
         );
     }
-    let kib = |b: u64| format!("{}K", b >> 10);
+    let kib = |b: u64| format!("{}k", b >> 10);
     let write = kib(found.recommend.write_block_bytes);
     assert!(
         text.contains(&write),

@@ -151,7 +151,7 @@ fn a_flipped_byte_in_the_read_back_is_caught_at_its_offset() {
     assert_eq!(m.expected ^ 0x01, m.got);
     let text = m.to_string();
     assert!(text.contains("byte offset 100003"), "{text}");
-    assert!(text.contains("block size 65536 bytes, run 2"), "{text}");
+    assert!(text.contains("block size 64k, run 2"), "{text}");
 
     let results = done.size_results();
     let verified: Vec<bool> = results.iter().map(|r| r.verified).collect();

@@ -1,11 +1,14 @@
 //! What can go wrong in a sweep: a byte that reads back wrong, which is
 //! recorded while the sweep goes on, and the errors that stop a sweep.
 //!
-//! The invariant: every message names the block size, the run and the
-//! byte offset, so a failure can be found again in the stream.
+//! The invariant: every message names the block size (as `-s` takes it),
+//! the run and the byte offset, so a failure can be found again in the
+//! stream.
 
 use std::fmt;
 use std::io;
+
+use crate::base::size::size_flag;
 
 /// A byte that read back wrong: the first of its pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +25,12 @@ impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "the read-back differs at byte offset {} (block size {} bytes, run {}): wrote 0x{:02x}, read 0x{:02x}",
-            self.offset, self.block_bytes, self.run, self.expected, self.got
+            "the read-back differs at byte offset {} (block size {}, run {}): wrote 0x{:02x}, read 0x{:02x}",
+            self.offset,
+            size_flag(self.block_bytes),
+            self.run,
+            self.expected,
+            self.got
         )
     }
 }
@@ -35,7 +42,8 @@ pub enum SweepError {
     #[error("interrupted by signal {0}")]
     Interrupted(i32),
     #[error(
-        "{doing} at byte offset {offset} (block size {block_bytes} bytes, run {run}): {source}"
+        "{doing} at byte offset {offset} (block size {size}, run {run}): {source}",
+        size = size_flag(*.block_bytes)
     )]
     Io {
         doing: &'static str,
@@ -44,7 +52,7 @@ pub enum SweepError {
         run: u32,
         source: io::Error,
     },
-    #[error("the read-back ended at byte offset {offset} of {stream_bytes} (block size {block_bytes} bytes, run {run}): the target gave back less than was written")]
+    #[error("the read-back ended at byte offset {offset} of {stream_bytes} (block size {size}, run {run}): the target gave back less than was written", size = size_flag(*.block_bytes))]
     Short {
         offset: u64,
         stream_bytes: u64,
