@@ -246,6 +246,11 @@ pub struct Cli {
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
 
+    /// Give every detail in the summary line, as for a tape: underruns,
+    /// the ring, each volume's bytes.
+    #[arg(long = "verbose")]
+    pub verbose: bool,
+
     /// Show the live progress bar even when stderr is not a terminal
     /// [default: only when stderr is a terminal].
     #[arg(long = "progress", conflicts_with = "no_progress")]

@@ -68,6 +68,7 @@ impl Config {
             pace: parse_pace(cli.pace.as_deref(), cli.no_pace)?,
             watchdog: watchdog(cli)?,
             quiet: cli.quiet,
+            verbose: cli.verbose,
             pad: cli.pad,
             at_end: at_end(cli),
             change: volumes.change,

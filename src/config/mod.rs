@@ -64,6 +64,8 @@ pub struct Config {
     /// End the run if nothing moves for this long.
     pub watchdog: Option<std::time::Duration>,
     pub quiet: bool,
+    /// `--verbose`: the summary line gives every detail.
+    pub verbose: bool,
     /// Zero-fill the final short block to a whole block.
     pub pad: bool,
     /// What to do with a tape at the end.
