@@ -1,18 +1,20 @@
 //! Watching a run: the `--stats` timeline, `tapebuf report` and its SVG,
 //! the quiet stderr of a run without a terminal, `--status-interval`,
-//! `--log`, `--summary-json`, and the progress bar on a pseudo-terminal
-//! (script(1)). Slow runs are made slow by tapebuf's own rate limits (-r,
-//! -R), never by sleeps.
+//! `--log`, `--summary-json`, the summary line itself, and the progress
+//! bar on a pseudo-terminal (script(1)). Slow runs are made slow by
+//! tapebuf's own rate limits (-r, -R), never by sleeps.
 //!
 //! This file holds the helpers and the `--stats` tests; `observers/`
-//! holds `tapebuf report`'s text (`report`) and picture (`picture`), and
-//! what stderr, the log and the terminal show (`console`).
+//! holds `tapebuf report`'s text (`report`) and picture (`picture`), what
+//! stderr, the log and the terminal show (`console`), and what the summary
+//! line says (`summary`).
 
 mod common;
 mod observers {
     mod console;
     mod picture;
     mod report;
+    mod summary;
 }
 
 use std::path::{Path, PathBuf};

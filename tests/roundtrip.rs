@@ -62,7 +62,7 @@ fn slow_bursty_producer_is_joined_into_whole_blocks() {
 fn slow_consumer_with_overruns_loses_nothing() {
     let input = pattern(4 << 20, 7);
     let out = run_with(
-        &["-s", "16k", "-b", "8", "-P", "50", "-p", "25"],
+        &["-s", "16k", "-b", "8", "-P", "50", "-p", "25", "--verbose"],
         input.clone(),
         Feed::Fast,
         Drain::Slow {
@@ -204,21 +204,28 @@ fn quiet_prints_nothing_on_success() {
 }
 
 #[test]
-fn summary_is_one_line_with_bytes_seconds_rate_and_counts() {
-    let out = run(&["-s", "4k"], pattern(100_000, 2));
-    let lines: Vec<&str> = out.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{:?}", out.stderr);
-    let line = lines[0];
-    assert!(
-        line.starts_with("tapebuf: summary: in 100000 bytes, out 100000 bytes"),
-        "{line}"
-    );
-    assert!(line.contains(" s, "), "{line}");
-    assert!(line.contains("/s"), "{line}");
-    assert!(
-        line.contains("underruns") && line.contains("overruns"),
-        "{line}"
-    );
+fn summary_is_one_line_with_bytes_seconds_and_rate_and_verbose_adds_the_counts() {
+    for verbose in [false, true] {
+        let args: &[&str] = match verbose {
+            false => &["-s", "4k"],
+            true => &["-s", "4k", "--verbose"],
+        };
+        let out = run(args, pattern(100_000, 2));
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{:?}", out.stderr);
+        let line = lines[0];
+        assert!(
+            line.starts_with("tapebuf: summary: in 100000 bytes, out 100000 bytes (97.66 KiB), "),
+            "{line}"
+        );
+        assert!(line.contains(" s, "), "{line}");
+        assert!(line.contains("/s"), "{line}");
+        assert_eq!(
+            line.contains("underruns") && line.contains("overruns"),
+            verbose,
+            "{line}"
+        );
+    }
 }
 
 #[test]

@@ -50,7 +50,18 @@ fn volume_size_splits_numbered_files_that_read_back_as_one_stream() {
     let dir = tempfile::tempdir().unwrap();
     let (input, data) = write_input(dir.path(), 3_500_000, 1);
     let pattern_name = format!("{}/v.%03d", dir.path().display());
-    let (out, stderr) = run_detached(&["-s", "64k", "-D", "1M", "-i", &input, "-o", &pattern_name]);
+    // --verbose: the summary lists every volume's bytes, not just how many.
+    let (out, stderr) = run_detached(&[
+        "-s",
+        "64k",
+        "-D",
+        "1M",
+        "--verbose",
+        "-i",
+        &input,
+        "-o",
+        &pattern_name,
+    ]);
     assert!(out.status.success(), "{stderr}");
     let vols: Vec<_> = (1..=4)
         .map(|n| dir.path().join(format!("v.{n:03}")))
@@ -76,7 +87,8 @@ fn volume_size_splits_numbered_files_that_read_back_as_one_stream() {
 
     let back = dir.path().join("back");
     let back_s = back.display().to_string();
-    let (out, stderr) = run_detached(&["-s", "64k", "-i", &pattern_name, "-o", &back_s]);
+    let (out, stderr) =
+        run_detached(&["-s", "64k", "--verbose", "-i", &pattern_name, "-o", &back_s]);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(sha256(&std::fs::read(&back).unwrap()), sha256(&data));
     assert!(summary_line(&stderr).contains(&format!("-i {pattern_name} volumes: #1 1048576 bytes")));
@@ -200,7 +212,7 @@ fn a_full_disk_ends_the_volume_and_the_rest_goes_to_the_next() {
     let mnt = dir.path().join("disk");
     std::fs::create_dir(&mnt).unwrap();
     let script = format!(
-        "mount -t tmpfs -o size=1m none {mnt} && exec {bin} -s 64k -A 'mv \"$TAPEBUF_DEVICE\" {dir}/part$((TAPEBUF_VOLUME - 1))' -i {input} -o {mnt}/backup",
+        "mount -t tmpfs -o size=1m none {mnt} && exec {bin} -s 64k --verbose -A 'mv \"$TAPEBUF_DEVICE\" {dir}/part$((TAPEBUF_VOLUME - 1))' -i {input} -o {mnt}/backup",
         mnt = mnt.display(),
         bin = common::BIN,
         dir = dir.path().display(),

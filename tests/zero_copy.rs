@@ -22,8 +22,14 @@ fn as_nobody() -> Command {
         "--clear-groups",
         "--inh-caps=-all",
         BIN,
+        "--verbose",
     ]);
     cmd
+}
+
+/// Runs tapebuf with `--verbose`, whose summary names the ring and why.
+fn run(args: &[&str], input: Vec<u8>) -> Outcome {
+    common::run(&[&["--verbose"], args].concat(), input)
 }
 
 #[test]
@@ -76,6 +82,7 @@ fn several_outputs_each_get_every_byte_through_tee() {
     let input = pattern(4 << 20, 3);
     let out = run_with(
         &[
+            "--verbose",
             "--zero-copy=on",
             "-s",
             "16k",
@@ -113,7 +120,7 @@ fn sockets_as_input_and_output_splice_byte_exact() {
     let (mut feed, stdin) = UnixStream::pair().unwrap();
     let (stdout, mut drain) = UnixStream::pair().unwrap();
     let mut child = crate::common::command(BIN)
-        .args(["--zero-copy=on", "-s", "64k", "-b", "4"])
+        .args(["--verbose", "--zero-copy=on", "-s", "64k", "-b", "4"])
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(stdin)))
         .stdout(Stdio::from(std::os::fd::OwnedFd::from(stdout)))
         .stderr(Stdio::piped())
@@ -170,7 +177,7 @@ fn an_output_opened_for_appending_falls_back_and_says_why_and_on_refuses() {
     assert_eq!(std::fs::read(&log).unwrap(), b"before\nafter\n");
     assert!(
         summary_line(&out.stderr).ends_with(&format!(
-            "; copying ring: output {path}: is open for appending, which splice(2) refuses"
+            "; copying ring, because -o {path} is open for appending, which splice(2) refuses"
         )),
         "{}",
         out.stderr
@@ -191,7 +198,9 @@ fn an_output_opened_for_appending_falls_back_and_says_why_and_on_refuses() {
     assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
     assert_eq!(
         out.stderr.trim_end(),
-        format!("tapebuf: --zero-copy=on: output {path}: is open for appending, which splice(2) refuses")
+        format!(
+            "tapebuf: --zero-copy=on: -o {path} is open for appending, which splice(2) refuses"
+        )
     );
     assert_eq!(
         std::fs::read(&log).unwrap(),
@@ -228,7 +237,7 @@ fn a_hash_keeps_the_copying_ring_and_the_digest_covers_every_byte() {
         "{}",
         out.stderr
     );
-    assert!(summary_line(&out.stderr).ends_with("; copying ring: --hash reads every byte"));
+    assert!(summary_line(&out.stderr).ends_with("; copying ring, because --hash reads every byte"));
 }
 
 #[test]
@@ -237,20 +246,21 @@ fn a_file_of_proc_and_an_odd_block_size_keep_the_copying_ring_with_their_reasons
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     assert!(
         summary_line(&out.stderr).ends_with(
-            "; copying ring: input /proc/self/status: is a file of /proc or /sys, which splice(2) does not serve"
+            "; copying ring, because -i /proc/self/status is a file of /proc or /sys, which splice(2) does not serve"
         ),
         "{}",
         out.stderr
     );
     let out = run(&["-s", "96k", "-b", "4"], pattern(300_000, 7));
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
-    assert!(summary_line(&out.stderr)
-        .contains("; copying ring: -s: a block of 98304 bytes is not a power of two pages"));
+    assert!(summary_line(&out.stderr).contains(
+        "; copying ring, because a block of 98304 bytes (-s) is not a power of two pages"
+    ));
     let out = run(&["--zero-copy=on", "-s", "96k", "-b", "4"], pattern(10, 7));
     assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
     assert!(out
         .stderr
-        .starts_with("tapebuf: --zero-copy=on: -s: a block of 98304 bytes"));
+        .starts_with("tapebuf: --zero-copy=on: a block of 98304 bytes (-s) is not"));
 }
 
 #[test]
@@ -274,6 +284,7 @@ fn the_summary_json_names_the_ring_and_its_pipe_memory() {
     assert_eq!(v["ring"]["kind"], "zero-copy");
     assert_eq!(v["ring"]["why"], serde_json::Value::Null);
     assert_eq!(v["ring"]["pipe_bytes"], 8 * 65536);
+    assert_eq!(v["ring"]["pipes"], 8);
     let peak = v["ring"]["peak_held_bytes"].as_u64().unwrap();
     assert!((65536..=8 * 65536).contains(&peak), "{v}");
 }
@@ -313,7 +324,7 @@ fn an_ordinary_user_gets_the_ring_under_the_pipe_limit_and_the_copying_ring_over
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert_eq!(sha256(out), sha256(&input));
     assert!(
-        summary_line(stderr).contains("; copying ring: -m: 256.00 MiB of pipes is more than this user may hold in pipes (fs.pipe-user-pages-soft"),
+        summary_line(stderr).contains("; copying ring, because the ring (-m) needs 256.00 MiB of pipes, more than this user may hold in pipes (fs.pipe-user-pages-soft"),
         "{stderr}"
     );
     let (status, stderr, out) = &runs[2];
@@ -321,7 +332,7 @@ fn an_ordinary_user_gets_the_ring_under_the_pipe_limit_and_the_copying_ring_over
     assert!(out.is_empty());
     assert!(
         stderr.starts_with(
-            "tapebuf: --zero-copy=on: -m: 256.00 MiB of pipes is more than this user may hold"
+            "tapebuf: --zero-copy=on: the ring (-m) needs 256.00 MiB of pipes, more than this user may hold"
         ),
         "{stderr}"
     );

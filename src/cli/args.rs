@@ -294,7 +294,8 @@ pub struct Cli {
     /// Say more; mbuffer's -v LEVEL: 0-1 is -q, 2-3 normal, 4-6 verbose
     ///
     /// Verbose adds a line at the start that describes the ring, the
-    /// watermarks and the endpoints.
+    /// watermarks and the endpoints, and gives every detail in the summary
+    /// line, as for a tape: underruns, the ring, each volume's bytes.
     #[arg(
         short = 'v',
         long = "verbose",

@@ -65,8 +65,9 @@ pub struct Config {
     /// End the run if nothing moves for this long.
     pub watchdog: Option<std::time::Duration>,
     pub quiet: bool,
-    /// `-v` (mbuffer's levels 4 to 6): a line at the start describing the
-    /// ring and the endpoints.
+    /// `-v`/`--verbose` (mbuffer's levels 4 to 6): a line at the start
+    /// describing the ring and the endpoints, and every detail in the
+    /// summary line.
     pub verbose: bool,
     /// mbuffer's `--pid`: say the process id at the start.
     pub print_pid: bool,

@@ -9,6 +9,7 @@
 //! progress bar garble each other.
 
 pub mod progress;
+pub mod progress_line;
 pub mod record;
 pub mod settings;
 pub mod stats_log;

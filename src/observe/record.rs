@@ -159,8 +159,45 @@ pub struct SummaryRecord {
     /// Which ring ran. Absent in files from before the zero-copy ring.
     #[serde(default)]
     pub ring: Option<Box<RingSummary>>,
+    /// The facts the short summary line leaves out, as fields of this
+    /// same object (boxed to keep `Record` small).
+    #[serde(flatten)]
+    pub detail: Box<SummaryDetail>,
     /// The summary line, exactly as printed.
     pub line: String,
+}
+
+/// More of the summary's fields: what the line gives only for a tape,
+/// with `--verbose` or after a failure. Each is absent in files from
+/// before it was added, and reads as false, 0, null or empty.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SummaryDetail {
+    /// Some output was a tape drive, local or remote, where each underrun
+    /// was a stop.
+    #[serde(default)]
+    pub tape_output: bool,
+    /// Bytes read that did not reach every output still alive.
+    #[serde(default)]
+    pub uncommitted_bytes: u64,
+    /// Zeros `--pad` added after the last byte.
+    #[serde(default)]
+    pub pad_bytes: u64,
+    /// What the input taught: a tape's record sizes, a missing trailer.
+    #[serde(default)]
+    pub input_note: Option<String>,
+    /// The bytes on each volume of every input and output that spans
+    /// volumes, the input first.
+    #[serde(default)]
+    pub volume_bytes: Vec<VolumeBytes>,
+}
+
+/// One entry of the summary's `volume_bytes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VolumeBytes {
+    /// "-i NAME" or "-o NAME", as on the command line.
+    pub endpoint: String,
+    /// Each volume's bytes, from volume 1.
+    pub bytes: Vec<u64>,
 }
 
 /// The summary's `ring` object: the zero-copy ring or the copying one,
@@ -169,8 +206,13 @@ pub struct SummaryRecord {
 pub struct RingSummary {
     /// "zero-copy" or "copying".
     pub kind: String,
-    /// Why the copying ring ran; null for the zero-copy ring.
+    /// Why the copying ring ran, a clause that reads after "because";
+    /// null for the zero-copy ring.
     pub why: Option<String>,
+    /// The zero-copy ring's pipes, the fan-out's included; 0 for the
+    /// copying ring. Absent in files from before, read as 0.
+    #[serde(default)]
+    pub pipes: u64,
     /// The zero-copy ring's pipes, in bytes of kernel memory; 0 for the
     /// copying ring, whose memory is the process's own.
     pub pipe_bytes: u64,
@@ -269,9 +311,22 @@ impl SummaryRecord {
                 }
                 .to_string(),
                 why: Some(summary.ring.why.clone()).filter(|w| !w.is_empty()),
+                pipes: summary.ring.pipes as u64,
                 pipe_bytes: summary.ring.pipe_bytes,
                 peak_held_bytes: summary.peak_held_bytes,
             })),
+            detail: Box::new(SummaryDetail {
+                tape_output: summary.tape_output,
+                uncommitted_bytes: summary.uncommitted_bytes(),
+                pad_bytes: summary.pad_bytes,
+                input_note: summary.input_note.clone(),
+                volume_bytes: (summary.volumes.iter())
+                    .map(|v| VolumeBytes {
+                        endpoint: v.endpoint.clone(),
+                        bytes: v.bytes.clone(),
+                    })
+                    .collect(),
+            }),
             line: summary.line(),
         }
     }
@@ -345,9 +400,27 @@ mod tests {
             Record::Summary(s) => {
                 assert_eq!(s.pace, None);
                 assert_eq!(s.in_bytes, 10);
+                assert_eq!(*s.detail, SummaryDetail::default());
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_summarys_detail_sits_beside_its_other_fields_and_reads_back_the_same() {
+        let mut summary = Summary::collect(&crate::pipeline::stats::Stats::new(4, 1), None, None);
+        summary.input_note = Some("tape records of 10240 bytes".into());
+        summary.volumes.push(crate::observe::summary::VolumeList {
+            endpoint: "-o /dev/nst0".into(),
+            bytes: vec![10, 20],
+        });
+        let record = Record::Summary(SummaryRecord::new(&summary));
+        let (json, back) = round_trip(&record);
+        assert_eq!(json["input_note"], "tape records of 10240 bytes");
+        assert_eq!(json["volume_bytes"][0]["bytes"][1], 20);
+        assert_eq!(json["uncommitted_bytes"], 0);
+        assert!(json.get("detail").is_none(), "{json}");
+        assert_eq!(back, record);
     }
 
     #[test]

@@ -1,7 +1,14 @@
 //! The lines a person or a script reads: the status line (SIGUSR1) and the
-//! one-line summary at the end. The summary is a single grep-able line that
-//! names every failed output and says plainly when bytes read were not
-//! committed, so no data is ever lost silently.
+//! one-line summary at the end.
+//!
+//! The summary is one grep-able line, short enough to read at a glance
+//! (about 160 characters for an ordinary run): bytes in and out, time and
+//! rate. Detail that only matters on a tape (underruns, which stop the
+//! drive; the ring and its kernel memory; each volume's bytes) is added for
+//! a tape output, with `--verbose`, or after anything went wrong. What went
+//! wrong is never left out: every failed output, a failed input, a stall,
+//! and bytes read but not committed, so no data is ever lost silently.
+//! `--summary-json` carries every fact whatever the line shows.
 
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::pace::PaceReport;
@@ -39,9 +46,9 @@ pub struct Summary {
     pub interrupted_by: Option<&'static str>,
     /// Why the watchdog ended the run.
     pub stalled: Option<String>,
-    /// "/dev/nst0 volumes: #1 ... bytes, #2 ... bytes", one per input or
-    /// output that spans volumes.
-    pub volumes: Vec<String>,
+    /// The bytes on each volume, one entry per input or output that spans
+    /// volumes.
+    pub volumes: Vec<VolumeList>,
     /// What the input taught us, such as a tape's record size.
     pub input_note: Option<String>,
     /// Zeros added by `--pad`.
@@ -55,6 +62,27 @@ pub struct Summary {
     /// The most bytes the ring held at once: full blocks, and the one
     /// being filled.
     pub peak_held_bytes: u64,
+    /// `--verbose`: the line gives every detail, as on a tape.
+    pub verbose: bool,
+}
+
+/// The bytes on each volume of one endpoint that spans volumes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VolumeList {
+    /// How the command line names it: "-i NAME" or "-o NAME".
+    pub endpoint: String,
+    /// Each volume's bytes, from volume 1.
+    pub bytes: Vec<u64>,
+}
+
+impl VolumeList {
+    /// "-o /dev/nst0 volumes: #1 1048576 bytes, #2 524288 bytes"
+    fn every_volume(&self) -> String {
+        let each: Vec<String> = (self.bytes.iter().enumerate())
+            .map(|(i, b)| format!("#{} {b} bytes", i + 1))
+            .collect();
+        format!("{} volumes: {}", self.endpoint, each.join(", "))
+    }
 }
 
 /// The most bytes the ring held at once, counted in whole blocks: the
@@ -66,6 +94,21 @@ fn peak_held_bytes(stats: &Stats) -> u64 {
     }
     let blocks = (stats.peak_blocks_held.load(Relaxed) + 1).min(stats.blocks_in_ring as u64);
     blocks * stats.block_bytes
+}
+
+/// Every volume list of the run: the input's, then the outputs'.
+fn volume_lists(stats: &Stats) -> Vec<VolumeList> {
+    let list = |flag: &str, log: &crate::tape::VolumeLog| VolumeList {
+        endpoint: format!("{flag} {}", log.name),
+        bytes: log.volumes(),
+    };
+    (stats.input_volumes.iter().map(|v| list("-i", v)))
+        .chain(
+            (stats.outputs.iter())
+                .filter_map(|o| o.volumes.as_ref())
+                .map(|v| list("-o", v)),
+        )
+        .collect()
 }
 
 impl Summary {
@@ -83,25 +126,20 @@ impl Summary {
             input_error: stats.input_error(),
             interrupted_by,
             stalled,
-            volumes: stats
-                .input_volumes
-                .iter()
-                .map(|v| format!("-i {} volumes: {}", v.name, v.describe()))
-                .chain(
-                    stats
-                        .outputs
-                        .iter()
-                        .filter_map(|o| o.volumes.as_ref())
-                        .map(|v| format!("-o {} volumes: {}", v.name, v.describe())),
-                )
-                .collect(),
+            volumes: volume_lists(stats),
             input_note: stats.input_note(),
             pad_bytes: stats.pad_bytes.load(std::sync::atomic::Ordering::Relaxed),
             tape_output: stats.tape_output,
             pace: stats.pace_report(),
             ring: stats.ring.clone(),
             peak_held_bytes: peak_held_bytes(stats),
+            verbose: false,
         }
+    }
+
+    /// The same summary, with every detail in its line when `verbose`.
+    pub fn verbose(self, verbose: bool) -> Summary {
+        Summary { verbose, ..self }
     }
 
     /// Bytes read that did not reach every output that is still alive.
@@ -119,58 +157,83 @@ impl Summary {
             && self.uncommitted_bytes() == 0
     }
 
-    /// The single summary line.
+    /// True when the line gives every detail: for a tape, where an
+    /// underrun is a stop; with `--verbose`; and after anything went
+    /// wrong, where every clue counts.
+    pub fn detailed(&self) -> bool {
+        self.tape_output || self.verbose || !self.is_clean()
+    }
+
+    /// The single summary line: the counts, then the notes, then the
+    /// detail when `detailed`, then what went wrong.
     pub fn line(&self) -> String {
         let s = &self.snapshot;
-        let mut line = String::from("tapebuf: summary: ");
+        let detailed = self.detailed();
+        let mut counts = String::new();
         if let Some(sig) = self.interrupted_by {
-            line += &format!("interrupted by {sig}: ");
+            counts += &format!("interrupted by {sig}: ");
         }
-        line += &format!(
-            "in {} bytes, out {} bytes ({}), {:.3} s, {}, {} underruns, {} overruns",
+        counts += &format!(
+            "in {} bytes, out {} bytes ({}), {:.3} s, {}",
             s.read_bytes,
             s.written_bytes,
             Bytes(s.written_bytes),
             s.seconds,
             Rate(bytes_per_s(s.written_bytes, s.seconds)),
-            s.underruns,
-            s.overruns
         );
-        if s.underruns > 0 {
-            // An underrun costs a tape drive a stop; elsewhere it only
-            // says the input was the slower side.
-            line += match self.tape_output {
-                true => "; each underrun stopped the drive",
-                false => "; underruns: the input was the slower side, which only a tape would feel",
-            };
+        if detailed {
+            counts += &format!(", {} underruns, {} overruns", s.underruns, s.overruns);
         }
-        if let Some(pace) = &self.pace {
-            line += &format!("; {}", pace.describe());
+        let mut parts = vec![counts];
+        // An underrun costs a tape drive a stop; elsewhere it only says
+        // the input was the slower side, which is worth words only when
+        // asked for.
+        if s.underruns > 0 && self.tape_output {
+            parts.push("each underrun stopped the drive".into());
+        } else if s.underruns > 0 && self.verbose {
+            parts.push(
+                "underruns: the input was the slower side, which only a tape would feel".into(),
+            );
         }
-        if let Some(note) = &self.input_note {
-            line += &format!("; {note}");
-        }
+        parts.extend(self.pace.as_ref().map(PaceReport::describe));
+        parts.extend(self.input_note.clone());
         if self.pad_bytes > 0 {
-            line += &format!("; final block padded with {} zero bytes", self.pad_bytes);
+            parts.push(format!(
+                "final block padded with {} zero bytes",
+                self.pad_bytes
+            ));
         }
-        for v in &self.volumes {
-            line += &format!("; {v}");
+        parts.extend(self.volumes.iter().filter_map(|v| match detailed {
+            true => Some(v.every_volume()),
+            false => {
+                (v.bytes.len() > 1).then(|| format!("{}: {} volumes", v.endpoint, v.bytes.len()))
+            }
+        }));
+        if detailed {
+            parts.push(self.ring.describe(self.peak_held_bytes));
         }
-        line += &format!("; {}", self.ring.describe(self.peak_held_bytes));
+        parts.extend(self.troubles());
+        format!("tapebuf: summary: {}", parts.join("; "))
+    }
+
+    /// What went wrong, in capitals where a script greps for it; empty
+    /// for a clean run.
+    fn troubles(&self) -> Vec<String> {
+        let mut troubles = Vec::new();
         if self.input_error.is_some() {
-            line += "; INPUT FAILED";
+            troubles.push("INPUT FAILED".to_string());
         }
         if self.stalled.is_some() {
-            line += "; STALLED";
+            troubles.push("STALLED".to_string());
         }
         for f in &self.failed_outputs {
-            line += &format!("; FAILED {f}");
+            troubles.push(format!("FAILED {f}"));
         }
         let lost = self.uncommitted_bytes();
         if lost > 0 {
-            line += &format!("; {lost} bytes read but not committed");
+            troubles.push(format!("{lost} bytes read but not committed"));
         }
-        line
+        troubles
     }
 }
 
@@ -197,49 +260,111 @@ mod tests {
             pad_bytes: 0,
             tape_output: false,
             pace: None,
-            ring: RingPath::default(),
-            peak_held_bytes: 0,
+            ring: RingPath {
+                zero_copy: true,
+                why: String::new(),
+                pipe_bytes: 128 << 20,
+                pipes: 512,
+            },
+            peak_held_bytes: 1 << 20,
+            verbose: false,
         }
     }
 
     #[test]
-    fn clean_summary_has_counts_rate_and_no_warning() {
+    fn a_clean_run_off_tape_gives_counts_and_rate_and_nothing_that_reads_as_alarm() {
         let s = summary(1000, 1000);
         assert!(s.is_clean());
-        let line = s.line();
-        assert!(
-            line.starts_with("tapebuf: summary: in 1000 bytes, out 1000 bytes"),
-            "{line}"
+        assert_eq!(
+            s.line(),
+            "tapebuf: summary: in 1000 bytes, out 1000 bytes (1000 B), 2.000 s, 500 B/s"
         );
-        assert!(line.contains("3 underruns, 4 overruns"), "{line}");
-        assert!(line.contains("500 B/s"), "{line}");
-        assert!(!line.contains("not committed"), "{line}");
     }
 
     #[test]
-    fn underruns_are_explained_for_the_output_they_happened_on() {
-        let mut s = summary(10, 10);
+    fn verbose_adds_the_underruns_explained_and_the_ring() {
+        let line = summary(10, 10).verbose(true).line();
         assert!(
-            s.line().contains(
-                "3 underruns, 4 overruns; underruns: the input was the slower side, which only a tape would feel"
+            line.contains(
+                ", 3 underruns, 4 overruns; underruns: the input was the slower side, which only a tape would feel"
             ),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                "; zero-copy ring: 512 pipes, 128.00 MiB of kernel pipe memory, peak 1.00 MiB held"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_tape_output_always_gets_its_stops_and_its_ring() {
+        let mut s = summary(10, 10);
+        s.tape_output = true;
+        let line = s.line();
+        assert!(
+            line.contains(", 3 underruns, 4 overruns; each underrun stopped the drive"),
+            "{line}"
+        );
+        assert!(line.contains("; zero-copy ring: 512 pipes"), "{line}");
+        s.snapshot.underruns = 0;
+        let line = s.line();
+        assert!(
+            line.contains(", 0 underruns, 4 overruns; zero-copy"),
+            "{line}"
+        );
+        assert!(!line.contains("stopped the drive"), "{line}");
+    }
+
+    #[test]
+    fn the_copying_rings_reason_reads_after_because() {
+        let mut s = summary(10, 10).verbose(true);
+        s.ring = RingPath {
+            why: "--manifest hashes every byte".into(),
+            ..RingPath::default()
+        };
+        assert!(
+            s.line()
+                .ends_with("; copying ring, because --manifest hashes every byte"),
             "{}",
             s.line()
         );
-        s.tape_output = true;
-        assert!(s
-            .line()
-            .contains("4 overruns; each underrun stopped the drive"));
-        s.snapshot.underruns = 0;
-        assert!(!s.line().contains("underruns:"), "{}", s.line());
-        assert!(!s.line().contains("stopped the drive"), "{}", s.line());
     }
 
     #[test]
-    fn uncommitted_bytes_are_named_and_not_clean() {
+    fn volumes_are_counted_off_tape_and_listed_on_tape() {
+        let mut s = summary(3000, 3000);
+        s.volumes.push(VolumeList {
+            endpoint: "-o v.%02d".into(),
+            bytes: vec![1000, 1000, 1000],
+        });
+        s.volumes.push(VolumeList {
+            endpoint: "-i in".into(),
+            bytes: vec![3000],
+        });
+        let line = s.line();
+        assert!(line.ends_with("; -o v.%02d: 3 volumes"), "{line}");
+        s.tape_output = true;
+        let line = s.line();
+        assert!(
+            line.contains("; -o v.%02d volumes: #1 1000 bytes, #2 1000 bytes, #3 1000 bytes; -i in volumes: #1 3000 bytes; "),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn uncommitted_bytes_are_named_with_every_detail_and_not_clean() {
         let s = summary(1000, 400);
         assert!(!s.is_clean());
-        assert!(s.line().ends_with("; 600 bytes read but not committed"));
+        let line = s.line();
+        assert!(line.contains(", 3 underruns, 4 overruns"), "{line}");
+        assert!(line.contains("; zero-copy ring: "), "{line}");
+        assert!(
+            line.ends_with("; 600 bytes read but not committed"),
+            "{line}"
+        );
+        assert!(!line.contains("slower side"), "{line}");
     }
 
     #[test]
@@ -249,9 +374,12 @@ mod tests {
             .push("/mnt/b: write failed at byte 0: boom".into());
         s.interrupted_by = Some("SIGINT");
         let line = s.line();
-        assert!(line.contains("interrupted by SIGINT"), "{line}");
         assert!(
-            line.contains("FAILED /mnt/b: write failed at byte 0"),
+            line.starts_with("tapebuf: summary: interrupted by SIGINT: in 10 bytes"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("; FAILED /mnt/b: write failed at byte 0: boom"),
             "{line}"
         );
         assert!(!s.is_clean());

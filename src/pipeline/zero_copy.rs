@@ -18,7 +18,9 @@
 //!   the hard one when the ring needs it.
 //!
 //! With `--zero-copy=auto`, anything refused falls back to the copying ring
-//! and the summary says why; with `--zero-copy=on` it ends the run.
+//! and the summary says why; with `--zero-copy=on` it ends the run. Every
+//! reason is a clause in plain words that names the endpoint or the flag
+//! ("--manifest hashes every byte"), so that it reads after "because".
 
 use std::io;
 
@@ -46,7 +48,8 @@ pub enum ZeroCopy {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RingPath {
     pub zero_copy: bool,
-    /// Why the copying ring ran; empty for the zero-copy ring.
+    /// Why the copying ring ran, a clause that reads after "because";
+    /// empty for the zero-copy ring.
     pub why: String,
     /// The ring's pipes and the fan-out's, in bytes (kernel memory).
     pub pipe_bytes: u64,
@@ -70,7 +73,7 @@ impl RingPath {
                 Bytes(self.pipe_bytes),
                 Bytes(peak_held_bytes.min(self.pipe_bytes))
             ),
-            false => format!("copying ring: {}", self.why),
+            false => format!("copying ring, because {}", self.why),
         }
     }
 }
@@ -86,7 +89,8 @@ pub enum Chosen {
     Copying(RingPath),
 }
 
-/// Why the endpoints cannot use the zero-copy ring, if they cannot.
+/// Why the endpoints cannot use the zero-copy ring, if they cannot: the
+/// first reason, as a clause naming the flag or the endpoint.
 pub fn endpoints_refusal(
     source: &dyn Source,
     sinks: &[Box<dyn Sink>],
@@ -99,13 +103,9 @@ pub fn endpoints_refusal(
     if pad {
         return Some("--pad writes zeros after the last byte".into());
     }
-    if let Some(why) = source.splice_refusal() {
-        return Some(format!("input {}: {why}", source.name()));
-    }
-    sinks.iter().find_map(|s| {
-        s.splice_refusal()
-            .map(|why| format!("output {}: {why}", s.name()))
-    })
+    source
+        .splice_refusal()
+        .or_else(|| sinks.iter().find_map(|s| s.splice_refusal()))
 }
 
 /// Chooses the ring for `blocks` blocks of `block_bytes`, given why the
@@ -118,7 +118,7 @@ pub fn choose(
     outputs: usize,
 ) -> Result<Chosen, String> {
     let refused = match (wanted, refusal) {
-        (ZeroCopy::Off, _) => Some("--zero-copy=off".to_string()),
+        (ZeroCopy::Off, _) => Some("--zero-copy=off asks for it".to_string()),
         (_, Some(why)) => Some(why),
         _ => None,
     };
@@ -138,7 +138,7 @@ pub fn choose(
 fn make_pipes(blocks: usize, block_bytes: usize, outputs: usize) -> Result<Chosen, String> {
     let Some(pipe_bytes) = pipe_bytes_for(block_bytes) else {
         return Err(format!(
-            "-s: a block of {block_bytes} bytes is not a power of two pages (such as 256k or 1M), the only sizes the kernel makes pipes in"
+            "a block of {block_bytes} bytes (-s) is not a power of two pages (such as 256k or 1M), the only sizes the kernel makes pipes in"
         ));
     };
     let fanout_pipes = if outputs > 1 { outputs } else { 0 };
@@ -170,16 +170,16 @@ fn why_no_pipe(e: &io::Error, pipe_bytes: usize, total: u64) -> String {
     let max = pipe_max_bytes();
     match e.raw_os_error() {
         Some(libc::EPERM) if max.is_some_and(|m| pipe_bytes > m) => format!(
-            "-s: a block of {pipe_bytes} bytes is larger than fs.pipe-max-size ({} bytes), which only a process with CAP_SYS_RESOURCE may exceed",
+            "a block of {pipe_bytes} bytes (-s) is larger than fs.pipe-max-size ({} bytes), which only a process with CAP_SYS_RESOURCE may exceed",
             max.unwrap_or(0)
         ),
         Some(libc::EPERM) => format!(
-            "-m: {} of pipes is more than this user may hold in pipes (fs.pipe-user-pages-soft, {}, counts all of the user's pipes); use a smaller -m, or run as root",
+            "the ring (-m) needs {} of pipes, more than this user may hold in pipes (fs.pipe-user-pages-soft, {}, counts all of the user's pipes); use a smaller -m, or run as root",
             Bytes(total),
             user_pipe_soft_limit_bytes().map_or("unset".to_string(), |b| Bytes(b).to_string())
         ),
-        Some(libc::EMFILE) | Some(libc::ENFILE) => format!("out of file descriptors for the ring's pipes: {e}"),
-        _ => format!("cannot make the ring's pipes: {e}"),
+        Some(libc::EMFILE) | Some(libc::ENFILE) => format!("no file descriptors were left for the ring's pipes ({e})"),
+        _ => format!("the kernel would not make the ring's pipes ({e})"),
     }
 }
 
@@ -198,8 +198,9 @@ fn make_room_for_descriptors(more: usize) -> Result<(), String> {
             "the ring's pipes need {needed} file descriptors and 'ulimit -Hn' allows {hard}; use a smaller -m or a larger -s"
         ));
     }
-    setrlimit(Resource::RLIMIT_NOFILE, hard, hard)
-        .map_err(|e| format!("cannot raise 'ulimit -n' to {hard} for the ring's pipes: {e}"))
+    setrlimit(Resource::RLIMIT_NOFILE, hard, hard).map_err(|e| {
+        format!("'ulimit -n' could not be raised to {hard} for the ring's pipes ({e})")
+    })
 }
 
 #[cfg(test)]
@@ -212,8 +213,11 @@ mod tests {
             panic!("expected the copying ring");
         };
         assert!(!path.zero_copy);
-        assert_eq!(path.why, "--zero-copy=off");
-        assert_eq!(path.describe(0), "copying ring: --zero-copy=off");
+        assert_eq!(path.why, "--zero-copy=off asks for it");
+        assert_eq!(
+            path.describe(0),
+            "copying ring, because --zero-copy=off asks for it"
+        );
     }
 
     #[test]

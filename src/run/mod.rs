@@ -91,7 +91,8 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     crate::rmt::session::end_remote_shells();
     signal_handle.close();
 
-    let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled);
+    let summary =
+        Summary::collect(&stats, interrupted.map(signal_name), stalled).verbose(config.verbose);
     let observers_ok = observers.finish(&summary);
     let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);

@@ -216,7 +216,11 @@ impl Sink for FdSink {
 
     fn splice_refusal(&self) -> Option<String> {
         let file = self.file.as_ref()?;
-        splice_refusal(file.as_fd()).map(str::to_string)
+        let output = match self.name.as_str() {
+            "stdout" => "standard output".to_string(),
+            path => format!("-o {path}"),
+        };
+        splice_refusal(file.as_fd()).map(|why| format!("{output} {why}"))
     }
 
     fn write_pipe(&mut self, pipe: &KernelPipe, len: usize) -> io::Result<()> {

@@ -77,9 +77,11 @@ pub trait Sink: Send {
 
     /// Why this output cannot take the zero-copy ring's blocks by
     /// splice(2), or None when it can: a plain pipe, socket or regular
-    /// file that needs nothing but the bytes.
+    /// file that needs nothing but the bytes. The reason is a clause in
+    /// plain words that names the output or the flag ("--manifest hashes
+    /// every byte"), for the summary to give after "because".
     fn splice_refusal(&self) -> Option<String> {
-        Some("tapebuf writes it itself".into())
+        Some(format!("tapebuf writes {} itself", self.name()))
     }
 
     /// Moves exactly `len` bytes out of `pipe` by splice(2), as

@@ -355,4 +355,10 @@ impl Sink for RmtSink {
     fn is_tape(&self) -> bool {
         true
     }
+
+    fn splice_refusal(&self) -> Option<String> {
+        Some(self.volumes.recording_refusal().unwrap_or_else(|| {
+            format!("-o {} is written over rmt, a request per block", self.label)
+        }))
+    }
 }

@@ -180,4 +180,14 @@ impl Sink for TcpSink {
     fn name(&self) -> &str {
         &self.name
     }
+
+    fn splice_refusal(&self) -> Option<String> {
+        Some(match self.wire {
+            Some(Wire::Raw(_)) => format!(
+                "{} (-O) is written by tapebuf itself, which watches for a stall",
+                self.name
+            ),
+            _ => format!("{} (-O) gets every block in a checked frame", self.name),
+        })
+    }
 }

@@ -116,6 +116,16 @@ impl Volumes {
         self.ledger.clone()
     }
 
+    /// Why a recorded output needs the copying ring, in plain words; None
+    /// when nothing is recorded.
+    pub fn recording_refusal(&self) -> Option<String> {
+        let verify = self.ledger.as_ref()?.recording().verify;
+        Some(match verify {
+            true => "--verify keeps a checksum of every record, to compare the read-back".into(),
+            false => "--manifest hashes every byte".into(),
+        })
+    }
+
     /// Counts `data`, one record or write, as committed to the volume in
     /// use.
     pub fn add(&mut self, data: &[u8]) {
@@ -361,5 +371,17 @@ impl Sink for VolumeSink {
 
     fn is_tape(&self) -> bool {
         self.medium.whole_records()
+    }
+
+    fn splice_refusal(&self) -> Option<String> {
+        let how = match self.medium.whole_records() {
+            true => "is a tape drive, written a record at a time",
+            false => "spans volumes, which tapebuf cuts itself",
+        };
+        Some(
+            self.volumes
+                .recording_refusal()
+                .unwrap_or_else(|| format!("-o {} {how}", self.name)),
+        )
     }
 }

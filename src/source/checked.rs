@@ -369,6 +369,10 @@ impl ReadMedium for CheckedMedium {
         self.inner.whole_records()
     }
 
+    fn read_by_tapebuf(&self) -> &'static str {
+        "is checked against --manifest as it is read"
+    }
+
     fn tape_trailers(&self) -> bool {
         self.inner.tape_trailers()
     }

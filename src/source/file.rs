@@ -107,7 +107,11 @@ impl Source for FdSource {
     }
 
     fn splice_refusal(&self) -> Option<String> {
-        splice_refusal(self.file.as_fd()).map(str::to_string)
+        let input = match self.name.as_str() {
+            "stdin" => "standard input".to_string(),
+            path => format!("-i {path}"),
+        };
+        splice_refusal(self.file.as_fd()).map(|why| format!("{input} {why}"))
     }
 
     fn fill_pipe(&mut self, pipe: &KernelPipe, want: usize, arrived: &AtomicU64) -> Filled {

@@ -46,9 +46,11 @@ pub trait Source: Send {
 
     /// Why this input cannot fill the zero-copy ring's pipes with
     /// splice(2), or None when it can: a plain pipe, socket or regular
-    /// file whose bytes tapebuf need not see.
+    /// file whose bytes tapebuf need not see. The reason is a clause in
+    /// plain words that names the input ("-i /dev/nst0 is a tape drive,
+    /// read a record at a time"), for the summary to give after "because".
     fn splice_refusal(&self) -> Option<String> {
-        Some("tapebuf reads it itself".into())
+        Some(format!("tapebuf reads {} itself", self.name()))
     }
 
     /// Fills `pipe` with up to `want` bytes by splice(2), as `fill` fills

@@ -176,4 +176,11 @@ impl Source for TcpSource {
     fn note(&self) -> Option<String> {
         self.note.clone()
     }
+
+    fn splice_refusal(&self) -> Option<String> {
+        Some(format!(
+            "{} is a network input, whose frames tapebuf checks itself",
+            self.name
+        ))
+    }
 }

@@ -69,6 +69,16 @@ pub trait ReadMedium: Send {
 
     fn is_tape(&self) -> bool;
 
+    /// Why tapebuf reads this medium itself rather than by splice(2): plain
+    /// words that follow its name in the summary.
+    fn read_by_tapebuf(&self) -> &'static str {
+        match (self.whole_records(), self.is_tape()) {
+            (true, _) => "is a tape drive, read a record at a time",
+            (false, true) => "is read over rmt, a request per block",
+            (false, false) => "spans volumes, which tapebuf opens one after another",
+        }
+    }
+
     /// True when each read gives one whole record (a local tape).
     fn whole_records(&self) -> bool {
         false
@@ -328,6 +338,14 @@ impl Source for VolumeSource {
 
     fn is_tape(&self) -> bool {
         self.medium.is_tape()
+    }
+
+    fn splice_refusal(&self) -> Option<String> {
+        Some(format!(
+            "-i {} {}",
+            self.name,
+            self.medium.read_by_tapebuf()
+        ))
     }
 
     fn note(&self) -> Option<String> {

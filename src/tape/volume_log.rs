@@ -97,14 +97,4 @@ impl VolumeLog {
             None => format!("changing {} to volume {next}", self.name),
         })
     }
-
-    /// "#1 1048576 bytes, #2 524288 bytes"
-    pub fn describe(&self) -> String {
-        self.volumes()
-            .iter()
-            .enumerate()
-            .map(|(i, b)| format!("#{} {b} bytes", i + 1))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
 }

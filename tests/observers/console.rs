@@ -207,20 +207,24 @@ fn shown(line: &str) -> String {
     out
 }
 
-#[test]
-fn on_a_terminal_the_bar_appears_and_the_end_is_the_clean_summary() {
+/// What a pseudo-terminal of `columns` columns shows while tapebuf
+/// copies 4 MiB from a file at 4 MiB/s (about a second, five redraws):
+/// each state of the bar's line as drawn, and the lines after it.
+fn on_a_terminal(columns: u16) -> (Vec<String>, Vec<String>) {
     common::needs::tool("script", "bsdutils");
     let dir = tempfile::tempdir().unwrap();
     let input = input_file(dir.path(), 4 << 20);
     let output = dir.path().join("out");
-    // 4 MiB at 4 MiB/s: about a second, five redraws.
     let out = crate::common::command("script")
         .args([
             "-q",
             "-e",
             "-f",
             "-c",
-            &format!("{BIN} -i {input} -o {} -s 64k -R 4M", output.display()),
+            &format!(
+                "stty cols {columns} rows 24 && exec {BIN} -i {input} -o {} -s 64k -R 4M",
+                output.display()
+            ),
             "/dev/null",
         ])
         .stdin(Stdio::null())
@@ -228,22 +232,52 @@ fn on_a_terminal_the_bar_appears_and_the_end_is_the_clean_summary() {
         .expect("script(1) from util-linux");
     let terminal = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{terminal}");
-    assert!(terminal.contains("ring "), "no bar: {terminal:?}");
-    assert!(terminal.contains("underruns"), "{terminal:?}");
-    assert!(
-        terminal.contains("ETA"),
-        "-i on a file gives an ETA: {terminal:?}"
-    );
+    assert_eq!(std::fs::metadata(&output).unwrap().len(), 4 << 20);
+    let drawn: Vec<String> = terminal
+        .split(['\r', '\n'])
+        .map(shown)
+        .filter(|l| l.starts_with("ring "))
+        .collect();
     let lines: Vec<String> = terminal
         .split('\n')
         .map(|l| shown(l.trim_end_matches('\r')))
         .filter(|l| !l.trim().is_empty())
         .collect();
+    (drawn, lines)
+}
+
+#[test]
+fn on_a_terminal_the_bar_appears_and_the_end_is_the_clean_summary() {
+    let (drawn, lines) = on_a_terminal(80);
+    assert!(!drawn.is_empty(), "no bar: {lines:?}");
+    assert!(
+        drawn.iter().any(|l| l.contains(" ETA ")),
+        "-i on a file gives an ETA: {drawn:?}"
+    );
     let last = lines.last().unwrap();
     assert!(
         last.starts_with("tapebuf: summary: in 4194304 bytes"),
         "{lines:?}"
     );
     assert!(!last.contains("ring "), "{last:?}");
-    assert_eq!(std::fs::metadata(&output).unwrap().len(), 4 << 20);
+}
+
+#[test]
+fn on_narrow_terminals_the_bar_keeps_its_eta_and_totals_within_the_width() {
+    for columns in [40, 60, 80] {
+        let (drawn, lines) = on_a_terminal(columns);
+        assert!(!drawn.is_empty(), "{columns}: no bar: {lines:?}");
+        for line in &drawn {
+            assert!(
+                line.chars().count() <= columns as usize,
+                "{columns}: {line:?}"
+            );
+            // Before the first byte is written there is no rate for an ETA.
+            assert!(
+                line.contains(" ETA ") || line.contains(" 0 B out"),
+                "{columns}: {line:?}"
+            );
+            assert!(line.trim_end().ends_with(" out"), "{columns}: {line:?}");
+        }
+    }
 }

@@ -6,7 +6,7 @@ use super::common::memory::Memory;
 use super::common::{pattern, sha256};
 use super::{blanks, command_logging_to, run, write_to_tape, BLOCK};
 use std::io::Cursor;
-use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
+use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::tape::emulated::{Cartridge, Emulated};
 use tapebuf::tape::{AtEnd, ChangePolicy, Ends};
 
@@ -182,4 +182,39 @@ fn pad_fills_the_final_record_to_a_whole_block_of_zeros() {
         "padded with {} zero bytes",
         2 * BLOCK - data.len()
     )));
+}
+
+#[test]
+fn a_tape_outputs_summary_gives_its_stops_its_volumes_and_its_ring_in_plain_words() {
+    let data = pattern(500_000, 19);
+    let (summary, _) = write_to_tape(&data, blanks(1), VolumeSettings::default());
+    assert!(summary.is_clean(), "{}", summary.line());
+    assert!(!summary.verbose);
+    let line = summary.line();
+    let counts = format!(
+        "in 500000 bytes, out 500000 bytes (488.28 KiB), {:.3} s, ",
+        summary.snapshot.seconds
+    );
+    assert!(line.contains(&counts), "{line}");
+    let stops = format!(
+        " {} underruns, {} overruns; ",
+        summary.snapshot.underruns, summary.snapshot.overruns
+    );
+    assert!(line.contains(&stops), "{line}");
+    assert!(
+        line.contains("; -o /dev/nst0 volumes: #1 500000 bytes; "),
+        "{line}"
+    );
+    // The reason is the first endpoint's: here the test's own input.
+    assert!(line.contains("; copying ring, because "), "{line}");
+    let (drive, _) = Emulated::new("/dev/nst0", blanks(1));
+    let sink = VolumeSink::new(
+        Box::new(TapeMedium::new(Box::new(drive))),
+        "/dev/nst0",
+        VolumeSettings::default(),
+    );
+    assert_eq!(
+        sink.splice_refusal().as_deref(),
+        Some("-o /dev/nst0 is a tape drive, written a record at a time")
+    );
 }
