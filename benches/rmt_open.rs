@@ -46,6 +46,39 @@ fn measure(pipeline: &str) -> Sample {
     reap(&child, pipeline, started)
 }
 
+/// tapebuf to the short and the long path, and GNU tar to the long one.
+fn contenders(input: &Path, short: &Path, long: &Path, base: &Path) -> [Contender; 3] {
+    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
+    let tapebuf = |out: &Path| {
+        format!(
+            "{TAPEBUF} -q -f -s 64k -i {} -o localhost:{} --rsh-command {rsh} --rmt-command {GNU_RMT}",
+            input.display(),
+            out.display()
+        )
+    };
+    [
+        Contender {
+            name: format!("tapebuf, {}-byte path", short.display().to_string().len()),
+            out: short.to_path_buf(),
+            pipeline: tapebuf(short),
+        },
+        Contender {
+            name: format!("tapebuf, {}-byte path", long.display().to_string().len()),
+            out: long.to_path_buf(),
+            pipeline: tapebuf(long),
+        },
+        Contender {
+            name: format!("GNU tar, {}-byte path", long.display().to_string().len()),
+            out: long.to_path_buf(),
+            pipeline: format!(
+                "tar -cf localhost:{} -b 128 --rsh-command={rsh} --rmt-command={GNU_RMT} -C {} in.bin",
+                long.display(),
+                base.display()
+            ),
+        },
+    ]
+}
+
 fn main() {
     let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "21");
     let mib: u64 = env_number("TAPEBUF_BENCH_MIB", "1");
@@ -55,7 +88,6 @@ fn main() {
         Path::new(GNU_RMT).exists(),
         "needs {GNU_RMT}: apt-get install tar"
     );
-    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
     let long_dir = base.join("a-directory-name-long-enough-to-pass-62-bytes");
     std::fs::create_dir_all(&long_dir).unwrap();
     let input = base.join("in.bin");
@@ -65,34 +97,7 @@ fn main() {
     let long = long_dir.join("backup-of-the-home-directories.bin");
     assert!(short.display().to_string().len() <= 62);
     assert!(long.display().to_string().len() > 62);
-    let tapebuf = |out: &Path| {
-        format!(
-            "{TAPEBUF} -q -f -s 64k -i {} -o localhost:{} --rsh-command {rsh} --rmt-command {GNU_RMT}",
-            input.display(),
-            out.display()
-        )
-    };
-    let contenders = [
-        Contender {
-            name: format!("tapebuf, {}-byte path", short.display().to_string().len()),
-            out: short.clone(),
-            pipeline: tapebuf(&short),
-        },
-        Contender {
-            name: format!("tapebuf, {}-byte path", long.display().to_string().len()),
-            out: long.clone(),
-            pipeline: tapebuf(&long),
-        },
-        Contender {
-            name: format!("GNU tar, {}-byte path", long.display().to_string().len()),
-            out: long.clone(),
-            pipeline: format!(
-                "tar -cf localhost:{} -b 128 --rsh-command={rsh} --rmt-command={GNU_RMT} -C {} in.bin",
-                long.display(),
-                base.display()
-            ),
-        },
-    ];
+    let contenders = contenders(&input, &short, &long, &base);
     println!(
         "# {mib} MiB to GNU rmt through a local remote shell, {runs} runs per contender, medians"
     );

@@ -35,11 +35,20 @@ fn input_read_error_names_the_input_and_offset() {
 
 #[test]
 fn a_file_that_shrinks_while_it_is_read_fails_and_says_so() {
+    // tapebuf grows a FIFO output to /proc/sys/fs/pipe-max-size, so until
+    // this test reads past its first block, tapebuf can have read at most
+    // that, the ring (16 KiB) and the blocks in hand. The file is cut to
+    // twice that, well beyond what the reader can have reached.
+    let pipe_max: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let cut = 2 * pipe_max;
+    let total = 4 * pipe_max;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("growing.log");
-    std::fs::write(&path, pattern(1 << 20, 33)).unwrap();
-    // A FIFO output that nobody reads yet holds tapebuf after its first
-    // blocks; the file is cut short meanwhile.
+    std::fs::write(&path, pattern(total, 33)).unwrap();
     let fifo = dir.path().join("out");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     let mut child = tapebuf()
@@ -53,21 +62,22 @@ fn a_file_that_shrinks_while_it_is_read_fails_and_says_so() {
     let mut reader = std::fs::File::open(&fifo).unwrap();
     let mut first = vec![0u8; 4096];
     reader.read_exact(&mut first).unwrap();
-    // The ring (16 KiB), the blocks in hand and the FIFO's buffer (64 KiB)
-    // hold well under 200 KiB, so the reader has not got that far.
     std::fs::OpenOptions::new()
         .write(true)
         .open(&path)
         .unwrap()
-        .set_len(200 * 1024)
+        .set_len(cut as u64)
         .unwrap();
     let mut rest = Vec::new();
     reader.read_to_end(&mut rest).unwrap();
     let (status, stderr) = finish(&mut child);
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert_eq!(first.len() + rest.len(), 200 * 1024);
+    assert_eq!(first.len() + rest.len(), cut);
     assert!(
-        stderr.contains("the file shrank while it was read: it had 1048576 bytes to read when the run started, and ended after 204800"),
+        stderr.contains(&format!(
+            "the file shrank while it was read: it had {total} bytes to read when the run \
+             started, and ended after {cut}"
+        )),
         "{stderr}"
     );
     assert!(stderr.contains("INPUT FAILED"), "{stderr}");
