@@ -70,7 +70,9 @@ fn check_md5(tool: &str, args: &[&str], mib: u64) {
 fn main() {
     let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "2");
     let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
-    println!("# mbuffer command lines run unchanged by each tool, dd zeros in, dd to /dev/null out");
+    println!(
+        "# mbuffer command lines run unchanged by each tool, dd zeros in, dd to /dev/null out"
+    );
     println!("# {runs} interleaved runs, medians; cpu is the tool's own");
     println!(
         "{:<18} {:<8} {:>5} {:>8} {:>8} {:>8} {:>10}",

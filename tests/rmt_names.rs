@@ -2,7 +2,10 @@
 //! that is remote by the HOST:PATH rule but not UTF-8 is a usage error and
 //! never a local file, `--force-local` and `./NAME` keep such names local,
 //! and with `--rmt-flavor bsd` a path the server would read cut in two is
-//! refused before the remote shell starts. GNU rmt reads any length.
+//! refused before the remote shell starts. GNU rmt reads any length; Linux
+//! dump's rmt-dump, a second real server (and Debian's /usr/sbin/rmt once
+//! dump is installed), cuts like BSD, and with the default `gnu` flavour a
+//! path it would cut is found out and refused before it is sent.
 
 mod common;
 
@@ -180,26 +183,29 @@ fn bsd_flavor_refuses_a_path_the_server_would_cut_before_starting_the_remote_she
     assert!(mark.exists(), "a 62-byte path reaches the remote shell");
 }
 
+/// Writes `data` through the test remote shell to `server`, at a path of
+/// `len` bytes under `root`; returns the run, the remote name and the path.
+fn write_remote(root: &Path, len: usize, server: &str, data: &[u8]) -> (Ran, String, String) {
+    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
+    let (name, path) = remote_of_path_len(root, len);
+    let args = [
+        os("-o"),
+        os(&name),
+        os("--rsh-command"),
+        os(&rsh),
+        os("--rmt-command"),
+        os(server),
+    ];
+    (run_in(root, &args, data), name, path)
+}
+
 #[test]
 fn gnu_flavor_takes_a_path_longer_than_bsd_could() {
     common::needs::tool(GNU_RMT, "tar");
     let work = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(work.path()).unwrap();
-    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
-    let (name, path) = remote_of_path_len(&root, 200);
     let data = pattern(300_000, 17);
-    let ran = run_in(
-        &root,
-        &[
-            os("-o"),
-            os(&name),
-            os("--rsh-command"),
-            os(&rsh),
-            os("--rmt-command"),
-            os(GNU_RMT),
-        ],
-        &data,
-    );
+    let (ran, _, path) = write_remote(&root, 200, GNU_RMT, &data);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert_eq!(sha256_file(Path::new(&path)), sha256(&data));
 }
@@ -213,21 +219,7 @@ fn a_path_the_dump_server_would_cut_is_refused_before_it_is_sent() {
     common::needs::tool(DUMP_RMT, "dump");
     let work = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(work.path()).unwrap();
-    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
-    let (name, path) = remote_of_path_len(&root, 63);
-    let data = pattern(300_000, 18);
-    let ran = run_in(
-        &root,
-        &[
-            os("-o"),
-            os(&name),
-            os("--rsh-command"),
-            os(&rsh),
-            os("--rmt-command"),
-            os(DUMP_RMT),
-        ],
-        &data,
-    );
+    let (ran, name, path) = write_remote(&root, 63, DUMP_RMT, &pattern(300_000, 18));
     assert_eq!(ran.code, Some(1), "{}", ran.stderr);
     assert_eq!(
         ran.stderr,
@@ -252,22 +244,9 @@ fn the_dump_server_takes_a_62_byte_path_and_gnu_rmt_a_long_one() {
     common::needs::tool(GNU_RMT, "tar");
     let work = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(work.path()).unwrap();
-    let rsh = format!("{}/tests/fixtures/rsh", env!("CARGO_MANIFEST_DIR"));
     for (len, server) in [(62, DUMP_RMT), (63, GNU_RMT), (250, GNU_RMT)] {
-        let (name, path) = remote_of_path_len(&root, len);
         let data = pattern(200_000, len as u64);
-        let ran = run_in(
-            &root,
-            &[
-                os("-o"),
-                os(&name),
-                os("--rsh-command"),
-                os(&rsh),
-                os("--rmt-command"),
-                os(server),
-            ],
-            &data,
-        );
+        let (ran, _, path) = write_remote(&root, len, server, &data);
         assert_eq!(ran.code, Some(0), "{len} bytes to {server}: {}", ran.stderr);
         assert_eq!(sha256_file(Path::new(&path)), sha256(&data), "{len} bytes");
         std::fs::remove_file(&path).unwrap();
