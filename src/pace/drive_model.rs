@@ -20,7 +20,7 @@
 //! Time is explicit (seconds from any origin, never going back), so the
 //! same model runs under a simulated clock in tests and under the wall
 //! clock in `benches/streaming.rs`. What a real drive may do differently is
-//! written down in the README ("Pacing").
+//! written down in docs/tapes.md ("Pacing") and docs/performance.md.
 
 /// What kind of drive to model.
 #[derive(Debug, Clone, PartialEq)]
