@@ -1,5 +1,6 @@
 //! The rmt client when the remote shell goes wrong in every way we know
-//! (it fails, prints a banner, runs a server that lies or never answers),
+//! (it fails, prints a banner, runs a server that lies, never answers or
+//! sends an endless error line),
 //! and how the remote shell, the server and a local name with a colon are
 //! chosen from the environment and the options.
 
@@ -64,6 +65,56 @@ fn a_short_write_count_is_an_error_with_the_byte_offset() {
         &["-s", "64k"],
         "the server wrote only 100 of a 65536-byte block at byte 0 (a short W count)",
     );
+}
+
+/// Runs `command` to its end; returns its exit code, standard error, and
+/// peak resident memory in KiB (from wait4's resource usage).
+#[allow(clippy::zombie_processes, reason = "wait4 reaps it")]
+fn run_measured(mut command: std::process::Command) -> (i32, String, i64) {
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running tapebuf");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+        text
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills in; the child is ours
+    // and not yet reaped, and Child never waits for it after this.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4 failed");
+    assert!(libc::WIFEXITED(status), "tapebuf ended by a signal");
+    let text = reader.join().unwrap();
+    (libc::WEXITSTATUS(status), text, usage.ru_maxrss)
+}
+
+#[test]
+fn a_400_mb_error_line_is_a_protocol_error_read_no_further() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write_file(dir.path(), "source", &pattern(100_000, 12));
+    let ssh = script(
+        dir.path(),
+        "ssh",
+        "read open; read flags; printf 'E5\\n'; head -c 400000000 /dev/zero | tr '\\0' x; echo",
+    );
+    let mut command = tapebuf();
+    command
+        .args(["-i", source.to_str().unwrap(), "-o", "vault:/dev/nst0"])
+        .args(["--rsh-command", &ssh])
+        .stdin(Stdio::null());
+    let (code, stderr, peak_kib) = run_measured(command);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("-o vault:/dev/nst0: cannot open it over rmt: protocol error: the server sent an error message longer than 4096 bytes (no end of line in its first 4097 bytes), longer than any rmt reply"),
+        "{stderr}"
+    );
+    assert!(peak_kib < 64 << 10, "the client peaked at {peak_kib} KiB");
 }
 
 #[test]

@@ -153,7 +153,10 @@ impl Config {
             change: self.change.clone(),
             volumes: self.input_volumes,
             at_end: self.at_end,
-            net: self.net.clone(),
+            net: NetSettings {
+                sender_block_limit_bytes: Some(self.memory_bytes()),
+                ..self.net.clone()
+            },
             rmt: self.rmt.clone(),
             manifest: self.manifest.checked().cloned(),
         }

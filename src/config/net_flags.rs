@@ -78,6 +78,7 @@ pub fn check_net(
         connect,
         buffer_bytes,
         raw: cli.raw,
+        sender_block_limit_bytes: None,
         allow,
         family: super::mbuffer_flags::family(cli),
     })

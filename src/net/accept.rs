@@ -4,10 +4,14 @@
 //! `--allow` does not cover.
 //!
 //! Every allowed connection is held, without blocking on it, until its
-//! opening bytes say what it is. The first one whose opening is a whole
-//! tapebuf header is the sender; with `--raw`, so is the first one that
-//! sends any bytes that cannot begin a header. A connection that closes
-//! before that, sends something else while raw streams are not allowed, or
+//! opening bytes say what it is. Without `--raw`, the first one whose
+//! opening is a whole tapebuf header, announcing a block that fits in the
+//! receiver's memory (`-m`), is the sender. With `--raw`, the first one
+//! that sends any byte is, whatever its bytes: a raw stream that happens to
+//! begin like a tapebuf header is still taken as raw, so a tapebuf sender
+//! must send with `--raw` too. A connection that closes
+//! before that, sends something else while raw streams are not allowed,
+//! announces a block larger than `-m`, or
 //! says nothing for too long is ignored with one line, and the wait goes
 //! on: none of them can end the run or stand in for the sender. At most
 //! `MAX_PENDING` connections are held at once, so a flood cannot exhaust
@@ -107,7 +111,7 @@ pub fn await_sender(
         while i < pending.len() {
             // A look is one non-blocking read, so every held connection
             // gets one each round.
-            let verdict = match look(&mut pending[i], settings.raw) {
+            let verdict = match look(&mut pending[i], settings) {
                 Verdict::Waiting if limit.is_some_and(|l| pending[i].since.elapsed() >= l) => {
                     Verdict::Ignored(format!(
                         "it sent no tapebuf stream header within {} s",
@@ -193,7 +197,7 @@ fn take_connection(
 
 /// Reads what a pending connection has sent so far, up to a header, and
 /// judges it.
-fn look(p: &mut Pending, raw_allowed: bool) -> Verdict {
+fn look(p: &mut Pending, settings: &NetSettings) -> Verdict {
     let mut buf = [0u8; frame::HEADER_LEN];
     let want = frame::HEADER_LEN - p.first.len();
     match p.stream.read(&mut buf[..want]) {
@@ -217,10 +221,15 @@ fn look(p: &mut Pending, raw_allowed: bool) -> Verdict {
         }
         Err(e) => return Verdict::Ignored(format!("reading it failed: {e}")),
     }
+    if settings.raw {
+        return Verdict::Sender(Opening::Raw);
+    }
     match frame::classify(&p.first) {
         Ok(Opening::Incomplete) => Verdict::Waiting,
-        Ok(Opening::Framed) => Verdict::Sender(Opening::Framed),
-        Ok(Opening::Raw) if raw_allowed => Verdict::Sender(Opening::Raw),
+        Ok(Opening::Framed) => match too_large(&p.first, settings) {
+            Some(why) => Verdict::Ignored(why),
+            None => Verdict::Sender(Opening::Framed),
+        },
         Ok(Opening::Raw) => Verdict::Ignored(
             "it did not begin with a tapebuf stream header (to take a raw stream from mbuffer, nc or socat, start the receiver with --raw)"
                 .into(),
@@ -229,124 +238,20 @@ fn look(p: &mut Pending, raw_allowed: bool) -> Verdict {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::net::{ListenAddr, PeerAddr};
-    use std::io::Write;
-
-    fn listener() -> (Listener, u16) {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let l = super::super::socket::listen(
-            &ListenAddr::parse(&format!("127.0.0.1:{port}")).unwrap(),
-            &NetSettings::default(),
+/// Why a whole header's announced block is refused: it is larger than
+/// the receiver's memory, so its frames could not be held within `-m`.
+fn too_large(header: &[u8], settings: &NetSettings) -> Option<String> {
+    let header = header[..frame::HEADER_LEN].try_into().ok()?;
+    let announced = u64::from(frame::announced_block_bytes(header));
+    let limit = settings.sender_block_limit_bytes?;
+    (announced > limit).then(|| {
+        format!(
+            "it announced blocks of {announced} bytes, more than this receiver's memory \
+             (-m, {limit} bytes) can hold; give the receiver a -m of at least the sender's -s"
         )
-        .unwrap();
-        (l, port)
-    }
-
-    fn connect(port: u16) -> TcpStream {
-        TcpStream::connect(("127.0.0.1", port)).unwrap()
-    }
-
-    fn soon() -> Option<Instant> {
-        Some(Instant::now() + Duration::from_secs(10))
-    }
-
-    #[test]
-    fn empty_and_foreign_connections_are_ignored_and_the_sender_is_found() {
-        let (l, port) = listener();
-        drop(connect(port)); // a health check
-        let mut http = connect(port);
-        http.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
-        let mut cut = connect(port);
-        cut.write_all(&frame::header(4096)[..9]).unwrap();
-        drop(cut);
-        let mut sender = connect(port);
-        sender.write_all(&frame::header(4096)).unwrap();
-        let mut notes = Vec::new();
-        let got = await_sender(&l, &NetSettings::default(), None, soon(), |n| notes.push(n))
-            .unwrap()
-            .unwrap();
-        assert_eq!(got.opening, Opening::Framed);
-        assert_eq!(got.first, frame::header(4096));
-        let all = notes.join("\n");
-        assert!(all.contains("closed without sending anything"), "{all}");
-        assert!(
-            all.contains("did not begin with a tapebuf stream header"),
-            "{all}"
-        );
-        assert!(
-            all.contains("closed after 9 bytes, inside a tapebuf stream header"),
-            "{all}"
-        );
-    }
-
-    #[test]
-    fn with_raw_allowed_any_bytes_make_a_sender_but_nothing_does_not() {
-        let (l, port) = listener();
-        drop(connect(port));
-        let mut nc = connect(port);
-        nc.write_all(b"ustar").unwrap();
-        let settings = NetSettings {
-            raw: true,
-            ..NetSettings::default()
-        };
-        let mut notes = Vec::new();
-        let got = await_sender(&l, &settings, None, soon(), |n| notes.push(n))
-            .unwrap()
-            .unwrap();
-        assert_eq!(got.opening, Opening::Raw);
-        assert_eq!(got.first, b"ustar");
-        assert!(
-            notes[0].contains("closed without sending anything"),
-            "{notes:?}"
-        );
-    }
-
-    #[test]
-    fn a_silent_connection_is_dropped_after_the_stall_limit() {
-        let (l, port) = listener();
-        let _silent = connect(port);
-        let settings = NetSettings {
-            stall: Some(Duration::from_secs(1)),
-            ..NetSettings::default()
-        };
-        let mut notes = Vec::new();
-        let deadline = Some(Instant::now() + Duration::from_millis(2500));
-        let e = await_sender(&l, &settings, None, deadline, |n| notes.push(n)).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(
-            notes[0].contains("no tapebuf stream header within 1 s"),
-            "{notes:?}"
-        );
-    }
-
-    #[test]
-    fn a_refused_sender_is_reported_and_the_wait_goes_on() {
-        let (l, port) = listener();
-        let peer = PeerAddr::parse(&format!("127.0.0.1:{port}")).unwrap();
-        let _c = super::super::socket::connect(
-            &peer,
-            &NetSettings::default(),
-            Duration::from_secs(5),
-            |_| {},
-        )
-        .unwrap();
-        let settings = NetSettings {
-            allow: vec![crate::net::AllowRule::parse("10.9.9.9").unwrap()],
-            ..NetSettings::default()
-        };
-        let mut notes = Vec::new();
-        let deadline = Some(Instant::now() + Duration::from_millis(500));
-        let e = await_sender(&l, &settings, None, deadline, |n| notes.push(n)).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(notes.len(), 1);
-        assert!(notes[0].contains("not covered by --allow"), "{notes:?}");
-    }
+    })
 }
+
+#[cfg(test)]
+#[path = "accept_tests.rs"]
+mod tests;

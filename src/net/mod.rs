@@ -34,8 +34,13 @@ pub struct NetSettings {
     /// `--tcp-buffer`: SO_SNDBUF and SO_RCVBUF, before connect or listen.
     pub buffer_bytes: Option<usize>,
     /// `--raw`: with -O, send no framing, for mbuffer, nc and socat
-    /// receivers; with -I, also take a sender that sends no header.
+    /// receivers; with -I, take every sender's bytes as they come, even
+    /// bytes that begin like a tapebuf header.
     pub raw: bool,
+    /// The largest block a framed sender may announce to `-I`: the
+    /// receiver's `-m`. A larger one is refused before anything is
+    /// allocated for it. None: up to `frame::MAX_FRAME`.
+    pub sender_block_limit_bytes: Option<u64>,
     /// `--allow`: the senders `-I` accepts; empty accepts every one.
     pub allow: Vec<AllowRule>,
     /// `-4` or `-6`: the one address family to use; None for both.

@@ -233,7 +233,7 @@ impl Session {
                     self.shell.quoted_stderr()
                 ))
             }
-            ReplyError::TooMuch { .. } => {
+            ReplyError::TooMuch { .. } | ReplyError::LineTooLong { .. } => {
                 self.shell.kill();
                 RmtError::Protocol(format!("protocol error: {e}"))
             }

@@ -138,6 +138,10 @@ pub enum ReplyError {
     Truncated,
     #[error("unexpected reply {0:?}")]
     Garbage(String),
+    /// A reply line (a number, or an `E` message) longer than any server
+    /// sends; the client stops reading it after `MAX_LINE_BYTES`.
+    #[error("the server sent {what} longer than {MAX_LINE_BYTES} bytes (no end of line in its first {bytes} bytes), longer than any rmt reply")]
+    LineTooLong { what: &'static str, bytes: usize },
     #[error("the server sent {got} bytes for a read of at most {asked}")]
     TooMuch { got: u64, asked: u64 },
     #[error("reading the reply failed: {0}")]
@@ -154,7 +158,7 @@ pub fn read_reply(
     expect: Expect,
     mut buf: Vec<u8>,
 ) -> Result<Reply, ReplyError> {
-    let line = read_line(input)?.ok_or(ReplyError::Closed)?;
+    let line = read_line(input, "a reply line")?.ok_or(ReplyError::Closed)?;
     let (kind, rest) = match line.split_first() {
         Some((k, rest)) => (*k, rest),
         None => return Err(garbage(&line)),
@@ -185,7 +189,7 @@ pub fn read_reply(
             let errno = parse_number(rest)
                 .and_then(|n| i32::try_from(n).ok())
                 .ok_or_else(|| garbage(&line))?;
-            let message = read_line(input)?.ok_or(ReplyError::Truncated)?;
+            let message = read_line(input, "an error message")?.ok_or(ReplyError::Truncated)?;
             let message = printable(message.trim_ascii());
             Ok(Reply::Failed { errno, message })
         }
@@ -194,8 +198,9 @@ pub fn read_reply(
 }
 
 /// One line without its `\n`, or None at a clean end of input. A line
-/// longer than `MAX_LINE_BYTES` is an error, read no further.
-fn read_line(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, ReplyError> {
+/// longer than `MAX_LINE_BYTES` is a `LineTooLong` error naming `what`,
+/// read no further: no more than `MAX_LINE_BYTES + 1` bytes are kept.
+fn read_line(input: &mut impl BufRead, what: &'static str) -> Result<Option<Vec<u8>>, ReplyError> {
     let mut line = Vec::new();
     loop {
         let available = match input.fill_buf() {
@@ -209,14 +214,20 @@ fn read_line(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, ReplyError> {
                 false => Err(ReplyError::Truncated),
             };
         }
+        let room = MAX_LINE_BYTES + 1 - line.len();
+        let available = &available[..available.len().min(room)];
         let (take, done) = match available.iter().position(|&b| b == b'\n') {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
         line.extend_from_slice(&available[..take]);
         input.consume(take);
-        if line.len() > MAX_LINE_BYTES {
-            return Err(garbage(&line));
+        let text_bytes = line.len() - usize::from(done);
+        if text_bytes > MAX_LINE_BYTES {
+            return Err(ReplyError::LineTooLong {
+                what,
+                bytes: text_bytes,
+            });
         }
         if done {
             line.pop();

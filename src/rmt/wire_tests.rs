@@ -137,9 +137,40 @@ fn cut_replies_and_closed_pipes_are_told_apart() {
 #[test]
 fn an_endless_line_is_cut_off() {
     let long = vec![b'A'; MAX_LINE_BYTES * 4];
-    assert!(matches!(
+    assert_eq!(
         reply(&long, Expect::Number),
-        Err(ReplyError::Garbage(_))
+        Err(ReplyError::LineTooLong {
+            what: "a reply line",
+            bytes: MAX_LINE_BYTES + 1
+        })
+    );
+}
+
+#[test]
+fn a_huge_error_message_is_a_protocol_error_read_no_further() {
+    let mut huge = b"E5\n".to_vec();
+    huge.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES * 64));
+    let mut input = io::BufReader::with_capacity(1 << 20, &huge[..]);
+    let e = read_reply(&mut input, Expect::Number, Vec::new()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the server sent an error message longer than {MAX_LINE_BYTES} bytes (no end of line in its first {} bytes), longer than any rmt reply",
+            MAX_LINE_BYTES + 1
+        )
+    );
+    // It stopped reading: the rest is still in the reader.
+    assert_eq!(input.buffer().len(), huge.len() - 3 - MAX_LINE_BYTES - 1);
+}
+
+#[test]
+fn a_line_of_exactly_the_limit_is_still_read() {
+    let mut line = b"E5\n".to_vec();
+    line.extend(std::iter::repeat_n(b'y', MAX_LINE_BYTES - 1));
+    line.push(b'\n');
+    assert!(matches!(
+        reply(&line, Expect::Number),
+        Ok(Reply::Failed { errno: 5, .. })
     ));
 }
 

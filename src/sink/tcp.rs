@@ -9,7 +9,8 @@
 //! the abort marker instead (`finish_early`), so the receiver fails rather
 //! than take a short stream for a whole one. `--raw` sends the bytes alone, for
 //! mbuffer, nc and socat receivers; then nothing can tell the receiver
-//! whether the stream ended early.
+//! whether the stream ended early. A framed sender that gets no reply says
+//! so, and how to talk to a raw receiver (`RAW_HINT`).
 
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
@@ -88,13 +89,13 @@ fn await_reply(w: &mut FramedWriter<Timed>) -> io::Result<()> {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
             return Err(io::Error::other(format!(
-                "the receiver closed the connection without confirming the end of the stream; it may not have all {sent} bytes"
+                "the receiver closed the connection without confirming the end of the stream; it may not have all {sent} bytes. {RAW_HINT}"
             )))
         }
         Err(e) => {
             return Err(io::Error::new(
                 e.kind(),
-                format!("waiting for the receiver to confirm {sent} bytes: {e}"),
+                format!("waiting for the receiver to confirm {sent} bytes: {e}. {RAW_HINT}"),
             ))
         }
     }
@@ -108,6 +109,10 @@ fn await_reply(w: &mut FramedWriter<Timed>) -> io::Result<()> {
         ))),
     }
 }
+
+/// What a sender whose confirmation never came tells the user: a raw
+/// receiver stores the framing as data and never replies.
+pub const RAW_HINT: &str = "If the receiver is mbuffer, nc, socat or tapebuf -I --raw, it takes raw bytes and stores tapebuf's framing as data: send with --raw";
 
 /// A receiver that finds damage replies and hangs up, so the sender's next
 /// write fails. If that reply is waiting on the socket, it is the better

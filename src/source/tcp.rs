@@ -12,7 +12,11 @@
 //! arrives; the end is a success only after a trailer that matches, and the
 //! sender gets a reply. A stream without the header (mbuffer, nc, socat) is
 //! taken only with `--raw`, with a warning that a truncated stream cannot
-//! be detected.
+//! be detected. With `--raw` every stream is raw, even one that begins
+//! with tapebuf's header (a recorded framed stream arrives as the bytes
+//! sent), so a tapebuf sender to a `--raw` receiver sends with `--raw`.
+//! A framed sender's announced block is held to the receiver's `-m`
+//! before the first frame, so no sender can make it hold more.
 
 use std::io::{self, Cursor, Read, Write};
 use std::sync::atomic::AtomicU64;

@@ -16,9 +16,10 @@ use super::format::{FrameError, ABORT_MARK, FRAME_HEAD_LEN, MAX_FRAME, TRAILER_L
 ///
 /// A frame that fits the caller's buffer is read straight into it and
 /// checked there (the usual case: the ring's blocks are as large as the
-/// sender's). A larger one is gathered here first, growing only as its
-/// bytes arrive, so a header that claims a huge frame costs nothing until
-/// the bytes come.
+/// sender's). A larger one is gathered here first. No frame is larger than
+/// the block the header announced, and the listener refuses a header whose
+/// block is larger than the receiver's `-m`, so this costs at most one
+/// more `-m`.
 pub struct FramedReader<R> {
     inner: R,
     /// The largest frame the sender announced (its block size).
@@ -165,6 +166,8 @@ impl<R: Read> Read for FramedReader<R> {
         }
         let mut frame = std::mem::take(&mut self.held);
         frame.clear();
+        // At most the announced block, which the listener held to `-m`.
+        frame.reserve_exact(len);
         (&mut self.inner).take(len as u64).read_to_end(&mut frame)?;
         if frame.len() < len {
             return Err(FrameError::Truncated { at: self.total }.into());
