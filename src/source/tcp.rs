@@ -103,7 +103,10 @@ impl TcpSource {
                 Wire::Framed(Box::new(FramedReader::new(timed, block)))
             }
             _ => {
-                let why = "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected";
+                let why = match sender.first.starts_with(&frame::MAGIC) {
+                    true => "the stream begins with tapebuf's header, but --raw takes every stream as raw: it is kept as sent, framing and all (a tapebuf sender to a --raw receiver sends with --raw too), and a truncated stream cannot be detected",
+                    false => "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected",
+                };
                 if !self.quiet {
                     say(&format!("tapebuf: {}: {why}", self.name));
                 }
