@@ -85,8 +85,17 @@ impl Input {
                 line: None,
             });
         };
-        // A manifest is one JSON document over many lines; the others are
-        // a JSON record per line.
+        // A manifest is one JSON document, read by its own bounded parser
+        // (no tree of the whole is built); the others are a JSON record
+        // per line.
+        if Manifest::schema_of(text).as_deref() == Some(MANIFEST_SCHEMA) {
+            return Manifest::parse(text)
+                .map(|m| Input::Manifest(Box::new(m)))
+                .map_err(|e| Bad {
+                    why: e.to_string(),
+                    line: None,
+                });
+        }
         let value: serde_json::Value = serde_json::from_str(first)
             .or_else(|e| serde_json::from_str(text).map_err(|_| e))
             .map_err(|e| Bad::at(i + 1, format!("{NOT_OURS}: not JSON: {e}")))?;

@@ -17,6 +17,7 @@ use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::config::{Config, MachineInfo};
 use crate::error::Error;
+use crate::hash::{HashAlg, Hasher};
 use crate::manifest::Manifest;
 use crate::sink::read_back::drop_cached;
 use crate::source::spec::InputSpec;
@@ -75,8 +76,14 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         })?;
     let mut buf = vec![0u8; settings.block_bytes];
     let arrived = AtomicU64::new(0);
+    // The stream's digest, of every byte handed on: the volumes' bytes in
+    // order, whole only when every volume was read and matched.
+    let alg = HashAlg::from_name(&manifest.digest_algorithm).unwrap_or(HashAlg::Xxh3);
+    let mut stream = Hasher::new(alg);
     let stopped = loop {
-        match source.fill(&mut buf, &arrived).end {
+        let filled = source.fill(&mut buf, &arrived);
+        stream.update(&buf[..filled.bytes]);
+        match filled.end {
             End::More => {}
             End::Eof => break false,
             End::Failed(e) => {
@@ -86,7 +93,7 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         }
     };
     let outcomes = outcomes.lock().unwrap().clone();
-    let (line, ok) = verdict(&manifest, &outcomes, stopped);
+    let (line, ok) = verdict(&manifest, &outcomes, stopped, &stream.finish());
     if !quiet || !ok {
         say(&line);
     }
