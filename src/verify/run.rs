@@ -1,6 +1,7 @@
-//! Running `tapebuf verify`: the manifest is read first (an unreadable one
-//! is a usage error), the input opened as a restore would open it, and the
-//! volumes read into nothing.
+//! Running `tapebuf verify`: the manifest is read first (an unreadable one,
+//! or one that fails its checks, is a usage error), the input opened as a
+//! restore would open it, and the volumes read into nothing, hashed in
+//! order into the stream digest.
 //!
 //! Why the source layer and not a pipeline: the bytes go nowhere, so a
 //! ring and a writer thread would only add copies; `VolumeSource::fill`
