@@ -82,6 +82,13 @@ impl Manifest {
             ));
         }
         digest_field("stream.digest", &self.stream.digest, alg)?;
+        if self.volumes.is_empty() {
+            // A recording run begins volume 1 before its first byte.
+            return Err(invalid(
+                "volumes",
+                "is empty; every backup tapebuf records has a volume 1",
+            ));
+        }
         let mut sum: u64 = 0;
         for (i, volume) in self.volumes.iter().enumerate() {
             volume.validate(i, alg)?;

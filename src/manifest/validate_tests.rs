@@ -65,6 +65,14 @@ fn volumes_are_numbered_from_one_without_gaps_or_repeats() {
     );
     let gap = refusal(|m| m["volumes"][1]["number"] = 3.into());
     assert!(gap.starts_with("volumes[1].number: 3, but "), "{gap}");
+    let none = refusal(|m| {
+        m["volumes"] = serde_json::json!([]);
+        m["stream"]["bytes"] = 0.into();
+    });
+    assert_eq!(
+        none,
+        "volumes: is empty; every backup tapebuf records has a volume 1"
+    );
 }
 
 #[test]
