@@ -1,7 +1,9 @@
 //! `tapebuf report` on a `--manifest` file: the summary of a real backup
 //! (the run, the stream, a line per volume with its records and read-back),
 //! an unclean run and a failed read-back said plainly, a newer manifest
-//! refused, no picture for a manifest, and a reader that closes early.
+//! refused, a manifest that contradicts itself or is too large refused by
+//! name, a large honest one summarised, no picture for a manifest, and a
+//! reader that closes early.
 
 mod common;
 
@@ -206,6 +208,27 @@ fn a_manifest_that_claims_the_impossible_is_refused_naming_the_field() {
         stderr,
         format!(
             "tapebuf: report: {}: stream.bytes: 3000000 is not the 2097152 bytes the 2 volume entries hold; a volume's entry is missing or wrong\n",
+            manifest.display()
+        )
+    );
+}
+
+#[test]
+fn a_manifest_over_64_mib_is_refused_by_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manifest, _) = backed_up(dir.path());
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&manifest)
+        .unwrap();
+    file.set_len(65 << 20).unwrap();
+    let (code, stdout, stderr) = report(&[&manifest]);
+    assert_eq!(code, Some(1));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "tapebuf: report: {}: is 68157440 bytes; a manifest is at most 67108864 bytes (64 MiB, see tapebuf(1), MANIFESTS)\n",
             manifest.display()
         )
     );

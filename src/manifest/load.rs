@@ -89,6 +89,14 @@ impl Manifest {
         Ok(manifest)
     }
 
+    /// The `schema` field of the JSON object `reader` holds, read as a
+    /// stream: memory stays small however large the document is.
+    pub fn schema_in(reader: impl Read) -> Option<String> {
+        let mut json = serde_json::Deserializer::from_reader(io::BufReader::new(reader));
+        let head = Head::deserialize(&mut json).ok()?;
+        head.schema?.as_str().map(str::to_string)
+    }
+
     /// The `schema` field of `text`, if it is one JSON object that has one;
     /// no other field is kept while it is read.
     pub fn schema_of(text: &str) -> Option<String> {
