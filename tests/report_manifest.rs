@@ -1,7 +1,9 @@
 //! `tapebuf report` on a `--manifest` file: the summary of a real backup
 //! (the run, the stream, a line per volume with its records and read-back),
 //! an unclean run and a failed read-back said plainly, a newer manifest
-//! refused, no picture for a manifest, and a reader that closes early.
+//! refused, a manifest that contradicts itself or is too large refused by
+//! name, a large honest one summarised, no picture for a manifest, and a
+//! reader that closes early.
 
 mod common;
 
@@ -175,6 +177,88 @@ fn a_manifest_of_a_newer_version_is_refused_in_one_line() {
             "tapebuf: report: {}: is manifest version 2; this tapebuf reads up to version 1\n",
             manifest.display()
         )
+    );
+}
+
+#[test]
+fn a_manifest_that_claims_the_impossible_is_refused_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manifest, _) = backed_up(dir.path());
+    edit(&manifest, |m| {
+        m["volumes"][0]["fingerprint"]["bytes"] = 1_000_000_000_000_000u64.into()
+    });
+    let (code, stdout, stderr) = report(&[&manifest]);
+    // A report's invalid input is status 1 (tapebuf(1), REPORT).
+    assert_eq!(code, Some(1));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "tapebuf: report: {}: volumes[0].fingerprint.bytes: 1000000000000000 is more than the 65536 bytes a fingerprint covers\n",
+            manifest.display()
+        )
+    );
+    edit(&manifest, |m| {
+        m["volumes"][0]["fingerprint"]["bytes"] = 65536.into();
+        m["volumes"].as_array_mut().unwrap().pop();
+    });
+    let (code, _, stderr) = report(&[&manifest]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        format!(
+            "tapebuf: report: {}: stream.bytes: 3000000 is not the 2097152 bytes the 2 volume entries hold; a volume's entry is missing or wrong\n",
+            manifest.display()
+        )
+    );
+}
+
+#[test]
+fn a_manifest_over_64_mib_is_refused_by_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manifest, _) = backed_up(dir.path());
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&manifest)
+        .unwrap();
+    file.set_len(65 << 20).unwrap();
+    let (code, stdout, stderr) = report(&[&manifest]);
+    assert_eq!(code, Some(1));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "tapebuf: report: {}: is 68157440 bytes; a manifest is at most 67108864 bytes (64 MiB, see tapebuf(1), MANIFESTS)\n",
+            manifest.display()
+        )
+    );
+}
+
+#[test]
+fn a_large_honest_manifest_of_ten_thousand_volumes_is_summarised() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manifest, _) = backed_up(dir.path());
+    edit(&manifest, |m| {
+        let first = m["volumes"][0].clone();
+        let volumes: Vec<serde_json::Value> = (1..=10_000u32)
+            .map(|n| {
+                let mut v = first.clone();
+                v["number"] = n.into();
+                v
+            })
+            .collect();
+        m["volumes"] = volumes.into();
+        m["stream"]["bytes"] = (10_000 * MIB as u64).into();
+    });
+    let size = std::fs::metadata(&manifest).unwrap().len();
+    assert!(size < 64 << 20, "{size} bytes");
+    let (code, stdout, stderr) = report(&[&manifest]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5 + 10_000 + 1, "{stderr}");
+    assert_eq!(
+        lines[5 + 10_000],
+        "verdict: 10000 volumes written and verified"
     );
 }
 

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use crate::base::config_error::ConfigError;
 use crate::cli::Cli;
 use crate::hash::HashAlg;
-use crate::manifest::{Manifest, Recording};
+use crate::manifest::{LoadError, Manifest, Recording};
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
 use crate::tape::char_devices::{CharDevice, Verdict};
@@ -151,10 +151,13 @@ fn check_plan(cli: &Cli, path: PathBuf) -> Result<ManifestPlan, ConfigError> {
         ));
     }
     let manifest = Manifest::load(&path).map_err(|e| {
-        ConfigError::new(
-            format!("--manifest {}", path.display()),
-            format!("{e}; a restore checks its input against the manifest and never writes one"),
-        )
+        let why = match e {
+            LoadError::Io(_) => {
+                format!("{e}; a restore checks its input against the manifest and never writes one")
+            }
+            _ => e.to_string(),
+        };
+        ConfigError::new(format!("--manifest {}", path.display()), why)
     })?;
     Ok(ManifestPlan::Check {
         path,

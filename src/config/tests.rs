@@ -198,6 +198,8 @@ fn a_restore_with_a_manifest_reads_with_the_backups_block_size() {
         quiet: true,
     };
     let ledger = crate::manifest::Ledger::new(recording, 1 << 20, "/dev/nst0");
+    // As a recording run does, volume 1 begins with the ledger.
+    ledger.begin(1, "/dev/nst0");
     ledger.manifest(true, None).save(&path).unwrap();
     let m = path.to_str().unwrap();
     let c = config(&["-i", "/dev/nst0", "--manifest", m]).unwrap();

@@ -1,6 +1,7 @@
 //! The manifest file: what one backup wrote, volume by volume, as JSON
 //! with a schema name and a version, so that a manifest can be read
-//! years later and a newer one is refused rather than misread.
+//! years later and a newer one is refused rather than misread (`load.rs`
+//! reads it back, `validate.rs` checks it).
 //!
 //! Version 1 (documented in the man page, section MANIFEST):
 //! - the run: `tapebuf_version`, `started`, `ended` (UTC, ISO 8601),
@@ -121,41 +122,7 @@ impl Volume {
     }
 }
 
-/// Why a manifest cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("cannot read it: {0}")]
-    Io(#[from] io::Error),
-    #[error("is not a tapebuf manifest: {0}")]
-    NotJson(String),
-    #[error("is a \"{0}\" file, not a tapebuf manifest")]
-    OtherSchema(String),
-    #[error("is manifest version {0}; this tapebuf reads up to version {VERSION}")]
-    Newer(u32),
-}
-
 impl Manifest {
-    /// Reads and checks a manifest file.
-    pub fn load(path: &Path) -> Result<Manifest, LoadError> {
-        let text = std::fs::read_to_string(path)?;
-        Manifest::parse(&text)
-    }
-
-    /// Parses manifest text, checking its schema and version first.
-    pub fn parse(text: &str) -> Result<Manifest, LoadError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| LoadError::NotJson(e.to_string()))?;
-        let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("");
-        if schema != SCHEMA {
-            return Err(LoadError::OtherSchema(schema.to_string()));
-        }
-        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
-        if version > u64::from(VERSION) {
-            return Err(LoadError::Newer(version as u32));
-        }
-        serde_json::from_value(value).map_err(|e| LoadError::NotJson(e.to_string()))
-    }
-
     /// Writes the manifest to `path` atomically: a temporary file beside
     /// it, fsync, rename over `path`, fsync of the directory. A reader sees
     /// the old file or the new one, never half of one.

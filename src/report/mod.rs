@@ -34,6 +34,8 @@ use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::manifest::schema::{Manifest, SCHEMA as MANIFEST_SCHEMA};
+use crate::manifest::validate::MAX_FILE_BYTES;
+use crate::manifest::LoadError;
 use crate::observe::record::SCHEMA as STATS_SCHEMA;
 use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
 use analysis::Analysis;
@@ -85,8 +87,17 @@ impl Input {
                 line: None,
             });
         };
-        // A manifest is one JSON document over many lines; the others are
-        // a JSON record per line.
+        // A manifest is one JSON document, read by its own bounded parser
+        // (no tree of the whole is built); the others are a JSON record
+        // per line.
+        if Manifest::schema_of(text).as_deref() == Some(MANIFEST_SCHEMA) {
+            return Manifest::parse(text)
+                .map(|m| Input::Manifest(Box::new(m)))
+                .map_err(|e| Bad {
+                    why: e.to_string(),
+                    line: None,
+                });
+        }
         let value: serde_json::Value = serde_json::from_str(first)
             .or_else(|e| serde_json::from_str(text).map_err(|_| e))
             .map_err(|e| Bad::at(i + 1, format!("{NOT_OURS}: not JSON: {e}")))?;
@@ -202,6 +213,9 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
         ),
         None => format!("tapebuf: report: {}: {}", path.display(), bad.why),
     };
+    if let Some(why) = oversized_manifest(path) {
+        return Err(fail(Bad { why, line: None }).into());
+    }
     let bytes = std::fs::read(path).map_err(|e| {
         fail(Bad {
             why: e.to_string(),
@@ -235,6 +249,18 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
             .map_err(|e| format!("tapebuf: report: {}: cannot write: {e}", out.display()))?;
     }
     Ok(lines)
+}
+
+/// Why the file at `path` is refused unread: a manifest larger than
+/// `MAX_FILE_BYTES`, told by a streaming read of its `schema`, so that it
+/// never sits in memory whole. Any other file is read as before.
+fn oversized_manifest(path: &Path) -> Option<String> {
+    let len = std::fs::metadata(path).ok()?.len();
+    if len <= MAX_FILE_BYTES {
+        return None;
+    }
+    let schema = Manifest::schema_in(std::fs::File::open(path).ok()?)?;
+    (schema == MANIFEST_SCHEMA).then(|| LoadError::TooLarge(len).to_string())
 }
 
 fn title(path: &Path) -> String {

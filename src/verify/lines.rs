@@ -14,8 +14,16 @@ pub fn volume_line(o: &Outcome) -> String {
     }
 }
 
-/// The last line, and whether the backup verified.
-pub fn verdict(manifest: &Manifest, outcomes: &[Outcome], stopped: bool) -> (String, bool) {
+/// The last line, and whether the backup verified. `digest` is of every
+/// byte read, in order: the stream's digest is printed only when it was
+/// checked, that is when every volume was read and matched and `digest`
+/// is the manifest's.
+pub fn verdict(
+    manifest: &Manifest,
+    outcomes: &[Outcome],
+    stopped: bool,
+    digest: &str,
+) -> (String, bool) {
     let listed = manifest.volumes.len();
     let ok: Vec<&Outcome> = outcomes.iter().filter(|o| o.problem.is_none()).collect();
     let failed = outcomes.len() - ok.len();
@@ -26,11 +34,15 @@ pub fn verdict(manifest: &Manifest, outcomes: &[Outcome], stopped: bool) -> (Str
         1 => "the 1 volume matches".to_string(),
         n => format!("all {n} volumes match"),
     };
-    let line = if whole && manifest.clean {
+    let alg = &manifest.digest_algorithm;
+    let same_stream = digest == manifest.stream.digest;
+    let line = if whole && !same_stream {
         format!(
-            "tapebuf: verify: {all} the manifest ({bytes} bytes, {} {})",
-            manifest.digest_algorithm, manifest.stream.digest
+            "tapebuf: verify: {all} the manifest ({bytes} bytes), but the stream they make has {alg} {digest}, not the manifest's {}",
+            manifest.stream.digest
         )
+    } else if whole && manifest.clean {
+        format!("tapebuf: verify: {all} the manifest ({bytes} bytes, {alg} {digest})")
     } else if whole {
         format!(
             "tapebuf: verify: {all} the manifest ({bytes} bytes), but the backup itself did not end cleanly ({}): it is not whole",
@@ -46,7 +58,7 @@ pub fn verdict(manifest: &Manifest, outcomes: &[Outcome], stopped: bool) -> (Str
         }
         format!("tapebuf: verify: {}", parts.join(", "))
     };
-    (line, whole && manifest.clean)
+    (line, whole && same_stream && manifest.clean)
 }
 
 /// "1 volume", "3 volumes".

@@ -1,6 +1,7 @@
-//! Running `tapebuf verify`: the manifest is read first (an unreadable one
-//! is a usage error), the input opened as a restore would open it, and the
-//! volumes read into nothing.
+//! Running `tapebuf verify`: the manifest is read first (an unreadable one,
+//! or one that fails its checks, is a usage error), the input opened as a
+//! restore would open it, and the volumes read into nothing, hashed in
+//! order into the stream digest.
 //!
 //! Why the source layer and not a pipeline: the bytes go nowhere, so a
 //! ring and a writer thread would only add copies; `VolumeSource::fill`
@@ -17,6 +18,7 @@ use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::config::{Config, MachineInfo};
 use crate::error::Error;
+use crate::hash::{HashAlg, Hasher};
 use crate::manifest::Manifest;
 use crate::sink::read_back::drop_cached;
 use crate::source::spec::InputSpec;
@@ -75,8 +77,14 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         })?;
     let mut buf = vec![0u8; settings.block_bytes];
     let arrived = AtomicU64::new(0);
+    // The stream's digest, of every byte handed on: the volumes' bytes in
+    // order, whole only when every volume was read and matched.
+    let alg = HashAlg::from_name(&manifest.digest_algorithm).unwrap_or(HashAlg::Xxh3);
+    let mut stream = Hasher::new(alg);
     let stopped = loop {
-        match source.fill(&mut buf, &arrived).end {
+        let filled = source.fill(&mut buf, &arrived);
+        stream.update(&buf[..filled.bytes]);
+        match filled.end {
             End::More => {}
             End::Eof => break false,
             End::Failed(e) => {
@@ -86,7 +94,7 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         }
     };
     let outcomes = outcomes.lock().unwrap().clone();
-    let (line, ok) = verdict(&manifest, &outcomes, stopped);
+    let (line, ok) = verdict(&manifest, &outcomes, stopped, &stream.finish());
     if !quiet || !ok {
         say(&line);
     }
