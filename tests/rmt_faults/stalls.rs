@@ -233,6 +233,74 @@ fn pgid_of(pid: i32) -> i32 {
     rest.split_whitespace().nth(2).unwrap().parse().unwrap()
 }
 
+/// A server that starts a child and answers nothing, ever: its script,
+/// which writes its pid to `pids` and its child's to `pids.child`.
+fn stalling_server(dir: &Path) -> std::path::PathBuf {
+    let pids = dir.join("pids");
+    let stall = dir.join("stall");
+    let script = format!(
+        "#!/bin/sh\nsleep 600 &\necho $! > {p}.child\necho $$ > {p}\nwait\n",
+        p = pids.display()
+    );
+    std::fs::write(&stall, script).unwrap();
+    std::fs::set_permissions(&stall, std::fs::Permissions::from_mode(0o755)).unwrap();
+    stall
+}
+
+/// Starts `tapebuf ARGS` against the stalling server in `dir` through
+/// tests/fixtures/rsh, sends `signal` once the server runs, and asserts
+/// that tapebuf dies of it saying exactly `said`, and that no process of
+/// the remote shell's group survives.
+fn interrupted_while_the_server_stalls(dir: &Path, args: &[&str], signal: Signal, said: &str) {
+    let stall = stalling_server(dir);
+    let rsh = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rsh");
+    let mut child = tapebuf()
+        .args(args)
+        .args([
+            "--rsh-command",
+            rsh,
+            "--rmt-command",
+            stall.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let server = pid_in(&dir.join("pids"), Duration::from_secs(10));
+    let grandchild = pid_in(&dir.join("pids.child"), Duration::from_secs(10));
+    let group = pgid_of(server);
+    assert_ne!(
+        group,
+        pgid_of(child.id() as i32),
+        "the shell leads its own group"
+    );
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    let status = wait_with_deadline(&mut child, Duration::from_secs(10));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
+    assert_eq!(stderr, said);
+    assert!(
+        gone(grandchild, Duration::from_secs(5)),
+        "{grandchild} outlived tapebuf"
+    );
+    assert!(
+        gone(server, Duration::from_secs(5)),
+        "{server} outlived tapebuf"
+    );
+    assert_eq!(
+        group_members(group),
+        Vec::<i32>::new(),
+        "group {group} survives"
+    );
+}
+
 #[test]
 fn an_interrupted_verify_ends_its_remote_shell_and_every_process_of_its_group() {
     for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
@@ -249,55 +317,33 @@ fn an_interrupted_verify_ends_its_remote_shell_and_every_process_of_its_group() 
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{out:?}");
-        // A server that starts a child and answers nothing, ever.
-        let pids = dir.path().join("pids");
-        let stall = dir.path().join("stall");
-        let script = format!(
-            "#!/bin/sh\nsleep 600 &\necho $! > {p}.child\necho $$ > {p}\nwait\n",
-            p = pids.display()
+        let args = ["verify", "--manifest", manifest.to_str().unwrap()];
+        interrupted_while_the_server_stalls(
+            dir.path(),
+            &[&args[..], &["-i", "vault:/srv/b.tar"]].concat(),
+            signal,
+            &format!("tapebuf: verify: interrupted by {name}\n"),
         );
-        std::fs::write(&stall, script).unwrap();
-        std::fs::set_permissions(&stall, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let rsh = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rsh");
-        let mut child = tapebuf()
-            .args(["verify", "--manifest", manifest.to_str().unwrap()])
-            .args(["-i", "vault:/srv/b.tar", "--rsh-command", rsh])
-            .args(["--rmt-command", stall.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let server = pid_in(&pids, Duration::from_secs(10));
-        let grandchild = pid_in(&dir.path().join("pids.child"), Duration::from_secs(10));
-        let group = pgid_of(server);
-        assert_ne!(
-            group,
-            pgid_of(child.id() as i32),
-            "the shell leads its own group"
-        );
-        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-        let status = wait_with_deadline(&mut child, Duration::from_secs(10));
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
-        assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
-        assert_eq!(stderr, format!("tapebuf: verify: interrupted by {name}\n"));
-        assert!(
-            gone(grandchild, Duration::from_secs(5)),
-            "{grandchild} outlived verify"
-        );
-        assert!(
-            gone(server, Duration::from_secs(5)),
-            "{server} outlived verify"
-        );
-        assert_eq!(
-            group_members(group),
-            Vec::<i32>::new(),
-            "group {group} survives"
+    }
+}
+
+#[test]
+fn an_interrupted_remote_probe_ends_its_remote_shell_and_every_process_of_its_group() {
+    for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
+        let dir = tempfile::tempdir().unwrap();
+        interrupted_while_the_server_stalls(
+            dir.path(),
+            &[
+                "probe",
+                "vault:/srv/p.img",
+                "--sizes",
+                "64k",
+                "--size",
+                "1M",
+                "--yes",
+            ],
+            signal,
+            &format!("tapebuf: probe: vault:/srv/p.img: interrupted by {name} while opening\n"),
         );
     }
 }
