@@ -90,6 +90,43 @@ fn a_floor_above_the_top_rate_is_refused_naming_the_flag() {
 }
 
 #[test]
+fn a_range_too_narrow_to_pace_is_refused_naming_the_flag_and_why() {
+    // The pace keeps 5% above the floor: 1M:1M, and any top rate at most
+    // 1.05 x the floor, would pace nothing while the summary said it had.
+    for range in ["1M:1M", "100MB:105MB"] {
+        let out = run(&["--pace", range], Vec::new());
+        assert_eq!(out.status.code(), Some(2), "{range}: {}", out.stderr);
+        let (min, max) = range.split_once(':').unwrap();
+        assert!(
+            out.stderr.starts_with(&format!(
+                "tapebuf: --pace: the floor {min} leaves no room to pace below the top rate {max}: \
+                 the pace keeps 5% above the floor, so the top rate must be above "
+            )),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    }
+    let out = run(&["--pace", "1M:1100k", "-q"], b"abc".to_vec());
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, b"abc");
+}
+
+#[test]
+fn an_empty_pace_value_is_refused_and_pace_alone_still_learns() {
+    let out = run(&["--pace="], Vec::new());
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "tapebuf: --pace: '--pace=' names no range: give MIN or MIN:MAX after '=', \
+         or --pace alone to learn the range"
+    );
+    let out = run(&["--pace", "-q"], b"abc".to_vec());
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, b"abc");
+}
+
+#[test]
 fn a_rate_that_is_not_a_rate_is_refused_naming_the_flag() {
     for bad in ["fast", "0", "40M:", ":100M"] {
         let out = run(&["--pace", bad], Vec::new());

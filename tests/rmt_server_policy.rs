@@ -10,6 +10,7 @@ mod support;
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use common::BIN;
 use support::{serve, serve_command, Scratch, E9, RSH};
@@ -269,4 +270,65 @@ fn refusal_detail(text: &str, probe: &str) -> String {
         .unwrap()
         .1
         .to_string()
+}
+
+// ---- symbolic links on the way ------------------------------------------
+
+#[test]
+fn a_symlinked_intermediate_directory_leading_out_is_refused() {
+    let s = Scratch::new();
+    std::fs::create_dir(s.path("outside")).unwrap();
+    std::fs::write(s.path("outside/secret"), b"SECRET").unwrap();
+    std::os::unix::fs::symlink("../outside", s.path("allowed/d")).unwrap();
+    let asked = s.s("allowed/d/secret");
+    let served = s.serve(&[], format!("O{asked}\n0 O_RDONLY\nR64\n"));
+    served.exited(0);
+    assert_eq!(
+        served.text(),
+        format!("E13\nPermission denied: {asked} is outside the allowed paths\n{E9}")
+    );
+}
+
+/// Swaps `allowed/d` (a real directory) for a link to `../outside` and
+/// back, until `stop` is set or `rounds` swaps are done.
+fn swap_in_a_loop(s: &Scratch, stop: &AtomicBool, rounds: usize) {
+    let (d, real) = (s.path("allowed/d"), s.path("allowed/d.real"));
+    for _ in 0..rounds {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        std::fs::rename(&d, &real).unwrap();
+        std::os::unix::fs::symlink("../outside", &d).unwrap();
+        std::fs::remove_file(&d).unwrap();
+        std::fs::rename(&real, &d).unwrap();
+    }
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_many_opens_never_leads_out() {
+    const OPENS: usize = 20_000;
+    let s = Scratch::new();
+    std::fs::create_dir(s.path("outside")).unwrap();
+    std::fs::create_dir(s.path("allowed/d")).unwrap();
+    std::fs::write(s.path("outside/f"), b"SECRET").unwrap();
+    std::fs::write(s.path("allowed/d/f"), b"inside").unwrap();
+    let one = format!("O{}\n0 O_RDONLY\nR64\nC\n", s.s("allowed/d/f"));
+    let input = one.repeat(OPENS);
+    let stop = AtomicBool::new(false);
+    let served = std::thread::scope(|scope| {
+        let swapper = scope.spawn(|| swap_in_a_loop(&s, &stop, 10_000_000));
+        let served = s.serve(&[], input);
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        served
+    });
+    served.exited(0);
+    let text = served.text();
+    assert!(!text.contains("SECRET"), "the secret outside was returned");
+    // An open that succeeded reads "inside"; one that was refused leaves
+    // R and C with no device (E9 each).
+    let inside = text.matches("A6\ninside").count();
+    let refused = text.matches(E9).count();
+    assert_eq!(refused % 2, 0, "{text}");
+    assert_eq!(inside + refused / 2, OPENS, "{text}");
 }

@@ -7,6 +7,11 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+/// What `--pace` alone stands for: a value no command line can hold
+/// (arguments end at a NUL byte), so that `--pace` alone, which learns the
+/// range, is told apart from `--pace=` with nothing after it, a mistake.
+pub const PACE_ALONE: &str = "\0";
+
 /// tapebuf: a streaming buffer for backup pipes.
 ///
 /// A reader thread fills a ring of fixed-size blocks from the input while a
@@ -226,7 +231,7 @@ pub struct Cli {
         long = "pace",
         value_name = "MIN[:MAX]",
         num_args = 0..=1,
-        default_missing_value = "",
+        default_missing_value = PACE_ALONE,
         conflicts_with = "no_pace",
         hide_short_help = true
     )]

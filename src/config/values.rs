@@ -2,6 +2,9 @@
 
 use crate::base::config_error::ConfigError;
 use crate::base::size::parse_size;
+use crate::base::size::Rate;
+use crate::cli::args::PACE_ALONE;
+use crate::pace::controller::GIVEN_FLOOR_MARGIN;
 use crate::pace::{PaceRequest, PaceSettings};
 
 pub fn parse_pct(text: Option<&str>, flag: &str, default: u8) -> Result<u8, ConfigError> {
@@ -24,10 +27,14 @@ pub fn parse_pace(text: Option<&str>, off: bool) -> Result<PaceRequest, ConfigEr
     let text = match (text, off) {
         (_, true) => return Ok(PaceRequest::Off),
         (None, false) => return Ok(PaceRequest::Default),
+        (Some(PACE_ALONE), false) => return Ok(PaceRequest::On(PaceSettings::default())),
         (Some(t), false) => t.trim(),
     };
     if text.is_empty() {
-        return Ok(PaceRequest::On(PaceSettings::default()));
+        return Err(ConfigError::new(
+            FLAG,
+            "'--pace=' names no range: give MIN or MIN:MAX after '=', or --pace alone to learn the range",
+        ));
     }
     let (min, max) = match text.split_once(':') {
         Some((min, max)) => (min, Some(max)),
@@ -39,12 +46,22 @@ pub fn parse_pace(text: Option<&str>, off: bool) -> Result<PaceRequest, ConfigEr
         None => None,
     };
     if let (Some(f), Some(c)) = (floor, ceiling) {
+        let top = max.unwrap_or("");
         if f > c {
             return Err(ConfigError::new(
                 FLAG,
+                format!("the floor {min} is above the top rate {top}"),
+            ));
+        }
+        let lowest_pace = f as f64 * GIVEN_FLOOR_MARGIN;
+        if lowest_pace >= c as f64 {
+            return Err(ConfigError::new(
+                FLAG,
                 format!(
-                    "the floor {min} is above the top rate {}",
-                    max.unwrap_or("")
+                    "the floor {min} leaves no room to pace below the top rate {top}: \
+                     the pace keeps {:.0}% above the floor, so the top rate must be above {}",
+                    (GIVEN_FLOOR_MARGIN - 1.0) * 100.0,
+                    Rate(lowest_pace)
                 ),
             ));
         }

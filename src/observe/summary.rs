@@ -120,8 +120,15 @@ impl Summary {
         let failed_outputs = (0..stats.outputs.len())
             .filter_map(|i| stats.output_error(i))
             .collect();
+        let mut snapshot = stats.snapshot();
+        // While running, a failed output's count is left out so that the
+        // others are seen to move; the final count is what every output
+        // holds, so that "out" never looks complete while one failed short.
+        if let Some(least) = stats.least_committed_bytes() {
+            snapshot.written_bytes = least;
+        }
         Summary {
-            snapshot: stats.snapshot(),
+            snapshot,
             failed_outputs,
             input_error: stats.input_error(),
             interrupted_by,

@@ -259,6 +259,14 @@ impl Stats {
         self.outputs.iter().any(|o| !o.failed.load(Relaxed))
     }
 
+    /// The smallest byte count committed by any output, failed or not:
+    /// what every output holds, for the run's final count.
+    pub fn least_committed_bytes(&self) -> Option<u64> {
+        (self.outputs.iter())
+            .map(|o| o.committed_bytes.load(Relaxed))
+            .min()
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         let alive: Vec<u64> = self
             .outputs

@@ -10,7 +10,10 @@
 //! line on stderr from a thread of its own and the sweep goes on, as in the
 //! main mode; its handler comes first of all, so that it cannot kill a
 //! probe waiting at its prompt. The invariant: `cleanup` runs exactly once
-//! after the target was opened, whatever happened.
+//! after the target was opened, whatever happened. A stop signal also
+//! ends every remote shell at once (`rmt::shell_guard`), so a probe
+//! waiting on a server that stalls is not stuck, and no remote shell
+//! outlives the probe whichever way it ends.
 
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
@@ -38,6 +41,7 @@ use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::base::size::{size_flag, Rate};
 use crate::cli::command::Command;
 use crate::error::Error;
+use crate::rmt::shell_guard::{AfterSignal, ShellGuard};
 
 /// `tapebuf probe`.
 pub struct Probe;
@@ -74,7 +78,14 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
             .context("cannot install signal handlers")?;
         handlers.push(id);
     }
-    let mut target = open_target(config)?;
+    // A remote shell must not outlive the probe: a stop signal ends every
+    // one at once, which unblocks a wait for a server that stalls, and so
+    // does every way out of this function.
+    let guard = ShellGuard::install("tapebuf: probe", AfterSignal::Return)?;
+    let mut target = match open_or_interrupted(config, &guard)? {
+        Ok(target) => target,
+        Err(exit) => return Ok(exit),
+    };
     let chatty = std::io::stderr().is_terminal();
     let stopped = || match stop.load(Ordering::Relaxed) {
         0 => None,
@@ -94,6 +105,12 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         &stopped,
         &mut progress,
     );
+    // A remote call that failed because the signal ended its shell is the
+    // signal's doing.
+    let outcome = outcome.map_err(|e| match guard.caught() {
+        Some(sig) => SweepError::Interrupted(sig),
+        None => e,
+    });
     let cleaned = target.cleanup();
     for id in handlers {
         signal_hook::low_level::unregister(id);
@@ -116,7 +133,18 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         Err(e) => return Err(anyhow!("{}: {e}{cleaned_note}", config.label).into()),
         Ok(done) => done,
     };
-    let results = done.results(target.as_ref(), &config.plan, config.direct);
+    finish(config, target.as_ref(), &done, cleaned)
+}
+
+/// Prints the results and says how the finished probe ends: 1 for a
+/// read-back that differed, every size refused, or a failed clean-up.
+fn finish(
+    config: &ProbeConfig,
+    target: &dyn ProbeTarget,
+    done: &super::sweep::Sweep,
+    cleaned: std::io::Result<String>,
+) -> Result<Exit, Error> {
+    let results = done.results(target, &config.plan, config.direct);
     print_results(config, &results, target.method())?;
     let mut code = SUCCESS;
     for m in done.mismatches() {
@@ -135,6 +163,28 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
         code = FAILURE;
     }
     Ok(Exit::Code(code))
+}
+
+/// Opens the target; Err inside when a stop signal ended its remote
+/// shell while it opened (said here).
+fn open_or_interrupted(
+    config: &ProbeConfig,
+    guard: &ShellGuard,
+) -> Result<Result<Box<dyn ProbeTarget>, Exit>, Error> {
+    match open_target(config) {
+        Ok(target) => Ok(Ok(target)),
+        Err(e) => {
+            let Some(sig) = guard.caught() else {
+                return Err(e);
+            };
+            say(&format!(
+                "tapebuf: probe: {}: interrupted by {} while opening",
+                config.label,
+                crate::base::signals::signal_name(sig)
+            ));
+            Ok(Err(Exit::Signal(sig)))
+        }
+    }
 }
 
 /// One run's line: its sizes and rates, and whether the read-back differed.

@@ -15,5 +15,6 @@ mod path_check;
 pub mod remote;
 pub mod server;
 pub mod session;
+pub mod shell_guard;
 pub mod window;
 pub mod wire;

@@ -20,6 +20,7 @@ use crate::config::{Config, MachineInfo};
 use crate::error::Error;
 use crate::hash::{HashAlg, Hasher};
 use crate::manifest::Manifest;
+use crate::rmt::shell_guard::{AfterSignal, ShellGuard};
 use crate::sink::read_back::drop_cached;
 use crate::source::spec::InputSpec;
 use crate::source::{open_verified, End, Outcome, Report};
@@ -41,7 +42,21 @@ impl Command for Verify {
                 return Exit::Code(USAGE);
             }
         };
-        match verify(&args, manifest) {
+        // A remote shell must not outlive verify, however it ends; a stop
+        // signal ends them and then the process, as before it was caught.
+        let guard = match ShellGuard::install("tapebuf: verify", AfterSignal::Die) {
+            Ok(guard) => guard,
+            Err(e) => {
+                say(&format!("tapebuf: verify: {e:#}"));
+                return Exit::Code(FAILURE);
+            }
+        };
+        let outcome = verify(&args, manifest, &guard);
+        if let Some(sig) = guard.caught() {
+            // The guard has said so; the failure was the ended shells.
+            return Exit::Signal(sig);
+        }
+        match outcome {
             Ok(true) => Exit::Code(SUCCESS),
             Ok(false) => Exit::Code(FAILURE),
             Err(e) => {
@@ -53,7 +68,7 @@ impl Command for Verify {
 }
 
 /// Reads every volume; true when all matched and the backup was whole.
-fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
+fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Result<bool, Error> {
     let config = Config::from_cli(&args.as_restore(&manifest), MachineInfo::current())?;
     let settings = config.input_settings();
     let outcomes = Arc::new(Mutex::new(Vec::<Outcome>::new()));
@@ -87,12 +102,16 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>) -> Result<bool, Error> {
         match filled.end {
             End::More => {}
             End::Eof => break false,
+            End::Failed(_) if guard.caught().is_some() => break true,
             End::Failed(e) => {
                 say(&format!("tapebuf: verify: {}: {e}", source.name()));
                 break true;
             }
         }
     };
+    if guard.caught().is_some() {
+        return Ok(false);
+    }
     let outcomes = outcomes.lock().unwrap().clone();
     let (line, ok) = verdict(&manifest, &outcomes, stopped, &stream.finish());
     if !quiet || !ok {

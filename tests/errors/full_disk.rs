@@ -13,6 +13,16 @@ use crate::common::*;
 /// the namespace goes).
 #[track_caller]
 fn fill_a_small_disk(input: &[u8], name: &str) -> (std::process::ExitStatus, String, Vec<Vec<u8>>) {
+    fill_a_small_disk_and(input, name, "")
+}
+
+/// [`fill_a_small_disk`] with `more` (shell words) after its `-o`.
+#[track_caller]
+fn fill_a_small_disk_and(
+    input: &[u8],
+    name: &str,
+    more: &str,
+) -> (std::process::ExitStatus, String, Vec<Vec<u8>>) {
     needs::root("unshare --mount and mount a small tmpfs");
     needs::tool("unshare", "util-linux");
     let dir = tempfile::tempdir().unwrap();
@@ -22,7 +32,7 @@ fn fill_a_small_disk(input: &[u8], name: &str) -> (std::process::ExitStatus, Str
     std::fs::create_dir(&mnt).unwrap();
     std::fs::create_dir(&keep).unwrap();
     let script = format!(
-        "mount -t tmpfs -o size=5m none {mnt} && {bin} -s 3000 -i {input} -o '{mnt}/{name}'; s=$?; cp {mnt}/* {keep}/; exit $s",
+        "mount -t tmpfs -o size=5m none {mnt} && {bin} -s 3000 -i {input} -o '{mnt}/{name}' {more}; s=$?; cp {mnt}/* {keep}/; exit $s",
         mnt = mnt.display(),
         keep = keep.display(),
         bin = BIN,
@@ -90,6 +100,31 @@ fn numbered_volumes_on_a_full_disk_agree_with_the_summary_total() {
         .unwrap();
     assert!(
         line.contains(&format!("volumes: #1 {} bytes", files[0].len())),
+        "{line}"
+    );
+}
+
+#[test]
+fn with_one_output_full_the_summary_counts_what_every_output_holds() {
+    // The other output takes every byte; "out" is still the full disk's
+    // count, and the full output is named with its byte.
+    let data = pattern(6 << 20, 33);
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good");
+    let more = format!("-o '{}'", good.display());
+    let (status, stderr, files) = fill_a_small_disk_and(&data, "backup", &more);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(sha256_file(&good), sha256(&data));
+    let held = &files[0];
+    assert_eq!(held[..], data[..held.len()]);
+    assert!(held.len() < data.len());
+    assert_eq!(out_count(&stderr), held.len() as u64, "{stderr}");
+    let line = summary_line(&stderr);
+    let failed = format!("/disk/backup: write failed at byte {}", held.len());
+    assert!(line.contains("FAILED ") && line.contains(&failed), "{line}");
+    let lost = data.len() - held.len();
+    assert!(
+        line.ends_with(&format!("; {lost} bytes read but not committed")),
         "{line}"
     );
 }

@@ -203,3 +203,147 @@ fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
         "its child {grandchild} outlived tapebuf"
     );
 }
+
+/// The processes of group `pgid` still running (zombies are not).
+fn group_members(pgid: i32) -> Vec<i32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let rest = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r.trim_start())
+            .unwrap_or("");
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+/// The process group of `pid`, from /proc.
+fn pgid_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = stat.rsplit_once(')').unwrap().1.trim_start();
+    rest.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+/// A server that starts a child and answers nothing, ever: its script,
+/// which writes its pid to `pids` and its child's to `pids.child`.
+fn stalling_server(dir: &Path) -> std::path::PathBuf {
+    let pids = dir.join("pids");
+    let stall = dir.join("stall");
+    let script = format!(
+        "#!/bin/sh\nsleep 600 &\necho $! > {p}.child\necho $$ > {p}\nwait\n",
+        p = pids.display()
+    );
+    std::fs::write(&stall, script).unwrap();
+    std::fs::set_permissions(&stall, std::fs::Permissions::from_mode(0o755)).unwrap();
+    stall
+}
+
+/// Starts `tapebuf ARGS` against the stalling server in `dir` through
+/// tests/fixtures/rsh, sends `signal` once the server runs, and asserts
+/// that tapebuf dies of it saying exactly `said`, and that no process of
+/// the remote shell's group survives.
+fn interrupted_while_the_server_stalls(dir: &Path, args: &[&str], signal: Signal, said: &str) {
+    let stall = stalling_server(dir);
+    let rsh = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rsh");
+    let mut child = tapebuf()
+        .args(args)
+        .args([
+            "--rsh-command",
+            rsh,
+            "--rmt-command",
+            stall.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let server = pid_in(&dir.join("pids"), Duration::from_secs(10));
+    let grandchild = pid_in(&dir.join("pids.child"), Duration::from_secs(10));
+    let group = pgid_of(server);
+    assert_ne!(
+        group,
+        pgid_of(child.id() as i32),
+        "the shell leads its own group"
+    );
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    let status = wait_with_deadline(&mut child, Duration::from_secs(10));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
+    assert_eq!(stderr, said);
+    assert!(
+        gone(grandchild, Duration::from_secs(5)),
+        "{grandchild} outlived tapebuf"
+    );
+    assert!(
+        gone(server, Duration::from_secs(5)),
+        "{server} outlived tapebuf"
+    );
+    assert_eq!(
+        group_members(group),
+        Vec::<i32>::new(),
+        "group {group} survives"
+    );
+}
+
+#[test]
+fn an_interrupted_verify_ends_its_remote_shell_and_every_process_of_its_group() {
+    for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
+        let dir = tempfile::tempdir().unwrap();
+        // A manifest from a good local backup, for verify to check against.
+        let source = dir.path().join("source");
+        std::fs::write(&source, pattern(1 << 20, 41)).unwrap();
+        let manifest = dir.path().join("m.json");
+        let out = tapebuf()
+            .args(["-q", "-s", "64k", "-i", source.to_str().unwrap()])
+            .args(["-o", dir.path().join("b.tar").to_str().unwrap()])
+            .args(["--manifest", manifest.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let args = ["verify", "--manifest", manifest.to_str().unwrap()];
+        interrupted_while_the_server_stalls(
+            dir.path(),
+            &[&args[..], &["-i", "vault:/srv/b.tar"]].concat(),
+            signal,
+            &format!("tapebuf: verify: interrupted by {name}\n"),
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_remote_probe_ends_its_remote_shell_and_every_process_of_its_group() {
+    for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
+        let dir = tempfile::tempdir().unwrap();
+        interrupted_while_the_server_stalls(
+            dir.path(),
+            &[
+                "probe",
+                "vault:/srv/p.img",
+                "--sizes",
+                "64k",
+                "--size",
+                "1M",
+                "--yes",
+            ],
+            signal,
+            &format!("tapebuf: probe: vault:/srv/p.img: interrupted by {name} while opening\n"),
+        );
+    }
+}

@@ -18,8 +18,9 @@ use clap::Parser;
 #[command(after_help = "\
 Patterns: '*' and '?' match within one path component, '[a-z]' one \
 character of a class, a '**' component any depth (/srv/backup/** is \
-everything below /srv/backup). Paths are canonicalised before matching, so \
-'..' and symbolic links cannot lead outside. The L request takes GNU's \
+everything below /srv/backup). Paths are canonicalised before matching and \
+opened without following any symbolic link, so neither '..' nor a link, \
+even one swapped in after the check, leads outside. The L request takes GNU's \
 order, whence then offset. Exit status: 0 the client ended the session, \
 1 protocol violation or I/O failure, 2 usage error. See tapebuf(1).")]
 pub struct RmtCli {

@@ -54,6 +54,7 @@
 //! assert_eq!(shelf.lock().unwrap().slots[0].first_file(), b"abc");
 //! ```
 
+pub mod beneath;
 pub mod cli;
 pub mod conf;
 pub mod drive_target;

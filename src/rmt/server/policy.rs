@@ -2,14 +2,18 @@
 //! may write.
 //!
 //! A requested path is resolved first (see `resolve.rs`) and the canonical
-//! result must match one allowed pattern, so `..` and symbolic links
-//! cannot lead outside. Without any pattern from the command line or the
+//! result must match one allowed pattern, so `..` and symbolic links that
+//! point outside are refused; the opener then follows no link at all, so
+//! none swapped in after the check leads outside either. Without any pattern from the command line or the
 //! configuration file, the default allows tape devices only
 //! ([`DEFAULT_PATTERNS`]) and never a plain file.
 //!
 //! Invariant: [`Policy::admit`] is the only way to a path the opener will
-//! open, and it returns the canonical path it judged, so the file judged
-//! is the file opened (short of a rename race inside an allowed directory).
+//! open, and it returns the canonical path it judged. The opener reaches
+//! that path from [`Policy::root_of`] following no symbolic link at all
+//! (`beneath.rs`), so a directory swapped for a link after the check
+//! fails the open; what can still change between check and open is only
+//! which file sits at the judged path inside the allowed directory.
 //!
 //! A refusal tells the client nothing it did not send: every path that is
 //! outside, cannot be resolved, or leads outside through `..` or a
@@ -134,6 +138,23 @@ impl Policy {
             Rules::Any => true,
             Rules::Only { patterns, .. } => patterns.iter().any(|p| p.matches(real)),
         }
+    }
+
+    /// The directory the admitted canonical `real` is opened beneath: the
+    /// longest literal leading directories of an allowed pattern that
+    /// matches it and that it lies under, or `/`. The opener reaches
+    /// `real` from there without following any symbolic link.
+    pub fn root_of(&self, real: &Path) -> PathBuf {
+        let Rules::Only { patterns, .. } = &self.rules else {
+            return PathBuf::from("/");
+        };
+        patterns
+            .iter()
+            .filter(|p| p.matches(real))
+            .filter_map(|p| p.split_literal_dirs().map(|(dirs, _)| PathBuf::from(dirs)))
+            .filter(|dirs| real.starts_with(dirs))
+            .max_by_key(|dirs| dirs.as_os_str().len())
+            .unwrap_or_else(|| PathBuf::from("/"))
     }
 
     /// Decides an O request: the canonical path to open, or the refusal

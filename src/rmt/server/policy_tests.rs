@@ -254,3 +254,27 @@ fn an_empty_list_allows_nothing_and_allow_all_allows_everything() {
         .unwrap_err()
         .contains("absolute"));
 }
+
+#[test]
+fn the_root_to_open_beneath_is_the_matching_patterns_literal_directories() {
+    let t = Tree::new();
+    assert_eq!(
+        t.policy().root_of(&t.path("backup/a/b.tar")),
+        t.path("backup")
+    );
+    let devices = Policy::tape_devices();
+    assert_eq!(devices.root_of(Path::new("/dev/nst0")), Path::new("/dev"));
+    assert_eq!(
+        devices.root_of(Path::new("/dev/tape/by-id/x")),
+        Path::new("/dev/tape")
+    );
+    assert_eq!(Policy::allow_all().root_of(&t.path("x")), Path::new("/"));
+    // A device is opened beneath /dev like any file.
+    let null = Policy::new(["/dev/null"]).unwrap();
+    let root = null.root_of(Path::new("/dev/null"));
+    assert_eq!(root, Path::new("/dev"));
+    use crate::rmt::server::target::{FileOpener, Opener};
+    let mut opener = FileOpener;
+    let target = opener.open_beneath(&root, Path::new("/dev/null"), OpenFlags::READ);
+    target.unwrap().close().unwrap();
+}

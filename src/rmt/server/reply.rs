@@ -35,6 +35,24 @@ impl Reply {
         }
     }
 
+    /// The reply to an admitted open that failed. ELOOP there means a
+    /// symbolic link stood where the admitted path had none (a directory
+    /// swapped for a link after the check, or a final link), which the
+    /// opener never follows; the reply says so rather than only "Too many
+    /// levels of symbolic links".
+    pub fn open_failed(errno: i32, asked: &str) -> Reply {
+        if errno != libc::ELOOP {
+            return Reply::error(errno, asked);
+        }
+        Reply::Error {
+            errno,
+            message: format!(
+                "{}: {asked}: a symbolic link is on the way, and this server follows none when opening",
+                strerror(errno)
+            ),
+        }
+    }
+
     /// An error reply with the system's text for the error and nothing
     /// else, as GNU rmt sends: clients recognise `E28\nNo space left on
     /// device\n` as the end of the medium.

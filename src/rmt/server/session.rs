@@ -261,7 +261,8 @@ impl Session<'_> {
         } else {
             format!(" (asked for {asked})")
         };
-        match self.opener.open(&real, flags) {
+        let root = self.policy.root_of(&real);
+        match self.opener.open_beneath(&root, &real, flags) {
             Ok(target) => {
                 self.journal
                     .info(&format!("open {real_shown}{also} {flags}: allowed"));
@@ -279,7 +280,7 @@ impl Session<'_> {
                     "open {real_shown}{also} {flags}: allowed, but failed: {}",
                     strerror(errno)
                 ));
-                Reply::error(errno, &asked)
+                Reply::open_failed(errno, &asked)
             }
         }
     }

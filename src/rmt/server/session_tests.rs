@@ -230,3 +230,53 @@ fn repeated_errors_are_logged_once_then_counted() {
     assert_eq!(lines.len(), 4, "{}", ran.log);
     assert!(lines[2].ends_with("the previous message was repeated 3 more times"));
 }
+
+/// Swaps `root/d` for a link to `root/outside` just before opening, as
+/// another local user might between the policy's check and the open.
+struct SwapBeforeOpen {
+    root: PathBuf,
+    seen_root: Option<PathBuf>,
+}
+
+impl Opener for SwapBeforeOpen {
+    fn open(&mut self, path: &Path, flags: OpenFlags) -> io::Result<Box<dyn Target>> {
+        FileOpener.open(path, flags)
+    }
+
+    fn open_beneath(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        flags: OpenFlags,
+    ) -> io::Result<Box<dyn Target>> {
+        self.seen_root = Some(root.to_path_buf());
+        std::fs::rename(self.root.join("d"), self.root.join("d.real"))?;
+        std::os::unix::fs::symlink("outside", self.root.join("d"))?;
+        FileOpener.open_beneath(root, path, flags)
+    }
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_after_the_check_is_refused_with_a_clear_reply() {
+    let (_dir, root) = temp();
+    std::fs::create_dir_all(root.join("d")).unwrap();
+    std::fs::create_dir_all(root.join("outside")).unwrap();
+    std::fs::write(root.join("d/f"), b"inside").unwrap();
+    std::fs::write(root.join("outside/f"), b"SECRET").unwrap();
+    let policy = Policy::new([format!("{}/d/**", root.display())]).unwrap();
+    let f = root.join("d/f");
+    let input = format!("O{}\n0 O_RDONLY\nR64\n", f.display());
+    let mut opener = SwapBeforeOpen {
+        root: root.clone(),
+        seen_root: None,
+    };
+    let ran = run(input.as_bytes(), &policy, &mut opener);
+    let expected = format!(
+        "E40\nToo many levels of symbolic links: {}: a symbolic link is on the way, \
+         and this server follows none when opening\nE9\nBad file descriptor: no device is open\n",
+        f.display()
+    );
+    assert_eq!(String::from_utf8_lossy(&ran.replies), expected);
+    assert_eq!(opener.seen_root, Some(root.join("d")));
+    assert!(ran.log.contains("allowed, but failed"), "{}", ran.log);
+}

@@ -5,17 +5,19 @@
 //! emulated tape drive behind them, so a client can be tested end to end
 //! against the server in-process. Invariant: an opener is only ever given
 //! a canonical path that the policy admitted, and [`FileOpener`] opens it
-//! without following a final symbolic link, so a link slipped in after the
-//! check fails the open instead of leading elsewhere.
+//! beneath its allowed root without following a symbolic link at any
+//! component (`beneath.rs`), so a link slipped in after the check, even
+//! in place of a directory on the way, fails the open (ELOOP) instead of
+//! leading elsewhere.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use nix::unistd::{lseek, Whence};
 
+use super::beneath::open_beneath;
 use super::flags::OpenFlags;
 use crate::tape::mtio::{self, MtGet};
 
@@ -23,6 +25,19 @@ use crate::tape::mtio::{self, MtGet};
 pub trait Opener {
     /// Opens the canonical, admitted `path` with `flags`.
     fn open(&mut self, path: &Path, flags: OpenFlags) -> io::Result<Box<dyn Target>>;
+
+    /// Opens `path`, which lies beneath the allowed directory `root`,
+    /// reaching it from `root` only. Openers with no file system of their
+    /// own (the emulated drive) need not care, and by default just open.
+    fn open_beneath(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        flags: OpenFlags,
+    ) -> io::Result<Box<dyn Target>> {
+        let _ = root;
+        self.open(path, flags)
+    }
 }
 
 /// An open device or file, as the requests use it. Each method is one
@@ -44,19 +59,24 @@ pub trait Target: Send {
     fn close(self: Box<Self>) -> io::Result<()>;
 }
 
-/// Opens real files and devices with open(2).
+/// Opens real files and devices, following no symbolic link on the way
+/// (`beneath.rs`); [`Opener::open`] walks from `/`.
 #[derive(Debug, Default)]
 pub struct FileOpener;
 
 impl Opener for FileOpener {
     fn open(&mut self, path: &Path, flags: OpenFlags) -> io::Result<Box<dyn Target>> {
-        let access = flags.access_mode();
-        let file = OpenOptions::new()
-            .read(access != libc::O_WRONLY)
-            .write(access != libc::O_RDONLY)
-            .custom_flags((flags.bits() & !libc::O_ACCMODE) | libc::O_NOCTTY | libc::O_NOFOLLOW)
-            .mode(0o666)
-            .open(path)?;
+        self.open_beneath(Path::new("/"), path, flags)
+    }
+
+    fn open_beneath(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        flags: OpenFlags,
+    ) -> io::Result<Box<dyn Target>> {
+        let bits = flags.bits() | libc::O_NOCTTY | libc::O_NOFOLLOW;
+        let file = open_beneath(root, path, bits, 0o666)?;
         Ok(Box::new(FileTarget { file }))
     }
 }
