@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod lines;
 pub mod run;
+mod stream_digest;
 
 pub use cli::VerifyCli;
 pub use run::Verify;

@@ -13,12 +13,13 @@ use std::sync::{Arc, Mutex};
 
 use super::cli::VerifyCli;
 use super::lines::{verdict, volume_line};
+use super::stream_digest::StreamDigest;
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::config::{Config, MachineInfo};
 use crate::error::Error;
-use crate::hash::{HashAlg, Hasher};
+use crate::hash::HashAlg;
 use crate::manifest::Manifest;
 use crate::rmt::shell_guard::{AfterSignal, ShellGuard};
 use crate::sink::read_back::drop_cached;
@@ -90,15 +91,15 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
                 "{e} (-i is the manifest's output, as the backup named it; name the volumes with -i)"
             )),
         })?;
-    let mut buf = vec![0u8; settings.block_bytes];
     let arrived = AtomicU64::new(0);
     // The stream's digest, of every byte handed on: the volumes' bytes in
     // order, whole only when every volume was read and matched.
     let alg = HashAlg::from_name(&manifest.digest_algorithm).unwrap_or(HashAlg::Xxh3);
-    let mut stream = Hasher::new(alg);
+    let stream = StreamDigest::start(alg, settings.block_bytes);
     let stopped = loop {
+        let mut buf = stream.buffer();
         let filled = source.fill(&mut buf, &arrived);
-        stream.update(&buf[..filled.bytes]);
+        stream.hand_on(buf, filled.bytes);
         match filled.end {
             End::More => {}
             End::Eof => break false,
