@@ -54,7 +54,7 @@ impl Config {
         let observe = super::observe_flags::resolve(cli)?;
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
         let zero_copy = check_zero_copy(cli, &input, &outputs, &manifest)?;
-        Ok(Config {
+        let config = Config {
             input,
             outputs,
             block_bytes: block_bytes as usize,
@@ -86,7 +86,9 @@ impl Config {
             observe,
             manifest,
             zero_copy,
-        })
+        };
+        super::written_paths::check(&config)?;
+        Ok(config)
     }
 }
 

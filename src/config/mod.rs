@@ -28,6 +28,7 @@ pub mod rmt_flags;
 mod tests;
 mod values;
 mod volume_flags;
+mod written_paths;
 
 pub use crate::base::config_error::ConfigError;
 pub use crate::sink::spec::{ExistingFile, OutputSpec};

@@ -79,6 +79,22 @@ impl VolumeNames {
         self.number.is_some()
     }
 
+    /// The number of the volume named `path`, spelled as this name spells
+    /// its volumes (`v.02` for `v.%02d`); `None` for any other name.
+    pub fn number_of(&self, path: &Path) -> Option<u32> {
+        self.number?;
+        let bytes = path.as_os_str().as_bytes();
+        let middle = bytes
+            .strip_prefix(self.prefix.as_slice())?
+            .strip_suffix(self.suffix.as_slice())?;
+        let digits = std::str::from_utf8(middle).ok()?.trim_start();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u32 = digits.parse().ok()?;
+        (n >= 1 && self.volume(n) == path).then_some(n)
+    }
+
     /// The name of volume `n` (1-based).
     pub fn volume(&self, n: u32) -> PathBuf {
         let Some(w) = self.number else {
@@ -203,6 +219,23 @@ mod tests {
         ] {
             assert_eq!(n(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn a_volume_name_gives_back_its_number_and_other_names_none() {
+        let n = names("/mnt/v.%02d.tar");
+        assert_eq!(n.number_of(Path::new("/mnt/v.02.tar")), Some(2));
+        assert_eq!(n.number_of(Path::new("/mnt/v.123.tar")), Some(123));
+        for other in [
+            "/mnt/v.2.tar",
+            "/mnt/v.00.tar",
+            "/mnt/v.xx.tar",
+            "/mnt/v..tar",
+            "v.02.tar",
+        ] {
+            assert_eq!(n.number_of(Path::new(other)), None, "{other}");
+        }
+        assert_eq!(names("plain").number_of(Path::new("plain")), None);
     }
 
     #[test]
