@@ -177,6 +177,12 @@ impl Config {
             net: self.net.clone(),
             rmt: self.rmt.clone(),
             recording: self.manifest.recording(),
+            input_volumes: match &self.input {
+                InputSpec::File(path) => crate::tape::VolumeNames::parse(path)
+                    .ok()
+                    .filter(|n| n.is_numbered()),
+                _ => None,
+            },
         }
     }
 }

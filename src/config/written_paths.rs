@@ -129,17 +129,8 @@ fn volumes_there(path: &Path, flag: &str) -> Vec<Named> {
             }]
         }
     };
-    let first = names.volume(1);
-    let Ok(entries) = std::fs::read_dir(parent(&first)) else {
-        return Vec::new();
-    };
-    let mut found: Vec<(u32, PathBuf)> = entries
-        .flatten()
-        .map(|e| first.with_file_name(e.file_name()))
-        .filter_map(|p| names.number_of(&p).map(|n| (n, p)))
-        .collect();
-    found.sort();
-    found
+    names
+        .existing()
         .into_iter()
         .filter_map(|(n, p)| {
             let id = Identity::of_path(&p).ok().flatten()?;

@@ -95,6 +95,27 @@ impl VolumeNames {
         (n >= 1 && self.volume(n) == path).then_some(n)
     }
 
+    /// The volumes of a numbered name that are there now, in order of
+    /// number, whatever the gaps between them (found by listing the
+    /// directory of volume 1, links included).
+    pub fn existing(&self) -> Vec<(u32, PathBuf)> {
+        let first = self.volume(1);
+        let dir = match first.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(u32, PathBuf)> = entries
+            .flatten()
+            .map(|e| first.with_file_name(e.file_name()))
+            .filter_map(|p| self.number_of(&p).map(|n| (n, p)))
+            .collect();
+        found.sort();
+        found
+    }
+
     /// The name of volume `n` (1-based).
     pub fn volume(&self, n: u32) -> PathBuf {
         let Some(w) = self.number else {

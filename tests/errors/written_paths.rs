@@ -196,3 +196,49 @@ fn a_restore_refuses_a_report_over_the_manifest_it_checks_against() {
     );
     assert!(!dir.path().join("back.bin").exists());
 }
+
+#[test]
+fn a_volume_that_becomes_an_input_volume_during_the_run_is_refused_before_its_first_byte() {
+    use std::io::Write;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let first = pattern(1 << 20, 34);
+    std::fs::write(d.join("v.01"), &first).unwrap();
+    // Volume 2 of the input is a FIFO, so the test says when the run goes on.
+    let fifo = std::ffi::CString::new(d.join("v.02").as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid C string and a mode.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    // Output volume 2 links to an input volume that is not there at start.
+    std::os::unix::fs::symlink("v.03", d.join("w.02")).unwrap();
+    let child = tapebuf()
+        .current_dir(d)
+        .args(["-q", "-s", "64k", "-i", "v.%02d", "-n", "3"])
+        .args(["-o", "w.%02d", "-D", "1M", "-f"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening the FIFO waits for the run to have read all of volume 1.
+    let mut second = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join("v.02"))
+        .unwrap();
+    let third = pattern(300_000, 35);
+    std::fs::write(d.join("v.03"), &third).unwrap();
+    let _ = second.write_all(&pattern(500_000, 36));
+    drop(second);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        crate::error_lines(&stderr),
+        [
+            "tapebuf: w.%02d: end of volume 1 after 1048576 bytes: cannot open volume 2 (w.02): \
+          volume 2 (w.02) is the same file as input volume 3 (v.03); refused before writing \
+          to it; 1048576 bytes are safe on volume 1"
+        ]
+    );
+    assert_eq!(sha256_file(&d.join("v.03")), sha256(&third));
+    assert_eq!(sha256_file(&d.join("w.01")), sha256(&first));
+}
