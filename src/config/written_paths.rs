@@ -56,28 +56,22 @@ struct Named {
 /// one read or another one written.
 pub fn check(config: &Config) -> Result<(), ConfigError> {
     let read = read_files(config);
-    let outputs = output_files(config);
+    let outputs = output_files(&config.outputs);
     let reports = report_files(config);
     for (i, (flag, path)) in reports.iter().enumerate() {
+        apart_from_endpoints(flag, path, &read, &outputs)?;
         let spot = Spot::of(path);
-        let refuse = |what: &str, why: &str| {
-            Err(ConfigError::new(
-                format!("{flag} {}", path.display()),
-                format!("is the same file as {what}; {why}"),
-            ))
-        };
-        if let Some(r) = read.iter().find(|r| r.spot.same_as(&spot)) {
-            return refuse(&r.what, "writing it there would destroy what the run reads");
-        }
-        if let Some(what) = outputs.iter().find_map(|o| o.holds(&spot)) {
-            return refuse(&what, "writing it there would destroy the backup");
-        }
         let earlier = reports[..i]
             .iter()
             .find(|(_, p)| Spot::of(p).same_as(&spot));
         if let Some((other, p)) = earlier {
-            let what = format!("{other} {}", p.display());
-            return refuse(&what, "one would overwrite the other");
+            return Err(ConfigError::new(
+                format!("{flag} {}", path.display()),
+                format!(
+                    "is the same file as {other} {}; one would overwrite the other",
+                    p.display()
+                ),
+            ));
         }
     }
     let input_numbered = matches!(&config.input, InputSpec::File(p) if numbered(p));
@@ -90,11 +84,65 @@ pub fn check(config: &Config) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// What the run reads: the input (each volume there now, when numbered)
-/// and the manifest a restore checks against.
+/// Refuses `--manifest` at `path` when it is the input or an output, before
+/// it is taken for a manifest to check against (`config::manifest_flags`,
+/// which runs after this).
+pub fn manifest_apart(
+    path: &Path,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+) -> Result<(), ConfigError> {
+    apart_from_endpoints(
+        "--manifest",
+        path,
+        &input_files(input),
+        &output_files(outputs),
+    )
+}
+
+/// Refuses the report file `flag path` when it is a file read or an output.
+fn apart_from_endpoints(
+    flag: &str,
+    path: &Path,
+    read: &[Named],
+    outputs: &[Output],
+) -> Result<(), ConfigError> {
+    let spot = Spot::of(path);
+    let refuse = |what: &str, why: &str| {
+        Err(ConfigError::new(
+            format!("{flag} {}", path.display()),
+            format!("is the same file as {what}; {why}"),
+        ))
+    };
+    if let Some(r) = read.iter().find(|r| r.spot.same_as(&spot)) {
+        return refuse(&r.what, "writing it there would destroy what the run reads");
+    }
+    if let Some(what) = outputs.iter().find_map(|o| o.holds(&spot)) {
+        return refuse(&what, "writing it there would destroy the backup");
+    }
+    Ok(())
+}
+
+/// What the run reads: the input and the manifest a restore checks
+/// against.
 fn read_files(config: &Config) -> Vec<Named> {
+    let mut read = input_files(&config.input);
+    if let ManifestPlan::Check { path, .. } = &config.manifest {
+        read.push(Named {
+            spot: Spot::of(path),
+            what: format!(
+                "--manifest {}, which this restore checks against",
+                path.display()
+            ),
+        });
+    }
+    read
+}
+
+/// The input's files: itself, or each volume there now when numbered.
+fn input_files(input: &InputSpec) -> Vec<Named> {
     let mut read = Vec::new();
-    match &config.input {
+    match input {
         InputSpec::File(path) => {
             let flag = format!("-i {}", path.display());
             read.extend(volumes_there(path, &flag));
@@ -104,15 +152,6 @@ fn read_files(config: &Config) -> Vec<Named> {
             what: "standard input".to_string(),
         })),
         InputSpec::Listen(_) | InputSpec::Remote(_) => {}
-    }
-    if let ManifestPlan::Check { path, .. } = &config.manifest {
-        read.push(Named {
-            spot: Spot::of(path),
-            what: format!(
-                "--manifest {}, which this restore checks against",
-                path.display()
-            ),
-        });
     }
     read
 }
@@ -187,9 +226,9 @@ impl Output {
 }
 
 /// Every output that is a file here, with the volumes there now.
-fn output_files(config: &Config) -> Vec<Output> {
+fn output_files(specs: &[OutputSpec]) -> Vec<Output> {
     let mut outputs = Vec::new();
-    for spec in &config.outputs {
+    for spec in specs {
         match spec {
             OutputSpec::File(path) => {
                 let flag = format!("-o {}", path.display());
