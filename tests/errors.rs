@@ -12,8 +12,12 @@ mod inputs;
 mod outputs;
 #[path = "errors/process.rs"]
 mod process;
+#[path = "errors/restore_files.rs"]
+mod restore_files;
 #[path = "errors/usage.rs"]
 mod usage;
+#[path = "errors/written_paths.rs"]
+mod written_paths;
 
 /// The lines of `stderr` that are not the summary.
 pub fn error_lines(stderr: &str) -> Vec<&str> {

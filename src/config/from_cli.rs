@@ -52,9 +52,12 @@ impl Config {
         let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
         let observe = super::observe_flags::resolve(cli)?;
+        if let Some(path) = &cli.manifest {
+            super::written_paths::manifest_apart(path, &input, &outputs)?;
+        }
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
         let zero_copy = check_zero_copy(cli, &input, &outputs, &manifest)?;
-        Ok(Config {
+        let config = Config {
             input,
             outputs,
             block_bytes: block_bytes as usize,
@@ -86,7 +89,9 @@ impl Config {
             observe,
             manifest,
             zero_copy,
-        })
+        };
+        super::written_paths::check(&config)?;
+        Ok(config)
     }
 }
 

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::base::config_error::ConfigError;
+use crate::base::file_id::Identity;
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::manifest::{LoadError, Manifest, Recording};
@@ -113,6 +114,12 @@ pub fn resolve(
             false => ManifestPlan::None,
         });
     };
+    if path.is_dir() {
+        return Err(ConfigError::new(
+            format!("--manifest {}", path.display()),
+            "is a directory; name a file in it",
+        ));
+    }
     if reads_a_backup(input, &path, to_stdout) {
         return check_plan(cli, path);
     }
@@ -200,9 +207,23 @@ fn describes(manifest: &Path, input: &Path) -> bool {
         absolute(input),
         first_volume.as_deref().and_then(absolute),
     ];
-    named.iter().flatten().any(|p| {
+    let by_name = named.iter().flatten().any(|p| {
         Path::new(&m.output) == p || m.volumes.first().is_some_and(|v| Path::new(&v.name) == p)
-    })
+    });
+    // The same file under another name (`./v.01`, a link): by identity.
+    let id = |p: &Path| Identity::of_path(p).ok().flatten();
+    let input_id = first_volume.as_deref().or(Some(input)).and_then(id);
+    let recorded = [
+        Some(m.output.as_str()),
+        m.volumes.first().map(|v| v.name.as_str()),
+    ];
+    by_name
+        || input_id.is_some_and(|i| {
+            recorded
+                .iter()
+                .flatten()
+                .any(|r| id(Path::new(r)) == Some(i))
+        })
 }
 
 /// The manifest is written at the end of a run that may take hours, so a

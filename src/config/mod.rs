@@ -28,6 +28,7 @@ pub mod rmt_flags;
 mod tests;
 mod values;
 mod volume_flags;
+mod written_paths;
 
 pub use crate::base::config_error::ConfigError;
 pub use crate::sink::spec::{ExistingFile, OutputSpec};
@@ -179,6 +180,12 @@ impl Config {
             net: self.net.clone(),
             rmt: self.rmt.clone(),
             recording: self.manifest.recording(),
+            input_volumes: match &self.input {
+                InputSpec::File(path) => crate::tape::VolumeNames::parse(path)
+                    .ok()
+                    .filter(|n| n.is_numbered()),
+                _ => None,
+            },
         }
     }
 }

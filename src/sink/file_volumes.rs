@@ -5,7 +5,9 @@
 //! is opened with the same care as the first: an existing file is refused
 //! unless `-f` or `--append` says otherwise. That refusal is an
 //! `AlreadyExists` error, which the loader (`tape::load`) answers by asking
-//! for another medium: the operator pressed Enter without swapping.
+//! for another medium: the operator pressed Enter without swapping. A
+//! volume that has become one of the input's volumes is refused before its
+//! first byte.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -15,6 +17,7 @@ use super::preflight::{plan_path, Plan};
 use super::spec::ExistingFile;
 use super::OpenError;
 use crate::base::blocking::Blocking;
+use crate::base::file_id::Identity;
 use crate::manifest::Checker;
 use crate::tape::{trailer, AtEnd, Trailer, VolumeNames};
 
@@ -24,6 +27,8 @@ pub struct FileMedium {
     existing: ExistingFile,
     sync: bool,
     block_bytes: usize,
+    /// The input's numbered volumes, which no volume here may be.
+    reads: Option<VolumeNames>,
 }
 
 impl FileMedium {
@@ -42,7 +47,41 @@ impl FileMedium {
             existing,
             sync,
             block_bytes,
+            reads: None,
         })
+    }
+
+    /// Refuses, before its first byte, any later volume that is by then
+    /// one of these input volumes (a link made or a medium mounted during
+    /// the run); the start checked those there then (`config::written_paths`).
+    pub fn apart_from(mut self, reads: Option<VolumeNames>) -> FileMedium {
+        self.reads = reads;
+        self
+    }
+
+    fn check_apart(&self, n: u32, path: &std::path::Path) -> io::Result<()> {
+        let Some(reads) = &self.reads else {
+            return Ok(());
+        };
+        let Some(id) = Identity::of_path(path)
+            .ok()
+            .flatten()
+            .filter(|i| i.holds_data())
+        else {
+            return Ok(());
+        };
+        let same = reads
+            .existing()
+            .into_iter()
+            .find(|(_, p)| Identity::of_path(p).ok().flatten() == Some(id));
+        match same {
+            Some((m, p)) => Err(io::Error::other(format!(
+                "volume {n} ({}) is the same file as input volume {m} ({}); refused before writing to it",
+                path.display(),
+                p.display()
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -75,6 +114,7 @@ impl Medium for FileMedium {
 
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
         let path = self.names.volume(n);
+        self.check_apart(n, &path)?;
         let plan = plan_path(&path, self.existing).map_err(|e| match e {
             OpenError::Exists(_) => io::Error::new(
                 io::ErrorKind::AlreadyExists,

@@ -173,7 +173,8 @@ fn open_one(
                 config.sync,
                 config.block_bytes,
             )
-            .with_context(|| format!("-o {name}: cannot open volume 1"))?;
+            .with_context(|| format!("-o {name}: cannot open volume 1"))?
+            .apart_from(config.input_volumes.clone());
             let sink = VolumeSink::new(Box::new(medium), &name, settings);
             return Ok(Box::new(recorded(sink, &recorded_name, config)));
         }

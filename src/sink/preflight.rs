@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
 use super::OpenError;
+use crate::base::config_error::ConfigError;
 use crate::base::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
@@ -111,6 +112,7 @@ fn plan_file(
         OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
     })?;
     let plan = match identity.map(|i| i.kind) {
+        None if under_dev(path) => return Err(no_device(name)),
         None => {
             let dir = match path.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d,
@@ -133,7 +135,10 @@ fn plan_file(
         }
         Some(Kind::Regular) => plan_path(path, config.existing)?,
         Some(_) if path.is_dir() => {
-            return Err(OpenError::Io(anyhow::anyhow!("-o {name}: is a directory")))
+            return Err(OpenError::Refused(ConfigError::new(
+                format!("-o {name}"),
+                "is a directory; name a file in it",
+            )))
         }
         Some(_) => {
             char_devices::check_path(path, Direction::Output, config.any_device)
@@ -155,6 +160,7 @@ pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError>
         OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
     })?;
     Ok(match identity.map(|i| i.kind) {
+        None if under_dev(path) => return Err(no_device(&name)),
         None => Plan::Create(path.to_path_buf()),
         Some(Kind::Regular) => match existing {
             ExistingFile::Refuse => return Err(OpenError::Exists(name)),
@@ -163,6 +169,27 @@ pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError>
         },
         Some(_) => Plan::AsIs(path.to_path_buf()),
     })
+}
+
+/// True when `path` would be made in `/dev`, which holds devices and
+/// lives in memory: a missing tape drive is not a file to create there.
+/// `/dev/shm` is the one place there meant for files.
+fn under_dev(path: &Path) -> bool {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::canonicalize(dir).is_ok_and(|d| d.starts_with("/dev") && !d.starts_with("/dev/shm"))
+}
+
+/// The refusal of a device that is not there (`-o /dev/nst0` on a machine
+/// without a drive).
+fn no_device(name: &str) -> OpenError {
+    OpenError::Refused(ConfigError::new(
+        format!("-o {name}"),
+        "no such device; tapebuf writes only to a device that is there \
+         (is the drive attached and its driver loaded?)",
+    ))
 }
 
 /// With a numbered name, the files of later volumes are checked now, so

@@ -6,6 +6,7 @@ use super::VolumeSettings;
 use crate::manifest::Recording;
 use crate::net::NetSettings;
 use crate::rmt::session::RmtSettings;
+use crate::tape::VolumeNames;
 
 /// How the outputs are opened and written, from the validated command line.
 #[derive(Debug, Clone)]
@@ -23,4 +24,7 @@ pub struct OutputSettings {
     pub rmt: RmtSettings,
     /// `--manifest`/`--verify`: what to record of each output.
     pub recording: Option<Recording>,
+    /// The input's numbered volumes (`-i v.%02d`), which no output volume
+    /// may be: each is checked again before it is written.
+    pub input_volumes: Option<VolumeNames>,
 }

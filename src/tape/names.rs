@@ -79,6 +79,43 @@ impl VolumeNames {
         self.number.is_some()
     }
 
+    /// The number of the volume named `path`, spelled as this name spells
+    /// its volumes (`v.02` for `v.%02d`); `None` for any other name.
+    pub fn number_of(&self, path: &Path) -> Option<u32> {
+        self.number?;
+        let bytes = path.as_os_str().as_bytes();
+        let middle = bytes
+            .strip_prefix(self.prefix.as_slice())?
+            .strip_suffix(self.suffix.as_slice())?;
+        let digits = std::str::from_utf8(middle).ok()?.trim_start();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u32 = digits.parse().ok()?;
+        (n >= 1 && self.volume(n) == path).then_some(n)
+    }
+
+    /// The volumes of a numbered name that are there now, in order of
+    /// number, whatever the gaps between them (found by listing the
+    /// directory of volume 1, links included).
+    pub fn existing(&self) -> Vec<(u32, PathBuf)> {
+        let first = self.volume(1);
+        let dir = match first.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(u32, PathBuf)> = entries
+            .flatten()
+            .map(|e| first.with_file_name(e.file_name()))
+            .filter_map(|p| self.number_of(&p).map(|n| (n, p)))
+            .collect();
+        found.sort();
+        found
+    }
+
     /// The name of volume `n` (1-based).
     pub fn volume(&self, n: u32) -> PathBuf {
         let Some(w) = self.number else {
@@ -203,6 +240,23 @@ mod tests {
         ] {
             assert_eq!(n(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn a_volume_name_gives_back_its_number_and_other_names_none() {
+        let n = names("/mnt/v.%02d.tar");
+        assert_eq!(n.number_of(Path::new("/mnt/v.02.tar")), Some(2));
+        assert_eq!(n.number_of(Path::new("/mnt/v.123.tar")), Some(123));
+        for other in [
+            "/mnt/v.2.tar",
+            "/mnt/v.00.tar",
+            "/mnt/v.xx.tar",
+            "/mnt/v..tar",
+            "v.02.tar",
+        ] {
+            assert_eq!(n.number_of(Path::new(other)), None, "{other}");
+        }
+        assert_eq!(names("plain").number_of(Path::new("plain")), None);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Outputs that fail: an existing file is left alone without `--force`, a
 //! full device names the byte offset, one failed output does not stop the
-//! others, and a closed stdout is an error, never a success.
+//! others, and a closed stdout is an error, never a success. A device
+//! that is not there, and a directory, are refused as usage errors.
 
 use std::io::Read;
+use std::path::Path;
 
 use crate::common::*;
 use crate::error_lines;
@@ -103,4 +105,46 @@ fn stdout_closed_early_is_an_error_not_a_success_on_both_rings() {
             "{stderr}"
         );
     }
+}
+
+#[test]
+fn a_missing_device_under_dev_is_refused_and_not_created() {
+    for name in ["/dev/nst0", "/dev/tapebuf-no-such-device"] {
+        if Path::new(name).exists() {
+            continue;
+        }
+        let out = run(&["-o", name], pattern(100_000, 2));
+        assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+        assert_eq!(
+            out.stderr.trim_end(),
+            format!(
+                "tapebuf: -o {name}: no such device; tapebuf writes only to a device that is \
+                 there (is the drive attached and its driver loaded?)"
+            )
+        );
+        assert!(!Path::new(name).exists(), "{name} was created");
+    }
+}
+
+#[test]
+fn a_directory_as_output_or_manifest_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    let out = run(&["-o", &d.to_string()], pattern(1000, 3));
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!("tapebuf: -o {d}: is a directory; name a file in it")
+    );
+    let backup = format!("{d}/out.bin");
+    let out = run(
+        &["-o", &backup, "--manifest", &d.to_string()],
+        pattern(1000, 3),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!("tapebuf: --manifest {d}: is a directory; name a file in it")
+    );
+    assert!(!Path::new(&backup).exists());
 }
