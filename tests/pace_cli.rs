@@ -113,6 +113,42 @@ fn a_range_too_narrow_to_pace_is_refused_naming_the_flag_and_why() {
 }
 
 #[test]
+fn a_floor_that_the_output_cap_leaves_no_room_above_is_refused() {
+    // -R caps the range's top: 50M:200M under -R 50M would pace nothing.
+    for (range, cap) in [("50M:200M", "50M"), ("50M", "52M")] {
+        let out = run(&["--pace", range, "-R", cap], Vec::new());
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{range} -R {cap}: {}",
+            out.stderr
+        );
+        let floor = range.split(':').next().unwrap();
+        assert!(
+            out.stderr.starts_with(&format!(
+                "tapebuf: --pace: the floor {floor} leaves no room to pace below -R {cap}, \
+                 the output's cap: the pace keeps 5% above the floor, so the top rate must be \
+                 above "
+            )),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    }
+    // Room left under the cap, or a range whose own top is below it: runs.
+    for (range, cap) in [("40M:200M", "50M"), ("50M:60M", "100M")] {
+        let out = run(&["--pace", range, "-R", cap, "-q"], b"abc".to_vec());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{range} -R {cap}: {}",
+            out.stderr
+        );
+        assert_eq!(out.stdout, b"abc");
+    }
+}
+
+#[test]
 fn an_empty_pace_value_is_refused_and_pace_alone_still_learns() {
     let out = run(&["--pace="], Vec::new());
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr);

@@ -8,7 +8,7 @@ use super::mbuffer_flags::{self, Verbosity};
 use super::net_flags::check_net;
 use super::ring_size::resolve_ring;
 use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs};
-use super::values::{parse_pace, parse_pct, parse_rate};
+use super::values::{check_pace_under_cap, parse_pace, parse_pct, parse_rate};
 use super::volume_flags::check_volumes;
 use super::{Config, MachineInfo, ManifestPlan};
 use crate::base::block::DIRECT_ALIGN_BYTES;
@@ -57,6 +57,14 @@ impl Config {
         }
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
         let zero_copy = check_zero_copy(cli, &input, &outputs, &manifest)?;
+        let pace = parse_pace(cli.pace.as_deref(), cli.no_pace)?;
+        let output_rate = parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?;
+        check_pace_under_cap(
+            &pace,
+            cli.pace.as_deref(),
+            output_rate,
+            cli.output_rate.as_deref(),
+        )?;
         let config = Config {
             input,
             outputs,
@@ -70,8 +78,8 @@ impl Config {
             sync: cli.sync,
             direct: cli.direct,
             input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
-            output_rate_bytes_per_s: parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?,
-            pace: parse_pace(cli.pace.as_deref(), cli.no_pace)?,
+            output_rate_bytes_per_s: output_rate,
+            pace,
             watchdog: watchdog(cli)?,
             quiet: cli.quiet,
             verbose: mbuffer_flags::verbosity(cli) == Verbosity::Verbose,

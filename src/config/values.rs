@@ -53,20 +53,61 @@ pub fn parse_pace(text: Option<&str>, off: bool) -> Result<PaceRequest, ConfigEr
                 format!("the floor {min} is above the top rate {top}"),
             ));
         }
-        let lowest_pace = f as f64 * GIVEN_FLOOR_MARGIN;
-        if lowest_pace >= c as f64 {
-            return Err(ConfigError::new(
-                FLAG,
-                format!(
-                    "the floor {min} leaves no room to pace below the top rate {top}: \
-                     the pace keeps {:.0}% above the floor, so the top rate must be above {}",
-                    (GIVEN_FLOOR_MARGIN - 1.0) * 100.0,
-                    Rate(lowest_pace)
-                ),
-            ));
-        }
+        room_to_pace(f, c, min, &format!("the top rate {top}"))?;
     }
     Ok(PaceRequest::On(PaceSettings { floor, ceiling }))
+}
+
+/// Refuses a given floor that leaves no room below `top`: the pace keeps
+/// [`GIVEN_FLOOR_MARGIN`] above the floor. `top_words` names the top.
+fn room_to_pace(
+    floor: u64,
+    top: u64,
+    floor_text: &str,
+    top_words: &str,
+) -> Result<(), ConfigError> {
+    let lowest_pace = floor as f64 * GIVEN_FLOOR_MARGIN;
+    if lowest_pace < top as f64 {
+        return Ok(());
+    }
+    Err(ConfigError::new(
+        "--pace",
+        format!(
+            "the floor {floor_text} leaves no room to pace below {top_words}: \
+             the pace keeps {:.0}% above the floor, so the top rate must be above {}",
+            (GIVEN_FLOOR_MARGIN - 1.0) * 100.0,
+            Rate(lowest_pace)
+        ),
+    ))
+}
+
+/// Refuses a `--pace` floor that `-R` leaves no room above: the output
+/// cap is the top rate when it is lower than the range's own.
+pub fn check_pace_under_cap(
+    pace: &PaceRequest,
+    pace_text: Option<&str>,
+    cap: Option<u64>,
+    cap_text: Option<&str>,
+) -> Result<(), ConfigError> {
+    let (PaceRequest::On(settings), Some(cap), Some(cap_text)) = (pace, cap, cap_text) else {
+        return Ok(());
+    };
+    let Some(floor) = settings.floor else {
+        return Ok(());
+    };
+    if settings.ceiling.is_some_and(|c| c <= cap) {
+        return Ok(());
+    }
+    let floor_text = pace_text
+        .and_then(|t| t.split(':').next())
+        .unwrap_or("")
+        .trim();
+    room_to_pace(
+        floor,
+        cap,
+        floor_text,
+        &format!("-R {cap_text}, the output's cap"),
+    )
 }
 
 pub fn parse_rate(text: Option<&str>, flag: &str) -> Result<Option<u64>, ConfigError> {
