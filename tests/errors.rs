@@ -19,6 +19,21 @@ mod usage;
 #[path = "errors/written_paths.rs"]
 mod written_paths;
 
+/// Runs tapebuf in `dir`, with nothing on standard input: its exit code
+/// and its standard error.
+pub fn run_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = common::tapebuf()
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The lines of `stderr` that are not the summary.
 pub fn error_lines(stderr: &str) -> Vec<&str> {
     stderr

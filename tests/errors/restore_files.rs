@@ -4,23 +4,10 @@
 //! with status 1, and the manifest and every volume are left as they were.
 
 use std::path::Path;
-use std::process::Stdio;
 
 use crate::common::*;
 use crate::error_lines;
-
-fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = tapebuf()
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::run_in;
 
 /// Changes one byte of the file at `path`, at `at`.
 fn damage(path: &Path, at: usize) {

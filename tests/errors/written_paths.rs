@@ -10,20 +10,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::common::*;
-
-/// Runs tapebuf in `dir`, with nothing on standard input.
-fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = tapebuf()
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::run_in;
 
 /// The sha256 of every file in `dir` (through links), by name.
 fn files(dir: &Path) -> BTreeMap<String, String> {
