@@ -57,6 +57,19 @@ fn volume_head(dir: &Path, number: usize, data: &[u8], records: &str) -> String 
     )
 }
 
+/// Runs `tapebuf report` on `manifest`, asserts that it fails with status
+/// 1 (a report's invalid input, tapebuf(1), REPORT) and says `why` about
+/// it in one line, and returns what it printed on stdout.
+fn assert_refused(manifest: &Path, why: &str) -> String {
+    let (code, stdout, stderr) = report(&[manifest]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        format!("tapebuf: report: {}: {why}\n", manifest.display())
+    );
+    stdout
+}
+
 fn edit(path: &Path, change: impl FnOnce(&mut serde_json::Value)) {
     let mut value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -168,16 +181,11 @@ fn a_manifest_of_a_newer_version_is_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let (manifest, _) = backed_up(dir.path());
     edit(&manifest, |m| m["version"] = 2.into());
-    let (code, stdout, stderr) = report(&[&manifest]);
-    assert_eq!(code, Some(1));
-    assert_eq!(stdout, "");
-    assert_eq!(
-        stderr,
-        format!(
-            "tapebuf: report: {}: is manifest version 2; this tapebuf reads up to version 1\n",
-            manifest.display()
-        )
+    let stdout = assert_refused(
+        &manifest,
+        "is manifest version 2; this tapebuf reads up to version 1",
     );
+    assert_eq!(stdout, "");
 }
 
 #[test]
@@ -187,30 +195,13 @@ fn a_manifest_that_claims_the_impossible_is_refused_naming_the_field() {
     edit(&manifest, |m| {
         m["volumes"][0]["fingerprint"]["bytes"] = 1_000_000_000_000_000u64.into()
     });
-    let (code, stdout, stderr) = report(&[&manifest]);
-    // A report's invalid input is status 1 (tapebuf(1), REPORT).
-    assert_eq!(code, Some(1));
+    let stdout = assert_refused(&manifest, "volumes[0].fingerprint.bytes: 1000000000000000 is more than the 65536 bytes a fingerprint covers");
     assert_eq!(stdout, "");
-    assert_eq!(
-        stderr,
-        format!(
-            "tapebuf: report: {}: volumes[0].fingerprint.bytes: 1000000000000000 is more than the 65536 bytes a fingerprint covers\n",
-            manifest.display()
-        )
-    );
     edit(&manifest, |m| {
         m["volumes"][0]["fingerprint"]["bytes"] = 65536.into();
         m["volumes"].as_array_mut().unwrap().pop();
     });
-    let (code, _, stderr) = report(&[&manifest]);
-    assert_eq!(code, Some(1));
-    assert_eq!(
-        stderr,
-        format!(
-            "tapebuf: report: {}: stream.bytes: 3000000 is not the 2097152 bytes the 2 volume entries hold; a volume's entry is missing or wrong\n",
-            manifest.display()
-        )
-    );
+    assert_refused(&manifest, "stream.bytes: 3000000 is not the 2097152 bytes the 2 volume entries hold; a volume's entry is missing or wrong");
 }
 
 #[test]
@@ -222,16 +213,8 @@ fn a_manifest_over_64_mib_is_refused_by_its_size() {
         .open(&manifest)
         .unwrap();
     file.set_len(65 << 20).unwrap();
-    let (code, stdout, stderr) = report(&[&manifest]);
-    assert_eq!(code, Some(1));
+    let stdout = assert_refused(&manifest, "is 68157440 bytes; a manifest is at most 67108864 bytes (64 MiB, see tapebuf(1), MANIFESTS)");
     assert_eq!(stdout, "");
-    assert_eq!(
-        stderr,
-        format!(
-            "tapebuf: report: {}: is 68157440 bytes; a manifest is at most 67108864 bytes (64 MiB, see tapebuf(1), MANIFESTS)\n",
-            manifest.display()
-        )
-    );
 }
 
 #[test]

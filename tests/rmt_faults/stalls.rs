@@ -96,6 +96,21 @@ fn wait_with_deadline(child: &mut Child, within: Duration) -> ExitStatus {
     }
 }
 
+/// Sends `signal` to tapebuf, waits (bounded) for it to end, and reads
+/// what it said on standard error.
+fn signal_and_finish(child: &mut Child, signal: Signal) -> (ExitStatus, String) {
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    let status = wait_with_deadline(child, Duration::from_secs(10));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status, stderr)
+}
+
 #[test]
 fn an_interrupt_while_the_server_stalls_reports_only_acknowledged_bytes() {
     for (signal, name) in [(Signal::SIGINT, "SIGINT"), (Signal::SIGTERM, "SIGTERM")] {
@@ -121,15 +136,7 @@ fn an_interrupt_while_the_server_stalls_reports_only_acknowledged_bytes() {
             < 6
         {}
         let shell = pid_in(&fake.pid_file, Duration::from_secs(5));
-        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-        let status = wait_with_deadline(&mut child, Duration::from_secs(10));
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
+        let (status, stderr) = signal_and_finish(&mut child, signal);
         drop(feeder);
         assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
         let acked = 3 * (256 << 10) as u64;
@@ -275,15 +282,7 @@ fn interrupted_while_the_server_stalls(dir: &Path, args: &[&str], signal: Signal
         pgid_of(child.id() as i32),
         "the shell leads its own group"
     );
-    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-    let status = wait_with_deadline(&mut child, Duration::from_secs(10));
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let (status, stderr) = signal_and_finish(&mut child, signal);
     assert_eq!(status.signal(), Some(signal as i32), "{stderr}");
     assert_eq!(stderr, said);
     assert!(
