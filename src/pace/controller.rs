@@ -39,6 +39,7 @@
 //! top rate), `mode` (stalls) and `judge` (the share of time fed at the
 //! floor). This file holds the state of one run and ties them together.
 
+use super::full_speed::{FullSpeed, FullSpeedWhy};
 use super::judge::Judge;
 use super::learn::TopLearner;
 use super::mode::{is_stall, Mode, Stall};
@@ -70,6 +71,7 @@ pub struct Controller {
     learner: TopLearner,
     stalls: Vec<Stall>,
     judge: Judge,
+    full_speed: FullSpeed,
 }
 
 impl Controller {
@@ -89,6 +91,7 @@ impl Controller {
             learner: TopLearner::default(),
             stalls: Vec::new(),
             judge: Judge::default(),
+            full_speed: FullSpeed::default(),
         }
     }
 
@@ -129,6 +132,7 @@ impl Controller {
             mode: self.mode,
             stall: self.stalls.first().copied(),
             inside_share: self.inside_share(),
+            full_speed: self.full_speed.clone(),
         }
     }
 
@@ -174,6 +178,13 @@ impl Controller {
                 }
             }
         };
+        let why = match (rate, self.mode) {
+            (Some(_), _) => None,
+            (None, Mode::Learning) => Some(FullSpeedWhy::Learning),
+            (None, Mode::Bursts) => Some(FullSpeedWhy::Bursts),
+            (None, Mode::Pacing) => Some(FullSpeedWhy::RingFull),
+        };
+        self.full_speed.plan(view.now, why, !view.input_done);
         self.last_plan = Some(plan);
         self.judge.sent(bytes);
         plan
@@ -206,6 +217,9 @@ impl Controller {
     /// the writer will wait for the high watermark, or a write waited for
     /// a volume change. What follows is a new burst.
     pub fn ran_dry(&mut self) {
+        if let Some(v) = self.target.last_view() {
+            self.full_speed.rest(v.now);
+        }
         self.target.rest();
         self.learner.rest();
     }

@@ -16,6 +16,7 @@
 
 pub mod controller;
 pub mod drive_model;
+pub mod full_speed;
 mod judge;
 mod learn;
 pub mod mode;
@@ -27,6 +28,7 @@ mod target;
 pub mod view;
 
 pub use controller::Controller;
+pub use full_speed::{FullSpeed, FullSpeedTally, FullSpeedWhy};
 pub use mode::{Mode, Stall};
 pub use report::PaceReport;
 pub use settings::{PaceRequest, PaceSettings};

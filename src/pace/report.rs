@@ -5,6 +5,7 @@
 //! The invariant: `describe` gives exactly one clause, whatever happened,
 //! so the summary line reads the same way for every run.
 
+use super::full_speed::FullSpeed;
 use super::mode::{Mode, Stall};
 use crate::base::size::Rate;
 
@@ -21,6 +22,8 @@ pub struct PaceReport {
     /// The share of time, once the floor was known, in which the outputs
     /// were fed at the floor or faster.
     pub inside_share: Option<f64>,
+    /// When and why the writer went at full speed.
+    pub full_speed: FullSpeed,
 }
 
 impl PaceReport {

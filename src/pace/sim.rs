@@ -40,6 +40,38 @@ impl Producer {
         }
     }
 
+    /// Alternates `fast` and `slow` rates, each phase lasting a
+    /// pseudo-random time within its range (seconds), the same for the
+    /// same `seed`: tar's rhythm of runs of big and small files.
+    pub fn irregular(
+        fast: (f64, (f64, f64)),
+        slow: (f64, (f64, f64)),
+        seed: u64,
+        total_bytes: f64,
+    ) -> Producer {
+        let mut state = seed | 1;
+        let mut next = move |(lo, hi): (f64, f64)| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let u = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
+            lo + (hi - lo) * u
+        };
+        let mut phases = Vec::new();
+        let mut bytes = 0.0;
+        while bytes < total_bytes {
+            for (rate, range) in [fast, slow] {
+                let len = next(range);
+                bytes += len * rate;
+                phases.push((len, rate));
+            }
+        }
+        Producer {
+            phases,
+            total_bytes,
+        }
+    }
+
     fn rate_at(&self, work_s: f64) -> f64 {
         let cycle: f64 = self.phases.iter().map(|p| p.0).sum();
         let mut t = work_s % cycle;
