@@ -1,5 +1,6 @@
 //! The observers of a run: the live progress bar, the periodic status
-//! records, the `--stats` timeline and the JSON summary.
+//! records, the `--stats` timeline, the JSON summary, and the ring clock
+//! (the time the ring spent near full and near empty, kept for every run).
 //!
 //! Each live observer is its own thread that reads the atomic counters in
 //! `Stats` on a timer; none of them ever makes the reader or the writer
@@ -11,6 +12,7 @@
 pub mod progress;
 pub mod progress_line;
 pub mod record;
+pub mod ring_time;
 pub mod settings;
 pub mod stats_log;
 pub mod status_log;
@@ -138,7 +140,7 @@ impl Observers {
     ) -> Observers {
         let bar_slot = Bar::default();
         let (stop_tx, stop_rx) = bounded::<()>(0);
-        let mut threads = Vec::new();
+        let mut threads = vec![ring_time::spawn(Arc::clone(stats), stop_rx.clone())];
         let total_bytes = o.total_bytes.or(run.input_bytes);
         if progress::wanted(o.progress) {
             threads.push(progress::spawn(

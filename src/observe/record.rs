@@ -8,6 +8,8 @@
 //! Length: the whole schema, every record and field, is kept in one file
 //! so that it reads as the one format it is.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::observe::summary::Summary;
@@ -153,9 +155,9 @@ pub struct SummaryRecord {
     pub failed_outputs: Vec<String>,
     pub stalled: Option<String>,
     /// How pacing went; null when `--pace` was off. Absent in files from
-    /// before pacing.
+    /// before pacing. Boxed to keep `Record` small.
     #[serde(default)]
-    pub pace: Option<PaceSummary>,
+    pub pace: Option<Box<PaceSummary>>,
     /// Which ring ran. Absent in files from before the zero-copy ring.
     #[serde(default)]
     pub ring: Option<Box<RingSummary>>,
@@ -201,8 +203,9 @@ pub struct VolumeBytes {
 }
 
 /// The summary's `ring` object: the zero-copy ring or the copying one,
-/// why, and the kernel pipe memory the zero-copy ring held.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// why, the kernel pipe memory the zero-copy ring held, and the time the
+/// ring spent near full and near empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RingSummary {
     /// "zero-copy" or "copying".
     pub kind: String,
@@ -218,6 +221,15 @@ pub struct RingSummary {
     pub pipe_bytes: u64,
     /// The most bytes the ring held at once (whole blocks).
     pub peak_held_bytes: u64,
+    /// Seconds the ring held at least 90% of its blocks, from the
+    /// writer's start to the input's end (`observe::ring_time`). Absent
+    /// in files from before, read as null.
+    #[serde(default)]
+    pub near_full_s: Option<f64>,
+    /// Seconds the ring held at most 10% of its blocks, over the same
+    /// span. Absent in files from before, read as null.
+    #[serde(default)]
+    pub near_empty_s: Option<f64>,
 }
 
 /// What the pacing controller was doing at the end of the run.
@@ -257,6 +269,19 @@ pub struct PaceSummary {
     /// The share of time, from 0 to 1, once the floor was known, in which
     /// the outputs were fed at the floor or faster.
     pub inside_share: Option<f64>,
+    /// The writer's full-speed episodes while pacing, by reason
+    /// (`FullSpeedWhy::key`: "ring_full", "learning", "bursts"), each
+    /// reason always present. Absent in files from before, read as empty.
+    #[serde(default)]
+    pub full_speed: BTreeMap<String, FullSpeedCount>,
+}
+
+/// How often the writer went at full speed for one reason, and for how
+/// long in all.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FullSpeedCount {
+    pub times: u64,
+    pub seconds: f64,
 }
 
 impl PaceSummary {
@@ -276,6 +301,15 @@ impl PaceSummary {
                 pace_bps: s.pace.round(),
             }),
             inside_share: report.inside_share.map(|x| (x * 1000.0).round() / 1000.0),
+            full_speed: (report.full_speed.each().iter())
+                .map(|(why, t)| {
+                    let count = FullSpeedCount {
+                        times: t.times,
+                        seconds: round_ms(t.seconds),
+                    };
+                    (why.key().to_string(), count)
+                })
+                .collect(),
         }
     }
 }
@@ -314,6 +348,8 @@ impl SummaryRecord {
                 pipes: summary.ring.pipes as u64,
                 pipe_bytes: summary.ring.pipe_bytes,
                 peak_held_bytes: summary.peak_held_bytes,
+                near_full_s: Some(round_ms(summary.near_full_s)),
+                near_empty_s: Some(round_ms(summary.near_empty_s)),
             })),
             detail: Box::new(SummaryDetail {
                 tape_output: summary.tape_output,
@@ -334,7 +370,7 @@ impl SummaryRecord {
     /// The record with how pacing went, from `Stats::pace_report`.
     pub fn with_pace(self, report: Option<&PaceReport>) -> SummaryRecord {
         SummaryRecord {
-            pace: report.map(PaceSummary::new),
+            pace: report.map(|r| Box::new(PaceSummary::new(r))),
             ..self
         }
     }
@@ -457,6 +493,7 @@ mod tests {
                 pace: 21_000_000.2,
             }),
             inside_share: Some(0.87654),
+            full_speed: Default::default(),
         };
         let json = serde_json::to_value(PaceSummary::new(&report)).unwrap();
         assert_eq!(
@@ -468,6 +505,11 @@ mod tests {
                 "mode": "bursts",
                 "stall": {"at_s": 12.346, "held_s": 0.5, "pace_bps": 21_000_000.0},
                 "inside_share": 0.877,
+                "full_speed": {
+                    "ring_full": {"times": 0, "seconds": 0.0},
+                    "learning": {"times": 0, "seconds": 0.0},
+                    "bursts": {"times": 0, "seconds": 0.0},
+                },
             })
         );
         let learning = PaceReport {
@@ -477,6 +519,7 @@ mod tests {
             mode: Mode::Learning,
             stall: None,
             inside_share: None,
+            full_speed: Default::default(),
         };
         let json = serde_json::to_value(PaceSummary::new(&learning)).unwrap();
         assert_eq!(json["mode"], "learning");
@@ -486,5 +529,43 @@ mod tests {
         );
         let back: PaceSummary = serde_json::from_value(json).unwrap();
         assert_eq!(back, PaceSummary::new(&learning));
+    }
+
+    #[test]
+    fn the_pace_object_counts_full_speed_by_reason_and_old_files_read_without_it() {
+        let mut report = PaceReport {
+            floor_bps: Some(20e6),
+            top_bps: Some(80e6),
+            top_learned: false,
+            mode: Mode::Pacing,
+            stall: None,
+            inside_share: None,
+            full_speed: Default::default(),
+        };
+        report.full_speed.ring_full = crate::pace::FullSpeedTally {
+            times: 3,
+            seconds: 2.12345,
+        };
+        let json = serde_json::to_value(PaceSummary::new(&report)).unwrap();
+        assert_eq!(json["full_speed"]["ring_full"]["times"], 3);
+        assert_eq!(json["full_speed"]["ring_full"]["seconds"], 2.123);
+        assert_eq!(json["full_speed"]["bursts"]["times"], 0);
+        let old = r#"{"floor_bps":1.0,"top_bps":2.0,"top_learned":false,"mode":"pacing","stall":null,"inside_share":null}"#;
+        let back: PaceSummary = serde_json::from_str(old).unwrap();
+        assert!(back.full_speed.is_empty());
+    }
+
+    #[test]
+    fn the_ring_object_gives_the_time_near_full_and_near_empty_or_null_in_old_files() {
+        let mut summary = Summary::collect(&crate::pipeline::stats::Stats::new(4, 1), None, None);
+        summary.near_full_s = 1.23456;
+        summary.near_empty_s = 0.5;
+        let (json, back) = round_trip(&Record::Summary(SummaryRecord::new(&summary)));
+        assert_eq!(json["ring"]["near_full_s"], 1.235);
+        assert_eq!(json["ring"]["near_empty_s"], 0.5);
+        assert_eq!(back, Record::Summary(SummaryRecord::new(&summary)));
+        let old = r#"{"kind":"zero-copy","why":null,"pipe_bytes":0,"peak_held_bytes":0}"#;
+        let ring: RingSummary = serde_json::from_str(old).unwrap();
+        assert_eq!((ring.near_full_s, ring.near_empty_s), (None, None));
     }
 }

@@ -5,7 +5,9 @@
 //! (about 160 characters for an ordinary run): bytes in and out, time and
 //! rate. Detail that only matters on a tape (underruns, which stop the
 //! drive; the ring and its kernel memory; each volume's bytes) is added for
-//! a tape output, with `--verbose`, or after anything went wrong. What went
+//! a tape output, with `--verbose`, or after anything went wrong. The time
+//! the ring spent near full and near empty is added there too, and for a
+//! paced run, whenever it reached a tenth of a second. What went
 //! wrong is never left out: every failed output, a failed input, a stall,
 //! and bytes read but not committed, so no data is ever lost silently.
 //! `--summary-json` carries every fact whatever the line shows.
@@ -62,6 +64,9 @@ pub struct Summary {
     /// The most bytes the ring held at once: full blocks, and the one
     /// being filled.
     pub peak_held_bytes: u64,
+    /// Seconds the ring spent near full and near empty (`ring_time`).
+    pub near_full_s: f64,
+    pub near_empty_s: f64,
     /// `--verbose`: the line gives every detail, as on a tape.
     pub verbose: bool,
 }
@@ -140,6 +145,14 @@ impl Summary {
             pace: stats.pace_report(),
             ring: stats.ring.clone(),
             peak_held_bytes: peak_held_bytes(stats),
+            near_full_s: stats
+                .near_full_ns
+                .load(std::sync::atomic::Ordering::Relaxed) as f64
+                / 1e9,
+            near_empty_s: stats
+                .near_empty_ns
+                .load(std::sync::atomic::Ordering::Relaxed) as f64
+                / 1e9,
             verbose: false,
         }
     }
@@ -203,6 +216,9 @@ impl Summary {
             );
         }
         parts.extend(self.pace.as_ref().map(PaceReport::describe));
+        if detailed || self.pace.is_some() {
+            parts.extend(self.ring_time());
+        }
         parts.extend(self.input_note.clone());
         if self.pad_bytes > 0 {
             parts.push(format!(
@@ -221,6 +237,17 @@ impl Summary {
         }
         parts.extend(self.troubles());
         format!("tapebuf: summary: {}", parts.join("; "))
+    }
+
+    /// The time near full and near empty, for a run that paced or gives
+    /// every detail; None when neither reached a tenth of a second.
+    fn ring_time(&self) -> Option<String> {
+        (self.near_full_s >= 0.05 || self.near_empty_s >= 0.05).then(|| {
+            format!(
+                "ring near full {:.1} s, near empty {:.1} s",
+                self.near_full_s, self.near_empty_s
+            )
+        })
     }
 
     /// What went wrong, in capitals where a script greps for it; empty
@@ -245,150 +272,5 @@ impl Summary {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn summary(read: u64, written: u64) -> Summary {
-        Summary {
-            snapshot: Snapshot {
-                seconds: 2.0,
-                read_bytes: read,
-                written_bytes: written,
-                underruns: 3,
-                overruns: 4,
-                ..Snapshot::default()
-            },
-            failed_outputs: vec![],
-            input_error: None,
-            interrupted_by: None,
-            stalled: None,
-            volumes: vec![],
-            input_note: None,
-            pad_bytes: 0,
-            tape_output: false,
-            pace: None,
-            ring: RingPath {
-                zero_copy: true,
-                why: String::new(),
-                pipe_bytes: 128 << 20,
-                pipes: 512,
-            },
-            peak_held_bytes: 1 << 20,
-            verbose: false,
-        }
-    }
-
-    #[test]
-    fn a_clean_run_off_tape_gives_counts_and_rate_and_nothing_that_reads_as_alarm() {
-        let s = summary(1000, 1000);
-        assert!(s.is_clean());
-        assert_eq!(
-            s.line(),
-            "tapebuf: summary: in 1000 bytes, out 1000 bytes (1000 B), 2.000 s, 500 B/s"
-        );
-    }
-
-    #[test]
-    fn verbose_adds_the_underruns_explained_and_the_ring() {
-        let line = summary(10, 10).verbose(true).line();
-        assert!(
-            line.contains(
-                ", 3 underruns, 4 overruns; underruns: the input was the slower side, which only a tape would feel"
-            ),
-            "{line}"
-        );
-        assert!(
-            line.ends_with(
-                "; zero-copy ring: 512 pipes, 128.00 MiB of kernel pipe memory, peak 1.00 MiB held"
-            ),
-            "{line}"
-        );
-    }
-
-    #[test]
-    fn a_tape_output_always_gets_its_stops_and_its_ring() {
-        let mut s = summary(10, 10);
-        s.tape_output = true;
-        let line = s.line();
-        assert!(
-            line.contains(", 3 underruns, 4 overruns; each underrun stopped the drive"),
-            "{line}"
-        );
-        assert!(line.contains("; zero-copy ring: 512 pipes"), "{line}");
-        s.snapshot.underruns = 0;
-        let line = s.line();
-        assert!(
-            line.contains(", 0 underruns, 4 overruns; zero-copy"),
-            "{line}"
-        );
-        assert!(!line.contains("stopped the drive"), "{line}");
-    }
-
-    #[test]
-    fn the_copying_rings_reason_reads_after_because() {
-        let mut s = summary(10, 10).verbose(true);
-        s.ring = RingPath {
-            why: "--manifest hashes every byte".into(),
-            ..RingPath::default()
-        };
-        assert!(
-            s.line()
-                .ends_with("; copying ring, because --manifest hashes every byte"),
-            "{}",
-            s.line()
-        );
-    }
-
-    #[test]
-    fn volumes_are_counted_off_tape_and_listed_on_tape() {
-        let mut s = summary(3000, 3000);
-        s.volumes.push(VolumeList {
-            endpoint: "-o v.%02d".into(),
-            bytes: vec![1000, 1000, 1000],
-        });
-        s.volumes.push(VolumeList {
-            endpoint: "-i in".into(),
-            bytes: vec![3000],
-        });
-        let line = s.line();
-        assert!(line.ends_with("; -o v.%02d: 3 volumes"), "{line}");
-        s.tape_output = true;
-        let line = s.line();
-        assert!(
-            line.contains("; -o v.%02d volumes: #1 1000 bytes, #2 1000 bytes, #3 1000 bytes; -i in volumes: #1 3000 bytes; "),
-            "{line}"
-        );
-    }
-
-    #[test]
-    fn uncommitted_bytes_are_named_with_every_detail_and_not_clean() {
-        let s = summary(1000, 400);
-        assert!(!s.is_clean());
-        let line = s.line();
-        assert!(line.contains(", 3 underruns, 4 overruns"), "{line}");
-        assert!(line.contains("; zero-copy ring: "), "{line}");
-        assert!(
-            line.ends_with("; 600 bytes read but not committed"),
-            "{line}"
-        );
-        assert!(!line.contains("slower side"), "{line}");
-    }
-
-    #[test]
-    fn failed_outputs_and_interruption_are_named() {
-        let mut s = summary(10, 10);
-        s.failed_outputs
-            .push("/mnt/b: write failed at byte 0: boom".into());
-        s.interrupted_by = Some("SIGINT");
-        let line = s.line();
-        assert!(
-            line.starts_with("tapebuf: summary: interrupted by SIGINT: in 10 bytes"),
-            "{line}"
-        );
-        assert!(
-            line.ends_with("; FAILED /mnt/b: write failed at byte 0: boom"),
-            "{line}"
-        );
-        assert!(!s.is_clean());
-    }
-}
+#[path = "summary_tests.rs"]
+mod tests;

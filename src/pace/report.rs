@@ -1,11 +1,13 @@
 //! How pacing went, for the summary and the stats log: the range in force,
 //! whether the top was learned, the mode at the end, the stall that ended
-//! pacing, and the share of time the outputs were fed at the floor.
+//! pacing, the share of time the outputs were fed at the floor, and when
+//! and why the writer went at full speed.
 //!
-//! The invariant: `describe` gives exactly one clause, whatever happened,
-//! so the summary line reads the same way for every run.
+//! The invariant: `describe` gives exactly one clause on how pacing went,
+//! whatever happened, so the summary line reads the same way for every
+//! run; a second clause on full speed follows only when there was any.
 
-use super::full_speed::FullSpeed;
+use super::full_speed::{FullSpeed, FullSpeedTally, FullSpeedWhy};
 use super::mode::{Mode, Stall};
 use crate::base::size::Rate;
 
@@ -27,8 +29,17 @@ pub struct PaceReport {
 }
 
 impl PaceReport {
-    /// One clause for the summary line.
+    /// The clause on how pacing went, then the one on full speed when the
+    /// writer went at full speed at all.
     pub fn describe(&self) -> String {
+        match full_speed_clause(&self.full_speed.each()) {
+            Some(full) => format!("{}; {full}", self.how()),
+            None => self.how(),
+        }
+    }
+
+    /// One clause on how pacing went.
+    fn how(&self) -> String {
         let rate = |bps: f64| Rate(bps).to_string();
         match (self.mode, self.floor_bps, self.top_bps, self.stall) {
             (Mode::Bursts, _, _, Some(stall)) => format!(
@@ -57,5 +68,69 @@ impl PaceReport {
                   top rate: bursts"
                 .to_string(),
         }
+    }
+}
+
+/// "full speed 3 times (2.1 s) because the ring was full, once (0.4 s)
+/// while learning the top rate": every reason that happened, in the order
+/// given; None when none did.
+pub fn full_speed_clause(tallies: &[(FullSpeedWhy, FullSpeedTally)]) -> Option<String> {
+    let each: Vec<String> = (tallies.iter())
+        .filter(|(_, t)| t.times > 0)
+        .map(|(why, t)| {
+            let times = match t.times {
+                1 => "once".to_string(),
+                n => format!("{n} times"),
+            };
+            let link = match why {
+                FullSpeedWhy::Learning => "while",
+                FullSpeedWhy::RingFull | FullSpeedWhy::Bursts => "because",
+            };
+            format!("{times} ({:.1} s) {link} {}", t.seconds, why.words())
+        })
+        .collect();
+    (!each.is_empty()).then(|| format!("full speed {}", each.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(times: u64, seconds: f64) -> FullSpeedTally {
+        FullSpeedTally { times, seconds }
+    }
+
+    #[test]
+    fn full_speed_is_named_by_reason_only_when_it_happened() {
+        let mut report = PaceReport {
+            floor_bps: Some(20e6),
+            top_bps: Some(80e6),
+            top_learned: true,
+            mode: Mode::Pacing,
+            stall: None,
+            inside_share: None,
+            full_speed: FullSpeed::default(),
+        };
+        let paced = "paced between 20.0 MB/s (floor) and 80.0 MB/s (top, learned)";
+        assert_eq!(report.describe(), paced);
+        report.full_speed.ring_full = tally(3, 2.14);
+        report.full_speed.learning = tally(1, 0.4);
+        assert_eq!(
+            report.describe(),
+            format!(
+                "{paced}; full speed 3 times (2.1 s) because the ring was full, \
+                 once (0.4 s) while learning the top rate"
+            )
+        );
+    }
+
+    #[test]
+    fn bursts_after_stops_read_as_the_reason_for_full_speed() {
+        let tallies = [(FullSpeedWhy::Bursts, tally(7, 12.0))];
+        assert_eq!(
+            full_speed_clause(&tallies).unwrap(),
+            "full speed 7 times (12.0 s) because pacing was off after stops"
+        );
+        assert_eq!(full_speed_clause(&[]), None);
     }
 }

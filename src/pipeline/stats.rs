@@ -78,6 +78,11 @@ pub struct Stats {
     /// the drops to empty between its samples.
     fill_high_blocks: AtomicU64,
     fill_low_blocks: AtomicU64,
+    /// Nanoseconds the ring spent near full and near empty, kept by the
+    /// observers' ring clock (`observe::ring_time`), never by the data
+    /// path.
+    pub near_full_ns: AtomicU64,
+    pub near_empty_ns: AtomicU64,
 }
 
 /// A consistent-enough copy of the counters at one moment. The default is
@@ -152,6 +157,8 @@ impl Stats {
             reader_waiting: AtomicBool::new(false),
             fill_high_blocks: AtomicU64::new(0),
             fill_low_blocks: AtomicU64::new(0),
+            near_full_ns: AtomicU64::new(0),
+            near_empty_ns: AtomicU64::new(0),
         }
     }
 

@@ -19,8 +19,11 @@
 //! (four times -m, and -P at least 90).
 //!
 //! A run recorded with `--pace` gets one more line: the range of the pace
-//! targets the writer held, and at how many samples it held one.
+//! targets the writer held, and at how many samples it held one. A file
+//! whose summary has them gets a line on the ring (`ring_seen`): the time
+//! near full and near empty, and the full-speed episodes by reason.
 
+use super::ring_seen::RingSeen;
 use super::timeline::Timeline;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 
@@ -50,6 +53,8 @@ pub struct Analysis {
     pub volume_changes: u64,
     /// None when the run did not pace.
     pub pace: Option<PaceSeen>,
+    /// None when the file's summary says nothing of the ring's times.
+    pub ring: Option<RingSeen>,
     pub hint: String,
 }
 
@@ -152,6 +157,7 @@ impl Analysis {
             },
             volume_changes: t.last().volume.saturating_sub(1) as u64,
             pace: PaceSeen::of(t),
+            ring: RingSeen::of(t),
             hint: String::new(),
         };
         a.hint = hint(&a, t);
@@ -199,6 +205,7 @@ impl Analysis {
             ),
         ];
         lines.extend(self.pace.map(|p| p.line()));
+        lines.extend(self.ring.as_ref().map(RingSeen::line));
         lines.push(format!("hint: {}", self.hint));
         lines
     }

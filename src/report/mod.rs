@@ -20,6 +20,7 @@ pub mod manifest;
 pub mod plot;
 pub mod probe;
 pub mod probe_plot;
+pub mod ring_seen;
 pub mod timeline;
 
 use std::io::{self, Write};
