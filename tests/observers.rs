@@ -227,3 +227,65 @@ fn a_run_without_pacing_records_null_targets_and_no_pace_summary() {
     assert_eq!(summary["kind"], "summary");
     assert!(summary["pace"].is_null(), "{summary}");
 }
+
+/// Records a run of 3 MB from a file, which the reader reads at once,
+/// into a 1 MiB ring written out at 2 MiB/s (-R): the reader waits for
+/// room for most of the run. Returns the stats file's summary record, the
+/// `--summary-json` object and stderr.
+fn record_a_full_ring(dir: &Path, extra: &[&str]) -> (Value, Value, String) {
+    let input = input_file(dir, 3_000_000);
+    let stats = dir.join("full.jsonl");
+    let json = dir.join("full.json");
+    let out = dir.join("out").display().to_string();
+    let mut args = vec![
+        "-i", &input, "-o", &out, "-s", "64k", "-m", "1M", "-R", "2M",
+    ];
+    args.extend(extra);
+    args.extend(["--stats", stats.to_str().unwrap()]);
+    args.extend(["--summary-json", json.to_str().unwrap()]);
+    let stderr = run_ok(&args);
+    let recs = records(&stats);
+    let written = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (recs.last().unwrap().clone(), written, stderr)
+}
+
+#[test]
+fn a_ring_the_reader_waits_on_counts_its_time_near_full_paced_or_not() {
+    for extra in [&[][..], &["--pace", "500kB:1MB"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let (summary, written, stderr) = record_a_full_ring(dir.path(), extra);
+        assert_eq!(summary["kind"], "summary");
+        assert_eq!(summary["ring"], written["ring"], "{extra:?}");
+        let t = summary["t_s"].as_f64().unwrap();
+        let full = summary["ring"]["near_full_s"].as_f64().unwrap();
+        let empty = summary["ring"]["near_empty_s"].as_f64().unwrap();
+        // About 1.4 s of writing, nearly all of it on a full ring.
+        assert!(full > 0.3 && full > empty, "{extra:?}: {summary}");
+        assert!(full + empty <= t, "{extra:?}: {summary}");
+        let report = common::tapebuf()
+            .arg("report")
+            .arg(dir.path().join("full.jsonl"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&report.stdout);
+        assert!(text.contains("\nring: near full "), "{text}");
+        if extra.is_empty() {
+            assert!(summary["pace"].is_null(), "{summary}");
+            continue;
+        }
+        // Paced: the writer gave way to the full ring, and said why.
+        let fast = &summary["pace"]["full_speed"];
+        assert_eq!(fast, &written["pace"]["full_speed"]);
+        assert_eq!(fast["learning"]["times"], 0, "{summary}");
+        assert!(
+            fast["ring_full"]["times"].as_u64().unwrap() >= 1,
+            "{summary}"
+        );
+        let seconds = fast["ring_full"]["seconds"].as_f64().unwrap();
+        assert!(seconds > 0.0 && seconds <= t, "{summary}");
+        let line = common::summary_line(&stderr);
+        assert!(line.contains("because the ring was full"), "{line}");
+        assert!(line.contains("; ring near full "), "{line}");
+        assert!(text.contains("because the ring was full"), "{text}");
+    }
+}
