@@ -2,7 +2,10 @@
 //!
 //! The data path only ever does relaxed atomic adds here; observers (the
 //! status line, the summary, the progress bar and the stats log) read the
-//! counters whenever they like and never make the data path wait.
+//! counters whenever they like and never make the data path wait. The one
+//! thing an observer writes here is the ring's time near full and near
+//! empty (`near_full_ns`, `near_empty_ns`), which only the ring clock
+//! (`observe::ring_time`) keeps, off the data path.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
