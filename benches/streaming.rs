@@ -15,7 +15,7 @@
 //!
 //!     cargo bench --bench streaming
 //!
-//! The grid (36 cells, about 50 minutes with one run): the irregular
+//! The grid (36 cells, about 55 minutes with one run): the irregular
 //! tar-like input on each ring (16M, 32M, 128M, 512M) behind the 12 to
 //! 40 MB/s speed-matching drive at each speed check (2, 50, 250 ms) and
 //! buffer (4, 64 MB), and behind the 40 MB/s fixed-speed drive; the long

@@ -59,9 +59,26 @@ impl Cell<'_> {
         }
     }
 
-    /// Seconds a run takes when the producer never waits.
+    /// The ring's bytes (`-m`'s M is MiB for both tapebuf and mbuffer).
+    pub fn ring_bytes(&self) -> f64 {
+        let mib: f64 = self
+            .ring
+            .trim_end_matches('M')
+            .parse()
+            .expect("a ring in MiB");
+        mib * 1024.0 * 1024.0
+    }
+
+    /// Seconds a run takes at least: the producer's own time, or the time
+    /// to fill the ring to its start watermark (90%) and then write every
+    /// byte at the drive's top speed, whichever is longer.
     pub fn expected_s(&self) -> f64 {
-        self.input.schedule.seconds_for(self.total_bytes as f64)
+        let bytes = self.total_bytes as f64;
+        let schedule = &self.input.schedule;
+        let first_byte_s = schedule.seconds_for((0.9 * self.ring_bytes()).min(bytes));
+        schedule
+            .seconds_for(bytes)
+            .max(first_byte_s + bytes / self.drive.spec.top())
     }
 }
 
