@@ -2,6 +2,16 @@
 //! stdout only while the drive model has room, advancing the model with
 //! the wall clock, so the contender sees the back-pressure a drive would
 //! give it; every byte is counted and hashed.
+//!
+//! The model is exact between offers (`DriveModel::advance` steps through
+//! every speed check, dry buffer and end of a reposition on its own), so
+//! what the thread's timing can distort is only when bytes are offered.
+//! While the tape moves and the drive has no room, the thread naps at most
+//! `NAP_S` before offering again, so a drive that checks its speed every
+//! 2 ms is fed as it drains, not in lumps of several checks; bytes of a
+//! held write are offered as soon as any room appears. While the pipe is
+//! empty the thread blocks in read(2): nothing is there to offer, and the
+//! model catches up exactly when the next bytes come.
 
 use std::io::{ErrorKind, Read};
 use std::process::ChildStdout;
@@ -14,6 +24,12 @@ use xxhash_rust::xxh3::Xxh3;
 /// The drive thread reads nothing smaller than this unless the stream ends.
 const MIN_READ_BYTES: usize = 64 * 1024;
 const READ_BYTES: usize = 1 << 20;
+/// The longest nap while the tape moves (a millisecond: half the fastest
+/// speed check), and the shortest nap at all.
+const NAP_S: f64 = 0.001;
+const MIN_NAP_S: f64 = 0.0002;
+/// The longest nap while the tape stands still with writes held.
+const STILL_NAP_S: f64 = 0.05;
 
 /// What the drive thread saw.
 pub struct Driven {
@@ -24,15 +40,20 @@ pub struct Driven {
     pub tally: DriveTally,
 }
 
-/// How long to sleep before the drive has room for a read again.
-fn room_wait(model: &DriveModel) -> Duration {
-    let need = MIN_READ_BYTES as f64 - model.room();
+/// How long to nap before the drive has room for `need` bytes: while the
+/// tape moves, at most `NAP_S`; while it repositions (holding writes),
+/// until it is done.
+fn room_wait(model: &DriveModel, need: f64) -> Duration {
+    let need = need - model.room();
     let wait_s = if model.speed() > 0.0 {
-        need / model.speed()
+        (need / model.speed()).min(NAP_S)
     } else {
-        model.next_event().map_or(0.001, |t| t - model.now())
+        model
+            .next_event()
+            .map_or(NAP_S, |t| t - model.now())
+            .min(STILL_NAP_S)
     };
-    Duration::from_secs_f64(wait_s.clamp(0.0005, 0.05))
+    Duration::from_secs_f64(wait_s.max(MIN_NAP_S))
 }
 
 /// The drive: reads the contender's output as the model takes it, with the
@@ -50,14 +71,14 @@ pub fn drive(mut pipe: ChildStdout, spec: DriveSpec, started: Instant) -> Result
         if pending > 0.0 {
             pending -= model.offer(pending);
             if pending > 0.5 {
-                thread::sleep(room_wait(&model));
+                thread::sleep(room_wait(&model, pending.min(MIN_READ_BYTES as f64)));
                 continue;
             }
             pending = 0.0;
         }
         let room = model.room();
         if room < MIN_READ_BYTES as f64 {
-            thread::sleep(room_wait(&model));
+            thread::sleep(room_wait(&model, MIN_READ_BYTES as f64));
             continue;
         }
         let want = (room as usize).min(READ_BYTES);

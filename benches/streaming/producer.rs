@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::scenario::Schedule;
+use crate::schedule::Schedule;
 
 /// What the producer writes at once.
 const CHUNK_BYTES: usize = 256 * 1024;

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use tapebuf::pace::drive_model::DriveTally;
 
 use crate::drive::drive;
+use crate::grid::Cell;
+use crate::inputs::MB;
 use crate::producer::produce;
-use crate::scenario::Scenario;
 
 /// Both pipes are enlarged to this (the default pipe-max-size), so that
 /// neither side wakes for every 64 KiB; it is the same for every contender.
@@ -49,6 +50,32 @@ pub struct Measured {
     pub first_byte_s: f64,
     pub tally: DriveTally,
     pub bytes: u64,
+}
+
+impl Measured {
+    /// "3 stops, 24.1 s (first byte 0.4 s; 12:5% ... 40:60% stop:5%; ...)": the
+    /// share of the drive's time from the first byte to the end at each
+    /// speed (MB/s of `speeds`), under 0.5% left out.
+    pub fn describe(&self, speeds: &[f64]) -> String {
+        let at_speed_s = &self.tally.seconds_at_speed;
+        let stopped_s = self.tally.seconds_stopped - self.first_byte_s;
+        let total: f64 = at_speed_s.iter().sum::<f64>() + stopped_s;
+        let mut parts: Vec<String> = speeds
+            .iter()
+            .zip(at_speed_s)
+            .filter(|(_, s)| **s / total >= 0.005)
+            .map(|(v, s)| format!("{:.0}:{:.0}%", v / MB, 100.0 * s / total))
+            .collect();
+        parts.push(format!("stop:{:.0}%", 100.0 * stopped_s / total));
+        format!(
+            "{} stops, {:.1} s (first byte {:.1} s; {}; {} bytes, count and xxh3 ok)",
+            self.tally.stops,
+            self.elapsed_s,
+            self.first_byte_s,
+            parts.join(" "),
+            self.bytes
+        )
+    }
 }
 
 fn set_pipe_size(fd: RawFd) {
@@ -90,28 +117,23 @@ pub fn probe(contender: &Contender) -> Result<(), String> {
     }
 }
 
-/// One run of `contender` on `scenario`, every byte checked.
-pub fn run_once(
-    scenario: &Scenario,
-    contender: &Contender,
-    extra: &[String],
-) -> Result<Measured, String> {
+/// One run of `contender` on `cell`, every byte checked.
+pub fn run_once(cell: &Cell, contender: &Contender, extra: &[String]) -> Result<Measured, String> {
     let mut child = contender.spawn(extra, Stdio::piped(), Stdio::piped())?;
     let stdin = child.stdin.take().expect("piped stdin");
     let stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
     set_pipe_size(stdin.as_raw_fd());
     set_pipe_size(stdout.as_raw_fd());
-    let expected_s = scenario.total_bytes as f64 / scenario.schedule.mean_rate();
-    let timeout = Duration::from_secs_f64(3.0 * expected_s + 30.0);
+    let timeout = Duration::from_secs_f64(3.0 * cell.expected_s() + 30.0);
 
     let started = Instant::now();
     let (done_tx, done_rx) = mpsc::channel();
     thread::scope(|s| {
-        let total = scenario.total_bytes;
-        let schedule = &scenario.schedule;
+        let total = cell.total_bytes;
+        let schedule = &cell.input.schedule;
         let producer = s.spawn(move || produce(stdin, schedule, total, started));
-        let spec = scenario.drive.clone();
+        let spec = cell.drive.spec.clone();
         let drive_thread = s.spawn(move || {
             let driven = drive(stdout, spec, started);
             let _ = done_tx.send(());

@@ -1,115 +1,123 @@
-//! The streaming benchmark's table: per scenario, each contender's
-//! medians (stops, elapsed time, seconds at each speed) and its ratios to
-//! mbuffer; failed runs are listed under their contender.
+//! The streaming benchmark's grid table: one markdown row per cell, each
+//! contender's median stops and elapsed seconds, and each tapebuf
+//! contender's ratios to mbuffer's; failed runs are listed under it.
 
 use crate::common::median;
-use crate::run::{Contender, Measured};
-use crate::scenario::{Scenario, MB};
+use crate::contenders::short;
+use crate::grid::Cell;
+use crate::run::Measured;
 
-/// "40:2% 50:1% ... 120:60% stop:5%": the share of the drive's time from
-/// the first byte to the last at each speed (MB/s), under 0.5% left out.
-fn shares(speeds: &[f64], at_speed_s: &[f64], stopped_s: f64) -> String {
-    let total: f64 = at_speed_s.iter().sum::<f64>() + stopped_s;
-    let mut parts: Vec<String> = speeds
-        .iter()
-        .zip(at_speed_s)
-        .filter(|(_, s)| **s / total >= 0.005)
-        .map(|(v, s)| format!("{:.0}:{:.0}%", v / MB, 100.0 * s / total))
-        .collect();
-    parts.push(format!("stop:{:.0}%", 100.0 * stopped_s / total));
-    parts.join(" ")
+/// One cell's runs, by contender (in the order of the names given).
+pub struct Outcome {
+    pub runs: Vec<Vec<Measured>>,
+    pub failures: Vec<Vec<String>>,
 }
 
-/// The medians of one contender's runs.
-struct Row {
-    stops: f64,
-    elapsed_s: f64,
-    at_speed_s: Vec<f64>,
-    /// Standing still after the first byte.
-    stopped_s: f64,
-    first_byte_s: f64,
-    bytes: u64,
+/// A contender's medians in one cell: (stops, elapsed seconds); none if
+/// it did not run or any of its runs failed.
+pub fn medians(outcome: &Outcome, i: usize) -> Option<(f64, f64)> {
+    let runs = &outcome.runs[i];
+    if runs.is_empty() || !outcome.failures[i].is_empty() {
+        return None;
+    }
+    Some((
+        median(runs.iter().map(|r| r.tally.stops as f64).collect()),
+        median(runs.iter().map(|r| r.elapsed_s).collect()),
+    ))
 }
 
-fn row(runs: &[Measured]) -> Row {
-    let m = |f: &dyn Fn(&Measured) -> f64| median(runs.iter().map(f).collect());
-    let speeds = runs[0].tally.seconds_at_speed.len();
-    Row {
-        stops: m(&|r| r.tally.stops as f64),
-        elapsed_s: m(&|r| r.elapsed_s),
-        at_speed_s: (0..speeds)
-            .map(|i| m(&|r| r.tally.seconds_at_speed[i]))
-            .collect(),
-        stopped_s: m(&|r| r.tally.seconds_stopped - r.first_byte_s),
-        first_byte_s: m(&|r| r.first_byte_s),
-        bytes: runs[0].bytes,
+pub fn stops_text(stops: f64) -> String {
+    if stops.fract() == 0.0 {
+        format!("{stops:.0}")
+    } else {
+        format!("{stops:.1}")
     }
 }
 
-pub fn print_table(
-    scenario: &Scenario,
-    contenders: &[Contender],
-    results: &[Vec<Measured>],
-    failures: &[Vec<String>],
-) {
-    let mb = scenario.total_bytes as f64 / MB;
-    println!();
-    println!(
-        "## {} producer, {} drive, {mb:.0} MB",
-        scenario.schedule.name, scenario.drive_name
-    );
-    println!(
-        "{:<14} {:>6} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>7} {:>13}  share of drive time at each speed (MB/s)",
-        "contender",
-        "stops",
-        "stops/mb",
-        "elapsed s",
-        "el/mb",
-        "1st B s",
-        "top s",
-        "slow s",
-        "stop s",
-        "bytes ok",
-    );
-    let rows: Vec<Option<Row>> = results
-        .iter()
-        .map(|r| (!r.is_empty()).then(|| row(r)))
-        .collect();
-    let mbuffer = contenders
-        .iter()
-        .position(|c| c.name == "mbuffer")
-        .and_then(|i| rows[i].as_ref());
-    let speeds = &scenario.drive.speeds;
-    for (i, c) in contenders.iter().enumerate() {
-        if let Some(r) = &rows[i] {
-            let (stop_ratio, elapsed_ratio) = match mbuffer {
-                Some(m) => (
-                    if m.stops > 0.0 {
-                        format!("{:.2}", r.stops / m.stops)
-                    } else {
-                        "-".to_string()
-                    },
-                    format!("{:.3}", r.elapsed_s / m.elapsed_s),
-                ),
-                None => ("-".to_string(), "-".to_string()),
-            };
-            println!(
-                "{:<14} {:>6} {:>9} {:>9.1} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>13}  {}",
-                c.name,
-                r.stops,
-                stop_ratio,
-                r.elapsed_s,
-                elapsed_ratio,
-                r.first_byte_s,
-                r.at_speed_s.last().copied().unwrap_or(0.0),
-                r.at_speed_s.first().copied().unwrap_or(0.0),
-                r.stopped_s,
-                r.bytes,
-                shares(speeds, &r.at_speed_s, r.stopped_s)
-            );
+/// Stops divided by mbuffer's: `0/0` when neither stopped, `—` when only
+/// mbuffer did not.
+pub fn stops_ratio(stops: f64, mbuffer: f64) -> String {
+    match (stops == 0.0, mbuffer == 0.0) {
+        (true, true) => "0/0".into(),
+        (false, true) => "—".into(),
+        _ => format!("{:.2}", stops / mbuffer),
+    }
+}
+
+fn row(cell: &Cell, names: &[&str], outcome: &Outcome) -> Vec<String> {
+    let mut row = vec![
+        cell.input.key.to_string(),
+        cell.ring.to_string(),
+        cell.drive.key.clone(),
+    ];
+    let m: Vec<Option<(f64, f64)>> = (0..names.len()).map(|i| medians(outcome, i)).collect();
+    for (i, med) in m.iter().enumerate() {
+        match med {
+            Some((stops, elapsed_s)) => {
+                row.push(stops_text(*stops));
+                row.push(format!("{elapsed_s:.1}"));
+            }
+            None if !outcome.failures[i].is_empty() => {
+                row.extend(["FAILED".into(), "FAILED".into()])
+            }
+            None => row.extend(["-".into(), "-".into()]),
         }
-        for f in &failures[i] {
-            println!("{:<14} FAILED: {f}", c.name);
+    }
+    let mbuffer = names
+        .iter()
+        .position(|n| *n == "mbuffer")
+        .and_then(|i| m[i]);
+    for (i, name) in names.iter().enumerate() {
+        if !name.starts_with("tapebuf") {
+            continue;
+        }
+        match (m[i], mbuffer) {
+            (Some((s, e)), Some((ms, me))) => {
+                row.push(stops_ratio(s, ms));
+                row.push(format!("{:.3}", e / me));
+            }
+            _ => row.extend(["-".into(), "-".into()]),
+        }
+    }
+    row
+}
+
+fn heads(names: &[&str]) -> Vec<String> {
+    let mut heads = vec!["input".to_string(), "ring".into(), "drive".into()];
+    for name in names {
+        heads.push(format!("{} stops", short(name)));
+        heads.push(format!("{} elapsed s", short(name)));
+    }
+    if names.contains(&"mbuffer") {
+        for name in names.iter().filter(|n| n.starts_with("tapebuf")) {
+            heads.push(format!("{} stops ÷ mbuffer", short(name)));
+            heads.push(format!("{} elapsed ÷ mbuffer", short(name)));
+        }
+    }
+    heads
+}
+
+/// The whole grid as one markdown table, then every failure.
+pub fn print_grid(cells: &[Cell], names: &[&str], outcomes: &[Outcome]) {
+    let heads = heads(names);
+    println!();
+    println!("| {} |", heads.join(" | "));
+    let rule: Vec<&str> = heads
+        .iter()
+        .enumerate()
+        .map(|(i, _)| if i < 3 { "---" } else { "---:" })
+        .collect();
+    println!("|{}|", rule.join("|"));
+    for (cell, outcome) in cells.iter().zip(outcomes) {
+        let mut row = row(cell, names, outcome);
+        row.truncate(heads.len());
+        println!("| {} |", row.join(" | "));
+    }
+    for (cell, outcome) in cells.iter().zip(outcomes) {
+        for (name, failures) in names.iter().zip(&outcome.failures) {
+            for f in failures {
+                println!("# {} / {name}: FAILED: {f}", cell.label());
+            }
         }
     }
 }
