@@ -148,18 +148,21 @@ fn an_input_below_the_floor_stops_the_drive_only_when_the_ring_runs_dry() {
 }
 
 #[test]
-fn a_fixed_speed_drive_is_noticed_and_gets_bursts_after_one_stop() {
+fn a_fixed_speed_drive_is_noticed_and_gets_bursts_after_at_most_two_stops() {
     for producer in [tar_like(4000.0), Producer::steady(75.0 * MB, 3000.0 * MB)] {
         let bursts = simulate(fixed(), producer.clone(), BURSTS);
         for policy in [auto(), paced(Some(40.0), Some(120.0))] {
             let out = simulate(fixed(), producer.clone(), policy);
             let c = out.controller.as_ref().unwrap();
             assert_eq!(c.mode(), Mode::Bursts, "pacing was turned off");
-            assert_eq!(c.stalls().len(), 1, "after one stall");
+            // A first stop may be a fall the drive did not follow; the
+            // second settles it.
+            let stalls = c.stalls().len();
+            assert!((1..=2).contains(&stalls), "{policy:?}: {stalls} stalls");
             assert!(c.stalls()[0].held_s >= 0.5);
-            // The stop that revealed the drive is the only one added.
+            // The stops that revealed the drive are the only ones added.
             assert!(
-                out.drive.stops <= bursts.drive.stops + 1,
+                out.drive.stops <= bursts.drive.stops + stalls as u64,
                 "{policy:?}: {} stops vs {}",
                 out.drive.stops,
                 bursts.drive.stops
@@ -198,4 +201,165 @@ fn the_learned_top_rate_is_the_drives_top_speed() {
     let out = simulate(matching(), tar_like(3000.0), auto());
     let top = out.controller.as_ref().unwrap().top().unwrap();
     assert!((top - 120.0 * MB).abs() < 6.0 * MB, "learned {top}");
+}
+
+// The grid of issue 31: a modest ring, a drive of 12 to 40 MB/s in 8
+// steps that re-decides its speed every 2, 50 or 250 ms, with a 4 or
+// 64 MB buffer, and tar's irregular rhythm (the same phases as
+// `benches/streaming.rs`: seed 7).
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// A speed-matching drive of the grid.
+fn grid_drive(check_s: f64, buffer_mb: f64) -> DriveSpec {
+    let mut d = DriveSpec::speed_matching(12.0 * MB, 40.0 * MB, 8);
+    d.speed_check_s = check_s;
+    d.feed_window_s = (4.0 * check_s).max(0.008);
+    d.buffer_bytes = buffer_mb * MB;
+    d
+}
+
+fn grid_fixed() -> DriveSpec {
+    let mut d = DriveSpec::fixed_speed(40.0 * MB);
+    d.buffer_bytes = 4.0 * MB;
+    d
+}
+
+/// Bursts at 60 MB/s of 0.1 to 0.5 s between stretches at 8 MB/s of 0.1
+/// to 1 s: about 26 MB/s on average, inside the drive's range.
+fn irregular() -> Producer {
+    Producer::irregular(
+        (60.0 * MB, (0.1, 0.5)),
+        (8.0 * MB, (0.1, 1.0)),
+        7,
+        600.0 * MB,
+    )
+}
+
+/// Bursts at 60 MB/s of 3 to 5 s between stretches at 8 MB/s of 6 to
+/// 10 s: each burst is longer than a 128 MiB ring holds.
+fn long_bursts() -> Producer {
+    Producer::irregular(
+        (60.0 * MB, (3.0, 5.0)),
+        (8.0 * MB, (6.0, 10.0)),
+        7,
+        900.0 * MB,
+    )
+}
+
+fn in_ring(ring_mib: f64, drive: DriveSpec, producer: Producer, policy: Policy) -> Outcome {
+    let setup = Setup {
+        drive,
+        producer,
+        ring_bytes: ring_mib * MIB,
+        block_bytes: 256.0 * 1024.0,
+        policy,
+    };
+    let out = run(&setup, 3600.0);
+    assert!(
+        out.bytes_written >= setup.producer.total_bytes,
+        "every byte"
+    );
+    out
+}
+
+/// mbuffer's way (`-P 90`), `--pace`, and `--pace 12M:40M` on one cell.
+fn three_ways(ring_mib: f64, drive: DriveSpec, producer: Producer) -> [Outcome; 3] {
+    [BURSTS, auto(), paced(Some(12.0), Some(40.0))]
+        .map(|policy| in_ring(ring_mib, drive.clone(), producer.clone(), policy))
+}
+
+#[test]
+fn a_32_mib_ring_keeps_a_drive_that_reacts_within_50_ms_streaming() {
+    for (check_s, buffer_mb) in [(0.002, 4.0), (0.002, 64.0), (0.05, 4.0), (0.05, 64.0)] {
+        let [bursts, auto, known] = three_ways(32.0, grid_drive(check_s, buffer_mb), irregular());
+        let cell = format!("{check_s} s, {buffer_mb} MB");
+        let b = bursts.drive.stops;
+        assert!(
+            auto.drive.stops * 4 <= b,
+            "{cell}: --pace {} vs {b}",
+            auto.drive.stops
+        );
+        assert!(
+            known.drive.stops * 10 <= b,
+            "{cell}: range {} vs {b}",
+            known.drive.stops
+        );
+        for out in [&auto, &known] {
+            assert!(
+                out.elapsed_s <= 1.05 * bursts.elapsed_s,
+                "{cell}: {} s vs {} s",
+                out.elapsed_s,
+                bursts.elapsed_s
+            );
+        }
+    }
+}
+
+#[test]
+fn a_drive_that_cannot_follow_a_changing_feed_stops_no_more_often_when_paced() {
+    // 250 ms between decisions, and a buffer of a tenth of a second: this
+    // drive stops even on a feed that ramps at 1 MB/s per second (see the
+    // drive model's tests), so no pace short of a constant one holds it.
+    let [bursts, auto, known] = three_ways(32.0, grid_drive(0.25, 4.0), irregular());
+    let b = bursts.drive.stops;
+    assert!(b >= 4, "bursts stop it at every lull: {b}");
+    assert!(
+        auto.drive.stops <= b && known.drive.stops <= b,
+        "{} {} vs {b}",
+        auto.drive.stops,
+        known.drive.stops
+    );
+}
+
+#[test]
+fn on_a_fixed_speed_drive_pacing_costs_at_most_two_stops_before_it_gives_way() {
+    for ring_mib in [16.0, 32.0, 128.0, 512.0] {
+        let [bursts, auto, known] = three_ways(ring_mib, grid_fixed(), irregular());
+        for out in [&auto, &known] {
+            // Such a drive tells only by stopping: a stall or two while
+            // paced, then bursts from a full ring.
+            let stalls = out.controller.as_ref().map_or(0, |c| c.stalls().len()) as u64;
+            assert!(stalls <= 2, "{ring_mib} MiB: {stalls} stalls");
+            assert!(
+                out.drive.stops <= bursts.drive.stops + 2,
+                "{ring_mib} MiB: {} stops vs {} and {stalls} stalls",
+                out.drive.stops,
+                bursts.drive.stops
+            );
+        }
+    }
+}
+
+#[test]
+fn a_large_ring_paced_from_its_start_does_not_wait_for_the_high_watermark() {
+    let [bursts, auto, known] = three_ways(512.0, grid_drive(0.05, 4.0), irregular());
+    // mbuffer's way gathers 90% of 512 MiB (18 s of this input) first.
+    assert!(
+        known.elapsed_s < 0.8 * bursts.elapsed_s,
+        "{} s vs {} s",
+        known.elapsed_s,
+        bursts.elapsed_s
+    );
+    // Learning the top needs that burst: --pace alone waits as bursts do.
+    assert!(auto.elapsed_s <= 1.02 * bursts.elapsed_s);
+    assert_eq!(known.drive.stops, 0);
+}
+
+#[test]
+fn bursts_longer_than_the_ring_stop_a_paced_drive_no_more_often_than_bursts() {
+    for ring_mib in [16.0, 32.0, 128.0, 512.0] {
+        for buffer_mb in [4.0, 64.0] {
+            let [bursts, auto, known] =
+                three_ways(ring_mib, grid_drive(0.05, buffer_mb), long_bursts());
+            for out in [&auto, &known] {
+                assert!(
+                    out.drive.stops <= bursts.drive.stops,
+                    "{ring_mib} MiB, {buffer_mb} MB: {} vs {}",
+                    out.drive.stops,
+                    bursts.drive.stops
+                );
+            }
+        }
+    }
 }

@@ -6,48 +6,61 @@
 //! origin) and what the writer sees, so tests drive it with a simulated
 //! clock and the writer with the real one. The rules:
 //!
-//! - **Follow the input.** The target rate is the input rate, smoothed over
-//!   `ARRIVAL_WINDOW_S`, corrected by how far the ring's fill is from half
-//!   full (a fuller ring raises the rate, an emptier one lowers it).
+//! - **Follow the input, hold a set point.** The target rate is the
+//!   input's mean rate, corrected smoothly by how far the ring's fill is
+//!   from a set point sized to the input's measured swing, so that a burst
+//!   has room to land and a lull has data to draw on. The gains come from
+//!   the ring's size, the swing and the range (`target`).
 //! - **Never below the floor.** While the ring holds data the target is at
 //!   least the floor, because a drive fed slower than its slowest speed
-//!   stops anyway. When the ring runs dry the writer waits for the high
-//!   watermark as without pacing, and pacing resumes after the restart.
-//! - **A full ring means full speed.** Above the setpoint the target
-//!   climbs towards the top rate; from `FULL_FILL`, whenever the reader
-//!   waits for room, and once the input has ended, the writer is not paced
-//!   at all.
-//! - **Fall gently.** While the drive moves, the target falls by at most
-//!   `FALL_PER_S` of the top rate per second, so a drive running fast can
-//!   slow down with it. After a start or a restart from a dry ring, the
-//!   drive stands still, and the first target is taken as it is.
+//!   stops anyway. When the ring runs dry the writer waits, and pacing
+//!   resumes after the restart.
+//! - **Start early.** A run paced from its start (the top given) starts
+//!   writing once the ring holds the set point (`start_fill`), not at the
+//!   high watermark, if that is lower.
+//! - **Full speed only when the ring is full**, that is while the reader
+//!   waits for room, and once the input has ended. Pacing then resumes
+//!   from the rate the output really took.
+//! - **Move gently.** While the drive moves, the target rises or falls by
+//!   a bounded share of the range per second, so a speed-matching drive
+//!   can follow. After a start or a restart the drive stands still, and
+//!   the first target is taken as it is.
 //! - **Learn the top rate** when it is not given: from windows of unpaced
-//!   writing in which the output, not the input, set the speed, skipping
-//!   the first `LEARN_SKIP_S` of each burst, while the drive's own buffer
-//!   fills faster than tape moves. Until it is known, the writer bursts as
-//!   plain watermarks do. The floor is `AUTO_FLOOR_FRACTION` of the top.
-//! - **Notice a drive that does not follow.** A paced write that is held
-//!   for a reposition (`STALL_MIN_S` or more) means the drive stopped though
-//!   it was fed steadily: the pace was below its slowest speed, so the drive
-//!   does not speed-match that low, or at all. Pacing is then turned off
-//!   for the rest of the run, and each later burst starts from a full ring
-//!   (`FULL_FILL`), the longest burst the ring allows. That one stop is the
-//!   price of finding out.
+//!   writing in which the output, not the input, set the speed steadily
+//!   (`learn`). Until it is known, the writer bursts as plain watermarks
+//!   do. The floor is `AUTO_FLOOR_FRACTION` of the top.
+//! - **Learn from a stop.** A paced write that is held for a reposition
+//!   (`STALL_MIN_S` or more) means the drive stopped though it was fed:
+//!   - after a fall of the target, the drive did not follow it: the target
+//!     moves half as fast from then on;
+//!   - at a steady pace near the floor, the drive does not speed-match that
+//!     low: the floor is raised above that pace (`STALL_RAISE`);
+//!   - at a steady pace above that, or at the `STALLS_BEFORE_BURSTS`th
+//!     stop, the drive does not speed-match at all: pacing is turned off for
+//!     the rest of the run, and each later burst starts from a full ring
+//!     (`FULL_FILL`), the longest burst the ring allows.
 //!
-//! Each rule has its own file: `target` (follow the input, the floor, full
-//! speed, falling gently), `schedule` (spacing the writes), `learn` (the
-//! top rate), `mode` (stalls) and `judge` (the share of time fed at the
-//! floor). This file holds the state of one run and ties them together.
+//! Each rule has its own file: `target` (the set point, the gains, the
+//! slew), `swing` (the input's burstiness), `schedule` (spacing the
+//! writes), `learn` (the top rate), `mode` (stalls), `judge` (the share of
+//! time fed at the floor) and `full_speed` (when and why the pace gave
+//! way). This file holds the state of one run and ties them together.
 
 use super::full_speed::{FullSpeed, FullSpeedWhy};
 use super::judge::Judge;
 use super::learn::TopLearner;
-use super::mode::{is_stall, Mode, Stall};
+use super::mode::{is_stall, Mode, Stall, STALLS_BEFORE_BURSTS, STALL_MIN_S, STALL_RAISE};
 use super::report::PaceReport;
 use super::schedule::Schedule;
 use super::settings::PaceSettings;
-use super::target::{Target, FULL_FILL};
+use super::target::Target;
 use super::view::{Plan, View};
+
+/// From this fill on, a run whose pacing was turned off restarts after the
+/// ring ran dry: the longest burst the ring allows.
+pub const FULL_FILL: f64 = 0.98;
+/// A stop at a pace within this factor of the floor is a floor too low.
+const NEAR_FLOOR: f64 = 1.1;
 
 /// The floor, as a fraction of the top rate, when it is not given. The
 /// slowest speed of every LTO generation's speed matching is at most 0.44
@@ -72,10 +85,19 @@ pub struct Controller {
     stalls: Vec<Stall>,
     judge: Judge,
     full_speed: FullSpeed,
+    /// The floor after a stop at a steady pace near it.
+    floor_raised: Option<f64>,
+    /// The writing stopped and started again, and no write since has
+    /// gone through unheld: a drive still repositioning from that stop
+    /// holds writes, which says nothing of the pace.
+    restarting: bool,
+    /// A block has been planned: the run has started.
+    started: bool,
 }
 
 impl Controller {
-    pub fn new(settings: PaceSettings) -> Controller {
+    /// A controller for a ring of `ring_bytes`.
+    pub fn new(settings: PaceSettings, ring_bytes: f64) -> Controller {
         let top = settings.ceiling.map(|c| c as f64);
         Controller {
             settings,
@@ -85,13 +107,16 @@ impl Controller {
                 Mode::Learning
             },
             top,
-            target: Target::new(top),
+            target: Target::new(top, ring_bytes),
             schedule: Schedule::new(),
             last_plan: None,
             learner: TopLearner::default(),
             stalls: Vec::new(),
             judge: Judge::default(),
             full_speed: FullSpeed::default(),
+            floor_raised: None,
+            restarting: false,
+            started: false,
         }
     }
 
@@ -112,15 +137,31 @@ impl Controller {
             Some(f) => f as f64 * GIVEN_FLOOR_MARGIN,
             None => top * AUTO_FLOOR_FRACTION,
         };
-        Some(floor.min(top))
+        Some(floor.max(self.floor_raised.unwrap_or(0.0)).min(top))
     }
 
-    /// How full the ring should be before the writer starts again after
-    /// running dry, if fuller than the high watermark: once the drive is
-    /// known not to slow down, each burst is made as long as the ring
-    /// allows.
-    pub fn restart_fill(&self) -> Option<f64> {
-        (self.mode == Mode::Bursts).then_some(FULL_FILL)
+    /// How full the ring should be before the writer starts, at the start
+    /// and after running dry, given the high watermark `high` (a share of
+    /// the ring):
+    /// - the first start of a paced run: the set point, if lower, so that
+    ///   pacing does not wait for a full ring;
+    /// - while learning the top rate, and after running dry: the high
+    ///   watermark, the burst that teaches the top and the most data to
+    ///   resume with;
+    /// - once the drive is known not to slow down: a full ring, the
+    ///   longest burst it allows.
+    pub fn start_fill(&self, high: f64) -> f64 {
+        match self.mode {
+            Mode::Bursts => high.max(FULL_FILL),
+            Mode::Learning => high,
+            Mode::Pacing if self.started => high,
+            Mode::Pacing => high.min(self.target.setpoint_fill()),
+        }
+    }
+
+    /// The gains in force, once a target was set.
+    pub fn gains(&self) -> Option<super::target::Gains> {
+        self.target.gains()
     }
 
     /// How pacing went so far, for the summary.
@@ -154,13 +195,14 @@ impl Controller {
 
     /// Decides when the next block of `bytes` may be written.
     pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
+        self.started = true;
         self.judge.tick(view.now, self.floor());
         // After a rest the schedule starts afresh: lateness is caught up
         // only within a paced run, never as a burst after a pause.
         if self.target.at_rest() {
             self.schedule.restart(view.now);
         }
-        let dt = self.target.update_arrival(view);
+        let dt = self.target.observe(view, bytes);
         let rate = match (self.mode, self.top, self.floor()) {
             (Mode::Pacing, Some(top), Some(floor)) => self.target.next(view, dt, top, floor),
             _ => None,
@@ -194,15 +236,16 @@ impl Controller {
     pub fn wrote(&mut self, started: f64, ended: f64, bytes: u64) {
         let held = (ended - started).max(0.0);
         let paced = self.last_plan.and_then(|p| p.rate);
-        if let (Mode::Pacing, Some(pace)) = (self.mode, paced) {
+        let restarting = std::mem::take(&mut self.restarting) && held >= STALL_MIN_S;
+        self.restarting = restarting;
+        if let (Mode::Pacing, Some(pace), false) = (self.mode, paced, restarting) {
             let top = self.top.unwrap_or(pace);
-            if is_stall(pace, top, held, bytes) {
-                self.stalls.push(Stall {
+            if is_stall(top, held, bytes) {
+                self.stalled(Stall {
                     at_s: ended,
                     held_s: held,
                     pace,
                 });
-                self.mode = Mode::Bursts;
             }
         }
         if self.settings.ceiling.is_none() {
@@ -210,6 +253,23 @@ impl Controller {
             if let Some(rate) = self.learner.wrote(started, ended, bytes as f64, unpaced) {
                 self.learned(rate);
             }
+        }
+    }
+
+    /// The drive stopped though paced: learn why (see the header).
+    fn stalled(&mut self, stall: Stall) {
+        self.stalls.push(stall);
+        let (pace, top) = (stall.pace, self.top.unwrap_or(stall.pace));
+        let floor = self.floor().unwrap_or(pace);
+        let last_chance = self.stalls.len() as u32 >= STALLS_BEFORE_BURSTS;
+        if last_chance {
+            self.mode = Mode::Bursts;
+        } else if self.target.fell_before(stall.at_s - stall.held_s, pace) {
+            self.target.slow_down();
+        } else if pace <= floor * NEAR_FLOOR && pace * STALL_RAISE < top * 0.95 {
+            self.floor_raised = Some(pace * STALL_RAISE);
+        } else {
+            self.mode = Mode::Bursts;
         }
     }
 
@@ -222,6 +282,7 @@ impl Controller {
         }
         self.target.rest();
         self.learner.rest();
+        self.restarting = true;
     }
 
     /// A window of unpaced writing measured `rate`: the top is the fastest

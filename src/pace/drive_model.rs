@@ -355,4 +355,36 @@ mod tests {
         d.advance(1.31);
         assert!(d.room() > 0.0);
     }
+
+    /// Feeds the drive a rate that ramps between 12.5 and 39.5 MB/s at
+    /// `slope` MB/s per second, for two minutes; gives its stops.
+    fn ramped(spec: DriveSpec, slope: f64) -> u64 {
+        let mut d = DriveModel::new(spec, 0.0);
+        let (dt, mut rate, mut down) = (0.001, 39.5, true);
+        let mut t = 0.0;
+        while t < 120.0 {
+            rate += if down { -slope * dt } else { slope * dt };
+            down = (down && rate > 12.5) || rate >= 39.5;
+            d.offer(rate * MB * dt);
+            t += dt;
+            d.advance(t);
+        }
+        d.tally().stops
+    }
+
+    #[test]
+    fn a_drive_holding_less_than_one_decision_stops_even_on_a_slowly_ramping_feed() {
+        let drive = |check_s: f64, buffer_mb: f64| {
+            let mut d = DriveSpec::speed_matching(12.0 * MB, 40.0 * MB, 8);
+            d.speed_check_s = check_s;
+            d.feed_window_s = 4.0 * check_s;
+            d.buffer_bytes = buffer_mb * MB;
+            d
+        };
+        // A 4 MB buffer is a tenth of a second; 250 ms between decisions.
+        assert!(ramped(drive(0.25, 4.0), 1.0) >= 3);
+        // The same drive with a larger buffer, or deciding quickly, follows.
+        assert_eq!(ramped(drive(0.25, 64.0), 1.0), 0);
+        assert_eq!(ramped(drive(0.002, 4.0), 8.0), 0);
+    }
 }

@@ -1,34 +1,45 @@
 //! Learning the top rate when `--pace` does not give it: from windows of
 //! unpaced, back-to-back writing in which the output, not the input, set
-//! the speed.
+//! the speed, and set it steadily.
 //!
-//! The invariant: the first `LEARN_SKIP_S` of each burst are never used,
-//! since the drive's own buffer fills faster than tape moves; and a window
-//! counts only if the writer spent `BUSY_SHARE` of it inside writes.
+//! The invariant: a window counts only if the writer spent `BUSY_SHARE` of
+//! each half of it inside writes, and both halves moved the same rate
+//! within `STEADY_TOLERANCE`. The start of a burst, while the drive's own
+//! buffer swallows writes faster than tape moves, fails that test whatever
+//! the buffer's size, so no fixed time is skipped; a ring that holds only a
+//! second or two of writing still teaches the top.
 
-/// Unpaced writing at the start of each burst that is not used to learn
-/// the top rate.
-pub const LEARN_SKIP_S: f64 = 2.0;
 /// The length of one window that measures the top rate.
-pub const LEARN_WINDOW_S: f64 = 1.0;
+pub const LEARN_WINDOW_S: f64 = 0.5;
 /// A gap between writes longer than this ends a burst.
 const BURST_GAP_S: f64 = 0.01;
-/// In a window that measures the top rate, the share of time spent inside
-/// writes: the output, not the input, must have set the speed.
+/// In each half of a window that measures the top rate, the share of time
+/// spent inside writes: the output, not the input, must have set the
+/// speed.
 const BUSY_SHARE: f64 = 0.8;
+/// How far the two halves of a window may differ in rate and still be one
+/// steady speed: a drive stepping from one speed to the next differs by
+/// about a tenth.
+const STEADY_TOLERANCE: f64 = 0.05;
+
+/// Bytes and time inside writes over part of a window.
+#[derive(Debug, Clone, Copy, Default)]
+struct Half {
+    bytes: f64,
+    busy: f64,
+}
 
 #[derive(Debug, Clone, Default)]
 struct Window {
     start: f64,
-    bytes: f64,
-    busy: f64,
+    first: Half,
+    second: Half,
 }
 
 /// The burst under way and the window measuring it.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TopLearner {
     last_end: Option<f64>,
-    burst_start: f64,
     window: Option<Window>,
 }
 
@@ -60,24 +71,36 @@ impl TopLearner {
             .is_some_and(|end| started - end <= BURST_GAP_S);
         if !unpaced || !contiguous {
             self.window = None;
-            self.burst_start = started;
-            return None;
-        }
-        if ended - self.burst_start < LEARN_SKIP_S {
             return None;
         }
         let w = self.window.get_or_insert(Window {
             start: started,
             ..Window::default()
         });
-        w.bytes += bytes;
-        w.busy += ended - started;
+        let half = match ended - w.start < LEARN_WINDOW_S / 2.0 {
+            true => &mut w.first,
+            false => &mut w.second,
+        };
+        half.bytes += bytes;
+        half.busy += ended - started;
         let span = ended - w.start;
         if span < LEARN_WINDOW_S {
             return None;
         }
-        let rate = (w.busy >= BUSY_SHARE * span).then(|| w.bytes / span);
-        self.window = None;
-        rate
+        let w = self.window.take()?;
+        steady_rate(&w, span)
     }
+}
+
+/// The rate of a closed window `span` seconds long, if the output set it
+/// steadily in both halves.
+fn steady_rate(w: &Window, span: f64) -> Option<f64> {
+    let half_span = span / 2.0;
+    let busy = |h: &Half| h.busy >= BUSY_SHARE * half_span;
+    if !busy(&w.first) || !busy(&w.second) || w.first.busy <= 0.0 || w.second.busy <= 0.0 {
+        return None;
+    }
+    let (a, b) = (w.first.bytes / w.first.busy, w.second.bytes / w.second.busy);
+    let steady = (a - b).abs() <= STEADY_TOLERANCE * a.max(b);
+    steady.then(|| (w.first.bytes + w.second.bytes) / span)
 }

@@ -3,8 +3,9 @@
 //!
 //! - `settings`: what the user asked for, and the range in force;
 //! - `controller`: the rules, as a pure function of time and what the
-//!   writer sees (`view`), with one file per rule: `target`, `schedule`,
-//!   `learn`, `mode` (stalls) and `judge`;
+//!   writer sees (`view`), with one file per rule: `target` (set point,
+//!   gains, slew), `swing` (the input's burstiness), `schedule`, `learn`,
+//!   `mode` (stalls), `judge` and `full_speed`;
 //! - `report`: how pacing went, for the summary;
 //! - `drive_model`: a timing model of a drive (speeds, buffer, stops), for
 //!   tests and the streaming benchmark;
@@ -24,7 +25,8 @@ pub mod report;
 mod schedule;
 pub mod settings;
 pub mod sim;
-mod target;
+mod swing;
+pub mod target;
 pub mod view;
 
 pub use controller::Controller;

@@ -176,7 +176,7 @@ impl<'a> Sim<'a> {
             setup,
             blocks,
             start_blocks: ((blocks * high_pct as usize).div_ceil(100)).clamp(1, blocks),
-            controller: range.map(Controller::new),
+            controller: range.map(|r| Controller::new(r, setup.ring_bytes)),
             drive: DriveModel::new(setup.drive.clone(), 0.0),
             now: 0.0,
             work_s: 0.0,
@@ -294,11 +294,9 @@ impl<'a> Sim<'a> {
     /// the high watermark, or fuller if the controller asks.
     fn may_restart(&mut self, input_done: bool) -> bool {
         let (blocks, start_blocks) = (self.blocks, self.start_blocks);
-        let restart = self.controller.as_ref().and_then(|c| c.restart_fill());
-        let start_blocks = restart.map_or(start_blocks, |f| {
-            start_blocks
-                .max((f * blocks as f64).ceil() as usize)
-                .min(blocks)
+        let start_blocks = self.controller.as_ref().map_or(start_blocks, |c| {
+            let high = start_blocks as f64 / blocks as f64;
+            ((c.start_fill(high) * blocks as f64).ceil() as usize).clamp(1, blocks)
         });
         self.streaming = self.full >= start_blocks || (input_done && self.full > 0);
         self.streaming

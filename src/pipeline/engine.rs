@@ -141,7 +141,9 @@ impl Running {
             stats: Arc::clone(&stats),
             start_blocks: params.marks.start_blocks,
             pacer: params.output_rate_bytes_per_s.map(Pacer::new),
-            pace: params.pace.map(Controller::new),
+            pace: params
+                .pace
+                .map(|p| Controller::new(p, (blocks * params.block_bytes) as f64)),
             stop: stop_rx,
             events: params.events,
         };

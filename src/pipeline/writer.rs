@@ -129,14 +129,16 @@ impl Writer {
         true
     }
 
-    /// The blocks to gather before writing after the ring ran dry: the
-    /// high watermark, or more if the controller asks for a fuller ring.
+    /// The blocks to gather before writing, at the start and after the
+    /// ring ran dry: the high watermark, or what the controller asks for
+    /// (less while pacing, a full ring once pacing is off).
     fn restart_blocks(&self) -> usize {
         let blocks = self.stats.blocks_in_ring;
-        match self.pace.as_ref().and_then(|c| c.restart_fill()) {
-            Some(fill) => {
-                let wanted = (fill * blocks as f64).ceil() as usize;
-                self.start_blocks.max(wanted).clamp(1, blocks)
+        match self.pace.as_ref() {
+            Some(c) => {
+                let high = self.start_blocks as f64 / blocks.max(1) as f64;
+                let wanted = (c.start_fill(high) * blocks as f64).ceil() as usize;
+                wanted.clamp(1, blocks.max(1))
             }
             None => self.start_blocks,
         }
