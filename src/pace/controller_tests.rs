@@ -304,7 +304,9 @@ fn a_run_paced_from_its_start_starts_at_the_set_point_not_the_high_watermark() {
 #[test]
 fn a_slow_write_at_full_speed_is_not_a_stall() {
     let mut c = known(40.0 * MB, 120.0 * MB);
-    c.plan(view(0.0, 0.99, 0.0), 1 << 20);
+    let mut v = view(0.0, 0.99, 0.0);
+    v.reader_waiting = true;
+    assert_eq!(c.plan(v, 1 << 20).rate, None);
     c.wrote(0.0, 2.0, 1 << 20);
     assert!(c.stalls().is_empty());
 }
