@@ -76,14 +76,20 @@ fn the_rate_never_goes_below_the_floor() {
     assert_eq!(c.current_target(), Some(42.0 * MB));
 }
 
+/// Plans every 0.1 s for `seconds` of an input steady at `rate`, the ring
+/// at the set point: a steady input swings by nothing, so the set point
+/// is the least.
+fn steady_at_the_set_point(c: &mut Controller, rate: f64, seconds: f64) {
+    for i in 0..(seconds * 10.0) as usize {
+        let t = i as f64 * 0.1;
+        c.plan(view(t, SETPOINT_MIN_SHARE, rate * t), 1 << 20);
+    }
+}
+
 #[test]
 fn the_rate_follows_a_steady_input_at_the_set_point() {
     let mut c = known(40.0 * MB, 120.0 * MB);
-    // A steady input swings by nothing: the set point is the least.
-    for i in 0..3000 {
-        let t = i as f64 * 0.1;
-        c.plan(view(t, SETPOINT_MIN_SHARE, 75.0 * MB * t), 1 << 20);
-    }
+    steady_at_the_set_point(&mut c, 75.0 * MB, 300.0);
     let r = c.current_target().unwrap();
     assert!((r - 75.0 * MB).abs() < 1.0 * MB, "target {r}");
 }
@@ -235,11 +241,7 @@ fn a_stall_at_a_steady_pace_near_the_floor_raises_the_floor() {
 #[test]
 fn a_stall_at_a_steady_pace_well_above_the_floor_ends_pacing() {
     let mut c = known(40.0 * MB, 120.0 * MB);
-    // Steady at 90 MB/s, the ring at its set point.
-    for i in 0..600 {
-        let t = i as f64 * 0.1;
-        c.plan(view(t, SETPOINT_MIN_SHARE, 90.0 * MB * t), 1 << 20);
-    }
+    steady_at_the_set_point(&mut c, 90.0 * MB, 60.0);
     c.wrote(60.0, 61.0, 1 << 20);
     assert_eq!(c.mode(), Mode::Bursts);
     assert_eq!(c.plan(view(64.0, 0.1, 0.0), 1 << 20).rate, None);
