@@ -91,8 +91,6 @@ pub struct Controller {
     /// gone through unheld: a drive still repositioning from that stop
     /// holds writes, which says nothing of the pace.
     restarting: bool,
-    /// A block has been planned: the run has started.
-    started: bool,
 }
 
 impl Controller {
@@ -116,7 +114,6 @@ impl Controller {
             full_speed: FullSpeed::default(),
             floor_raised: None,
             restarting: false,
-            started: false,
         }
     }
 
@@ -154,14 +151,10 @@ impl Controller {
         match self.mode {
             Mode::Bursts => high.max(FULL_FILL),
             Mode::Learning => high,
-            Mode::Pacing if self.started => high,
+            // A block was planned: the run has started.
+            Mode::Pacing if self.last_plan.is_some() => high,
             Mode::Pacing => high.min(self.target.setpoint_fill()),
         }
-    }
-
-    /// The gains in force, once a target was set.
-    pub fn gains(&self) -> Option<super::target::Gains> {
-        self.target.gains()
     }
 
     /// How pacing went so far, for the summary.
@@ -195,7 +188,6 @@ impl Controller {
 
     /// Decides when the next block of `bytes` may be written.
     pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
-        self.started = true;
         self.judge.tick(view.now, self.floor());
         // After a rest the schedule starts afresh: lateness is caught up
         // only within a paced run, never as a burst after a pause.

@@ -27,6 +27,9 @@ pub(super) struct Swing {
     /// The line: bytes it had reached at the last sample.
     line: f64,
     last: Option<(f64, f64)>,
+    /// The swing of the samples held, worked out once per sample rather
+    /// than once per block.
+    swing: Option<f64>,
 }
 
 impl Swing {
@@ -50,12 +53,17 @@ impl Swing {
         {
             self.samples.pop_front();
         }
+        self.swing = self.measure();
     }
 
     /// The swing seen so far in bytes: the larger of the largest rise and
     /// the largest fall of the deviation within the history; None before
     /// two samples.
     pub(super) fn bytes(&self) -> Option<f64> {
+        self.swing
+    }
+
+    fn measure(&self) -> Option<f64> {
         if self.samples.len() < 2 {
             return None;
         }

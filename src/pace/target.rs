@@ -82,7 +82,6 @@ impl Gains {
 pub(super) struct Target {
     ring_bytes: f64,
     arrival: Option<f64>,
-    mean_window_s: f64,
     swing: Swing,
     /// Bytes per second the output took, over `DELIVERED_WINDOW_S`.
     delivered: f64,
@@ -104,7 +103,6 @@ impl Target {
         Target {
             ring_bytes: ring_bytes.max(1.0),
             arrival: None,
-            mean_window_s: FIRST_MEAN_WINDOW_S,
             swing: Swing::default(),
             delivered: 0.0,
             last_bytes: 0.0,
@@ -120,11 +118,6 @@ impl Target {
     /// The view of the last plan.
     pub(super) fn last_view(&self) -> Option<View> {
         self.last_view
-    }
-
-    /// The gains of the last target, if one was set.
-    pub(super) fn gains(&self) -> Option<Gains> {
-        self.gains
     }
 
     /// The fill the controller steers towards, as a share of the ring.
@@ -176,7 +169,8 @@ impl Target {
         let dt = (view.now - prev.now).max(0.0);
         let new_bytes = view.read_bytes.saturating_sub(prev.read_bytes) as f64;
         // Until the window has passed, the mean of all seen so far.
-        let w = self.mean_window_s.min(view.now.max(dt)).max(1e-3);
+        let window = self.gains.map_or(FIRST_MEAN_WINDOW_S, |g| g.mean_window_s);
+        let w = window.min(view.now.max(dt)).max(1e-3);
         let arrival = match self.arrival {
             // The first estimate is the mean so far, not zero.
             None if view.now > 0.0 => view.read_bytes as f64 / view.now,
@@ -202,7 +196,6 @@ impl Target {
         let span = (top - floor).max(0.0);
         let g = Gains::new(self.ring_bytes, self.swing.bytes(), span);
         self.gains = Some(g);
-        self.mean_window_s = g.mean_window_s;
         let centre = self.arrival.unwrap_or(floor).clamp(floor, top);
         let error = view.fill * self.ring_bytes - g.setpoint_bytes;
         let want = centre + error / g.tau_s;
