@@ -110,16 +110,58 @@ fn the_rate_rises_as_the_ring_fills() {
     assert!(rates[3] > 90.0 * MB, "{rates:?}");
 }
 
-#[test]
-fn the_rate_falls_no_faster_than_the_drive_can_follow() {
+/// Plans every 10 ms from `t` for `seconds`, the ring at `fill` and the
+/// input steady at `rate` from `read` bytes on; gives the time and bytes
+/// read at the end, and the largest fall of the target in one second.
+fn hold(
+    c: &mut Controller,
+    t: f64,
+    seconds: f64,
+    fill: f64,
+    rate: f64,
+    read: f64,
+) -> (f64, f64, f64) {
+    let steps = (seconds * 100.0).round() as usize;
+    let mut targets = Vec::with_capacity(steps);
+    let (mut now, mut read) = (t, read);
+    for _ in 0..steps {
+        now += 0.01;
+        read += rate * 0.01;
+        targets.push(c.plan(view(now, fill, read), 1 << 20).rate.unwrap());
+    }
+    let fall = targets
+        .windows(101.min(targets.len()))
+        .map(|w| w[0] - w[w.len() - 1])
+        .fold(0.0, f64::max);
+    (now, read, fall)
+}
+
+/// At the top with the ring at `fill`, then the input slows to `rate`
+/// for two seconds: the target's largest fall in one second of them.
+fn fall_from_top(fill: f64, rate: f64) -> f64 {
     let mut c = known(40.0 * MB, 120.0 * MB);
-    let before = c.plan(view(0.0, 0.97, 0.0), 1 << 20).rate.unwrap();
-    // The ring is suddenly near empty and the input stops.
-    let p = c.plan(view(1.0, 0.1, 0.0), 1 << 20);
-    let fell = before - p.rate.unwrap();
-    assert!(fell > 0.0);
+    let (t, read, _) = hold(&mut c, 0.0, 5.0, 0.99, 120.0 * MB, 0.0);
+    assert_eq!(c.current_target(), Some(120.0 * MB));
+    hold(&mut c, t, 2.0, fill, rate, read).2
+}
+
+#[test]
+fn the_rate_falls_no_faster_than_the_drive_can_follow_while_the_ring_holds_plenty() {
+    // The ring a little below its set point, the input keeping up with
+    // the target: nothing drains, and the target eases down by the slew.
+    let fell = fall_from_top(0.02, 120.0 * MB);
     let span = 120.0 * MB - 40.0 * MB * GIVEN_FLOOR_MARGIN;
+    assert!(fell > 0.5 * span * SLEW_SHARE_PER_S, "fell {fell}");
     assert!(fell <= span * SLEW_SHARE_PER_S + 1.0, "fell {fell}");
+}
+
+#[test]
+fn a_rate_that_would_run_the_ring_dry_falls_faster_than_the_slew() {
+    // 20 MB left and no input: at the slew the ring is dry in 0.3 s,
+    // long before the target reaches the floor.
+    let fell = fall_from_top(20.0 * MB / RING, 0.0);
+    let span = 120.0 * MB - 40.0 * MB * GIVEN_FLOOR_MARGIN;
+    assert!(fell > 2.0 * span * SLEW_SHARE_PER_S, "fell {fell}");
 }
 
 /// A controller whose target has settled at the floor: no input, a
@@ -248,30 +290,42 @@ fn a_stall_at_a_steady_pace_well_above_the_floor_ends_pacing() {
     assert_eq!(c.start_fill(0.9), FULL_FILL);
 }
 
+/// At the top, then 0.3 s of the target falling by the slew (the ring
+/// empty, the input keeping up), then a write held for a second: a stall
+/// after a fall. Gives the time and bytes read.
+fn stalled_after_a_fall(c: &mut Controller) -> (f64, f64) {
+    let (t, read, _) = hold(c, 0.0, 5.0, 0.99, 120.0 * MB, 0.0);
+    let (t, read, fell) = hold(c, t, 0.3, 0.0, 120.0 * MB, read);
+    assert!(fell > 0.0);
+    c.wrote(t, t + 1.0, 1 << 20);
+    assert_eq!((c.stalls().len(), c.mode()), (1, Mode::Pacing));
+    (t + 1.0, read + 120.0 * MB)
+}
+
 #[test]
 fn a_stall_after_a_fall_slows_the_target_and_a_second_ends_pacing() {
     let mut c = known(40.0 * MB, 120.0 * MB);
-    // At the top, then the ring empties and the target falls.
-    c.plan(view(0.0, 0.99, 0.0), 1 << 20);
-    let mut t = 0.0;
-    for _ in 0..10 {
-        t += 0.1;
-        c.plan(view(t, 0.05, 0.0), 1 << 20);
-    }
-    let falling = c.current_target().unwrap();
-    c.wrote(t, t + 1.0, 1 << 20);
-    assert_eq!((c.stalls().len(), c.mode()), (1, Mode::Pacing));
+    let (t, read) = stalled_after_a_fall(&mut c);
     // The target now falls half as fast.
-    let before = c.plan(view(t + 1.0, 0.05, 0.0), 1 << 20).rate.unwrap();
-    let after = c.plan(view(t + 2.0, 0.05, 0.0), 1 << 20).rate.unwrap();
+    let (t, _, fell) = hold(&mut c, t, 1.5, 0.0, 120.0 * MB, read);
     let span = 120.0 * MB - 40.0 * MB * GIVEN_FLOOR_MARGIN;
-    assert!(before <= falling);
     assert!(
-        (before - after - span * SLEW_SHARE_PER_S / 2.0).abs() < 1.0,
-        "{before} {after}"
+        (fell - span * SLEW_SHARE_PER_S / 2.0).abs() < 0.01 * MB,
+        "fell {fell}"
     );
-    c.wrote(t + 2.0, t + 3.0, 1 << 20);
+    c.wrote(t, t + 1.0, 1 << 20);
     assert_eq!((c.stalls().len(), c.mode()), (2, Mode::Bursts));
+}
+
+#[test]
+fn a_drive_that_stopped_after_a_fall_gets_no_quick_fall_even_towards_a_dry_ring() {
+    let mut c = known(40.0 * MB, 120.0 * MB);
+    let (t, read) = stalled_after_a_fall(&mut c);
+    // 20 MB left and no input: the quick fall would take the target
+    // down by far more than the slew (see the test above it).
+    let (_, _, fell) = hold(&mut c, t, 1.5, 20.0 * MB / RING, 0.0, read);
+    let span = 120.0 * MB - 40.0 * MB * GIVEN_FLOOR_MARGIN;
+    assert!(fell <= span * SLEW_SHARE_PER_S / 2.0 + 1.0, "fell {fell}");
 }
 
 #[test]

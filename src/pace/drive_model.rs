@@ -96,6 +96,8 @@ enum Motion {
 pub struct DriveTally {
     /// Times the tape stopped because its buffer ran dry.
     pub stops: u64,
+    /// When each of those stops happened, in seconds.
+    pub stop_times: Vec<f64>,
     /// Seconds at each speed, in the order of `DriveSpec::speeds`.
     pub seconds_at_speed: Vec<f64>,
     /// Seconds standing still or repositioning.
@@ -229,6 +231,7 @@ impl DriveModel {
                         self.buffered = 0.0;
                         if !self.flushing {
                             self.tally.stops += 1;
+                            self.tally.stop_times.push(self.now);
                         }
                         self.motion = Motion::Repositioning {
                             until: self.now + self.spec.reposition_s,

@@ -17,6 +17,12 @@
 //!   most `SLEW_SHARE_PER_S` of the range per second, halved after each
 //!   stop the drive could not follow (`slow_down`). After full speed the
 //!   target starts from the rate the output really took, not the top.
+//! - **But never into a dry ring.** When the target is so far above what
+//!   the input brings now that the slew could not bring it down before
+//!   the ring empties, it falls as fast as that takes (with
+//!   `DRY_MARGIN`): a dry ring stops any drive for certain, a quick fall
+//!   only a drive that cannot follow it. A drive that stopped after a
+//!   fall has shown it cannot, and from then on the slew alone holds.
 //!
 //! The invariant: the target stays between the floor and the top; only
 //! from rest is it taken without slewing. Full speed (None) means the
@@ -42,8 +48,13 @@ pub const MEAN_WINDOW_TAUS: f64 = 4.0;
 const FIRST_MEAN_WINDOW_S: f64 = 10.0;
 /// The target moves by at most this share of the range per second.
 pub const SLEW_SHARE_PER_S: f64 = 0.3;
-/// The window over which the rate the output took is measured.
-const DELIVERED_WINDOW_S: f64 = 0.25;
+/// The window over which the rate the output took, and the rate the
+/// input brings now, are measured.
+const SHORT_WINDOW_S: f64 = 0.25;
+/// The fall that keeps the ring from running dry is taken this much
+/// steeper than the least that would do, so that it ends with data to
+/// spare.
+const DRY_MARGIN: f64 = 1.5;
 /// How far back a stop looks for a fall in the target.
 pub const FOLLOW_S: f64 = 2.0;
 
@@ -83,8 +94,10 @@ pub(super) struct Target {
     ring_bytes: f64,
     arrival: Option<f64>,
     swing: Swing,
-    /// Bytes per second the output took, over `DELIVERED_WINDOW_S`.
+    /// Bytes per second the output took, over `SHORT_WINDOW_S`.
     delivered: f64,
+    /// Bytes per second the input brought, over the same window.
+    inflow: f64,
     last_bytes: f64,
     last_view: Option<View>,
     gains: Option<Gains>,
@@ -105,6 +118,7 @@ impl Target {
             arrival: None,
             swing: Swing::default(),
             delivered: 0.0,
+            inflow: 0.0,
             last_bytes: 0.0,
             last_view: None,
             gains: None,
@@ -179,9 +193,27 @@ impl Target {
         };
         self.arrival = Some(arrival);
         self.swing.sample(view.now, view.read_bytes as f64, arrival);
-        let d = DELIVERED_WINDOW_S;
-        self.delivered = self.delivered * (-dt / d).exp() + last_bytes / d;
+        let keep = (-dt / SHORT_WINDOW_S).exp();
+        self.delivered = self.delivered * keep + last_bytes / SHORT_WINDOW_S;
+        if dt > 0.0 {
+            self.inflow = self.inflow * keep + (1.0 - keep) * new_bytes / dt;
+        }
         dt
+    }
+
+    /// The fall, in bytes per second per second, that brings the target
+    /// down to what the input brings (or to the floor) before the ring
+    /// runs dry: a target `d` above the inflow, falling at `a`, drains
+    /// `d²/2a` more bytes. None of it once the drive failed to follow a
+    /// fall (`slow_down`): then only the slew holds.
+    fn fall_to_stay_wet(&self, view: View, floor: f64) -> f64 {
+        let inflow = self.inflow.min(self.arrival.unwrap_or(0.0)).max(floor);
+        let drain = self.rate - inflow;
+        let held = (view.fill * self.ring_bytes).max(1.0);
+        match drain > 0.0 && self.slew_scale >= 1.0 {
+            true => DRY_MARGIN * drain * drain / (2.0 * held),
+            false => 0.0,
+        }
     }
 
     /// The target for `view`, `dt` seconds after the last, between `floor`
@@ -200,9 +232,10 @@ impl Target {
         let error = view.fill * self.ring_bytes - g.setpoint_bytes;
         let want = centre + error / g.tau_s;
         let step = SLEW_SHARE_PER_S * self.slew_scale * span * dt;
+        let fall = step.max(self.fall_to_stay_wet(view, floor) * dt);
         let (low, high) = match std::mem::take(&mut self.from_rest) {
             true => (floor, top),
-            false => (self.rate - step, self.rate + step),
+            false => (self.rate - fall, self.rate + step),
         };
         self.rate = want.clamp(low, high).clamp(floor, top);
         self.recent.push_back((view.now, self.rate));
