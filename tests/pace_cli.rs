@@ -274,3 +274,51 @@ fn a_paced_run_to_a_remote_tape_over_rmt_commits_every_byte() {
         "{line}"
     );
 }
+
+#[test]
+fn an_output_that_stops_while_paced_is_noticed_and_every_byte_still_lands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, json) = (dir.path().join("out"), dir.path().join("summary.json"));
+    let data = pattern(4 << 20, 13);
+    // Downstream takes 1 MiB at once, then stands still for 1.5 s, then
+    // takes the rest: a drive that stops though it is fed. The stop holds
+    // a paced write, and the writer then gathers the ring while the drive
+    // stands, as after running dry.
+    let script = "dd bs=1M count=1 iflag=fullblock status=none; sleep 1.5; cat";
+    let mut downstream = command("sh")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(std::fs::File::create(&output).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut args = PACED_1_100.to_vec();
+    let json_s = json.display().to_string();
+    args.extend(["-m", "8M", "--summary-json", &json_s]);
+    let mut paced = tapebuf()
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(downstream.stdin.take().unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // 3.2 MB/s: the stop fills the pipe (1 MiB) but leaves the 8 MiB ring
+    // room, so the held write was a paced one, not one at full speed
+    // before a full ring.
+    let feed = Feed::Slow {
+        chunk: 64 << 10,
+        pause: std::time::Duration::from_millis(20),
+    };
+    let feeder = feed_stdin(&mut paced, data.clone(), feed);
+    let (status, stderr) = finish(&mut paced);
+    feeder.join().unwrap();
+    let (down_status, down_err) = finish(&mut downstream);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(down_status.code(), Some(0), "{down_err}");
+    assert_eq!(summary_number(&stderr, "out "), data.len() as u64);
+    assert_eq!(sha256_file(&output), sha256(&data));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let held = summary["pace"]["stall"]["held_s"].as_f64();
+    assert!(held.is_some_and(|h| h >= 0.5), "{}", summary["pace"]);
+}

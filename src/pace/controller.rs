@@ -91,6 +91,9 @@ pub struct Controller {
     /// gone through unheld: a drive still repositioning from that stop
     /// holds writes, which says nothing of the pace.
     restarting: bool,
+    /// A stall just stopped the drive: the writer should gather the ring
+    /// again before it goes on (`take_rest`).
+    rest_asked: bool,
 }
 
 impl Controller {
@@ -114,6 +117,7 @@ impl Controller {
             full_speed: FullSpeed::default(),
             floor_raised: None,
             restarting: false,
+            rest_asked: false,
         }
     }
 
@@ -248,7 +252,17 @@ impl Controller {
         }
     }
 
-    /// The drive stopped though paced: learn why (see the header).
+    /// Whether the writer should stop and gather the ring to `start_fill`
+    /// before its next write, as after running dry: asked once, after a
+    /// stall. The drive has stopped already, so the wait costs no stop,
+    /// and the next run starts from a full ring instead of from whatever
+    /// the stall left.
+    pub fn take_rest(&mut self) -> bool {
+        std::mem::take(&mut self.rest_asked)
+    }
+
+    /// The drive stopped though paced: learn why (see the header), and
+    /// ask the writer to rest.
     fn stalled(&mut self, stall: Stall) {
         self.stalls.push(stall);
         let (pace, top) = (stall.pace, self.top.unwrap_or(stall.pace));
@@ -263,6 +277,8 @@ impl Controller {
         } else {
             self.mode = Mode::Bursts;
         }
+        self.ran_dry();
+        self.rest_asked = true;
     }
 
     /// The writing stopped for a reason of its own: the ring ran dry and
