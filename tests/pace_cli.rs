@@ -282,8 +282,7 @@ fn an_output_that_stops_while_paced_is_noticed_and_every_byte_still_lands() {
     let data = pattern(4 << 20, 13);
     // Downstream takes 1 MiB at once, then stands still for 1.5 s, then
     // takes the rest: a drive that stops though it is fed. The stop holds
-    // a paced write, and the writer then gathers the ring while the drive
-    // stands, as after running dry.
+    // a paced write, which the summary reports.
     let script = "dd bs=1M count=1 iflag=fullblock status=none; sleep 1.5; cat";
     let mut downstream = command("sh")
         .args(["-c", script])
@@ -321,4 +320,9 @@ fn an_output_that_stops_while_paced_is_noticed_and_every_byte_still_lands() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let held = summary["pace"]["stall"]["held_s"].as_f64();
     assert!(held.is_some_and(|h| h >= 0.5), "{}", summary["pace"]);
+    let line = summary_line(&stderr);
+    assert!(
+        line.contains("; the drive stopped once though fed at "),
+        "{line}"
+    );
 }

@@ -303,18 +303,16 @@ fn a_drive_that_cannot_follow_a_changing_feed_stops_no_more_often_when_paced() {
 }
 
 #[test]
-fn on_a_fixed_speed_drive_pacing_costs_at_most_one_stop_before_it_gives_way() {
+fn on_a_fixed_speed_drive_pacing_costs_at_most_two_stops_before_it_gives_way() {
     for ring_mib in [16.0, 32.0, 128.0, 512.0] {
         let [bursts, auto, known] = three_ways(ring_mib, grid_fixed(), irregular());
         for out in [&auto, &known] {
             // Such a drive tells only by stopping: a stall or two while
-            // paced, then bursts from a full ring. The writer gathers the
-            // ring while the drive stands still after each stall, so a
-            // stall takes the place of the stop a dry ring would bring.
+            // paced, then bursts from a full ring.
             let stalls = out.controller.as_ref().map_or(0, |c| c.stalls().len()) as u64;
             assert!(stalls <= 2, "{ring_mib} MiB: {stalls} stalls");
             assert!(
-                out.drive.stops <= bursts.drive.stops + 1,
+                out.drive.stops <= bursts.drive.stops + 2,
                 "{ring_mib} MiB: {} stops vs {} and {stalls} stalls",
                 out.drive.stops,
                 bursts.drive.stops

@@ -23,8 +23,10 @@
 //!   from the rate the output really took.
 //! - **Move gently.** While the drive moves, the target rises or falls by
 //!   a bounded share of the range per second, so a speed-matching drive
-//!   can follow. After a start or a restart the drive stands still, and
-//!   the first target is taken as it is.
+//!   can follow, except when that would run the ring dry first: a dry
+//!   ring stops every drive, so the target then falls as fast as keeping
+//!   data takes (`target`). After a start or a restart the drive stands
+//!   still, and the first target is taken as it is.
 //! - **Learn the top rate** when it is not given: from windows of unpaced
 //!   writing in which the output, not the input, set the speed steadily
 //!   (`learn`). Until it is known, the writer bursts as plain watermarks
@@ -91,9 +93,6 @@ pub struct Controller {
     /// gone through unheld: a drive still repositioning from that stop
     /// holds writes, which says nothing of the pace.
     restarting: bool,
-    /// A stall just stopped the drive: the writer should gather the ring
-    /// again before it goes on (`take_rest`).
-    rest_asked: bool,
 }
 
 impl Controller {
@@ -117,7 +116,6 @@ impl Controller {
             full_speed: FullSpeed::default(),
             floor_raised: None,
             restarting: false,
-            rest_asked: false,
         }
     }
 
@@ -168,7 +166,7 @@ impl Controller {
             top_bps: self.top,
             top_learned: self.settings.ceiling.is_none() && self.top.is_some(),
             mode: self.mode,
-            stall: self.stalls.first().copied(),
+            stall: self.stalls.last().copied(),
             inside_share: self.inside_share(),
             full_speed: self.full_speed.clone(),
         }
@@ -252,17 +250,7 @@ impl Controller {
         }
     }
 
-    /// Whether the writer should stop and gather the ring to `start_fill`
-    /// before its next write, as after running dry: asked once, after a
-    /// stall. The drive has stopped already, so the wait costs no stop,
-    /// and the next run starts from a full ring instead of from whatever
-    /// the stall left.
-    pub fn take_rest(&mut self) -> bool {
-        std::mem::take(&mut self.rest_asked)
-    }
-
-    /// The drive stopped though paced: learn why (see the header), and
-    /// ask the writer to rest.
+    /// The drive stopped though paced: learn why (see the header).
     fn stalled(&mut self, stall: Stall) {
         self.stalls.push(stall);
         let (pace, top) = (stall.pace, self.top.unwrap_or(stall.pace));
@@ -277,8 +265,6 @@ impl Controller {
         } else {
             self.mode = Mode::Bursts;
         }
-        self.ran_dry();
-        self.rest_asked = true;
     }
 
     /// The writing stopped for a reason of its own: the ring ran dry and

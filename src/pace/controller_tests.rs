@@ -292,20 +292,14 @@ fn a_stall_at_a_steady_pace_well_above_the_floor_ends_pacing() {
 
 /// At the top, then 0.3 s of the target falling by the slew (the ring
 /// empty, the input keeping up), then a write held for a second: a stall
-/// after a fall. Then the writer gathers the ring and runs at the top
-/// again for a second. Gives the time and bytes read.
+/// after a fall. Gives the time and bytes read.
 fn stalled_after_a_fall(c: &mut Controller) -> (f64, f64) {
     let (t, read, _) = hold(c, 0.0, 5.0, 0.99, 120.0 * MB, 0.0);
     let (t, read, fell) = hold(c, t, 0.3, 0.0, 120.0 * MB, read);
     assert!(fell > 0.0);
     c.wrote(t, t + 1.0, 1 << 20);
     assert_eq!((c.stalls().len(), c.mode()), (1, Mode::Pacing));
-    assert!(c.take_rest());
-    let (t, read, _) = hold(c, t + 1.0, 1.0, 0.99, 120.0 * MB, read + 120.0 * MB);
-    assert_eq!(c.current_target(), Some(120.0 * MB));
-    // A quick write: the drive runs again.
-    c.wrote(t, t + 0.001, 1 << 20);
-    (t, read)
+    (t + 1.0, read + 120.0 * MB)
 }
 
 #[test]
@@ -332,24 +326,6 @@ fn a_drive_that_stopped_after_a_fall_gets_no_quick_fall_even_towards_a_dry_ring(
     let (_, _, fell) = hold(&mut c, t, 1.5, 20.0 * MB / RING, 0.0, read);
     let span = 120.0 * MB - 40.0 * MB * GIVEN_FLOOR_MARGIN;
     assert!(fell <= span * SLEW_SHARE_PER_S / 2.0 + 1.0, "fell {fell}");
-}
-
-#[test]
-fn a_stall_asks_the_writer_once_to_gather_the_ring_while_the_drive_stands() {
-    let mut c = settled_at_floor(40.0 * MB, 120.0 * MB);
-    c.plan(view(60.0, 0.1, 0.0), 1 << 20);
-    c.wrote(60.0, 60.001, 1 << 20);
-    assert!(!c.take_rest(), "a quick write");
-    c.plan(view(61.0, 0.1, 0.0), 1 << 20);
-    c.wrote(61.0, 62.0, 1 << 20);
-    assert_eq!(c.stalls().len(), 1);
-    assert!(c.take_rest());
-    assert!(!c.take_rest(), "asked once");
-    // The first write after the gathering waits out the reposition: not
-    // a second stall.
-    c.plan(view(70.0, 0.9, 0.0), 1 << 20);
-    c.wrote(70.0, 71.0, 1 << 20);
-    assert_eq!(c.stalls().len(), 1);
 }
 
 #[test]

@@ -19,7 +19,8 @@ pub struct PaceReport {
     /// The top rate was measured, not given.
     pub top_learned: bool,
     pub mode: Mode,
-    /// The stall that turned pacing off.
+    /// The last stall: the one that turned pacing off, or the one that
+    /// pacing went on after (more gently, or from a higher floor).
     pub stall: Option<Stall>,
     /// The share of time, once the floor was known, in which the outputs
     /// were fed at the floor or faster.
@@ -58,8 +59,17 @@ impl PaceReport {
                         100.0 * share
                     )
                 });
+                let stopped = self.stall.map_or(String::new(), |stall| {
+                    format!(
+                        "; the drive stopped once though fed at {} (a write was held \
+                         {:.1} s at {:.1} s), and pacing went on",
+                        rate(stall.pace),
+                        stall.held_s,
+                        stall.at_s
+                    )
+                });
                 format!(
-                    "paced between {} (floor) and {} (top{learned}){inside}",
+                    "paced between {} (floor) and {} (top{learned}){inside}{stopped}",
                     rate(floor),
                     rate(top)
                 )
@@ -121,6 +131,28 @@ mod tests {
                 "{paced}; full speed 3 times (2.1 s) because the ring was full, \
                  once (0.4 s) while learning the top rate"
             )
+        );
+    }
+
+    #[test]
+    fn a_stall_that_pacing_went_on_after_is_said() {
+        let report = PaceReport {
+            floor_bps: Some(20e6),
+            top_bps: Some(80e6),
+            top_learned: false,
+            mode: Mode::Pacing,
+            stall: Some(Stall {
+                at_s: 12.34,
+                held_s: 1.04,
+                pace: 21e6,
+            }),
+            inside_share: None,
+            full_speed: FullSpeed::default(),
+        };
+        assert_eq!(
+            report.describe(),
+            "paced between 20.0 MB/s (floor) and 80.0 MB/s (top); the drive stopped once \
+             though fed at 21.0 MB/s (a write was held 1.0 s at 12.3 s), and pacing went on"
         );
     }
 

@@ -259,9 +259,6 @@ impl<'a> Sim<'a> {
         self.out.bytes_written += w.bytes;
         if let Some(c) = self.controller.as_mut() {
             c.wrote(w.started, now, w.bytes as u64);
-            if c.take_rest() {
-                self.streaming = false;
-            }
         }
         true
     }

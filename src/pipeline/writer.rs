@@ -85,11 +85,6 @@ impl Writer {
                 } else {
                     c.ran_dry();
                 }
-                // The drive stopped while paced: gather the ring while it
-                // stands still, as after running dry.
-                if c.take_rest() {
-                    streaming = false;
-                }
             }
             if let Some(p) = self.pacer.as_mut() {
                 p.pace(len, &self.stop);
