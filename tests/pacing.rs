@@ -58,12 +58,12 @@ fn simulate(drive: DriveSpec, producer: Producer, policy: Policy) -> Outcome {
 fn a_steady_input_inside_the_range_never_stops_a_speed_matching_drive() {
     for policy in [auto(), paced(Some(40.0), Some(120.0))] {
         let out = simulate(matching(), Producer::steady(75.0 * MB, 4000.0 * MB), policy);
-        assert_eq!(out.drive.stops, 0, "{policy:?}");
+        assert_eq!(out.drive.stops(), 0, "{policy:?}");
         assert_eq!(out.underruns, 0);
     }
     // Without pacing the same drive stops again and again.
     let bursts = simulate(matching(), Producer::steady(75.0 * MB, 4000.0 * MB), BURSTS);
-    assert!(bursts.drive.stops >= 2, "stops {}", bursts.drive.stops);
+    assert!(bursts.drive.stops() >= 2, "stops {}", bursts.drive.stops());
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn a_bursty_input_stops_a_speed_matching_drive_far_less_often_when_paced() {
     let bursts = simulate(matching(), tar_like(8000.0), BURSTS);
     let auto = simulate(matching(), tar_like(8000.0), auto());
     let known = simulate(matching(), tar_like(8000.0), paced(Some(40.0), Some(120.0)));
-    let b = bursts.drive.stops;
+    let b = bursts.drive.stops();
     assert!(b >= 8, "bursts stop the drive at every slow phase: {b}");
     assert_paced_beats_bursts("tar-like, 512 MB", &bursts, &auto, &known);
 }
@@ -90,8 +90,8 @@ fn a_bursty_input_stops_a_speed_matching_drive_far_less_often_when_paced() {
 /// plain watermarks, `--pace MIN:MAX` at most a tenth, and neither more
 /// than 5% slower.
 fn assert_paced_beats_bursts(cell: &str, bursts: &Outcome, auto: &Outcome, known: &Outcome) {
-    let b = bursts.drive.stops;
-    let (a, k) = (auto.drive.stops, known.drive.stops);
+    let b = bursts.drive.stops();
+    let (a, k) = (auto.drive.stops(), known.drive.stops());
     assert!(a * 4 <= b, "{cell}: --pace {a} stops vs {b}");
     assert!(k * 10 <= b, "{cell}: --pace MIN:MAX {k} stops vs {b}");
     for out in [auto, known] {
@@ -133,9 +133,10 @@ fn an_input_below_the_floor_stops_the_drive_only_when_the_ring_runs_dry() {
     let producer = Producer::steady(25.0 * MB, 3000.0 * MB);
     for policy in [auto(), paced(Some(40.0), Some(120.0))] {
         let out = simulate(matching(), producer.clone(), policy);
-        assert!(out.drive.stops >= 1, "25 MB/s cannot keep 40 MB/s going");
+        assert!(out.drive.stops() >= 1, "25 MB/s cannot keep 40 MB/s going");
         assert_eq!(
-            out.drive.stops, out.underruns,
+            out.drive.stops(),
+            out.underruns,
             "every stop is a dry ring: {policy:?}"
         );
         let floor = out.controller.as_ref().unwrap().floor().unwrap();
@@ -163,10 +164,10 @@ fn a_fixed_speed_drive_is_noticed_and_gets_bursts_after_at_most_two_stops() {
             assert!(c.stalls()[0].held_s >= 0.5);
             // The stops that revealed the drive are the only ones added.
             assert!(
-                out.drive.stops <= bursts.drive.stops + stalls as u64,
+                out.drive.stops() <= bursts.drive.stops() + stalls as u64,
                 "{policy:?}: {} stops vs {}",
-                out.drive.stops,
-                bursts.drive.stops
+                out.drive.stops(),
+                bursts.drive.stops()
             );
         }
     }
@@ -182,7 +183,7 @@ fn a_drive_that_takes_writes_while_repositioning_gives_no_sign_and_keeps_being_p
     let out = simulate(drive, Producer::steady(75.0 * MB, 3000.0 * MB), auto());
     let c = out.controller.as_ref().unwrap();
     assert_eq!(c.mode(), Mode::Pacing);
-    assert!(out.drive.stops > 5, "stops {}", out.drive.stops);
+    assert!(out.drive.stops() > 5, "stops {}", out.drive.stops());
 }
 
 #[test]
@@ -292,13 +293,13 @@ fn a_drive_that_cannot_follow_a_changing_feed_stops_no_more_often_when_paced() {
     // drive stops even on a feed that ramps at 1 MB/s per second (see the
     // drive model's tests), so no pace short of a constant one holds it.
     let [bursts, auto, known] = three_ways(32.0, grid_drive(0.25, 4.0), irregular());
-    let b = bursts.drive.stops;
+    let b = bursts.drive.stops();
     assert!(b >= 4, "bursts stop it at every lull: {b}");
     assert!(
-        auto.drive.stops <= b && known.drive.stops <= b,
+        auto.drive.stops() <= b && known.drive.stops() <= b,
         "{} {} vs {b}",
-        auto.drive.stops,
-        known.drive.stops
+        auto.drive.stops(),
+        known.drive.stops()
     );
 }
 
@@ -312,10 +313,10 @@ fn on_a_fixed_speed_drive_pacing_costs_at_most_two_stops_before_it_gives_way() {
             let stalls = out.controller.as_ref().map_or(0, |c| c.stalls().len()) as u64;
             assert!(stalls <= 2, "{ring_mib} MiB: {stalls} stalls");
             assert!(
-                out.drive.stops <= bursts.drive.stops + 2,
+                out.drive.stops() <= bursts.drive.stops() + 2,
                 "{ring_mib} MiB: {} stops vs {} and {stalls} stalls",
-                out.drive.stops,
-                bursts.drive.stops
+                out.drive.stops(),
+                bursts.drive.stops()
             );
         }
     }
@@ -333,7 +334,7 @@ fn a_large_ring_paced_from_its_start_does_not_wait_for_the_high_watermark() {
     );
     // Learning the top needs that burst: --pace alone waits as bursts do.
     assert!(auto.elapsed_s <= 1.02 * bursts.elapsed_s);
-    assert_eq!(known.drive.stops, 0);
+    assert_eq!(known.drive.stops(), 0);
 }
 
 #[test]
@@ -344,10 +345,10 @@ fn bursts_longer_than_the_ring_stop_a_paced_drive_no_more_often_than_bursts() {
                 three_ways(ring_mib, grid_drive(0.05, buffer_mb), long_bursts());
             for out in [&auto, &known] {
                 assert!(
-                    out.drive.stops <= bursts.drive.stops,
+                    out.drive.stops() <= bursts.drive.stops(),
                     "{ring_mib} MiB, {buffer_mb} MB: {} vs {}",
-                    out.drive.stops,
-                    bursts.drive.stops
+                    out.drive.stops(),
+                    bursts.drive.stops()
                 );
             }
         }

@@ -69,7 +69,7 @@ impl Measured {
         parts.push(format!("stop:{:.0}%", 100.0 * stopped_s / total));
         format!(
             "{} stops, {:.1} s (first byte {:.1} s; {}; {} bytes, count and xxh3 ok)",
-            self.tally.stops,
+            self.tally.stops(),
             self.elapsed_s,
             self.first_byte_s,
             parts.join(" "),

@@ -21,7 +21,7 @@ pub fn medians(outcome: &Outcome, i: usize) -> Option<(f64, f64)> {
         return None;
     }
     Some((
-        median(runs.iter().map(|r| r.tally.stops as f64).collect()),
+        median(runs.iter().map(|r| r.tally.stops() as f64).collect()),
         median(runs.iter().map(|r| r.elapsed_s).collect()),
     ))
 }
