@@ -320,9 +320,12 @@ fn an_output_that_stops_while_paced_is_noticed_and_every_byte_still_lands() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let held = summary["pace"]["stall"]["held_s"].as_f64();
     assert!(held.is_some_and(|h| h >= 0.5), "{}", summary["pace"]);
+    // Whether pacing went on after the stop (a fall the drive did not
+    // follow) or was turned off (a steady pace) depends on where the
+    // target stood when the pipe filled; either way the summary says it.
     let line = summary_line(&stderr);
-    assert!(
-        line.contains("; the drive stopped once though fed at "),
-        "{line}"
-    );
+    let went_on = line.contains("; the drive stopped once though fed at ");
+    let turned_off = line.contains("pacing turned off at ")
+        && line.contains(": the drive stopped though fed at ");
+    assert!(went_on || turned_off, "{line}");
 }
