@@ -288,6 +288,32 @@ fn a_32_mib_ring_keeps_a_drive_that_reacts_within_50_ms_streaming() {
 }
 
 #[test]
+fn a_drive_buffer_larger_than_the_ring_gets_the_input_as_it_comes_not_in_lumps() {
+    // 64 MB of drive buffer behind a 32 MiB ring: the drive never pushes
+    // back, so `--pace` cannot learn a top. Bursts of 29 MiB every second
+    // or so stop this slow-deciding drive twice; passing the input's flow
+    // on lets its own buffer do the smoothing. (This seed: seed 7 happens
+    // to stop it under neither.)
+    let producer = Producer::irregular(
+        (60.0 * MB, (0.1, 0.5)),
+        (8.0 * MB, (0.1, 1.0)),
+        8,
+        600.0 * MB,
+    );
+    let [bursts, auto, _] = three_ways(32.0, grid_drive(0.25, 64.0), producer);
+    assert!(
+        bursts.drive.stops() >= 2,
+        "bursts: {}",
+        bursts.drive.stops()
+    );
+    let c = auto.controller.as_ref().expect("paced");
+    assert_eq!(c.top(), None, "nothing to learn from");
+    let at = &auto.drive.stop_times;
+    assert!(at.is_empty(), "--pace stopped at {at:?} s");
+    assert!(auto.elapsed_s <= bursts.elapsed_s);
+}
+
+#[test]
 fn a_drive_that_cannot_follow_a_changing_feed_stops_no_more_often_when_paced() {
     // 250 ms between decisions, and a buffer of a tenth of a second: this
     // drive stops even on a feed that ramps at 1 MB/s per second (see the

@@ -264,6 +264,11 @@ pub struct PaceSummary {
     pub top_bps: Option<f64>,
     /// `top_bps` was measured, not given.
     pub top_learned: bool,
+    /// The output took half the ring at once while the top was being
+    /// learned, so the input was passed on as it came. Absent in files
+    /// from before, read as false.
+    #[serde(default)]
+    pub swallowed: bool,
     pub mode: PaceMode,
     pub stall: Option<PaceStall>,
     /// The share of time, from 0 to 1, once the floor was known, in which
@@ -290,6 +295,7 @@ impl PaceSummary {
             floor_bps: report.floor_bps.map(f64::round),
             top_bps: report.top_bps.map(f64::round),
             top_learned: report.top_learned,
+            swallowed: report.swallowed,
             mode: match report.mode {
                 Mode::Learning => PaceMode::Learning,
                 Mode::Pacing => PaceMode::Pacing,
@@ -486,6 +492,7 @@ mod tests {
             floor_bps: Some(20_000_000.4),
             top_bps: Some(80_000_000.0),
             top_learned: true,
+            swallowed: false,
             mode: Mode::Bursts,
             stall: Some(Stall {
                 at_s: 12.3456,
@@ -502,6 +509,7 @@ mod tests {
                 "floor_bps": 20_000_000.0,
                 "top_bps": 80_000_000.0,
                 "top_learned": true,
+                "swallowed": false,
                 "mode": "bursts",
                 "stall": {"at_s": 12.346, "held_s": 0.5, "pace_bps": 21_000_000.0},
                 "inside_share": 0.877,
@@ -516,6 +524,7 @@ mod tests {
             floor_bps: None,
             top_bps: None,
             top_learned: false,
+            swallowed: false,
             mode: Mode::Learning,
             stall: None,
             inside_share: None,
@@ -537,6 +546,7 @@ mod tests {
             floor_bps: Some(20e6),
             top_bps: Some(80e6),
             top_learned: false,
+            swallowed: false,
             mode: Mode::Pacing,
             stall: None,
             inside_share: None,

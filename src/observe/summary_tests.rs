@@ -162,6 +162,7 @@ fn the_time_near_full_and_near_empty_shows_on_a_paced_or_detailed_run_only() {
         floor_bps: Some(20e6),
         top_bps: Some(80e6),
         top_learned: false,
+        swallowed: false,
         mode: crate::pace::Mode::Pacing,
         stall: None,
         inside_share: None,

@@ -61,6 +61,11 @@ use super::view::{Plan, View};
 /// From this fill on, a run whose pacing was turned off restarts after the
 /// ring ran dry: the longest burst the ring allows.
 pub const FULL_FILL: f64 = 0.98;
+/// While learning, once the output swallowed a burst: the fill from which
+/// the writer restarts after the ring ran dry. The output's own buffer is
+/// the larger store, so the ring passes the input's flow on as it comes
+/// rather than in lumps of most of the ring.
+pub const SWALLOWED_FILL: f64 = 0.1;
 /// A stop at a pace within this factor of the floor is a floor too low.
 const NEAR_FLOOR: f64 = 1.1;
 
@@ -93,6 +98,10 @@ pub struct Controller {
     /// gone through unheld: a drive still repositioning from that stop
     /// holds writes, which says nothing of the pace.
     restarting: bool,
+    ring_bytes: f64,
+    /// While learning, a burst went into the output faster than it could
+    /// set the speed (`learn`): the output holds more than the ring.
+    swallowed: bool,
 }
 
 impl Controller {
@@ -116,6 +125,8 @@ impl Controller {
             full_speed: FullSpeed::default(),
             floor_raised: None,
             restarting: false,
+            ring_bytes,
+            swallowed: false,
         }
     }
 
@@ -152,6 +163,7 @@ impl Controller {
     pub fn start_fill(&self, high: f64) -> f64 {
         match self.mode {
             Mode::Bursts => high.max(FULL_FILL),
+            Mode::Learning if self.swallowed => high.min(SWALLOWED_FILL),
             Mode::Learning => high,
             // A block was planned: the run has started.
             Mode::Pacing if self.last_plan.is_some() => high,
@@ -165,6 +177,7 @@ impl Controller {
             floor_bps: self.floor(),
             top_bps: self.top,
             top_learned: self.settings.ceiling.is_none() && self.top.is_some(),
+            swallowed: self.swallowed,
             mode: self.mode,
             stall: self.stalls.last().copied(),
             inside_share: self.inside_share(),
@@ -273,6 +286,9 @@ impl Controller {
     pub fn ran_dry(&mut self) {
         if let Some(v) = self.target.last_view() {
             self.full_speed.rest(v.now);
+        }
+        if self.mode == Mode::Learning && self.learner.swallowed(self.ring_bytes) {
+            self.swallowed = true;
         }
         self.target.rest();
         self.learner.rest();

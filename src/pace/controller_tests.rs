@@ -268,6 +268,32 @@ fn an_output_that_never_pushes_back_teaches_nothing() {
     assert_eq!(c.mode(), Mode::Learning);
 }
 
+/// A controller learning the top after one burst of `blocks` writes of
+/// 1 MB back to back, each taking `each_s`, that ran the ring dry.
+fn after_one_burst(blocks: usize, each_s: f64) -> Controller {
+    let mut c = Controller::new(PaceSettings::default(), RING);
+    for i in 0..blocks {
+        let t = i as f64 * each_s;
+        c.plan(view(t, 0.5, 0.0), 1_000_000);
+        c.wrote(t, t + each_s, 1_000_000);
+    }
+    c.ran_dry();
+    c
+}
+
+#[test]
+fn an_output_that_swallows_half_the_ring_at_once_gets_the_input_as_it_comes() {
+    // 300 MB of a 512 MB ring in 0.3 s: no tape moves that fast, so the
+    // output's own buffer took it.
+    let c = after_one_burst(300, 0.001);
+    assert_eq!(c.mode(), Mode::Learning);
+    assert_eq!(c.start_fill(0.9), SWALLOWED_FILL);
+    // The same bytes over 3 s: the output set the pace. And less than
+    // half the ring at once proves nothing.
+    assert_eq!(after_one_burst(300, 0.01).start_fill(0.9), 0.9);
+    assert_eq!(after_one_burst(200, 0.001).start_fill(0.9), 0.9);
+}
+
 #[test]
 fn a_stall_at_a_steady_pace_near_the_floor_raises_the_floor() {
     let mut c = settled_at_floor(40.0 * MB, 120.0 * MB);

@@ -8,6 +8,11 @@
 //! buffer swallows writes faster than tape moves, fails that test whatever
 //! the buffer's size, so no fixed time is skipped; a ring that holds only a
 //! second or two of writing still teaches the top.
+//!
+//! A burst can also teach that there is no top to learn: when the output
+//! took `SWALLOW_SHARE` of the ring or more, faster than one window, it
+//! holds more than the ring (a drive whose own buffer is the larger), and
+//! never sets the speed while the ring is the smaller store.
 
 /// The length of one window that measures the top rate.
 pub const LEARN_WINDOW_S: f64 = 0.5;
@@ -21,6 +26,10 @@ const BUSY_SHARE: f64 = 0.8;
 /// steady speed: a drive stepping from one speed to the next differs by
 /// about a tenth.
 const STEADY_TOLERANCE: f64 = 0.05;
+
+/// A burst that moved this share of the ring within one window was
+/// swallowed by the output.
+pub const SWALLOW_SHARE: f64 = 0.5;
 
 /// Bytes and time inside writes over part of a window.
 #[derive(Debug, Clone, Copy, Default)]
@@ -41,6 +50,8 @@ struct Window {
 pub(super) struct TopLearner {
     last_end: Option<f64>,
     window: Option<Window>,
+    /// When the burst under way began, and the bytes it moved.
+    burst: Option<(f64, f64)>,
 }
 
 impl TopLearner {
@@ -54,8 +65,21 @@ impl TopLearner {
         unpaced: bool,
     ) -> Option<f64> {
         let rate = self.measure(started, ended, bytes, unpaced);
+        self.burst.get_or_insert((started, 0.0)).1 += bytes;
         self.last_end = Some(ended);
         rate
+    }
+
+    /// Whether the burst under way moved `SWALLOW_SHARE` of a ring of
+    /// `ring_bytes` within one window: too fast for the output to have set
+    /// the speed.
+    pub(super) fn swallowed(&self, ring_bytes: f64) -> bool {
+        match (self.burst, self.last_end) {
+            (Some((start, moved)), Some(end)) => {
+                moved >= SWALLOW_SHARE * ring_bytes && end - start < LEARN_WINDOW_S
+            }
+            _ => false,
+        }
     }
 
     /// The writing stopped for a reason of its own: what follows is a new
@@ -63,6 +87,7 @@ impl TopLearner {
     pub(super) fn rest(&mut self) {
         self.window = None;
         self.last_end = None;
+        self.burst = None;
     }
 
     fn measure(&mut self, started: f64, ended: f64, bytes: f64, unpaced: bool) -> Option<f64> {

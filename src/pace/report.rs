@@ -18,6 +18,10 @@ pub struct PaceReport {
     pub top_bps: Option<f64>,
     /// The top rate was measured, not given.
     pub top_learned: bool,
+    /// While learning, the output took a burst of half the ring or more
+    /// faster than it could set the speed, so the writer passed the input
+    /// on as it came.
+    pub swallowed: bool,
     pub mode: Mode,
     /// The last stall: the one that turned pacing off, or the one that
     /// pacing went on after (more gently, or from a higher floor).
@@ -74,6 +78,10 @@ impl PaceReport {
                     rate(top)
                 )
             }
+            _ if self.swallowed => "pacing on, but the output took half the ring at once \
+                                    and never pushed back, so it holds more than the ring: \
+                                    the input passed on as it came"
+                .to_string(),
             _ => "pacing on, but the output never pushed back long enough to learn its \
                   top rate: bursts"
                 .to_string(),
@@ -116,6 +124,7 @@ mod tests {
             floor_bps: Some(20e6),
             top_bps: Some(80e6),
             top_learned: true,
+            swallowed: false,
             mode: Mode::Pacing,
             stall: None,
             inside_share: None,
@@ -140,6 +149,7 @@ mod tests {
             floor_bps: Some(20e6),
             top_bps: Some(80e6),
             top_learned: false,
+            swallowed: false,
             mode: Mode::Pacing,
             stall: Some(Stall {
                 at_s: 12.34,

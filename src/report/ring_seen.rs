@@ -97,6 +97,7 @@ mod tests {
                 floor_bps: None,
                 top_bps: None,
                 top_learned: false,
+                swallowed: false,
                 mode: PaceMode::Pacing,
                 stall: None,
                 inside_share: None,
