@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod probe;
 pub mod report;
 pub mod rmt;
+pub mod rmt_server;
 pub mod run;
 pub mod sink;
 pub mod source;

@@ -121,7 +121,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("config", 7),
     ("error.rs", 8),
     ("probe", 9),
-    ("rmt/server", 9),
+    ("rmt_server", 9),
     ("run", 9),
     ("verify", 9),
     ("report", 10),

@@ -17,7 +17,7 @@ use crate::cli::command::{self, Command};
 use crate::cli::usage::subcommand_args;
 use crate::probe::Probe;
 use crate::report::Report;
-use crate::rmt::server::RmtServer;
+use crate::rmt_server::RmtServer;
 use crate::verify::Verify;
 use buffer::Buffer;
 use completions::Completions;

@@ -3,10 +3,10 @@
 //! every subcommand's.
 
 use crate::cli::completions::CompletionsCli;
+use crate::cli::rmt::RmtCli;
 use crate::cli::Cli;
 use crate::probe::ProbeCli;
 use crate::report::ReportCli;
-use crate::rmt::server::cli::RmtCli;
 use crate::verify::VerifyCli;
 
 /// The whole command line: the buffer's options and, under "Commands:",

@@ -6,6 +6,7 @@ pub mod args;
 pub mod command;
 pub mod completions;
 pub mod mbuffer;
+pub mod rmt;
 pub mod usage;
 
 pub use args::{Cli, RemoteArgs};

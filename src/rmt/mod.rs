@@ -1,6 +1,6 @@
-//! Remote tapes over the rmt protocol: the wire format, remote names, the
-//! pipelined client that `-i host:path` and `-o host:path` use, and the
-//! `tapebuf rmt` server.
+//! Remote tapes over the rmt protocol: the wire format, remote names, and
+//! the pipelined client that `-i host:path` and `-o host:path` use. The
+//! `tapebuf rmt` server is a command of its own (`rmt_server/`).
 //!
 //! The client never waits for one block's reply before sending the next:
 //! a bounded window of W requests is in flight, and a separate thread reads
@@ -13,7 +13,6 @@ mod groups;
 pub mod name;
 mod path_check;
 pub mod remote;
-pub mod server;
 pub mod session;
 pub mod shell_guard;
 pub mod window;

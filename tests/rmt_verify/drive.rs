@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::common::{self, tapebuf};
-use tapebuf::rmt::server::{serve, Log, OpenFlags, Opener, Policy, Target};
+use tapebuf::rmt_server::{serve, Log, OpenFlags, Opener, Policy, Target};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::{Drive, TapeOp};
 

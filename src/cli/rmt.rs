@@ -1,6 +1,6 @@
 //! The `tapebuf rmt` command line as the user typed it: clap derive
 //! definitions and help text only. Turning it into a policy and a log,
-//! with every check, happens in `mod.rs`.
+//! with every check, happens in `rmt_server/mod.rs`.
 
 use std::path::PathBuf;
 

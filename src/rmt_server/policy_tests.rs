@@ -273,7 +273,7 @@ fn the_root_to_open_beneath_is_the_matching_patterns_literal_directories() {
     let null = Policy::new(["/dev/null"]).unwrap();
     let root = null.root_of(Path::new("/dev/null"));
     assert_eq!(root, Path::new("/dev"));
-    use crate::rmt::server::target::{FileOpener, Opener};
+    use crate::rmt_server::target::{FileOpener, Opener};
     let mut opener = FileOpener;
     let target = opener.open_beneath(&root, Path::new("/dev/null"), OpenFlags::READ);
     target.unwrap().close().unwrap();

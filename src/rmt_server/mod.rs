@@ -41,7 +41,7 @@
 //!
 //! ```
 //! use std::io::Cursor;
-//! use tapebuf::rmt::server::{serve, DriveOpener, Log, Outcome, Policy};
+//! use tapebuf::rmt_server::{serve, DriveOpener, Log, Outcome, Policy};
 //! use tapebuf::tape::emulated::{Cartridge, Emulated};
 //!
 //! let (drive, shelf) = Emulated::new("emu", vec![Cartridge::blank(100, 30)]);
@@ -55,7 +55,6 @@
 //! ```
 
 pub mod beneath;
-pub mod cli;
 pub mod conf;
 pub mod drive_target;
 pub mod flags;
@@ -77,7 +76,6 @@ use std::io::{self, BufReader, BufWriter};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 
-pub use cli::RmtCli;
 pub use conf::{ConfError, ConfFile, DEFAULT_CONFIG};
 pub use drive_target::{DriveOpener, DriveTarget};
 pub use flags::OpenFlags;
@@ -90,6 +88,7 @@ pub use target::{FileOpener, FileTarget, Opener, Target};
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, USAGE};
 use crate::cli::command::Command;
+pub use crate::cli::rmt::RmtCli;
 
 /// Standard input is read through a buffer this large, so pipelined W
 /// requests arrive in few system calls.

@@ -4,9 +4,9 @@
 use std::io::Cursor;
 
 use super::*;
-use crate::rmt::server::drive_target::DriveOpener;
-use crate::rmt::server::log::tests::Captured;
-use crate::rmt::server::target::FileOpener;
+use crate::rmt_server::drive_target::DriveOpener;
+use crate::rmt_server::log::tests::Captured;
+use crate::rmt_server::target::FileOpener;
 use crate::tape::emulated::{Cartridge, Emulated};
 
 struct Ran {
