@@ -11,9 +11,9 @@ use std::path::Path;
 use crate::base::config_error::ConfigError;
 use crate::cli::Cli;
 use crate::rmt::name::RemoteName;
+use crate::rmt::protocol::MAX_RECORD_BYTES;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
 use crate::rmt::window::MAX_WINDOW;
-use crate::rmt::wire::MAX_RECORD_BYTES;
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
 

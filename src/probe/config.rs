@@ -22,8 +22,8 @@ use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::config_error::ConfigError;
 use crate::base::size::parse_size;
 use crate::rmt::name::RemoteName;
+use crate::rmt::protocol::MAX_RECORD_BYTES;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT};
-use crate::rmt::wire::MAX_RECORD_BYTES;
 
 /// The default sizes: the powers of two from 16 KiB to 4 MiB.
 pub const DEFAULT_SIZES: &str = "16k..4M";

@@ -19,10 +19,10 @@ use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
 use crate::rmt::flavor::{OpenMode, RemoteOp};
 use crate::rmt::name::RemoteName;
+use crate::rmt::protocol::{Reply, Request};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::{RmtError, RmtSettings};
 use crate::rmt::window::Window;
-use crate::rmt::wire::{Reply, Request};
 use crate::tape::AtEnd;
 
 pub struct RemoteTarget {

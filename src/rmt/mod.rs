@@ -1,6 +1,7 @@
-//! Remote tapes over the rmt protocol: the wire format, remote names, and
-//! the pipelined client that `-i host:path` and `-o host:path` use. The
-//! `tapebuf rmt` server is a command of its own (`rmt_server/`).
+//! Remote tapes over the rmt protocol: the protocol itself (`protocol/`,
+//! the one grammar the client and the `tapebuf rmt` server share), remote
+//! names, and the pipelined client that `-i host:path` and `-o host:path`
+//! use. The server is a command of its own (`rmt_server/`).
 //!
 //! The client never waits for one block's reply before sending the next:
 //! a bounded window of W requests is in flight, and a separate thread reads
@@ -12,8 +13,8 @@ pub mod flavor;
 mod groups;
 pub mod name;
 mod path_check;
+pub mod protocol;
 pub mod remote;
 pub mod session;
 pub mod shell_guard;
 pub mod window;
-pub mod wire;

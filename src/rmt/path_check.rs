@@ -26,8 +26,8 @@
 
 use super::flavor::{Flavor, BSD_MAX_ARGUMENT_BYTES};
 use super::name::RemoteName;
+use super::protocol::{Reply, Request};
 use super::session::{RmtError, RmtSettings, Session};
-use super::wire::{Reply, Request};
 
 /// The name after the probe path's slashes.
 const PROBE_NAME: &str = "tapebuf-rmt-path-probe.missing";
@@ -60,7 +60,7 @@ enum ServerReads {
 fn probe(name: &RemoteName, settings: &RmtSettings, len: usize) -> Option<ServerReads> {
     let mut session = Session::start(name, settings).ok()?;
     let open = Request::Open {
-        path: probe_path(len),
+        path: probe_path(len).into(),
         flags: "0".to_string(),
     };
     let answer = session.send(&open, &[]).and_then(|()| session.wait_reply());

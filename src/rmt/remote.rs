@@ -18,8 +18,8 @@
 use super::flavor::{OpenMode, RemoteOp};
 use super::name::RemoteName;
 use super::path_check::check_server_reads_path;
+use super::protocol::{Reply, Request, END_OF_MEDIUM_ERRNO, MAX_RECORD_BYTES};
 use super::session::{CloseFailed, RmtError, RmtSettings, Session};
-use super::wire::{Reply, Request, END_OF_MEDIUM_ERRNO, MAX_RECORD_BYTES};
 use crate::tape::AtEnd;
 use crossbeam_channel::Receiver;
 
@@ -101,7 +101,7 @@ impl RemoteFile {
             false => flavor.open_flags(self.mode),
         };
         let open = Request::Open {
-            path: self.name.path.clone(),
+            path: self.name.path.clone().into(),
             flags,
         };
         session.call(&open)?;
@@ -131,7 +131,7 @@ impl RemoteFile {
     /// Runs a tape operation and waits for it.
     pub fn op(&mut self, op: RemoteOp, count: u32) -> Result<(), RmtError> {
         let request = Request::Ioctl {
-            op: self.settings.flavor.op(op),
+            op: self.settings.flavor.op(op).into(),
             count,
         };
         self.session().call(&request).map(drop)
@@ -232,7 +232,7 @@ impl RemoteFile {
             read_pieces(self.session(), 1, size, each)?;
             Ok("rmt, spaced back and read through the same session")
         } else {
-            self.session().call(&Request::SeekStart)?;
+            self.session().call(&Request::SEEK_START)?;
             read_pieces(self.session(), FILE_READ_AHEAD, FILE_READ_BYTES, each)?;
             Ok("rmt, read from the start through the same session; \
                 the server's page cache may serve it")

@@ -37,7 +37,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use super::flavor::Flavor;
 pub use super::groups::end_remote_shells;
 use super::name::RemoteName;
-use super::wire::{Expect, Reply, ReplyError, Request};
+use super::protocol::{Expect, Reply, ReplyError, Request};
 use replies::{Replies, Trailing};
 use shell::Shell;
 

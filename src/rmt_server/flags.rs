@@ -61,7 +61,7 @@ impl OpenFlags {
             Some((n, s)) => (n, Some(s.trim())),
             None => (text, None),
         };
-        let value = super::number::parse_count(number.as_bytes())
+        let value = crate::rmt::protocol::number::parse_count(number.as_bytes())
             .ok()
             .and_then(|v| c_int::try_from(v).ok())
             .ok_or_else(|| {

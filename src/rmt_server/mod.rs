@@ -5,8 +5,10 @@
 //! `/etc/rmt`) and sends requests on the server's standard input; replies
 //! go to standard output. The pieces, each in its own file:
 //!
-//! - `request.rs` reads and checks one request; `flags.rs` and `mtops.rs`
-//!   say what O's flags and I's operation codes may be;
+//! - requests are read, and replies sent, by the protocol module the
+//!   client shares (`rmt/protocol`), strictly and within its limits;
+//!   `flags.rs` and `mtops.rs` say what O's flags and I's operation codes
+//!   may be on this system;
 //! - `policy.rs` decides which paths may be opened, using `glob.rs`
 //!   patterns on paths canonicalised by `resolve.rs`, from `--allow` and
 //!   the configuration file read by `conf.rs`;
@@ -14,8 +16,8 @@
 //!   [`Opener`] and its [`Target`]s: real files and devices
 //!   (`target.rs`) or a `tape::Drive` such as the emulated one
 //!   (`drive_target.rs`);
-//! - `reply.rs` writes replies; `log.rs` records events to a file or
-//!   syslog.
+//! - `reply.rs` builds error replies from what went wrong here;
+//!   `log.rs` records events to a file or syslog.
 //!
 //! Two departures from GNU rmt, both deliberate: the session goes on after
 //! C (GNU exits; our clients start a new session per volume anyway, so
@@ -62,10 +64,9 @@ pub mod glob;
 pub mod journal;
 pub mod log;
 pub mod mtops;
-pub mod number;
+pub mod outcome;
 pub mod policy;
 pub mod reply;
-pub mod request;
 pub mod resolve;
 pub mod session;
 pub mod signals;
@@ -76,13 +77,14 @@ use std::io::{self, BufReader, BufWriter};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 
+pub use crate::rmt::protocol::{MAX_NUMBER_BYTES, MAX_PATH_BYTES, MAX_RECORD_BYTES};
 pub use conf::{ConfError, ConfFile, DEFAULT_CONFIG};
 pub use drive_target::{DriveOpener, DriveTarget};
 pub use flags::OpenFlags;
 pub use log::{Level, Log};
+pub use outcome::Outcome;
 pub use policy::{Policy, Refusal, DEFAULT_PATTERNS};
-pub use request::{MAX_NUMBER_BYTES, MAX_PATH_BYTES, MAX_RECORD_BYTES};
-pub use session::{serve, Outcome};
+pub use session::serve;
 pub use target::{FileOpener, FileTarget, Opener, Target};
 
 use crate::base::console::say;

@@ -17,51 +17,15 @@ use std::path::{Path, PathBuf};
 use super::flags::OpenFlags;
 use super::journal::Journal;
 use super::log::Log;
+use super::mtops;
+use super::outcome::Outcome;
 use super::policy::Policy;
-use super::reply::{strerror, Reply};
-use super::request::{read_request, Request, RequestError, MAX_RECORD_BYTES};
+use super::reply::{self, errno_of, strerror};
 use super::target::{Opener, Target};
 use crate::base::shown::{shown, shown_letter};
-
-/// How a session ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// The client closed its end between requests; the device, if any,
-    /// closed cleanly. Exit status 0.
-    Finished,
-    /// As `Finished`, but closing the device at the end failed.
-    CloseFailed,
-    /// A request could not be consumed safely (see `request.rs`); it was
-    /// answered with an error and the session ended.
-    Violation,
-    /// The input ended inside a request.
-    Truncated,
-    /// Reading the input failed.
-    InputFailed,
-    /// Writing a reply failed: the client is gone.
-    ClientGone,
-}
-
-impl Outcome {
-    /// The process exit status: 0 for `Finished`, else 1.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Outcome::Finished => crate::base::exit::SUCCESS,
-            _ => crate::base::exit::FAILURE,
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Outcome::Finished => "end of input",
-            Outcome::CloseFailed => "end of input, but closing the device failed",
-            Outcome::Violation => "protocol violation",
-            Outcome::Truncated => "the input ended inside a request",
-            Outcome::InputFailed => "reading requests failed",
-            Outcome::ClientGone => "the client stopped reading replies",
-        }
-    }
-}
+use crate::rmt::protocol::{
+    read_request, send_bytes, ReadError, Rejection, Reply, Request, MAX_RECORD_BYTES,
+};
 
 /// Serves requests from `input`, replying on `output`, until the input
 /// ends or the session cannot go on. Opens go through `policy`, then
@@ -127,113 +91,143 @@ struct Device {
     read_bytes: u64,
 }
 
+/// What a request is answered with.
+enum Answer {
+    Reply(Reply),
+    /// R's data: the first k bytes of the session's buffer, sent from it.
+    Data(usize),
+    /// A request whose O flags or I operation this server does not take,
+    /// refused as the protocol reader refuses a malformed one.
+    Refused(Rejection),
+}
+
 impl Session<'_> {
     fn step(&mut self, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), Outcome> {
         let request = match read_request(input) {
             Ok(request) => request,
-            Err(RequestError::Eof) => return Err(Outcome::Finished),
-            Err(e @ RequestError::Truncated { .. }) => {
+            Err(ReadError::Eof) => return Err(Outcome::Finished),
+            Err(e @ ReadError::Truncated { .. }) => {
                 self.journal.warn(&format!("protocol violation: {e}"));
                 return Err(Outcome::Truncated);
             }
-            Err(RequestError::Io(e)) => {
+            Err(ReadError::Io(e)) => {
                 self.journal.warn(&format!("reading requests: {e}"));
                 return Err(Outcome::InputFailed);
             }
-            Err(RequestError::Rejected(r)) => {
-                let letter = shown_letter(r.command);
-                self.journal.warn(&format!(
-                    "protocol violation: {letter} request refused: E{} {}",
-                    r.errno, r.message
-                ));
-                if r.command == b'O' {
-                    // As on GNU rmt, an O request drops the old device.
-                    let _ = self.close_device();
-                }
-                let reply = Reply::Error {
-                    errno: r.errno,
-                    message: r.message,
-                };
-                self.send(output, &reply)?;
-                return if r.fatal {
-                    Err(Outcome::Violation)
-                } else {
-                    Ok(())
-                };
-            }
+            Err(ReadError::Rejected(r)) => return self.refuse(output, r),
         };
-        let command = letter(&request);
-        let reply = self.execute(request, input)?;
+        let command = request.letter();
+        let reply = match self.execute(request, input)? {
+            Answer::Reply(reply) => reply,
+            Answer::Data(k) => return self.sent(send_bytes(output, &self.buf[..k])),
+            Answer::Refused(r) => return self.refuse(output, r),
+        };
         // Opens log their own verdict.
-        if let (Reply::Error { errno, message }, false) = (&reply, command == 'O') {
+        if let (Reply::Failed { errno, message }, false) = (&reply, command == 'O') {
             self.journal
                 .warn(&format!("{command} request: replied E{errno} {message}"));
         }
-        self.send(output, &reply)
+        self.sent(reply.send(output))
     }
 
-    fn send(&mut self, output: &mut dyn Write, reply: &Reply) -> Result<(), Outcome> {
-        reply.send(output, &self.buf).map_err(|e| {
+    /// Answers a refused request, and ends the session if the input is no
+    /// longer in step.
+    fn refuse(&mut self, output: &mut dyn Write, r: Rejection) -> Result<(), Outcome> {
+        let letter = shown_letter(r.command);
+        self.journal.warn(&format!(
+            "protocol violation: {letter} request refused: E{} {}",
+            r.errno, r.message
+        ));
+        if r.command == b'O' {
+            // As on GNU rmt, an O request drops the old device.
+            let _ = self.close_device();
+        }
+        let reply = Reply::Failed {
+            errno: r.errno,
+            message: r.message,
+        };
+        self.sent(reply.send(output))?;
+        match r.fatal {
+            true => Err(Outcome::Violation),
+            false => Ok(()),
+        }
+    }
+
+    /// How sending a reply went: a failure means the client is gone.
+    fn sent(&mut self, result: io::Result<()>) -> Result<(), Outcome> {
+        result.map_err(|e| {
             self.journal.warn(&format!("writing a reply: {e}"));
             Outcome::ClientGone
         })
     }
 
-    fn execute(&mut self, request: Request, input: &mut dyn BufRead) -> Result<Reply, Outcome> {
-        Ok(match request {
-            Request::Open { path, flags } => self.open(&path, flags),
+    fn execute(&mut self, request: Request, input: &mut dyn BufRead) -> Result<Answer, Outcome> {
+        Ok(Answer::Reply(match request {
+            Request::Open { path, flags } => match OpenFlags::parse(flags.as_bytes()) {
+                Ok(flags) => self.open(&path, flags),
+                Err(why) => return Ok(Answer::Refused(Rejection::invalid(b'O', &why))),
+            },
             Request::Close => match self.device {
                 None => no_device(),
                 Some(_) => match self.close_device() {
-                    Ok(()) => Reply::Ack(0),
-                    Err(e) => Reply::os_error(&e),
+                    Ok(()) => Reply::Number(0),
+                    Err(e) => reply::os_error(&e),
                 },
             },
-            Request::Write { len } => {
+            Request::Write(len) => {
                 self.receive(input, len)?;
                 self.write(len)
             }
-            Request::Read { len } => self.read(len),
-            Request::Ioctl { op, count } => {
-                if op.writes && self.policy.is_read_only() {
-                    return Ok(Reply::error(
-                        libc::EACCES,
-                        &format!(
-                            "{} writes to the tape and this server is read-only",
-                            op.name
-                        ),
-                    ));
-                }
-                let Some(device) = self.device.as_mut() else {
-                    return Ok(no_device());
-                };
-                let result = device.target.ioctl(op.code, count);
-                let verdict = match &result {
-                    Ok(()) => "done".to_string(),
-                    Err(e) => format!("failed: {}", strerror(super::reply::errno_of(e))),
-                };
-                let path = shown(device.path.as_os_str().as_encoded_bytes());
-                self.journal
-                    .info(&format!("{} {count} on {path}: {verdict}", op.name));
-                match result {
-                    Ok(()) => Reply::Ack(0),
-                    Err(e) => Reply::os_error(&e),
-                }
-            }
+            Request::Read(len) => return Ok(self.read(len)),
+            Request::Ioctl { op, count } => return Ok(self.ioctl(op, count)),
             Request::Status => match self.device.as_mut() {
                 None => no_device(),
                 Some(device) => match device.target.status() {
-                    Ok(bytes) => Reply::Status(bytes),
-                    Err(e) => Reply::os_error(&e),
+                    Ok(bytes) => Reply::Bytes(bytes),
+                    Err(e) => reply::os_error(&e),
                 },
             },
             Request::Seek { whence, offset } => match self.device.as_mut() {
                 None => no_device(),
                 Some(device) => match device.target.seek(whence, offset) {
-                    Ok(at) => Reply::Ack(at),
-                    Err(e) => Reply::os_error(&e),
+                    Ok(at) => Reply::Number(at),
+                    Err(e) => reply::os_error(&e),
                 },
             },
+        }))
+    }
+
+    /// I: a tape operation this server runs, `count` times.
+    fn ioctl(&mut self, code: u32, count: u32) -> Answer {
+        let Some(op) = i32::try_from(code).ok().and_then(mtops::lookup) else {
+            let why = format!("tape operation {code} is not supported by this server");
+            return Answer::Refused(Rejection::invalid(b'I', &why));
+        };
+        let Ok(count) = i32::try_from(count) else {
+            let why = format!("tape count {count} is out of range");
+            return Answer::Refused(Rejection::invalid(b'I', &why));
+        };
+        if op.writes && self.policy.is_read_only() {
+            let why = format!(
+                "{} writes to the tape and this server is read-only",
+                op.name
+            );
+            return Answer::Reply(reply::error(libc::EACCES, &why));
+        }
+        let Some(device) = self.device.as_mut() else {
+            return Answer::Reply(no_device());
+        };
+        let result = device.target.ioctl(op.code, count);
+        let verdict = match &result {
+            Ok(()) => "done".to_string(),
+            Err(e) => format!("failed: {}", strerror(errno_of(e))),
+        };
+        let path = shown(device.path.as_os_str().as_encoded_bytes());
+        self.journal
+            .info(&format!("{} {count} on {path}: {verdict}", op.name));
+        Answer::Reply(match result {
+            Ok(()) => Reply::Number(0),
+            Err(e) => reply::os_error(&e),
         })
     }
 
@@ -249,7 +243,7 @@ impl Session<'_> {
                     "open {asked} {flags}: refused: {}",
                     refusal.detail
                 ));
-                return Reply::Error {
+                return Reply::Failed {
                     errno: refusal.errno,
                     message: refusal.message,
                 };
@@ -272,15 +266,15 @@ impl Session<'_> {
                     written_bytes: 0,
                     read_bytes: 0,
                 });
-                Reply::Ack(0)
+                Reply::Number(0)
             }
             Err(e) => {
-                let errno = super::reply::errno_of(&e);
+                let errno = errno_of(&e);
                 self.journal.warn(&format!(
                     "open {real_shown}{also} {flags}: allowed, but failed: {}",
                     strerror(errno)
                 ));
-                Reply::open_failed(errno, &asked)
+                reply::open_failed(errno, &asked)
             }
         }
     }
@@ -324,15 +318,15 @@ impl Session<'_> {
         device.written_bytes += done as u64;
         self.written_bytes += done as u64;
         match failure {
-            None => Reply::Ack(len as u64),
-            Some(e) => Reply::os_error(&e),
+            None => Reply::Number(len as u64),
+            Some(e) => reply::os_error(&e),
         }
     }
 
     /// One read of up to `len` bytes into the buffer.
-    fn read(&mut self, len: usize) -> Reply {
+    fn read(&mut self, len: usize) -> Answer {
         if self.device.is_none() {
-            return no_device();
+            return Answer::Reply(no_device());
         }
         self.grow_buf(len);
         let device = self.device.as_mut().expect("checked above");
@@ -341,9 +335,9 @@ impl Session<'_> {
                 let k = k.min(len);
                 device.read_bytes += k as u64;
                 self.read_bytes += k as u64;
-                Reply::Data(k)
+                Answer::Data(k)
             }
-            Err(e) => Reply::os_error(&e),
+            Err(e) => Answer::Reply(reply::os_error(&e)),
         }
     }
 
@@ -369,7 +363,7 @@ impl Session<'_> {
             Ok(()) => self.journal.info(&format!("close {path}: {counts}")),
             Err(e) => self.journal.warn(&format!(
                 "close {path}: {counts}; close failed: {}",
-                strerror(super::reply::errno_of(e))
+                strerror(errno_of(e))
             )),
         }
         result
@@ -377,19 +371,7 @@ impl Session<'_> {
 }
 
 fn no_device() -> Reply {
-    Reply::error(libc::EBADF, "no device is open")
-}
-
-fn letter(request: &Request) -> char {
-    match request {
-        Request::Open { .. } => 'O',
-        Request::Close => 'C',
-        Request::Write { .. } => 'W',
-        Request::Read { .. } => 'R',
-        Request::Ioctl { .. } => 'I',
-        Request::Status => 'S',
-        Request::Seek { .. } => 'L',
-    }
+    reply::error(libc::EBADF, "no device is open")
 }
 
 #[cfg(test)]

@@ -280,3 +280,32 @@ fn a_directory_swapped_for_a_link_after_the_check_is_refused_with_a_clear_reply(
     assert_eq!(opener.seen_root, Some(root.join("d")));
     assert!(ran.log.contains("allowed, but failed"), "{}", ran.log);
 }
+
+#[test]
+fn flags_and_operations_this_server_does_not_take_are_refused_in_step() {
+    let cases: [(&[u8], &str); 2] = [
+        (b"I24\n1\n", "tape operation 24 is not supported"),
+        (
+            b"O/x\n0 O_RDONLY|O_BOGUS\n",
+            "unknown open flag \"O_BOGUS\"",
+        ),
+    ];
+    for (bytes, why) in cases {
+        let mut input = bytes.to_vec();
+        input.extend_from_slice(b"S\n");
+        let ran = run(&input, &Policy::allow_all(), &mut FileOpener);
+        let replies = String::from_utf8(ran.replies).unwrap();
+        let (refusal, next) = replies.split_once("\nE9\n").unwrap();
+        assert!(
+            refusal.starts_with("E22\nInvalid argument: ") && refusal.contains(why),
+            "{refusal} lacks {why}"
+        );
+        // The next request is read normally: nothing was left behind.
+        assert_eq!(
+            next, "Bad file descriptor: no device is open\n",
+            "after {why}"
+        );
+        assert_eq!(ran.outcome, Outcome::Finished);
+        assert!(ran.log.contains("request refused: E22"), "{}", ran.log);
+    }
+}

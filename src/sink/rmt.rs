@@ -51,10 +51,10 @@ use crate::base::block::BlockRef;
 use crate::manifest::{Ledger, Recording};
 use crate::rmt::flavor::{OpenMode, RemoteOp};
 use crate::rmt::name::RemoteName;
+use crate::rmt::protocol::{Reply, Request, END_OF_MEDIUM_ERRNO};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::{RmtError, RmtSettings};
 use crate::rmt::window::Window;
-use crate::rmt::wire::{Reply, Request, END_OF_MEDIUM_ERRNO};
 use crate::tape::VolumeLog;
 
 /// A block the sink holds until its reply.

@@ -12,8 +12,8 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use super::write_error::VolumeChangeFailed;
+use crate::rmt::protocol::Reply;
 use crate::rmt::session::{RmtError, Session};
-use crate::rmt::wire::Reply;
 
 /// After a refusal: takes the replies to the blocks still `in_flight`,
 /// within `timeout` in all, and says how many bytes landed beyond the

@@ -36,10 +36,10 @@ use std::time::Instant;
 
 use super::volumes::{Got, ReadMedium};
 use crate::rmt::flavor::RemoteOp;
+use crate::rmt::protocol::{Reply, Request};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtError;
 use crate::rmt::window::Window;
-use crate::rmt::wire::{Reply, Request};
 use crate::tape::{AtEnd, Trailer};
 
 /// What the read-ahead found behind the filemark.

@@ -6,7 +6,7 @@
 
 use std::io;
 
-use crate::rmt::wire::{Reply, RequestError};
+use crate::rmt::protocol::{Reply, RequestError};
 
 /// A close that failed: the server's `C` reply, or the session's end.
 /// The data sent may not be on the medium.

@@ -15,7 +15,7 @@ use std::process::ChildStdout;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 
-use crate::rmt::wire::{printable, read_reply, Expect, Reply, ReplyError};
+use crate::rmt::protocol::{printable, read_reply, Expect, Reply, ReplyError};
 
 /// The reply reader's buffer: one read takes many small replies at once.
 const REPLY_BUFFER_BYTES: usize = 1 << 20;

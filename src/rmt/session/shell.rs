@@ -20,7 +20,7 @@ use crossbeam_channel::{bounded, Receiver};
 use super::error::RmtError;
 use crate::rmt::groups::{end_groups, forget_group, group_alive, remember_group};
 use crate::rmt::name::RemoteName;
-use crate::rmt::wire::printable;
+use crate::rmt::protocol::printable;
 
 /// How much of the child's standard error is kept for messages.
 const STDERR_TAIL_BYTES: usize = 4096;

@@ -1,5 +1,7 @@
-//! Reading one rmt request from the client: a command letter, then its
-//! argument lines, each checked before anything acts on it.
+//! Reading one rmt request as the server does: a command letter, then its
+//! argument lines, each checked before anything acts on it. What O's
+//! flags and I's operation mean is the server's to judge (`rmt_server/`);
+//! here they are read as the protocol's text and numbers.
 //!
 //! Invariant: after a request is read, the input is positioned at the next
 //! request, or the error says it is not. Every argument line is read whole
@@ -22,18 +24,11 @@ use std::io::{self, BufRead};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use super::flags::OpenFlags;
-use super::mtops::{self, MtOpInfo};
 use super::number::{parse_count, parse_signed, NumberError};
 use super::reply::strerror;
+use super::request::{Request, MAX_RECORD_BYTES};
 use crate::base::shown::{shown, shown_letter};
 
-/// The largest record a W may carry and an R may return: 64 MiB. Tape
-/// drives take at most a few MiB per record; the limit bounds the memory a
-/// client can make the server use. A larger R count is clamped, which the
-/// protocol allows (the reply may be shorter than asked); a larger W count
-/// ends the session, since its data cannot be skipped safely.
-pub const MAX_RECORD_BYTES: usize = 64 << 20;
 /// The longest path an O request may carry, as Linux's PATH_MAX.
 pub const MAX_PATH_BYTES: usize = 4096;
 /// The longest numeric argument line.
@@ -41,28 +36,9 @@ pub const MAX_NUMBER_BYTES: usize = 64;
 /// The longest flags line of an O request (`577 O_WRONLY|O_CREAT|...`).
 pub const MAX_FLAGS_BYTES: usize = 256;
 
-/// A request, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Request {
-    /// `O<path>\n<flags>\n`.
-    Open { path: PathBuf, flags: OpenFlags },
-    /// `C<ignored>\n`.
-    Close,
-    /// `W<len>\n`; the len bytes of data follow and are not yet read.
-    Write { len: usize },
-    /// `R<n>\n`, with n clamped to [`MAX_RECORD_BYTES`].
-    Read { len: usize },
-    /// `I<op>\n<count>\n`.
-    Ioctl { op: MtOpInfo, count: i32 },
-    /// `S\n`.
-    Status,
-    /// `L<whence>\n<offset>\n`, GNU's order: whence first.
-    Seek { whence: i32, offset: i64 },
-}
-
 /// Why no request could be read.
 #[derive(Debug, thiserror::Error)]
-pub enum RequestError {
+pub enum ReadError {
     /// The input ended cleanly, between requests.
     #[error("end of input")]
     Eof,
@@ -88,10 +64,24 @@ pub struct Rejection {
     pub fatal: bool,
 }
 
+impl Rejection {
+    /// A refusal of a well-formed request whose value the reader cannot
+    /// take: EINVAL, with the system's text and then `context`. The input
+    /// is still in step.
+    pub fn invalid(command: u8, context: &str) -> Rejection {
+        Rejection {
+            command,
+            errno: libc::EINVAL,
+            message: format!("{}: {context}", strerror(libc::EINVAL)),
+            fatal: false,
+        }
+    }
+}
+
 /// Reads the next request.
-pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+pub fn read_request(input: &mut dyn BufRead) -> Result<Request, ReadError> {
     let Some(command) = read_byte(input)? else {
-        return Err(RequestError::Eof);
+        return Err(ReadError::Eof);
     };
     match command {
         b'O' => read_open(input),
@@ -107,7 +97,7 @@ pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
         b'R' => read_read(input),
         b'I' => read_ioctl(input),
         b'L' => read_seek(input),
-        other => Err(RequestError::Rejected(Rejection {
+        other => Err(ReadError::Rejected(Rejection {
             command: other,
             errno: libc::EINVAL,
             message: format!("Garbage command {}", shown_letter(other)),
@@ -116,23 +106,24 @@ pub fn read_request(input: &mut dyn BufRead) -> Result<Request, RequestError> {
     }
 }
 
-fn read_open(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+fn read_open(input: &mut dyn BufRead) -> Result<Request, ReadError> {
     let path = arg(input, b'O', MAX_PATH_BYTES, libc::ENAMETOOLONG)?;
     let flags = arg(input, b'O', MAX_FLAGS_BYTES, libc::EINVAL)?;
     if path.contains(&0) {
         return Err(reject(b'O', "the path contains a NUL byte"));
     }
-    let flags = OpenFlags::parse(&flags).map_err(|why| reject(b'O', &why))?;
+    let flags =
+        String::from_utf8(flags).map_err(|_| reject(b'O', "the open flags are not text"))?;
     let path = PathBuf::from(OsStr::from_bytes(&path));
     Ok(Request::Open { path, flags })
 }
 
 /// W's count decides how many bytes of data follow; a count that cannot
 /// be trusted cannot be skipped, so every problem with it is fatal.
-fn read_write(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+fn read_write(input: &mut dyn BufRead) -> Result<Request, ReadError> {
     let line = number_arg(input, b'W')?;
     match parse_count(&line) {
-        Ok(n) if n <= MAX_RECORD_BYTES as u64 => Ok(Request::Write { len: n as usize }),
+        Ok(n) if n <= MAX_RECORD_BYTES as u64 => Ok(Request::Write(n as usize)),
         Ok(_) | Err(NumberError::TooLarge) => Err(fatal(
             b'W',
             &format!(
@@ -145,24 +136,24 @@ fn read_write(input: &mut dyn BufRead) -> Result<Request, RequestError> {
 }
 
 /// R's count is clamped: the reply may always be shorter than asked.
-fn read_read(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+fn read_read(input: &mut dyn BufRead) -> Result<Request, ReadError> {
     let line = number_arg(input, b'R')?;
     let len = match parse_count(&line) {
         Ok(n) => n.min(MAX_RECORD_BYTES as u64) as usize,
         Err(NumberError::TooLarge) => MAX_RECORD_BYTES,
         Err(e) => return Err(reject(b'R', &count_problem("R count", &line, e))),
     };
-    Ok(Request::Read { len })
+    Ok(Request::Read(len))
 }
 
-fn read_ioctl(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+fn read_ioctl(input: &mut dyn BufRead) -> Result<Request, ReadError> {
     let op_line = number_arg(input, b'I')?;
     let count_line = number_arg(input, b'I')?;
     let code = parse_count(&op_line)
         .map_err(|e| reject(b'I', &count_problem("tape operation", &op_line, e)))?;
-    let op = i32::try_from(code)
+    let op = u32::try_from(code)
         .ok()
-        .and_then(mtops::lookup)
+        .filter(|&op| op <= i32::MAX as u32)
         .ok_or_else(|| {
             reject(
                 b'I',
@@ -171,13 +162,15 @@ fn read_ioctl(input: &mut dyn BufRead) -> Result<Request, RequestError> {
         })?;
     let count = parse_count(&count_line)
         .map_err(|e| reject(b'I', &count_problem("tape count", &count_line, e)))?;
-    let count = i32::try_from(count)
-        .map_err(|_| reject(b'I', &format!("tape count {count} is out of range")))?;
+    let count = u32::try_from(count)
+        .ok()
+        .filter(|&count| count <= i32::MAX as u32)
+        .ok_or_else(|| reject(b'I', &format!("tape count {count} is out of range")))?;
     Ok(Request::Ioctl { op, count })
 }
 
 /// GNU's order: whence, then offset.
-fn read_seek(input: &mut dyn BufRead) -> Result<Request, RequestError> {
+fn read_seek(input: &mut dyn BufRead) -> Result<Request, ReadError> {
     let whence_line = number_arg(input, b'L')?;
     let offset_line = number_arg(input, b'L')?;
     let whence = match parse_count(&whence_line) {
@@ -213,16 +206,16 @@ fn count_problem(what: &str, line: &[u8], e: NumberError) -> String {
     }
 }
 
-fn reject(command: u8, context: &str) -> RequestError {
-    rejection(command, libc::EINVAL, context, false)
+fn reject(command: u8, context: &str) -> ReadError {
+    ReadError::Rejected(Rejection::invalid(command, context))
 }
 
-fn fatal(command: u8, context: &str) -> RequestError {
+fn fatal(command: u8, context: &str) -> ReadError {
     rejection(command, libc::EINVAL, context, true)
 }
 
-fn rejection(command: u8, errno: i32, context: &str, fatal: bool) -> RequestError {
-    RequestError::Rejected(Rejection {
+fn rejection(command: u8, errno: i32, context: &str, fatal: bool) -> ReadError {
+    ReadError::Rejected(Rejection {
         command,
         errno,
         message: format!("{}: {context}", strerror(errno)),
@@ -230,7 +223,7 @@ fn rejection(command: u8, errno: i32, context: &str, fatal: bool) -> RequestErro
     })
 }
 
-fn number_arg(input: &mut dyn BufRead, command: u8) -> Result<Vec<u8>, RequestError> {
+fn number_arg(input: &mut dyn BufRead, command: u8) -> Result<Vec<u8>, ReadError> {
     arg(input, command, MAX_NUMBER_BYTES, libc::EINVAL)
 }
 
@@ -240,10 +233,10 @@ fn arg(
     command: u8,
     limit: usize,
     too_long_errno: i32,
-) -> Result<Vec<u8>, RequestError> {
+) -> Result<Vec<u8>, ReadError> {
     match read_line(input, limit)? {
         Line::Complete(line) => Ok(line),
-        Line::Ended => Err(RequestError::Truncated { command }),
+        Line::Ended => Err(ReadError::Truncated { command }),
         Line::TooLong => Err(rejection(
             command,
             too_long_errno,
@@ -310,5 +303,5 @@ fn read_byte(input: &mut dyn BufRead) -> io::Result<Option<u8>> {
 }
 
 #[cfg(test)]
-#[path = "request_tests.rs"]
+#[path = "read_request_tests.rs"]
 mod tests;

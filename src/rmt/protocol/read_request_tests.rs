@@ -1,5 +1,5 @@
-//! The request parser as a specification: what each well-formed request
-//! reads as, what each malformed one is refused with, and that arbitrary
+//! The request reader as a specification: what each well-formed request
+//! reads as, what each malformed one is refused with, that arbitrary
 //! bytes never panic it nor make it read without progress.
 
 use std::io::{BufRead, BufReader, Cursor};
@@ -14,24 +14,24 @@ fn parse_all(bytes: &[u8]) -> Vec<Result<Request, String>> {
     loop {
         match read_request(&mut input) {
             Ok(r) => {
-                if let Request::Write { len } = r {
+                if let Request::Write(len) = r {
                     input.consume(len);
                 }
                 out.push(Ok(r));
             }
-            Err(RequestError::Eof) => return out,
+            Err(ReadError::Eof) => return out,
             Err(e) => out.push(Err(e.to_string())),
         }
     }
 }
 
-fn one(bytes: &[u8]) -> Result<Request, RequestError> {
+fn one(bytes: &[u8]) -> Result<Request, ReadError> {
     read_request(&mut Cursor::new(bytes.to_vec()))
 }
 
 fn rejection(bytes: &[u8]) -> Rejection {
     match one(bytes) {
-        Err(RequestError::Rejected(r)) => r,
+        Err(ReadError::Rejected(r)) => r,
         other => panic!("{:?} was not rejected: {other:?}", shown(bytes)),
     }
 }
@@ -43,14 +43,11 @@ fn reads_each_request_gnu_tar_sends() {
         vec![
             Ok(Request::Open {
                 path: "/srv/a.tar".into(),
-                flags: OpenFlags::parse(b"65 O_WRONLY|O_CREAT").unwrap()
+                flags: "65 O_WRONLY|O_CREAT".into()
             }),
-            Ok(Request::Write { len: 3 }),
-            Ok(Request::Read { len: 10240 }),
-            Ok(Request::Ioctl {
-                op: mtops::lookup(6).unwrap(),
-                count: 1
-            }),
+            Ok(Request::Write(3)),
+            Ok(Request::Read(10240)),
+            Ok(Request::Ioctl { op: 6, count: 1 }),
             Ok(Request::Status),
             Ok(Request::Seek {
                 whence: 0,
@@ -84,12 +81,7 @@ fn seek_takes_whence_first_and_a_signed_offset() {
 #[test]
 fn a_huge_read_count_is_clamped_not_refused() {
     for huge in [&b"R99999999999\n"[..], b"R999999999999999999999999999\n"] {
-        assert_eq!(
-            one(huge).unwrap(),
-            Request::Read {
-                len: MAX_RECORD_BYTES
-            }
-        );
+        assert_eq!(one(huge).unwrap(), Request::Read(MAX_RECORD_BYTES));
     }
 }
 
@@ -115,9 +107,7 @@ fn a_write_count_that_cannot_be_trusted_ends_the_session() {
     let at_limit = format!("W{MAX_RECORD_BYTES}\n");
     assert_eq!(
         one(at_limit.as_bytes()).unwrap(),
-        Request::Write {
-            len: MAX_RECORD_BYTES
-        }
+        Request::Write(MAX_RECORD_BYTES)
     );
     let over = format!("W{}\n", MAX_RECORD_BYTES + 1);
     assert!(rejection(over.as_bytes()).fatal);
@@ -125,16 +115,18 @@ fn a_write_count_that_cannot_be_trusted_ends_the_session() {
 
 #[test]
 fn bad_arguments_of_other_requests_are_refused_in_step() {
+    // What O's flags and I's operation mean is the server's to judge
+    // (`rmt_server/session_tests.rs` refuses O_BOGUS and I24 in step).
     let cases: [(&[u8], &str); 6] = [
         (b"R-1\n", "R count -1 is negative"),
         (b"I-1\n1\n", "tape operation -1 is negative"),
         (b"I6\n-1\n", "tape count -1 is negative"),
-        (b"I24\n1\n", "tape operation 24 is not supported"),
-        (b"I6\n9999999999\n", "tape count 9999999999 is out of range"),
         (
-            b"O/x\n0 O_RDONLY|O_BOGUS\n",
-            "unknown open flag \"O_BOGUS\"",
+            b"I4294967296\n1\n",
+            "tape operation 4294967296 is not supported",
         ),
+        (b"I6\n9999999999\n", "tape count 9999999999 is out of range"),
+        (b"O/x\n0 O_\xff\n", "the open flags are not text"),
     ];
     for (bytes, why) in cases {
         let r = rejection(bytes);
@@ -182,7 +174,7 @@ fn overlong_arguments_end_the_session_without_reading_on() {
     // A reader with a small buffer shows the limit is checked as it reads.
     let mut input = BufReader::with_capacity(512, Cursor::new(long_path));
     match read_request(&mut input) {
-        Err(RequestError::Rejected(r)) => {
+        Err(ReadError::Rejected(r)) => {
             assert!(r.fatal);
             assert_eq!(r.errno, libc::ENAMETOOLONG);
         }
@@ -204,60 +196,24 @@ fn overlong_arguments_end_the_session_without_reading_on() {
 fn input_ending_inside_a_request_is_truncation() {
     for cut in [&b"W5"[..], b"O/srv/a\n", b"I6\n", b"L0\n0", b"R", b"S"] {
         assert!(
-            matches!(one(cut), Err(RequestError::Truncated { .. })),
+            matches!(one(cut), Err(ReadError::Truncated { .. })),
             "{cut:?}"
         );
     }
-    assert!(matches!(one(b""), Err(RequestError::Eof)));
+    assert!(matches!(one(b""), Err(ReadError::Eof)));
 }
 
-/// The bytes a client sends for `r` (with `len` bytes of data for W).
-fn encode(r: &Request) -> Vec<u8> {
-    match r {
-        Request::Open { path, flags } => {
-            let mut out = b"O".to_vec();
-            out.extend_from_slice(path.as_os_str().as_bytes());
-            out.extend_from_slice(format!("\n{} {flags}\n", flags.bits()).as_bytes());
-            out
+#[test]
+fn the_server_reads_what_the_client_never_sends() {
+    assert_eq!(one(b"W0\n").unwrap(), Request::Write(0));
+    assert_eq!(one(b"R0\n").unwrap(), Request::Read(0));
+    assert_eq!(
+        one(b"O\n0\n").unwrap(),
+        Request::Open {
+            path: "".into(),
+            flags: "0".into()
         }
-        Request::Close => b"C\n".to_vec(),
-        Request::Write { len } => {
-            let mut out = format!("W{len}\n").into_bytes();
-            out.resize(out.len() + len, 0x5a);
-            out
-        }
-        Request::Read { len } => format!("R{len}\n").into_bytes(),
-        Request::Ioctl { op, count } => format!("I{}\n{count}\n", op.code).into_bytes(),
-        Request::Status => b"S\n".to_vec(),
-        Request::Seek { whence, offset } => format!("L{whence}\n{offset}\n").into_bytes(),
-    }
-}
-
-fn any_request() -> impl Strategy<Value = Request> {
-    let flags = prop::sample::select(vec![
-        "0 O_RDONLY",
-        "1 O_WRONLY",
-        "65 O_WRONLY|O_CREAT",
-        "577 O_WRONLY|O_CREAT|O_TRUNC",
-        "2 O_RDWR|O_APPEND",
-        "193 O_WRONLY|O_CREAT|O_EXCL",
-    ])
-    .prop_map(|f| OpenFlags::parse(f.as_bytes()).unwrap());
-    let path = prop::collection::vec(
-        any::<u8>().prop_filter("no NUL or newline", |b| *b != 0 && *b != b'\n'),
-        0..200,
-    )
-    .prop_map(|bytes| PathBuf::from(OsStr::from_bytes(&bytes)));
-    prop_oneof![
-        (path, flags).prop_map(|(path, flags)| Request::Open { path, flags }),
-        Just(Request::Close),
-        (0usize..4096).prop_map(|len| Request::Write { len }),
-        (0usize..=MAX_RECORD_BYTES).prop_map(|len| Request::Read { len }),
-        (prop::sample::select(mtops::OPS.to_vec()), 0..=i32::MAX)
-            .prop_map(|(op, count)| Request::Ioctl { op, count }),
-        Just(Request::Status),
-        (0i32..=2, any::<i64>()).prop_map(|(whence, offset)| Request::Seek { whence, offset }),
-    ]
+    );
 }
 
 proptest! {
@@ -271,14 +227,14 @@ proptest! {
         loop {
             let before = input.get_ref().position() as usize - input.buffer().len();
             match read_request(&mut input) {
-                Ok(Request::Write { len }) => {
+                Ok(Request::Write(len)) => {
                     let mut skip = vec![0; len];
                     if std::io::Read::read_exact(&mut input, &mut skip).is_err() {
                         break;
                     }
                 }
                 Ok(_) => {}
-                Err(RequestError::Rejected(r)) if !r.fatal => {}
+                Err(ReadError::Rejected(r)) if !r.fatal => {}
                 Err(_) => break,
             }
             let after = input.get_ref().position() as usize - input.buffer().len();
@@ -286,15 +242,5 @@ proptest! {
             requests += 1;
             prop_assert!(requests <= bytes.len());
         }
-    }
-
-    #[test]
-    fn well_formed_requests_round_trip(requests in prop::collection::vec(any_request(), 1..20)) {
-        let mut wire = Vec::new();
-        for r in &requests {
-            wire.extend(encode(r));
-        }
-        let parsed: Vec<Request> = parse_all(&wire).into_iter().map(|r| r.unwrap()).collect();
-        prop_assert_eq!(parsed, requests);
     }
 }

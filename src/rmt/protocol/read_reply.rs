@@ -1,99 +1,20 @@
-//! The rmt wire format as the client speaks it.
-//!
-//! Requests are built only from values checked here first: a path with a
-//! newline, or a count the server would misread, would make the server
-//! read the rest of the request as commands and lose its place. Replies
-//! are parsed strictly and with bounded reads: a line that is not `A`, `E`
-//! or `F` (a login banner, a shell error) is an error that quotes it, a
-//! reply claiming more data than was asked for is an error, and no reply
-//! can make the client allocate more than one record. Text from the server
-//! is made printable (`printable`) before any message quotes it, so a
-//! hostile server cannot send escape sequences to the user's terminal.
+//! Reading one reply as the client does: parsed strictly and with
+//! bounded reads. A line that is not `A`, `E` or `F` (a login banner, a
+//! shell error) is an error that quotes it, a reply claiming more data
+//! than was asked for is an error, and no reply can make the client
+//! allocate more than one record. Text from the server is made printable
+//! (`printable`) before any message quotes it, so a hostile server cannot
+//! send escape sequences to the user's terminal.
 
 use std::io::{self, BufRead};
+
+use super::number::parse_count;
+use super::reply::Reply;
 
 /// The longest reply line read: a number, or an error message.
 pub const MAX_LINE_BYTES: usize = 4096;
 /// The largest `struct mtget` accepted in an `S` reply.
 pub const MAX_STATUS_BYTES: usize = 4096;
-/// The largest record the client sends or asks for. GNU rmt and star
-/// parse counts as `int`; staying far below keeps every server safe.
-pub const MAX_RECORD_BYTES: usize = 64 << 20;
-
-/// One request, built from values that are valid on every server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Request {
-    /// `O<path>\n<flags>\n`: the flags line is `<number> <SYMBOLIC>`.
-    Open { path: String, flags: String },
-    /// `C\n`.
-    Close,
-    /// `W<n>\n`, then n bytes of data, which the caller sends.
-    Write(usize),
-    /// `R<n>\n`.
-    Read(usize),
-    /// `I<op>\n<count>\n`, in the server's own op numbering.
-    Ioctl { op: u8, count: u32 },
-    /// `S\n`.
-    Status,
-    /// `L0\n0\n`: back to the start of a file. The only seek sent, since
-    /// servers disagree on the order of L's two arguments and this one
-    /// reads the same either way.
-    SeekStart,
-}
-
-/// A value that cannot be sent without confusing the server.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RequestError {
-    #[error("the remote path is empty")]
-    EmptyPath,
-    #[error(
-        "the remote path {0:?} holds a newline or a NUL byte, which the rmt protocol cannot carry"
-    )]
-    BadPath(String),
-    #[error("a record of {0} bytes is outside 1 to {MAX_RECORD_BYTES} bytes")]
-    BadCount(usize),
-    #[error("a tape operation count of {0} is larger than the protocol allows")]
-    BadOpCount(u32),
-}
-
-impl Request {
-    /// Appends the request's header (not W's data) to `out`.
-    pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), RequestError> {
-        use std::io::Write;
-        match self {
-            Request::Open { path, flags } => {
-                if path.is_empty() {
-                    return Err(RequestError::EmptyPath);
-                }
-                if path.contains(['\n', '\0']) || flags.contains(['\n', '\0']) {
-                    return Err(RequestError::BadPath(path.clone()));
-                }
-                let _ = write!(out, "O{path}\n{flags}\n");
-            }
-            Request::Close => out.extend_from_slice(b"C\n"),
-            Request::Write(n) | Request::Read(n) => {
-                if *n == 0 || *n > MAX_RECORD_BYTES {
-                    return Err(RequestError::BadCount(*n));
-                }
-                let letter = if matches!(self, Request::Write(_)) {
-                    'W'
-                } else {
-                    'R'
-                };
-                let _ = writeln!(out, "{letter}{n}");
-            }
-            Request::Ioctl { op, count } => {
-                if *count > i32::MAX as u32 {
-                    return Err(RequestError::BadOpCount(*count));
-                }
-                let _ = write!(out, "I{op}\n{count}\n");
-            }
-            Request::Status => out.extend_from_slice(b"S\n"),
-            Request::SeekStart => out.extend_from_slice(b"L0\n0\n"),
-        }
-        Ok(())
-    }
-}
 
 /// The shape of reply a request gets, which the reply reader must know
 /// before it reads: `R` and `S` replies carry bytes after their line.
@@ -105,28 +26,6 @@ pub enum Expect {
     Data(usize),
     /// `A<size>` and size bytes of `struct mtget`.
     Status,
-}
-
-/// A reply, matched to its request by order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
-    /// `A<n>`.
-    Number(u64),
-    /// The bytes of an `R` or `S` reply.
-    Bytes(Vec<u8>),
-    /// `E<errno>\n<message>` (or `F`): the server's errno, in its own OS's
-    /// numbering, and its message.
-    Failed { errno: i32, message: String },
-}
-
-/// ENOSPC, the one errno number the client acts on: end of media.
-pub const END_OF_MEDIUM_ERRNO: i32 = 28;
-
-impl Reply {
-    /// True for the `E28` that means end of media.
-    pub fn is_end_of_medium(&self) -> bool {
-        matches!(self, Reply::Failed { errno, .. } if *errno == END_OF_MEDIUM_ERRNO)
-    }
 }
 
 /// A reply that could not be read.
@@ -236,13 +135,13 @@ fn read_line(input: &mut impl BufRead, what: &'static str) -> Result<Option<Vec<
     }
 }
 
-/// A decimal number of digits only (GNU pads nothing; a `\r` or a sign is
-/// not a reply from an rmt server).
+/// A decimal number of digits only, at most 20 of them (GNU pads
+/// nothing; a `\r` or a sign is not a reply from an rmt server).
 fn parse_number(text: &[u8]) -> Option<u64> {
-    if text.is_empty() || text.len() > 20 || !text.iter().all(u8::is_ascii_digit) {
+    if text.len() > 20 {
         return None;
     }
-    std::str::from_utf8(text).ok()?.parse().ok()
+    parse_count(text).ok()
 }
 
 /// The error for a reply line that is not a reply, quoting it (shortened).
@@ -282,5 +181,5 @@ pub fn printable(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "wire_tests.rs"]
+#[path = "read_reply_tests.rs"]
 mod tests;
