@@ -77,6 +77,7 @@ use std::io::{self, BufReader, BufWriter};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 
+pub use crate::cli::rmt::RmtCli;
 pub use crate::rmt::protocol::{MAX_NUMBER_BYTES, MAX_PATH_BYTES, MAX_RECORD_BYTES};
 pub use conf::{ConfError, ConfFile, DEFAULT_CONFIG};
 pub use drive_target::{DriveOpener, DriveTarget};
@@ -90,7 +91,6 @@ pub use target::{FileOpener, FileTarget, Opener, Target};
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, USAGE};
 use crate::cli::command::Command;
-pub use crate::cli::rmt::RmtCli;
 
 /// Standard input is read through a buffer this large, so pipelined W
 /// requests arrive in few system calls.

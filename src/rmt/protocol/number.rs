@@ -1,7 +1,8 @@
 //! The decimal numbers of the rmt protocol: counts (W's and R's lengths,
 //! an ioctl's operation and count, L's whence, the open flags' number) and
-//! L's signed offset. Both the request reader and the open flags read
-//! them, so they live below both.
+//! L's signed offset, and the numbers of `A` and `E` replies. The
+//! server's request reader, the client's reply reader and the server's
+//! open flags (`rmt_server/flags.rs`) all read them here.
 //!
 //! Invariant: only plain ASCII digits, with at most a leading `-`, are a
 //! number; no spaces, no `+`, no other base, and a value that does not fit
