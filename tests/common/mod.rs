@@ -1,6 +1,10 @@
 //! Helpers for running the real binary with real pipes. Standard input is
 //! fed from a thread and standard output drained by another, so a test can
 //! never deadlock itself on a full pipe.
+//!
+//! Each of the three test binaries (`buffer`, `remote`, `tape`) compiles
+//! this module once and uses part of it; every helper here is used by at
+//! least one of them, hence the `allow` below.
 
 #![allow(dead_code)]
 
