@@ -7,20 +7,30 @@ use std::time::Duration;
 use crate::common::spawn_piped;
 use crate::network::harness::*;
 
+/// A long stream, in MiB: four times the 32 MiB ring `transfer` gives both
+/// ends, so that every block of both rings is filled and drained four
+/// times and the sender waits on the receiver's window many times over. A
+/// gibibyte showed nothing more and took eight times as long.
+const LONG_STREAM_MIB: usize = 128;
+
 #[test]
 fn a_gib_arrives_byte_exact_over_ipv4() {
     let port = free_port();
     transfer(
         &format!("127.0.0.1:{port}"),
         &format!("127.0.0.1:{port}"),
-        1024,
+        LONG_STREAM_MIB,
     );
 }
 
 #[test]
 fn a_gib_arrives_byte_exact_over_ipv6() {
     let port = free_port();
-    transfer(&format!("[::1]:{port}"), &format!("[::1]:{port}"), 1024);
+    transfer(
+        &format!("[::1]:{port}"),
+        &format!("[::1]:{port}"),
+        LONG_STREAM_MIB,
+    );
 }
 
 #[test]
