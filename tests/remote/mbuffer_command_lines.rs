@@ -4,7 +4,8 @@
 //!
 //! Each case names where its line came from. A line runs as written, with
 //! the word `mbuffer` replaced by tapebuf and, where the line named them,
-//! hosts replaced by 127.0.0.1 ($HOST), ports by free ones ($PORT, $PORT2),
+//! hosts replaced by 127.0.0.1 ($HOST), ports ($PORT, $PORT2) by 0 for a
+//! receiver (any free port) and by the port it bound for a sender,
 //! tapes by files ($TAPE) and log files by files ($LOG, $LOG2). What
 //! surrounded mbuffer in its pipeline (tar, zfs send, ssh, zfs receive) is
 //! the test's own bytes on standard input and a digest of standard output.

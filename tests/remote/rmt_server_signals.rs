@@ -53,11 +53,16 @@ fn a_session_survives_sigusr1_logs_it_and_completes() {
     common::wait_until_caught(child.id(), Signal::SIGUSR1);
     kill(Pid::from_raw(child.id() as i32), Signal::SIGUSR1).unwrap();
     // The signal was answered once the log says so.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !std::fs::read_to_string(&log).unwrap().contains("SIGUSR1") {
-        assert!(std::time::Instant::now() < deadline, "SIGUSR1 never logged");
-        std::thread::yield_now();
-    }
+    common::wait::until(
+        std::time::Duration::from_secs(10),
+        "SIGUSR1 in the log",
+        || {
+            std::fs::read_to_string(&log)
+                .unwrap()
+                .contains("SIGUSR1")
+                .then_some(())
+        },
+    );
     write!(stdin, "W3\nghiC\n").unwrap();
     drop(stdin);
     let mut rest = Vec::new();

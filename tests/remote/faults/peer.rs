@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use crate::common::tapebuf;
+use crate::common::{tapebuf, wait};
 
 /// How a process ended, and everything it said.
 #[derive(Debug)]
@@ -158,20 +158,11 @@ impl Peer {
     /// Waits for the process to end, killing it and failing the test if
     /// that takes longer than `limit`; returns its status and whole stderr.
     pub fn exit(&mut self, limit: Duration) -> Side {
-        let deadline = Instant::now() + limit;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "tapebuf did not exit within {limit:?}: {}",
-                    self.rest_of_stderr()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let Some(status) = wait::exited_within(&mut self.child, limit) else {
+            panic!(
+                "tapebuf did not exit within {limit:?}: {}",
+                self.rest_of_stderr()
+            );
         };
         Side {
             status,

@@ -10,11 +10,11 @@
 //! trailer. Every frame but the last is one full block of `BLOCK` bytes.
 
 use std::io::Write;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::summary_number;
+use crate::common::{ports, summary_number};
 use crate::faults::peer::{Peer, Side};
 use crate::faults::relay::{Fault, Relay};
 
@@ -165,12 +165,6 @@ pub struct Rig {
     dir: tempfile::TempDir,
 }
 
-/// A loopback port that was free a moment ago.
-fn free_port() -> u16 {
-    let probe = TcpListener::bind("127.0.0.1:0").expect("binding a probe port");
-    probe.local_addr().unwrap().port()
-}
-
 fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| a.to_string()).collect()
 }
@@ -186,14 +180,15 @@ impl Rig {
     pub fn receiver_to(out: Option<PathBuf>, extra: &[&str]) -> Rig {
         let dir = tempfile::tempdir().unwrap();
         let out = out.unwrap_or_else(|| dir.path().join("out"));
-        let port = free_port();
-        let mut args = strings(&["-s", "64k", "-m", "1M", "-I"]);
-        args.push(format!("127.0.0.1:{port}"));
+        let mut args = strings(&["-s", "64k", "-m", "1M", "-I", "127.0.0.1:0"]);
         args.push("-o".into());
         args.push(out.display().to_string());
         args.extend(strings(extra));
+        let mut receiver = Peer::spawn(&args, false);
+        let said = receiver.wait_line("tapebuf: -I: listening on ", LIMIT);
+        let port = ports::port_said(&said).expect("the port the receiver bound");
         Rig {
-            receiver: Peer::spawn(&args, false),
+            receiver,
             dir,
             out,
             port,
@@ -237,17 +232,11 @@ impl Rig {
         self.sender.as_mut().expect("the case has a sender")
     }
 
-    /// Connects straight to the receiver (retrying until it listens),
+    /// Connects straight to the receiver (which listens: it said so),
     /// sends `bytes` and closes.
     pub fn poke(&self, bytes: &[u8]) {
-        let deadline = Instant::now() + LIMIT;
-        let mut conn = loop {
-            match TcpStream::connect(self.receiver_addr()) {
-                Ok(c) => break c,
-                Err(e) if Instant::now() > deadline => panic!("the receiver never listened: {e}"),
-                Err(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
-        };
+        let mut conn =
+            TcpStream::connect(self.receiver_addr()).expect("connecting to the receiver");
         conn.write_all(bytes).expect("writing to the receiver");
     }
 

@@ -1,8 +1,10 @@
 //! Where an mbuffer command line runs: a directory for its tape and log
-//! files, two free ports, and the stages of a pipeline or the two ends of
-//! a network transfer, each started from the line's own words. Every wait
-//! on a child has a time limit.
+//! files, two ports, and the stages of a pipeline or the two ends of a
+//! network transfer, each started from the line's own words. A receiver's
+//! `$PORT` is 0: it binds any free port and says which, and the sender's
+//! `$PORT` is then that port. Every wait on a child has a time limit.
 
+use std::cell::Cell;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -12,9 +14,7 @@ use std::time::Duration;
 use md5::Digest as _;
 
 use crate::common::{self, pattern, BIN};
-use crate::mbuffer_command_lines::harness::{
-    drain, exit_within, feed, free_port, kill, wait_listening, MIB,
-};
+use crate::mbuffer_command_lines::harness::{drain, exit_within, feed, kill, listening_port, MIB};
 
 /// The stream every case moves: the harness's pattern, this many MiB.
 pub const DATA_MIB: usize = 4;
@@ -77,14 +77,15 @@ impl Ran {
 
 pub struct Scene {
     dir: tempfile::TempDir,
-    ports: [u16; 2],
+    /// The ports the receivers said they bound; 0 until then.
+    ports: Cell<[u16; 2]>,
 }
 
 impl Scene {
     pub fn new() -> Scene {
         Scene {
             dir: tempfile::tempdir().unwrap(),
-            ports: [free_port(), free_port()],
+            ports: Cell::new([0, 0]),
         }
     }
 
@@ -97,10 +98,11 @@ impl Scene {
     pub fn args(&self, line: &str) -> Vec<String> {
         let mut words = line.split_whitespace();
         assert_eq!(words.next(), Some("mbuffer"), "{line}");
+        let ports = self.ports.get();
         let fill = |w: &str| {
             w.replace("$HOST", "127.0.0.1")
-                .replace("$PORT2", &self.ports[1].to_string())
-                .replace("$PORT", &self.ports[0].to_string())
+                .replace("$PORT2", &ports[1].to_string())
+                .replace("$PORT", &ports[0].to_string())
                 .replace("$VOLUMES", self.path("tape.%d").to_str().unwrap())
                 .replace("$TAPE", self.path("tape").to_str().unwrap())
                 .replace("$LOG2", self.path("log2").to_str().unwrap())
@@ -117,6 +119,16 @@ impl Scene {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap()
+    }
+
+    /// Reads the port the receiver `line` (started with its `$PORT` or
+    /// `$PORT2` as 0) bound, and fills that placeholder with it from now on.
+    fn bound(&self, line: &str, receiver: &mut Child) -> u16 {
+        let port = listening_port(receiver);
+        let mut ports = self.ports.get();
+        ports[usize::from(line.contains("$PORT2"))] = port;
+        self.ports.set(ports);
+        port
     }
 
     /// A tape that holds an older backup, which `-f` must replace.
@@ -185,8 +197,8 @@ impl Scene {
         let mut started = Vec::new();
         for line in receivers {
             let mut child = self.spawn(line, Stdio::null());
+            self.bound(line, &mut child);
             let out = drain(&mut child);
-            wait_listening(self.ports[usize::from(line.contains("$PORT2"))]);
             started.push((child, out, *line));
         }
         let mut sending = self.spawn(sender, Stdio::piped());
@@ -215,9 +227,9 @@ impl Scene {
     /// says about that sender, then stops it.
     pub fn raw_sender_refused(&self, line: &str) -> String {
         let mut receiver = self.spawn(line, Stdio::null());
+        let port = self.bound(line, &mut receiver);
         let _out = drain(&mut receiver);
-        wait_listening(self.ports[0]);
-        let mut raw = TcpStream::connect(("127.0.0.1", self.ports[0])).unwrap();
+        let mut raw = TcpStream::connect(("127.0.0.1", port)).unwrap();
         raw.write_all(&pattern(64 * 1024, 3)).unwrap();
         drop(raw);
         let mut stderr = BufReader::new(receiver.stderr.take().unwrap());
@@ -235,9 +247,9 @@ impl Scene {
     /// framing, as socat or nc would: it takes them all and succeeds.
     pub fn expect_raw_received(&self, line: &str) {
         let mut receiver = self.spawn(line, Stdio::null());
+        let port = self.bound(line, &mut receiver);
         let out = drain(&mut receiver);
-        wait_listening(self.ports[0]);
-        let mut raw = TcpStream::connect(("127.0.0.1", self.ports[0])).unwrap();
+        let mut raw = TcpStream::connect(("127.0.0.1", port)).unwrap();
         raw.write_all(&data()).unwrap();
         drop(raw);
         let end = finish(receiver, line);

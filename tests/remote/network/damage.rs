@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::spawn_piped;
 use crate::network::harness::*;
@@ -14,15 +14,9 @@ use crate::network::harness::*;
 fn damaging_relay(from: TcpListener, to: u16, flip: usize) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let (mut a, _) = from.accept().unwrap();
-        // The receiver may still be starting: retry as a sender would.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut b = loop {
-            match TcpStream::connect(("127.0.0.1", to)) {
-                Ok(b) => break b,
-                Err(e) => assert!(Instant::now() < deadline, "relay: {e}"),
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        // The receiver said it listens before the relay was started.
+        let mut b =
+            TcpStream::connect(("127.0.0.1", to)).expect("relay: connecting to the receiver");
         let (mut a_back, mut b_back) = (a.try_clone().unwrap(), b.try_clone().unwrap());
         let back = std::thread::spawn(move || {
             let _ = std::io::copy(&mut b_back, &mut a_back);
@@ -50,13 +44,13 @@ fn damaging_relay(from: TcpListener, to: u16, flip: usize) -> JoinHandle<()> {
 
 #[test]
 fn damage_in_transit_fails_both_ends_and_names_the_frame() {
-    let port = free_port();
     let relay = TcpListener::bind("127.0.0.1:0").unwrap();
     let relay_port = relay.local_addr().unwrap().port();
     // Header 16 bytes, then frames of 12 + 65536 bytes: this byte is in
     // the third frame's data, which starts at stream byte 131072.
     let flip = 16 + 2 * (12 + 65536) + 12 + 100;
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "-s", "64k"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "-s", "64k"]);
+    let port = listening_port(&mut receiver);
     let _received = drain(&mut receiver);
     let relay = damaging_relay(relay, port, flip);
     let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{relay_port}"), "-s", "64k"]);

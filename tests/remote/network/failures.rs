@@ -11,8 +11,8 @@ use crate::network::harness::*;
 
 #[test]
 fn a_killed_sender_fails_the_receiver_with_the_bytes_it_got() {
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--timeout", "10"]);
+    let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
     let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
     let _feeder = feed(&mut sender, None);
@@ -38,10 +38,9 @@ fn a_killed_sender_fails_the_receiver_with_the_bytes_it_got() {
 
 #[test]
 fn a_raw_sender_stopped_early_resets_the_connection_so_a_raw_receiver_fails() {
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--raw"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--raw"]);
+    let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
-    wait_listening(port);
     let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--raw", "-q"]);
     let _feeder = feed(&mut sender, None);
     let mut got = vec![0u8; 4 * MIB];
@@ -60,8 +59,8 @@ fn a_raw_sender_stopped_early_resets_the_connection_so_a_raw_receiver_fails() {
 
 #[test]
 fn a_stalled_sender_fails_the_receiver_after_the_timeout() {
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--timeout", "2"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--timeout", "2"]);
+    let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
     let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
     let mut stdin = sender.stdin.take().unwrap();
@@ -91,8 +90,8 @@ fn a_stalled_sender_fails_the_receiver_after_the_timeout() {
 
 #[test]
 fn a_killed_receiver_fails_the_sender() {
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}")]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0"]);
+    let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
     let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
     let _feeder = feed(&mut sender, None);
@@ -112,9 +111,9 @@ fn a_killed_receiver_fails_the_sender() {
 
 #[test]
 fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
-    let port = free_port();
     // Dual stack: the IPv4 sender is refused, the IPv6 one allowed.
-    let mut receiver = spawn_piped(&["-I", &port.to_string(), "--allow", "::1"]);
+    let mut receiver = spawn_piped(&["-I", "0", "--allow", "::1"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     let mut intruder = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
     let _ = feed(&mut intruder, Some(1));
@@ -139,7 +138,7 @@ fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
 
 #[test]
 fn a_port_nobody_listens_on_fails_within_the_connect_timeout() {
-    let port = free_port();
+    let (_held, port) = refusing_port();
     let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--connect-timeout", "1"]);
     drop(sender.stdin.take());
     let status = exit_within(&mut sender, Duration::from_secs(10));

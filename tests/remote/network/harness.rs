@@ -1,23 +1,18 @@
-//! The network suite's helpers: a free port, a feeder and a drainer that
+//! The network suite's helpers: a feeder and a drainer that
 //! hash what passes, stderr readers, a bounded wait for exit, and a whole
 //! transfer from one tapebuf to another checked byte for byte.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::process::{Child, ChildStderr, ExitStatus};
+use std::process::{Child, ChildStderr};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use crate::common::{pattern, spawn_piped};
 use sha2::{Digest, Sha256};
 
 pub const MIB: usize = 1 << 20;
 
-/// A port that was free a moment ago, on IPv4 and IPv6 loopback alike.
-pub fn free_port() -> u16 {
-    let l = TcpListener::bind("[::]:0").expect("binding a probe port");
-    l.local_addr().unwrap().port()
-}
+pub use crate::common::ports::{listening_port, refusing_port};
+pub use crate::common::wait::exit_within;
 
 /// Feeds `mib` MiB of a fixed pattern (for ever if None) and returns the
 /// sha256 and byte count of what the child took.
@@ -87,21 +82,6 @@ pub fn stderr_of(child: &mut Child) -> String {
     s
 }
 
-/// Waits for the child to exit, failing the test if it takes longer.
-pub fn exit_within(child: &mut Child, limit: Duration) -> ExitStatus {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("tapebuf did not exit within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 pub fn kill(child: &Child, sig: &str) {
     let ok = crate::common::command("kill")
         .args([sig, &child.id().to_string()])
@@ -111,11 +91,15 @@ pub fn kill(child: &Child, sig: &str) {
     assert!(ok, "kill {sig} failed");
 }
 
-/// Sends `mib` MiB from one tapebuf to another and checks every byte.
-pub fn transfer(listen: &str, connect: &str, mib: usize) {
+/// Sends `mib` MiB from one tapebuf to another and checks every byte: the
+/// receiver listens on `listen` (port 0: any free port, which it says),
+/// the sender connects to that port on `host`.
+pub fn transfer(listen: &str, host: &str, mib: usize) {
     let mut receiver = spawn_piped(&["-I", listen, "-s", "1M", "-m", "32M"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    let mut sender = spawn_piped(&["-O", connect, "-s", "1M", "-m", "32M", "-q"]);
+    let connect = format!("{host}:{port}");
+    let mut sender = spawn_piped(&["-O", &connect, "-s", "1M", "-m", "32M", "-q"]);
     let sent = feed(&mut sender, Some(mib));
     let sender_err = stderr_of(&mut sender);
     assert!(sender.wait().unwrap().success(), "sender: {sender_err}");
@@ -132,27 +116,4 @@ pub fn transfer(listen: &str, connect: &str, mib: usize) {
         "{receiver_err}"
     );
     assert!(!receiver_err.contains("raw stream"), "{receiver_err}");
-}
-
-/// Waits until something listens on `port`, by reading the kernel's socket
-/// tables (connecting to find out would take the listener's one sender).
-pub fn wait_listening(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let needle = format!(":{port:04X} ");
-    loop {
-        let listening = ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|table| {
-            std::fs::read_to_string(table)
-                .unwrap_or_default()
-                .lines()
-                .any(|l| {
-                    let cols: Vec<&str> = l.split_whitespace().collect();
-                    cols.len() > 3 && format!("{} ", cols[1]).ends_with(&needle) && cols[3] == "0A"
-                })
-        });
-        if listening {
-            return;
-        }
-        assert!(Instant::now() < deadline, "nothing listens on {port}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }

@@ -52,11 +52,9 @@ fn hostile_sender(port: u16, opening: Vec<u8>, limit: u64) -> std::thread::JoinH
 
 #[test]
 fn a_header_announcing_a_block_beyond_the_memory_is_refused_before_any_allocation() {
-    let port = free_port();
-    let listen = format!("127.0.0.1:{port}");
-    let mut receiver = spawn_piped(&["-I", &listen, "-s", "64k", "-m", MEMORY]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "-s", "64k", "-m", MEMORY]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    wait_listening(port);
     let limit = 1u64 << 30;
     let hostile = hostile_sender(port, announcing(1 << 31), limit);
     let (reader, seen) = stderr_until(&mut receiver, "ignored a connection");
@@ -88,11 +86,9 @@ fn a_header_announcing_a_block_beyond_the_memory_is_refused_before_any_allocatio
 
 #[test]
 fn a_tapebuf_sender_with_blocks_larger_than_the_receivers_memory_is_refused_and_both_fail() {
-    let port = free_port();
-    let listen = format!("127.0.0.1:{port}");
     let mut receiver = spawn_piped(&[
         "-I",
-        &listen,
+        "127.0.0.1:0",
         "-m",
         MEMORY,
         "-s",
@@ -100,8 +96,8 @@ fn a_tapebuf_sender_with_blocks_larger_than_the_receivers_memory_is_refused_and_
         "--connect-timeout",
         "5",
     ]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    wait_listening(port);
     let connect = format!("127.0.0.1:{port}");
     let mut sender = spawn_piped(&["-O", &connect, "-s", "16M", "-m", "64M", "-q"]);
     let _fed = feed(&mut sender, Some(64));

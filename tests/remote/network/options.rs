@@ -12,7 +12,7 @@ use crate::network::harness::*;
 fn bad_network_options_are_usage_errors_naming_the_flag() {
     let cases: [(&[&str], &str); 7] = [
         (&["-O", "fd00::7:9090"], "tapebuf: -O/--connect: 'fd00::7:9090': put an IPv6 address in brackets, as [fd00::7]:9090"),
-        (&["-I", "99999"], "tapebuf: -I/--listen: '99999' is not a port number (1 to 65535)"),
+        (&["-I", "99999"], "tapebuf: -I/--listen: '99999' is not a port number (1 to 65535, or 0 for any free port)"),
         (&["--allow", "10.0.0.1"], "tapebuf: --allow: only applies to -I/--listen"),
         (&["-I", "9", "--allow", "10.0.0.0/40"], "tapebuf: --allow: '/40' is not a prefix length (0 to 32)"),
         (&["--raw"], "tapebuf: --raw: only applies to -I and -O"),
@@ -42,9 +42,28 @@ fn a_busy_port_is_named_at_start() {
 }
 
 #[test]
+fn a_listener_on_port_0_binds_a_free_port_and_says_which_even_when_quiet() {
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "-q"]);
+    let (reader, seen) = stderr_until(&mut receiver, "listening on");
+    let port = crate::common::ports::port_said(seen.trim_end()).expect("a port");
+    assert_ne!(port, 0);
+    assert_eq!(
+        seen,
+        format!("tapebuf: -I: listening on 127.0.0.1:{port}\n")
+    );
+    let received = drain(&mut receiver);
+    let data = pattern(MIB, 5);
+    let r = run(&["-O", &format!("127.0.0.1:{port}"), "-q"], data.clone());
+    assert!(r.status.success(), "{}", r.stderr);
+    assert!(exit_within(&mut receiver, Duration::from_secs(20)).success());
+    assert_eq!(rest_of(reader, String::new()), "", "-q: nothing more");
+    assert_eq!(received.join().unwrap(), (data.len() as u64, sha256(&data)));
+}
+
+#[test]
 fn tcp_buffer_sizes_are_applied_and_the_stream_still_arrives() {
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--tcp-buffer", "128k"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--tcp-buffer", "128k"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     let data = pattern(5 * MIB, 8);
     let r = run(
@@ -75,10 +94,9 @@ fn ipv6_only_finds_no_address_in_an_ipv4_literal_and_says_so() {
 #[test]
 fn ipv4_only_listens_on_every_ipv4_address() {
     // mbuffer's -4, as znapzend gives it: -4 -I PORT.
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-4", "-I", &port.to_string()]);
+    let mut receiver = spawn_piped(&["-4", "-I", "0"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    wait_listening(port);
     let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
     assert!(
         table.contains(&format!("00000000:{port:04X} 00000000:0000 0A")),

@@ -26,15 +26,29 @@ fn mbuffer_sends(input: &std::path::Path, port: u16) -> std::process::ExitStatus
         .expect("running mbuffer (.ci/run installs it)")
 }
 
+/// Starts an mbuffer receiver storing to `output`, on a port found free
+/// (mbuffer cannot pick its own; see `foreign_listener`), and returns it
+/// and its port once it listens.
+fn mbuffer_receives(output: &std::path::Path) -> (std::process::Child, u16) {
+    common::needs::tool("mbuffer", "mbuffer");
+    common::ports::foreign_listener(|port| {
+        crate::common::command("mbuffer")
+            .args(["-q", "-I", &format!("127.0.0.1:{port}")])
+            .args(["-o", output.to_str().unwrap()])
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("running mbuffer (.ci/run installs it)")
+    })
+}
+
 #[test]
 fn an_mbuffer_sender_is_refused_without_raw_and_the_receiver_does_not_succeed() {
-    let port = free_port();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     std::fs::write(&input, pattern(MIB, 3)).unwrap();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--connect-timeout", "3"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--connect-timeout", "3"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    wait_listening(port);
     // mbuffer's own status depends on when it notices the hang-up.
     let _ = mbuffer_sends(&input, port);
     let status = exit_within(&mut receiver, Duration::from_secs(20));
@@ -51,14 +65,13 @@ fn an_mbuffer_sender_is_refused_without_raw_and_the_receiver_does_not_succeed() 
 
 #[test]
 fn an_mbuffer_sender_is_read_raw_with_a_warning() {
-    let port = free_port();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     let data = pattern(3 * MIB + 77, 9);
     std::fs::write(&input, &data).unwrap();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--raw"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--raw"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    wait_listening(port);
     assert!(mbuffer_sends(&input, port).success());
     let status = exit_within(&mut receiver, Duration::from_secs(20));
     let err = stderr_of(&mut receiver);
@@ -75,20 +88,9 @@ fn an_mbuffer_sender_is_read_raw_with_a_warning() {
 #[test]
 fn raw_mode_sends_plain_bytes_an_mbuffer_receiver_stores_exactly() {
     common::needs::tool("mbuffer", "mbuffer");
-    let port = free_port();
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("out");
-    let mut mbuffer = crate::common::command("mbuffer")
-        .args([
-            "-q",
-            "-I",
-            &format!("127.0.0.1:{port}"),
-            "-o",
-            output.to_str().unwrap(),
-        ])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("running mbuffer (.ci/run installs it)");
+    let (mut mbuffer, port) = mbuffer_receives(&output);
     let data = pattern(2 * MIB + 5, 4);
     let r = run(
         &["-O", &format!("127.0.0.1:{port}"), "--raw", "-q"],
@@ -124,10 +126,9 @@ fn a_raw_stream_that_begins_with_tapebufs_header_arrives_as_the_bytes_sent() {
     let (recording, _, _) = record_framed_stream(data.clone());
     assert!(recording.starts_with(b"\x89TAPEBUF"));
     assert!(recording.len() > data.len());
-    let port = free_port();
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--raw"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--raw"]);
+    let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    wait_listening(port);
     let sender = run(
         &["-O", &format!("127.0.0.1:{port}"), "--raw", "-q"],
         recording.clone(),
@@ -166,16 +167,9 @@ fn a_sender_whose_confirmation_never_comes_says_to_send_with_raw() {
 #[test]
 fn a_framed_sender_into_an_mbuffer_receiver_fails_naming_raw() {
     common::needs::tool("mbuffer", "mbuffer");
-    let port = free_port();
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("out");
-    let mut mbuffer = crate::common::command("mbuffer")
-        .args(["-q", "-I", &format!("127.0.0.1:{port}")])
-        .args(["-o", output.to_str().unwrap()])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("running mbuffer (.ci/run installs it)");
-    wait_listening(port);
+    let (mut mbuffer, port) = mbuffer_receives(&output);
     let data = pattern(2 * MIB, 23);
     let r = run(&["-O", &format!("127.0.0.1:{port}"), "-q"], data.clone());
     assert_eq!(r.status.code(), Some(1), "{}", r.stderr);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use crate::common::{self, pattern, summary_number, tapebuf};
+use crate::common::{self, pattern, summary_number, tapebuf, wait};
 use crate::rmt_faults::fake::{fake, Fault};
 use crate::rmt_faults::{write_case, BLOCK, MIB};
 
@@ -47,60 +47,33 @@ fn a_stalled_server_times_out_with_its_acknowledged_prefix() {
 }
 /// Waits for the process `pid` to be gone (or a zombie nobody reaps).
 fn gone(pid: i32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
+    let alive = || {
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-        let alive = state.is_some_and(|s| {
+        state.is_some_and(|s| {
             let after = s
                 .rsplit_once(')')
                 .map(|(_, rest)| rest.trim_start())
                 .unwrap_or("");
             !after.starts_with('Z')
-        });
-        if !alive {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        })
+    };
+    wait::within(within, || (!alive()).then_some(())).is_some()
 }
 
 /// Waits for `path` to hold a number.
 fn pid_in(path: &Path, within: Duration) -> i32 {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(pid) = std::fs::read_to_string(path)
+    wait::until(within, "the remote shell's start", || {
+        std::fs::read_to_string(path)
             .ok()
             .and_then(|s| s.trim().parse().ok())
-        {
-            return pid;
-        }
-        assert!(Instant::now() < deadline, "the remote shell never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn wait_with_deadline(child: &mut Child, within: Duration) -> ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            panic!("tapebuf did not end within {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    })
 }
 
 /// Sends `signal` to tapebuf, waits (bounded) for it to end, and reads
 /// what it said on standard error.
 fn signal_and_finish(child: &mut Child, signal: Signal) -> (ExitStatus, String) {
     kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-    let status = wait_with_deadline(child, Duration::from_secs(10));
+    let status = wait::exit_within(child, Duration::from_secs(10));
     let mut stderr = String::new();
     child
         .stderr
@@ -199,7 +172,7 @@ fn an_interrupt_while_opening_ends_the_remote_shell_and_its_group() {
     let shell = pid_in(&pids, Duration::from_secs(10));
     let grandchild = pid_in(&dir.path().join("pids.child"), Duration::from_secs(10));
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
-    let status = wait_with_deadline(&mut child, Duration::from_secs(10));
+    let status = wait::exit_within(&mut child, Duration::from_secs(10));
     assert_eq!(status.signal(), Some(libc::SIGTERM));
     assert!(
         gone(shell, Duration::from_secs(5)),

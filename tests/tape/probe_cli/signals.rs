@@ -4,20 +4,13 @@
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{self, tapebuf};
+use crate::common::{self, tapebuf, wait};
 use crate::probe_cli::{entries, stderr};
 /// Waits for `cond` by polling, up to `limit`.
 fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    cond()
+    wait::within(limit, || cond().then_some(())).is_some()
 }
 
 /// Starts a file probe in a fresh directory on disk, and returns once it
