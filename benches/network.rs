@@ -23,7 +23,8 @@ use common::{env_number, env_or, median, reap, verdict, zero_producer, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
-/// Waits until something listens on `port` (see tests/network.rs).
+/// Waits until something listens on `port` (as `listens` in
+/// tests/common/ports.rs reads it).
 fn wait_listening(port: u16) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let needle = format!(":{port:04X}");

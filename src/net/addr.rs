@@ -48,15 +48,16 @@ pub struct PeerAddr {
 }
 
 impl ListenAddr {
-    /// Parses `PORT`, `ADDR:PORT` or `[IPV6]:PORT`.
+    /// Parses `PORT`, `ADDR:PORT` or `[IPV6]:PORT`. Port 0 asks for any
+    /// free port, which the listener says once it is bound.
     pub fn parse(text: &str) -> Result<ListenAddr, String> {
         if !text.contains(':') {
             return Ok(ListenAddr {
                 host: None,
-                port: parse_port(text)?,
+                port: parse_listen_port(text)?,
             });
         }
-        let (host, port) = split_host_port(text)?;
+        let (host, port) = split_host_port(text, parse_listen_port)?;
         Ok(ListenAddr {
             host: Some(host),
             port,
@@ -95,7 +96,7 @@ impl fmt::Display for ListenAddr {
 impl PeerAddr {
     /// Parses `HOST:PORT` or `[IPV6]:PORT`.
     pub fn parse(text: &str) -> Result<PeerAddr, String> {
-        let (host, port) = split_host_port(text)?;
+        let (host, port) = split_host_port(text, parse_port)?;
         Ok(PeerAddr { host, port })
     }
 
@@ -146,8 +147,12 @@ fn resolve(host: &str, port: u16, family: Option<Family>) -> std::io::Result<Vec
     Ok(addrs)
 }
 
-/// Splits `host:port`, where an IPv6 host must be in brackets.
-fn split_host_port(text: &str) -> Result<(String, u16), String> {
+/// Splits `host:port`, where an IPv6 host must be in brackets, and reads
+/// the port with `parse_port`.
+fn split_host_port(
+    text: &str,
+    parse_port: fn(&str) -> Result<u16, String>,
+) -> Result<(String, u16), String> {
     if let Some(rest) = text.strip_prefix('[') {
         let (host, after) = rest
             .split_once(']')
@@ -178,6 +183,12 @@ fn parse_port(text: &str) -> Result<u16, String> {
         Ok(0) | Err(_) => Err(format!("'{text}' is not a port number (1 to 65535)")),
         Ok(p) => Ok(p),
     }
+}
+
+/// A port to listen on: 0 too, for any free port.
+fn parse_listen_port(text: &str) -> Result<u16, String> {
+    text.parse::<u16>()
+        .map_err(|_| format!("'{text}' is not a port number (1 to 65535, or 0 for any free port)"))
 }
 
 #[cfg(test)]
@@ -231,6 +242,13 @@ mod tests {
             assert!(e.contains(why), "{text}: {e}");
         }
         assert!(ListenAddr::parse("x").unwrap_err().contains("not a port"));
+    }
+
+    #[test]
+    fn a_listener_takes_port_0_for_any_free_port() {
+        assert_eq!(ListenAddr::parse("0").unwrap().port, 0);
+        assert_eq!(ListenAddr::parse("127.0.0.1:0").unwrap().port, 0);
+        assert!(PeerAddr::parse("127.0.0.1:0").is_err());
     }
 
     #[test]

@@ -115,6 +115,11 @@ fn bind_one(
 }
 
 impl Listener {
+    /// The address and port bound: the port the system chose for port 0.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+
     /// Accepts one waiting connection (blocking if none is waiting).
     pub fn accept_one(&self) -> io::Result<(TcpStream, SocketAddr)> {
         self.socket.accept()

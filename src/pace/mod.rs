@@ -12,10 +12,15 @@
 //! - `sim`: the ring, a producer, the writer and the drive model on a
 //!   simulated clock, so that tests can measure stops without sleeping.
 //!
+//! `drive_model` and `sim` are test models: compiled only for tests and
+//! with the `test-support` feature (which `tests/` and `benches/` get
+//! through the crate's dev-dependency on itself), never in a release build.
+//!
 //! The invariant of the folder: it imports only from `base`, so the
 //! engine, the configuration and the observers can all look down to it.
 
 pub mod controller;
+#[cfg(any(test, feature = "test-support"))]
 pub mod drive_model;
 pub mod full_speed;
 mod judge;
@@ -24,6 +29,7 @@ pub mod mode;
 pub mod report;
 mod schedule;
 pub mod settings;
+#[cfg(any(test, feature = "test-support"))]
 pub mod sim;
 mod swing;
 pub mod target;

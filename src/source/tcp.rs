@@ -1,6 +1,7 @@
 //! `-I [ADDR:]PORT`: one TCP sender as the input.
 //!
-//! The socket is bound when the run starts, so a busy port fails at once,
+//! The socket is bound when the run starts, so a busy port fails at once
+//! (port 0 binds any free port, and one line says which, even under `-q`),
 //! but the wait for a sender happens on the first `fill`, in the reader
 //! thread, where a stop or the watchdog can end it. `net::accept` finds the
 //! sender: connections that `--allow` does not cover, that send nothing,
@@ -58,6 +59,14 @@ impl TcpSource {
     ) -> anyhow::Result<TcpSource> {
         let (listener, settings, note) = foreign_host::listen(addr, settings)
             .map_err(|e| anyhow::anyhow!("-I {addr}: cannot listen: {e}"))?;
+        if addr.port == 0 {
+            // Even under -q: nothing else tells the sender's user the port.
+            let bound = listener.local_addr()?;
+            say(&format!(
+                "tapebuf: -I: listening on {}",
+                socket::show(bound)
+            ));
+        }
         for line in [&note, &listener.warning].into_iter().flatten() {
             if !quiet {
                 say(&format!("tapebuf: -I {addr}: {line}"));

@@ -1,12 +1,18 @@
 //! Helpers for running the real binary with real pipes. Standard input is
 //! fed from a thread and standard output drained by another, so a test can
 //! never deadlock itself on a full pipe.
+//!
+//! Each of the three test binaries (`buffer`, `remote`, `tape`) compiles
+//! this module once and uses part of it; every helper here is used by at
+//! least one of them, hence the `allow` below.
 
 #![allow(dead_code)]
 
 pub mod memory;
 pub mod needs;
+pub mod ports;
 pub mod svg;
+pub mod wait;
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -219,19 +225,19 @@ pub fn summary_count(stderr: &str, what: &str) -> u64 {
 /// installed. A condition with a deadline, not a guess at timing.
 pub fn wait_until_caught(pid: u32, sig: nix::sys::signal::Signal) {
     let bit = 1u64 << (sig as i32 - 1);
-    for _ in 0..20_000 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let caught = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigCgt:"))
-            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-            .unwrap_or(0);
-        if caught & bit != 0 {
-            return;
-        }
-        std::thread::yield_now();
-    }
-    panic!("{sig:?} was never caught by {pid}");
+    wait::until(
+        Duration::from_secs(10),
+        &format!("{sig:?} caught by {pid}"),
+        || {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+            let caught = status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+                .unwrap_or(0);
+            (caught & bit != 0).then_some(())
+        },
+    );
 }
 
 /// Both rings, each insisted on: a case that runs on both takes one of

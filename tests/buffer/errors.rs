@@ -1,0 +1,36 @@
+//! Bad input and failures: each gives one clear `tapebuf: ...` line, the
+//! documented exit status, and never loses data silently.
+//!
+//! The cases are grouped by topic in tests/errors/.
+
+use crate::common;
+mod full_disk;
+mod inputs;
+mod outputs;
+mod process;
+mod restore_files;
+mod usage;
+mod written_paths;
+
+/// Runs tapebuf in `dir`, with nothing on standard input: its exit code
+/// and its standard error.
+pub fn run_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = common::tapebuf()
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The lines of `stderr` that are not the summary.
+pub fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| !l.starts_with("tapebuf: summary: "))
+        .collect()
+}

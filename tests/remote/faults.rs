@@ -1,0 +1,77 @@
+//! The TCP fault suite: a real sender (`-O`) and a real receiver (`-I`),
+//! with a relay in the test between them that cuts, stalls or corrupts the
+//! stream at a chosen byte. Each case ends one side a different way (a
+//! signal, the watchdog, an input failure, a kill, a cut at each structural
+//! boundary of the stream, a stall, damage, a lost reply, a connection that
+//! is not a sender) and asserts both exit codes, that the receiver's
+//! committed count is what its output holds, and that no side reports
+//! success unless the output is byte-exact.
+//!
+//! This file holds the clean run and the inputs and mid-stream set-ups the
+//! cases share; the cases are grouped by which side ends and how in
+//! tests/faults/, beside the rig, relay and peer they drive.
+
+use crate::common;
+mod cuts;
+mod damage;
+mod peer;
+mod receiver_ends;
+mod relay;
+mod rig;
+mod sender_ends;
+mod strangers;
+
+use common::pattern;
+use relay::{Event, Fault};
+use rig::{end_at, frame_at, Input, Rig, BLOCK, END_MARKER, LIMIT, TRAILER};
+
+/// What the file-fed cases send: 32 full blocks and a short one.
+pub fn data() -> Vec<u8> {
+    pattern((32 * BLOCK + 1000) as usize, 15)
+}
+
+/// The whole framed stream of `data()` on the wire.
+pub fn wire_len(data: &[u8]) -> u64 {
+    end_at(data.len() as u64) + END_MARKER + TRAILER
+}
+
+// --- the clean run -------------------------------------------------------
+
+#[test]
+fn a_clean_run_exits_0_on_both_sides_with_a_byte_exact_copy() {
+    let data = data();
+    Rig::run(Fault::None, &data, &[]).succeeds_byte_exact(&data);
+}
+
+// --- shared by the cases that stop one side mid-stream -------------------
+
+/// Blocks the pipe-fed cases could send, and blocks they feed before the
+/// fault.
+pub const WHOLE: u64 = 8;
+pub const FED: u64 = 5;
+
+/// Feeds the sender `FED` of `WHOLE` blocks through its pipe, held open,
+/// and waits until the receiver has been sent all of them. Returns the
+/// rig and the whole input.
+pub fn sender_mid_stream(seed: u64, sender_extra: &[&str]) -> (Rig, Vec<u8>) {
+    let whole = pattern((WHOLE * BLOCK) as usize, seed);
+    let rig = Rig::receiver(&[]).sender(Fault::None, Input::Pipe, sender_extra);
+    rig.sender
+        .as_ref()
+        .unwrap()
+        .feed(&whole[..(FED * BLOCK) as usize]);
+    rig.relay().wait_forwarded(frame_at(FED), LIMIT);
+    (rig, whole)
+}
+
+/// The relay stalls inside block 3; the sender runs with `--timeout 2`.
+pub fn stalled_mid_stream(data: &[u8], receiver_extra: &[&str]) -> rig::Ending {
+    let rig = Rig::receiver(receiver_extra).sender(
+        Fault::StallAt(frame_at(3) + 100),
+        Input::File(data),
+        &["--timeout", "2"],
+    );
+    rig.relay()
+        .wait_for(LIMIT, |e| matches!(e, Event::Stalled(_)));
+    rig.finish()
+}

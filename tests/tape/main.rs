@@ -1,0 +1,21 @@
+//! Tapes and what is written to them: the emulated drive, device
+//! refusals, the probe, manifests, verification and restores.
+//!
+//! One test binary, one module per area of the former suites, so that
+//! the helpers in `tests/common` are built and linked once.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod devices;
+mod mtio_abi;
+mod probe_cli;
+mod probe_emulated;
+mod report_manifest;
+mod report_probe;
+mod restore_manifest;
+mod tape_emulated;
+mod tape_ready;
+mod verify_cli;
+mod verify_cli_hostile;
+mod verify_write;
