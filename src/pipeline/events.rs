@@ -2,7 +2,7 @@
 //! observer. Sending never blocks: a full observer queue drops the event,
 //! because the counters in `Stats` stay authoritative.
 //!
-//! Only the watermark tests listen today (`tests/watermark.rs` sees each
+//! Only the watermark tests listen today (`tests/buffer/watermark.rs` sees each
 //! underrun and overrun in order); a run passes `Events::default()`, which
 //! sends nothing.
 

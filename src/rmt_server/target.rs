@@ -140,7 +140,7 @@ impl Target for FileTarget {
 
 /// The bytes of `s` as the C structure lays them out: its fields in
 /// order, in native byte order, with no padding (five longs then two
-/// ints; `tests/mtio_abi.rs` checks the layout against the C header).
+/// ints; `tests/tape/mtio_abi.rs` checks the layout against the C header).
 pub fn mtget_bytes(s: &MtGet) -> Vec<u8> {
     let mut out = Vec::with_capacity(std::mem::size_of::<MtGet>());
     for long in [s.mt_type, s.mt_resid, s.mt_dsreg, s.mt_gstat, s.mt_erreg] {

@@ -1,7 +1,7 @@
 //! Linux's magnetic-tape ioctls (`<sys/mtio.h>`), which neither libc nor
 //! nix define: the two structures, the two request numbers and the few
 //! operation codes tapebuf uses. This is the only module that talks mtio;
-//! `tests/mtio_abi.rs` compiles a C program against the system header and
+//! `tests/tape/mtio_abi.rs` compiles a C program against the system header and
 //! checks every size and number here against it.
 
 use std::io;
@@ -80,7 +80,7 @@ pub fn op(fd: BorrowedFd<'_>, op: c_short, count: c_int) -> io::Result<()> {
         mt_count: count,
     };
     // SAFETY: MTIOCTOP reads one `struct mtop`, which `arg` is, laid out as
-    // the C header says (checked by tests/mtio_abi.rs); `fd` is open.
+    // the C header says (checked by tests/tape/mtio_abi.rs); `fd` is open.
     let r = unsafe { libc::ioctl(fd.as_raw_fd(), MTIOCTOP as _, &arg as *const MtOp) };
     if r < 0 {
         return Err(io::Error::last_os_error());
@@ -93,7 +93,7 @@ pub fn op(fd: BorrowedFd<'_>, op: c_short, count: c_int) -> io::Result<()> {
 pub fn status(fd: BorrowedFd<'_>) -> io::Result<MtGet> {
     let mut out = MtGet::default();
     // SAFETY: MTIOCGET writes one `struct mtget` into `out`, which has the
-    // C layout (checked by tests/mtio_abi.rs); `fd` is open.
+    // C layout (checked by tests/tape/mtio_abi.rs); `fd` is open.
     let r = unsafe { libc::ioctl(fd.as_raw_fd(), MTIOCGET as _, &mut out as *mut MtGet) };
     if r < 0 {
         return Err(io::Error::last_os_error());
