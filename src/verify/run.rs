@@ -11,12 +11,12 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use super::cli::VerifyCli;
 use super::lines::{verdict, volume_line};
 use super::stream_digest::StreamDigest;
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
+use crate::cli::verify::VerifyCli;
 use crate::config::{Config, MachineInfo};
 use crate::error::Error;
 use crate::hash::HashAlg;

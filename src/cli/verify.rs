@@ -1,12 +1,13 @@
-//! The command line of `tapebuf verify`, as clap parses it, and the
-//! buffer's command line it stands for: the input flags mean what they
-//! mean to a restore, so they are checked by the same `config` code.
+//! The command line of `tapebuf verify`, as clap parses it. Its input
+//! flags mean what they mean to a restore, so `config::verify` checks them
+//! with the same code as the buffer's; the command itself lives in
+//! `verify/`.
 
 use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::cli::{Cli, RemoteArgs};
+use super::{Cli, RemoteArgs};
 use crate::manifest::Manifest;
 
 /// tapebuf verify: check the tapes or files of a past backup against its
