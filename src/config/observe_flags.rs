@@ -58,6 +58,8 @@ pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
         (None, None) => None,
     };
     Ok(ObserveSettings {
+        quiet: cli.quiet,
+        verbose: super::mbuffer_flags::verbosity(cli) == super::mbuffer_flags::Verbosity::Verbose,
         progress,
         total_bytes,
         status_interval,
