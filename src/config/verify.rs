@@ -74,3 +74,7 @@ pub fn verify_input(
     };
     Ok((input, settings))
 }
+
+#[cfg(test)]
+#[path = "verify_tests.rs"]
+mod tests;
