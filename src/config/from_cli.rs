@@ -55,6 +55,22 @@ impl Config {
         let watchdog = watchdog(cli)?;
         let reports = written_paths::report_files(&manifest, hash_file.as_ref(), &observe);
         written_paths::check(&input, &outputs, &manifest, &reports)?;
+        let at_end = at_end(cli.rewind, cli.eject);
+        let source = InputSettings {
+            block_bytes: pipeline.block_bytes,
+            any_device: cli.any_device,
+            quiet: cli.quiet,
+            change: volumes.change.clone(),
+            volumes: cli.volumes,
+            at_end,
+            // A framed sender may send blocks up to the ring's size.
+            net: NetSettings {
+                sender_block_limit_bytes: Some(pipeline.memory_bytes()),
+                ..net.clone()
+            },
+            rmt: rmt.clone(),
+            manifest: manifest.checked().cloned(),
+        };
         let sink = OutputSettings {
             block_bytes: pipeline.block_bytes,
             existing: existing_file(cli),
@@ -65,7 +81,7 @@ impl Config {
             volumes: VolumeSettings {
                 policy: volumes.change,
                 volume_size: volumes.volume_size,
-                at_end: at_end(cli.rewind, cli.eject),
+                at_end,
             },
             net,
             rmt,
@@ -73,7 +89,7 @@ impl Config {
             input_volumes: numbered_input(&input),
         };
         Ok(Config {
-            source: input_settings(&sink, cli.volumes, pipeline.memory_bytes(), &manifest),
+            source,
             sink,
             input,
             outputs,
@@ -139,32 +155,6 @@ fn pipeline(cli: &Cli, ring: Params, zero_copy: ZeroCopy) -> Result<Params, Conf
         zero_copy,
         ..ring
     })
-}
-
-/// How the input is opened and read: as the outputs are, for what they
-/// share (`-s`, `--any-device`, `-q`, `-A`, `--eject`, the network and
-/// rmt), with `-n` and the manifest a restore checks against. A framed
-/// sender may send blocks up to the ring's `memory_bytes`.
-fn input_settings(
-    sink: &OutputSettings,
-    volumes: Option<u32>,
-    memory_bytes: u64,
-    manifest: &ManifestPlan,
-) -> InputSettings {
-    InputSettings {
-        block_bytes: sink.block_bytes,
-        any_device: sink.any_device,
-        quiet: sink.quiet,
-        change: sink.volumes.policy.clone(),
-        volumes,
-        at_end: sink.volumes.at_end,
-        net: NetSettings {
-            sender_block_limit_bytes: Some(memory_bytes),
-            ..sink.net.clone()
-        },
-        rmt: sink.rmt.clone(),
-        manifest: manifest.checked().cloned(),
-    }
 }
 
 /// The input's numbered volumes (`-i v.%02d`), which no output may be.
