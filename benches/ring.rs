@@ -9,8 +9,8 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
+use tapebuf::pace::PaceRequest;
 use tapebuf::pipeline::events::Events;
-use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{End, Filled, Source};
@@ -71,10 +71,11 @@ fn main() {
                 blocks: 64,
                 block_bytes,
                 lock_memory: false,
-                marks: Watermarks::new(64, 0, 100),
+                high_pct: Some(0),
+                low_pct: 100,
                 input_rate_bytes_per_s: None,
                 output_rate_bytes_per_s: None,
-                pace: None,
+                pace: PaceRequest::Off,
                 pad: false,
                 zero_copy: Default::default(),
                 events: Events::default(),

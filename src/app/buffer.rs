@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 
-use super::tree;
+use super::{subcommands, tree};
 use crate::base::console::say;
 use crate::base::exit::Exit;
 use crate::cli::command::Command;
@@ -25,7 +25,7 @@ impl Command for Buffer {
 
     /// `words` is the whole command line: the buffer has no name of its own.
     fn parse(words: Vec<OsString>) -> Result<Cli, clap::Error> {
-        tree::parse(&words)
+        tree::parse(subcommands::whole_tree(), &words)
     }
 
     fn usage_error(text: &str) -> String {

@@ -2,43 +2,32 @@
 //! running it through the one entry shape (`cli::command`). `main.rs` only
 //! calls [`main`] and ends the process as it says.
 //!
-//! Subcommands are recognised only as the first word; under the name `rmt`
-//! (as `/etc/rmt` linked to tapebuf) every argument is the rmt server's.
+//! The subcommands are the one table in `subcommands.rs`, which the
+//! dispatch here and the `--help` tree (`tree.rs`) both read. They are
+//! recognised only as the first word; under the name `rmt` (as `/etc/rmt`
+//! linked to tapebuf) every argument is the rmt server's.
 
 pub mod buffer;
 pub mod completions;
+pub mod subcommands;
 pub mod tree;
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use crate::base::exit::Exit;
-use crate::cli::command::{self, Command};
-use crate::cli::usage::subcommand_args;
-use crate::probe::Probe;
-use crate::report::Report;
+use crate::cli::command;
 use crate::rmt_server::RmtServer;
-use crate::verify::Verify;
 use buffer::Buffer;
-use completions::Completions;
-pub use tree::command;
+pub use subcommands::whole_tree as command;
 
 /// Runs the command `args` (the whole command line) names.
 pub fn main(args: Vec<OsString>) -> Exit {
     if let Some(words) = server_args(&args) {
         return command::main::<RmtServer>(words);
     }
-    if let Some(words) = subcommand_args(&args, Report::NAME) {
-        return command::main::<Report>(words);
-    }
-    if let Some(words) = subcommand_args(&args, Probe::NAME) {
-        return command::main::<Probe>(words);
-    }
-    if let Some(words) = subcommand_args(&args, Verify::NAME) {
-        return command::main::<Verify>(words);
-    }
-    if let Some(words) = subcommand_args(&args, Completions::NAME) {
-        return command::main::<Completions>(words);
+    if let Some((sub, words)) = subcommands::named_in(&args) {
+        return (sub.main)(words);
     }
     command::main::<Buffer>(args)
 }

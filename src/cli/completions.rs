@@ -1,6 +1,7 @@
 //! The command line of `tapebuf completions`: which shell to write a
-//! completion script for. The command itself is `app::completions`; its
-//! arguments live here so that the command tree can list them.
+//! completion script for. The command itself is in `app/` (its entry in
+//! `subcommands.rs`, its script in `completions.rs`); its arguments live
+//! here with every other command's.
 
 use clap::Parser;
 

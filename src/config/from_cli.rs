@@ -4,22 +4,26 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::mbuffer_flags::{self, Verbosity};
+use super::mbuffer_flags;
 use super::net_flags::check_net;
-use super::ring_size::resolve_ring;
-use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs};
+use super::ring_size::{resolve_ring, RingFlags};
+use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs, RmtFlags};
 use super::values::{check_pace_under_cap, parse_pace, parse_pct, parse_rate};
 use super::volume_flags::check_volumes;
+use super::written_paths;
 use super::{Config, MachineInfo, ManifestPlan};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::config_error::ConfigError;
-use crate::cli::Cli;
+use crate::cli::{Cli, RemoteArgs};
 use crate::hash::HashAlg;
-use crate::net::{ListenAddr, PeerAddr};
-use crate::pipeline::ZeroCopy;
+use crate::net::{ListenAddr, NetSettings, PeerAddr};
+use crate::pipeline::events::Events;
+use crate::pipeline::{Params, ZeroCopy};
 use crate::sink::spec::{ExistingFile, OutputSpec};
+use crate::sink::{OutputSettings, VolumeSettings};
 use crate::source::spec::InputSpec;
-use crate::tape::AtEnd;
+use crate::source::InputSettings;
+use crate::tape::{AtEnd, VolumeNames};
 
 impl Config {
     /// Validates a command line against this machine.
@@ -27,102 +31,169 @@ impl Config {
         let translated = mbuffer_flags::translate(typed)?;
         let with_backup_blocks = super::manifest_flags::restore_block_size(&translated);
         let cli = with_backup_blocks.as_ref().unwrap_or(&translated);
-        let (block_bytes, blocks) =
-            resolve_ring(cli, machine).map_err(|e| mbuffer_flags::explain_memory(cli, e))?;
-        if cli.direct && block_bytes % DIRECT_ALIGN_BYTES != 0 {
-            return Err(ConfigError::new(
-                "--direct",
-                format!(
-                    "needs -s/--block-size to be a multiple of {DIRECT_ALIGN_BYTES}, not {block_bytes}"
-                ),
-            ));
-        }
-        let high_pct = match cli.high_watermark.as_deref() {
-            None => None,
-            text => Some(parse_pct(text, "-P/--high-watermark", 0)?),
-        };
-        let low_pct = parse_pct(cli.low_watermark.as_deref(), "-p/--low-watermark", 100)?;
+        let ring = ring(cli, machine)?;
         let (input, outputs) = endpoints(cli)?;
         let remote_out = outputs.iter().any(|o| matches!(o, OutputSpec::Remote(_)));
         let remote = remote_out || matches!(input, InputSpec::Remote(_));
-        let rmt = rmt_flags::resolve(cli, remote, block_bytes, |var| std::env::var(var).ok())?;
+        let env = |var: &str| std::env::var(var).ok();
+        let rmt = rmt_flags::resolve(RmtFlags::of(cli), remote, ring.block_bytes as u64, env)?;
         check_remote_arguments(&rmt, &input, &outputs)?;
         check_remote_outputs(cli, remote_out)?;
         let net = check_net(cli, &input, &outputs, remote)?;
         let (hashes, hash_file) = check_hashes(cli)?;
-        let volumes = check_volumes(cli, &input, &outputs, block_bytes)?;
+        let volumes = check_volumes(cli, &input, &outputs, ring.block_bytes as u64)?;
         let observe = super::observe_flags::resolve(cli)?;
         if let Some(path) = &cli.manifest {
-            super::written_paths::manifest_apart(path, &input, &outputs)?;
+            written_paths::manifest_apart(path, &input, &outputs)?;
         }
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
-        let zero_copy = check_zero_copy(cli, &input, &outputs, &manifest)?;
-        let pace = parse_pace(cli.pace.as_deref(), cli.no_pace)?;
-        let output_rate = parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?;
-        check_pace_under_cap(
-            &pace,
-            cli.pace.as_deref(),
-            output_rate,
-            cli.output_rate.as_deref(),
+        let pipeline = pipeline(
+            cli,
+            ring,
+            check_zero_copy(cli, &input, &outputs, &manifest)?,
         )?;
-        let config = Config {
-            input,
-            outputs,
-            block_bytes: block_bytes as usize,
-            blocks: blocks as usize,
-            high_pct,
-            low_pct,
-            lock_memory: cli.lock,
+        let watchdog = watchdog(cli)?;
+        let reports = written_paths::report_files(&manifest, hash_file.as_ref(), &observe);
+        written_paths::check(&input, &outputs, &manifest, &reports)?;
+        let at_end = at_end(cli.rewind, cli.eject);
+        let source = InputSettings {
+            block_bytes: pipeline.block_bytes,
+            any_device: cli.any_device,
+            quiet: cli.quiet,
+            change: volumes.change.clone(),
+            volumes: cli.volumes,
+            at_end,
+            // A framed sender may send blocks up to the ring's size.
+            net: NetSettings {
+                sender_block_limit_bytes: Some(pipeline.memory_bytes()),
+                ..net.clone()
+            },
+            rmt: rmt.clone(),
+            manifest: manifest.checked().cloned(),
+        };
+        let sink = OutputSettings {
+            block_bytes: pipeline.block_bytes,
             existing: existing_file(cli),
             any_device: cli.any_device,
             sync: cli.sync,
             direct: cli.direct,
-            input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
-            output_rate_bytes_per_s: output_rate,
-            pace,
-            watchdog: watchdog(cli)?,
             quiet: cli.quiet,
-            verbose: mbuffer_flags::verbosity(cli) == Verbosity::Verbose,
-            print_pid: cli.mbuffer.pid,
-            md5_as_mbuffer: cli.mbuffer.md5,
-            pad: cli.pad,
-            at_end: at_end(cli),
-            change: volumes.change,
-            volume_size: volumes.volume_size,
-            input_volumes: cli.volumes,
+            volumes: VolumeSettings {
+                policy: volumes.change,
+                volume_size: volumes.volume_size,
+                at_end,
+            },
             net,
-            hashes,
-            hash_file,
             rmt,
+            recording: manifest.recording(),
+            input_volumes: numbered_input(&input),
+        };
+        Ok(Config {
+            source,
+            sink,
+            input,
+            outputs,
+            pipeline,
             observe,
             manifest,
-            zero_copy,
-        };
-        super::written_paths::check(&config)?;
-        Ok(config)
+            hashes,
+            hash_file,
+            md5_as_mbuffer: cli.mbuffer.md5,
+            watchdog,
+            print_pid: cli.mbuffer.pid,
+        })
     }
 }
 
-/// The input and the outputs the command line names (standard output when
-/// it names none).
-fn endpoints(cli: &Cli) -> Result<(InputSpec, Vec<OutputSpec>), ConfigError> {
-    let input = match (&cli.input, &cli.listen) {
+/// The ring's shape and watermarks, checked: `-s`, `-m`, `-b` (with
+/// `--direct`'s alignment), `-P` and `-p`.
+fn ring(cli: &Cli, machine: MachineInfo) -> Result<Params, ConfigError> {
+    let (block_bytes, blocks) = resolve_ring(RingFlags::of(cli), machine)
+        .map_err(|e| mbuffer_flags::explain_memory(cli, e))?;
+    if cli.direct && block_bytes % DIRECT_ALIGN_BYTES != 0 {
+        return Err(ConfigError::new(
+            "--direct",
+            format!(
+                "needs -s/--block-size to be a multiple of {DIRECT_ALIGN_BYTES}, not {block_bytes}"
+            ),
+        ));
+    }
+    let high_pct = match cli.high_watermark.as_deref() {
+        None => None,
+        text => Some(parse_pct(text, "-P/--high-watermark", 0)?),
+    };
+    Ok(Params {
+        blocks: blocks as usize,
+        block_bytes: block_bytes as usize,
+        lock_memory: cli.lock,
+        high_pct,
+        low_pct: parse_pct(cli.low_watermark.as_deref(), "-p/--low-watermark", 100)?,
+        input_rate_bytes_per_s: None,
+        output_rate_bytes_per_s: None,
+        pace: Default::default(),
+        pad: cli.pad,
+        zero_copy: cli.zero_copy,
+        events: Events::default(),
+    })
+}
+
+/// The rest of the engine's settings on the `ring`: the zero-copy choice,
+/// `--pace` under `-R`, and `-r`.
+fn pipeline(cli: &Cli, ring: Params, zero_copy: ZeroCopy) -> Result<Params, ConfigError> {
+    let pace = parse_pace(cli.pace.as_deref(), cli.no_pace)?;
+    let output_rate = parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?;
+    check_pace_under_cap(
+        &pace,
+        cli.pace.as_deref(),
+        output_rate,
+        cli.output_rate.as_deref(),
+    )?;
+    Ok(Params {
+        input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
+        output_rate_bytes_per_s: output_rate,
+        pace,
+        zero_copy,
+        ..ring
+    })
+}
+
+/// The input's numbered volumes (`-i v.%02d`), which no output may be.
+fn numbered_input(input: &InputSpec) -> Option<VolumeNames> {
+    match input {
+        InputSpec::File(path) => VolumeNames::parse(path).ok().filter(|n| n.is_numbered()),
+        _ => None,
+    }
+}
+
+/// The input `-i` or `-I` names: standard input without either.
+pub(super) fn input_spec(
+    input: Option<&PathBuf>,
+    listen: Option<&String>,
+    remote: &RemoteArgs,
+) -> Result<InputSpec, ConfigError> {
+    Ok(match (input, listen) {
         (_, Some(text)) => InputSpec::Listen(
             ListenAddr::parse(text).map_err(|why| ConfigError::new("-I/--listen", why))?,
         ),
         (None, None) => InputSpec::Stdin,
         (Some(p), None) if p.as_os_str() == "-" => InputSpec::Stdin,
-        (Some(p), None) => match rmt_flags::remote_name(cli, "-i/--input", p)? {
+        (Some(p), None) => match rmt_flags::remote_name(remote, "-i/--input", p)? {
             Some(name) => InputSpec::Remote(name),
             None => InputSpec::File(p.clone()),
         },
-    };
+    })
+}
+
+/// The input and the outputs the command line names (standard output when
+/// it names none).
+fn endpoints(cli: &Cli) -> Result<(InputSpec, Vec<OutputSpec>), ConfigError> {
+    let input = input_spec(cli.input.as_ref(), cli.listen.as_ref(), &cli.remote)?;
     let mut outputs = Vec::new();
     for p in &cli.outputs {
         outputs.push(if p.as_os_str() == "-" {
             OutputSpec::Stdout
         } else {
-            match rmt_flags::remote_name(cli, "-o/--output", p)? {
+            match rmt_flags::remote_name(&cli.remote, "-o/--output", p)? {
                 Some(name) => OutputSpec::Remote(name),
                 None => OutputSpec::File(p.clone()),
             }
@@ -152,10 +223,10 @@ fn existing_file(cli: &Cli) -> ExistingFile {
 }
 
 /// `--eject`, `--rewind`, or leave the tape where it ends.
-fn at_end(cli: &Cli) -> AtEnd {
-    if cli.eject {
+pub(super) fn at_end(rewind: bool, eject: bool) -> AtEnd {
+    if eject {
         AtEnd::Eject
-    } else if cli.rewind {
+    } else if rewind {
         AtEnd::Rewind
     } else {
         AtEnd::Stay

@@ -115,10 +115,7 @@ pub fn resolve(
         });
     };
     if path.is_dir() {
-        return Err(ConfigError::new(
-            format!("--manifest {}", path.display()),
-            "is a directory; name a file in it",
-        ));
+        return Err(is_a_directory(&path));
     }
     if reads_a_backup(input, &path, to_stdout) {
         return check_plan(cli, path);
@@ -139,10 +136,36 @@ pub fn resolve(
             recording,
         });
     }
-    Err(ConfigError::new(
+    Err(nothing_to_describe(&path))
+}
+
+/// `tapebuf verify`'s manifest, taken as a restore of its input to
+/// standard output takes it: to check the input against (it is read
+/// already).
+pub fn check_verified(path: &Path, input: &InputSpec) -> Result<(), ConfigError> {
+    if path.is_dir() {
+        return Err(is_a_directory(path));
+    }
+    match reads_a_backup(input, path, true) {
+        true => Ok(()),
+        false => Err(nothing_to_describe(path)),
+    }
+}
+
+/// `--manifest` names a directory.
+fn is_a_directory(path: &Path) -> ConfigError {
+    ConfigError::new(
+        format!("--manifest {}", path.display()),
+        "is a directory; name a file in it",
+    )
+}
+
+/// `--manifest` with nothing to record and nothing to check.
+fn nothing_to_describe(path: &Path) -> ConfigError {
+    ConfigError::new(
         format!("--manifest {}", path.display()),
         "needs an output to describe (-o) or a tape or file to check (-i); standard input to standard output has neither",
-    ))
+    )
 }
 
 /// A restore's plan: its input is checked against the manifest at `path`,
@@ -260,7 +283,7 @@ pub fn restore_block_size(cli: &Cli) -> Option<Cli> {
         .input
         .as_ref()
         .filter(|i| cli.listen.is_none() && i.as_os_str() != "-")?;
-    let spec = match super::rmt_flags::remote_name(cli, "-i/--input", input) {
+    let spec = match super::rmt_flags::remote_name(&cli.remote, "-i/--input", input) {
         Ok(Some(remote)) => InputSpec::Remote(remote),
         _ => InputSpec::File(input.clone()),
     };

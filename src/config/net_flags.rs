@@ -19,13 +19,6 @@ pub fn check_net(
 ) -> Result<NetSettings, ConfigError> {
     let listening = matches!(input, InputSpec::Listen(_));
     let connecting = outputs.iter().any(|o| matches!(o, OutputSpec::Connect(_)));
-    let needs = |flag: &str, ok: bool, what: &str| {
-        if ok {
-            Ok(())
-        } else {
-            Err(ConfigError::new(flag, format!("only applies {what}")))
-        }
-    };
     needs(
         "--allow",
         cli.allow.is_empty() || listening,
@@ -33,11 +26,7 @@ pub fn check_net(
     )?;
     needs("--raw", !cli.raw || connecting || listening, "to -I and -O")?;
     let network = listening || connecting;
-    needs(
-        "--timeout",
-        cli.timeout.is_none() || network || remote,
-        "to -I, -O and remote tapes (HOST:PATH)",
-    )?;
+    needs_timeout(cli.timeout, network || remote)?;
     needs(
         "--connect-timeout",
         cli.connect_timeout.is_none() || network,
@@ -48,10 +37,6 @@ pub fn check_net(
         cli.tcp_buffer.is_none() || network,
         "to -I and -O",
     )?;
-    let secs = |flag: &str, value: Option<u64>| match value {
-        Some(0) => Err(ConfigError::new(flag, "must be at least 1 second")),
-        v => Ok(v.map(std::time::Duration::from_secs)),
-    };
     let stall = secs("--timeout", cli.timeout)?;
     let connect = secs("--connect-timeout", cli.connect_timeout)?.or(stall);
     let buffer_bytes = match &cli.tcp_buffer {
@@ -82,4 +67,41 @@ pub fn check_net(
         allow,
         family: super::mbuffer_flags::family(cli),
     })
+}
+
+/// The network settings of a restore with no `-I` (`tapebuf verify`):
+/// only `--timeout`, for a remote input.
+pub fn restore_net(timeout: Option<u64>, remote: bool) -> Result<NetSettings, ConfigError> {
+    needs_timeout(timeout, remote)?;
+    Ok(NetSettings {
+        stall: secs("--timeout", timeout)?,
+        connect: secs("--timeout", timeout)?,
+        ..NetSettings::default()
+    })
+}
+
+/// Refuses `flag` unless `ok`: it applies only to `what`.
+fn needs(flag: &str, ok: bool, what: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(flag, format!("only applies {what}")))
+    }
+}
+
+/// `--timeout` applies only to a network or remote endpoint (`used`).
+fn needs_timeout(timeout: Option<u64>, used: bool) -> Result<(), ConfigError> {
+    needs(
+        "--timeout",
+        timeout.is_none() || used,
+        "to -I, -O and remote tapes (HOST:PATH)",
+    )
+}
+
+/// Seconds, at least one.
+fn secs(flag: &str, value: Option<u64>) -> Result<Option<std::time::Duration>, ConfigError> {
+    match value {
+        Some(0) => Err(ConfigError::new(flag, "must be at least 1 second")),
+        v => Ok(v.map(std::time::Duration::from_secs)),
+    }
 }

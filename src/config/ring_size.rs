@@ -65,22 +65,44 @@ fn cgroup_memory_limit() -> Option<u64> {
     .min()
 }
 
+/// `-s`, `-m` and `-b` as typed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RingFlags<'a> {
+    pub block_size: Option<&'a str>,
+    pub memory: Option<&'a str>,
+    pub blocks: Option<u64>,
+}
+
+impl<'a> RingFlags<'a> {
+    /// The ring flags of the buffer's command line.
+    pub fn of(cli: &'a Cli) -> RingFlags<'a> {
+        RingFlags {
+            block_size: cli.block_size.as_deref(),
+            memory: cli.memory.as_deref(),
+            blocks: cli.blocks,
+        }
+    }
+}
+
 /// Works out block size and block count from any two of -s, -m and -b.
-pub(super) fn resolve_ring(cli: &Cli, machine: MachineInfo) -> Result<(u64, u64), ConfigError> {
-    let block = block_size(cli)?;
-    let memory = memory_size(cli, machine)?;
-    if let Some(0) = cli.blocks {
+pub(super) fn resolve_ring(
+    flags: RingFlags,
+    machine: MachineInfo,
+) -> Result<(u64, u64), ConfigError> {
+    let block = block_size(flags.block_size)?;
+    let memory = memory_size(flags.memory, machine)?;
+    if let Some(0) = flags.blocks {
         return Err(ConfigError::new("-b/--blocks", "must be at least 2"));
     }
 
-    let (block, blocks) = shape(block, memory, cli.blocks)?;
+    let (block, blocks) = shape(block, memory, flags.blocks)?;
     check_ring(block, blocks, machine)?;
     Ok((block, blocks))
 }
 
 /// `-s`, checked: at least `MIN_BLOCK_BYTES`, at most what one write moves.
-fn block_size(cli: &Cli) -> Result<Option<u64>, ConfigError> {
-    Ok(match &cli.block_size {
+fn block_size(text: Option<&str>) -> Result<Option<u64>, ConfigError> {
+    Ok(match text {
         Some(text) => {
             let b =
                 parse_size(text).map_err(|e| ConfigError::new("-s/--block-size", e.to_string()))?;
@@ -107,8 +129,8 @@ fn block_size(cli: &Cli) -> Result<Option<u64>, ConfigError> {
 
 /// `-m`, as bytes (a percentage of the machine's memory), checked against
 /// the machine.
-fn memory_size(cli: &Cli, machine: MachineInfo) -> Result<Option<u64>, ConfigError> {
-    Ok(match &cli.memory {
+fn memory_size(text: Option<&str>, machine: MachineInfo) -> Result<Option<u64>, ConfigError> {
+    Ok(match text {
         Some(text) => {
             let m = match parse_size_or_percent(text)
                 .map_err(|e| ConfigError::new("-m/--memory", e.to_string()))?

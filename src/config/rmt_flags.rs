@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::base::config_error::ConfigError;
-use crate::cli::Cli;
+use crate::cli::{Cli, RemoteArgs};
 use crate::rmt::name::RemoteName;
 use crate::rmt::protocol::MAX_RECORD_BYTES;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT, DEFAULT_RMT_COMMAND, DEFAULT_RSH};
@@ -18,27 +18,52 @@ use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
 
 /// The remote name in an `-i` or `-o` value, unless `--force-local`.
-pub fn remote_name(cli: &Cli, flag: &str, value: &Path) -> Result<Option<RemoteName>, ConfigError> {
-    if cli.remote.force_local {
+pub fn remote_name(
+    args: &RemoteArgs,
+    flag: &str,
+    value: &Path,
+) -> Result<Option<RemoteName>, ConfigError> {
+    if args.force_local {
         return Ok(None);
     }
     RemoteName::parse(value).map_err(|why| ConfigError::new(flag, why))
 }
 
+/// The rmt flags as typed: how HOST:PATH is reached, `--rmt-window` and
+/// `--timeout`.
+#[derive(Debug, Clone, Copy)]
+pub struct RmtFlags<'a> {
+    pub remote: &'a RemoteArgs,
+    pub window: Option<u64>,
+    pub timeout: Option<u64>,
+}
+
+impl<'a> RmtFlags<'a> {
+    /// The rmt flags of the buffer's command line.
+    pub fn of(cli: &'a Cli) -> RmtFlags<'a> {
+        RmtFlags {
+            remote: &cli.remote,
+            window: cli.rmt_window,
+            timeout: cli.timeout,
+        }
+    }
+}
+
 /// Reads the rmt flags and environment. `remote` says whether any input
 /// or output is remote: the flags mean nothing otherwise, and are refused.
 pub fn resolve(
-    cli: &Cli,
+    flags: RmtFlags,
     remote: bool,
     block_bytes: u64,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<RmtSettings, ConfigError> {
+    let args = flags.remote;
     if !remote {
         let given = [
-            ("--rsh-command", cli.remote.rsh_command.is_some()),
-            ("--rmt-command", cli.remote.rmt_command.is_some()),
-            ("--rmt-window", cli.rmt_window.is_some()),
-            ("--rmt-flavor", cli.remote.rmt_flavor.is_some()),
+            ("--rsh-command", args.rsh_command.is_some()),
+            ("--rmt-command", args.rmt_command.is_some()),
+            ("--rmt-window", flags.window.is_some()),
+            ("--rmt-flavor", args.rmt_flavor.is_some()),
         ];
         if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
             return Err(ConfigError::new(
@@ -48,11 +73,11 @@ pub fn resolve(
         }
     }
     let (rsh, rmt_command) = commands(
-        cli.remote.rsh_command.as_deref(),
-        cli.remote.rmt_command.as_deref(),
+        args.rsh_command.as_deref(),
+        args.rmt_command.as_deref(),
         &env,
     )?;
-    let window = match cli.rmt_window {
+    let window = match flags.window {
         Some(n) if n == 0 || n > MAX_WINDOW as u64 => {
             return Err(ConfigError::new(
                 "--rmt-window",
@@ -70,8 +95,8 @@ pub fn resolve(
     Ok(RmtSettings {
         rsh,
         rmt_command,
-        flavor: cli.remote.rmt_flavor.unwrap_or_default(),
-        timeout: cli
+        flavor: args.rmt_flavor.unwrap_or_default(),
+        timeout: flags
             .timeout
             .map(std::time::Duration::from_secs)
             .unwrap_or(DEFAULT_REPLY_TIMEOUT),

@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::cli::Cli;
+use crate::pace::{PaceRequest, PaceSettings};
+use crate::tape::AtEnd;
 use clap::Parser;
 
 const MACHINE: MachineInfo = MachineInfo {
@@ -17,10 +19,17 @@ fn config(args: &[&str]) -> Result<Config, ConfigError> {
 #[test]
 fn defaults_suit_a_tape_drive() {
     let c = config(&[]).unwrap();
-    assert_eq!(c.block_bytes, 256 * 1024);
-    assert_eq!(c.memory_bytes(), DEFAULT_MEMORY_BYTES);
-    assert_eq!((c.high_pct_for(false), c.low_pct), (0, 100));
-    assert_eq!(c.high_pct_for(true), 90, "a tape waits for a long burst");
+    assert_eq!(c.pipeline.block_bytes, 256 * 1024);
+    assert_eq!(c.pipeline.memory_bytes(), DEFAULT_MEMORY_BYTES);
+    assert_eq!(
+        (c.pipeline.high_pct_for(false), c.pipeline.low_pct),
+        (0, 100)
+    );
+    assert_eq!(
+        c.pipeline.high_pct_for(true),
+        90,
+        "a tape waits for a long burst"
+    );
     assert_eq!(c.outputs, vec![OutputSpec::Stdout]);
     assert_eq!(c.input, InputSpec::Stdin);
 }
@@ -28,17 +37,17 @@ fn defaults_suit_a_tape_drive() {
 #[test]
 fn any_two_of_size_memory_blocks_fix_the_third() {
     let c = config(&["-s", "1M", "-m", "64M"]).unwrap();
-    assert_eq!((c.block_bytes, c.blocks), (1 << 20, 64));
+    assert_eq!((c.pipeline.block_bytes, c.pipeline.blocks), (1 << 20, 64));
     let c = config(&["-s", "64k", "-b", "10"]).unwrap();
-    assert_eq!((c.block_bytes, c.blocks), (64 << 10, 10));
+    assert_eq!((c.pipeline.block_bytes, c.pipeline.blocks), (64 << 10, 10));
     let c = config(&["-m", "40M", "-b", "10"]).unwrap();
-    assert_eq!((c.block_bytes, c.blocks), (4 << 20, 10));
+    assert_eq!((c.pipeline.block_bytes, c.pipeline.blocks), (4 << 20, 10));
 }
 
 #[test]
 fn memory_as_percent_of_ram() {
     let c = config(&["-m", "25%"]).unwrap();
-    assert_eq!(c.memory_bytes(), 2 << 30);
+    assert_eq!(c.pipeline.memory_bytes(), 2 << 30);
 }
 
 #[test]
@@ -61,7 +70,7 @@ fn tiny_blocks_and_huge_block_counts_are_refused() {
     let e = config(&["-s", "512", "-m", "1G"]).unwrap_err();
     assert!(e.why.contains("at most 131072"), "{e}");
     // Without -m, a small block gets as many blocks as allowed.
-    assert_eq!(config(&["-s", "512"]).unwrap().blocks, 131072);
+    assert_eq!(config(&["-s", "512"]).unwrap().pipeline.blocks, 131072);
 }
 
 #[test]
@@ -82,10 +91,10 @@ fn watermarks_must_be_percentages_and_may_be_combined() {
     assert_eq!(e.flag, "-P/--high-watermark");
     assert!(config(&["-p", "abc"]).is_err());
     let c = config(&["-P", "90", "-p", "20"]).unwrap();
-    assert_eq!((c.high_pct, c.low_pct), (Some(90), 20));
+    assert_eq!((c.pipeline.high_pct, c.pipeline.low_pct), (Some(90), 20));
     let c = config(&["-P", "0"]).unwrap();
     assert_eq!(
-        c.high_pct_for(true),
+        c.pipeline.high_pct_for(true),
         0,
         "-P always overrides the tape default"
     );
@@ -101,33 +110,43 @@ fn direct_needs_aligned_blocks() {
 #[test]
 fn rates_accept_sizes_per_second() {
     let c = config(&["--pace"]).unwrap();
-    assert_eq!(c.pace, PaceRequest::On(PaceSettings::default()));
+    assert_eq!(c.pipeline.pace, PaceRequest::On(PaceSettings::default()));
     let c = config(&["--pace", "112MB:360MB"]).unwrap();
     let range = PaceSettings {
         floor: Some(112_000_000),
         ceiling: Some(360_000_000),
     };
-    assert_eq!(c.pace, PaceRequest::On(range));
-    assert_eq!(c.high_pct_for(false), 90, "a paced run restarts as a tape");
+    assert_eq!(c.pipeline.pace, PaceRequest::On(range));
+    assert_eq!(
+        c.pipeline.high_pct_for(false),
+        90,
+        "a paced run restarts as a tape"
+    );
     let c = config(&["--pace=40M"]).unwrap();
     let floor = Some(40 << 20);
-    assert_eq!(c.pace_for(false).unwrap().floor, floor);
-    assert_eq!(config(&["--no-pace"]).unwrap().pace_for(true), None);
-    assert_eq!(config(&[]).unwrap().pace_for(false), None);
+    assert_eq!(c.pipeline.pace_for(false).unwrap().floor, floor);
+    assert_eq!(
+        config(&["--no-pace"]).unwrap().pipeline.pace_for(true),
+        None
+    );
+    assert_eq!(config(&[]).unwrap().pipeline.pace_for(false), None);
     assert!(
-        config(&[]).unwrap().pace_for(true).is_some(),
+        config(&[]).unwrap().pipeline.pace_for(true).is_some(),
         "on for tapes"
     );
     let capped = config(&["--pace", "50M:200M", "-R", "100M"]).unwrap();
-    assert_eq!(capped.pace_for(false).unwrap().ceiling, Some(100 << 20));
+    assert_eq!(
+        capped.pipeline.pace_for(false).unwrap().ceiling,
+        Some(100 << 20)
+    );
     let err = config(&["--pace", "300M:100M"]).unwrap_err();
     assert_eq!(err.flag, "--pace");
     assert!(config(&["--pace", "fast"]).is_err());
     assert!(config(&["--pace", "0"]).is_err());
     assert!(Cli::try_parse_from(["tapebuf", "--pace", "--no-pace"]).is_err());
     let c = config(&["-r", "10M", "-R", "5M/s"]).unwrap();
-    assert_eq!(c.input_rate_bytes_per_s, Some(10 << 20));
-    assert_eq!(c.output_rate_bytes_per_s, Some(5 << 20));
+    assert_eq!(c.pipeline.input_rate_bytes_per_s, Some(10 << 20));
+    assert_eq!(c.pipeline.output_rate_bytes_per_s, Some(5 << 20));
     assert!(config(&["-R", "0"]).is_err());
 }
 
@@ -145,9 +164,9 @@ fn volume_options_are_checked() {
     let e = config(&["--direct", "-o", "v.%03d"]).unwrap_err();
     assert_eq!(e.flag, "--direct");
     let c = config(&["-D", "1G", "-o", "v.%03d", "-A", "true", "--eject"]).unwrap();
-    assert_eq!(c.volume_size, Some(1 << 30));
-    assert_eq!(c.at_end, AtEnd::Eject);
-    assert_eq!(c.change.command.as_deref(), Some("true"));
+    assert_eq!(c.sink.volumes.volume_size, Some(1 << 30));
+    assert_eq!(c.sink.volumes.at_end, AtEnd::Eject);
+    assert_eq!(c.sink.volumes.policy.command.as_deref(), Some("true"));
 }
 
 // --manifest and --verify.
@@ -203,7 +222,7 @@ fn a_restore_with_a_manifest_reads_with_the_backups_block_size() {
     ledger.manifest(true, None).save(&path).unwrap();
     let m = path.to_str().unwrap();
     let c = config(&["-i", "/dev/nst0", "--manifest", m]).unwrap();
-    assert_eq!(c.block_bytes, 1 << 20);
+    assert_eq!(c.pipeline.block_bytes, 1 << 20);
     let c = config(&["-i", "/dev/nst0", "-s", "64k", "--manifest", m]).unwrap();
-    assert_eq!(c.block_bytes, 64 << 10);
+    assert_eq!(c.pipeline.block_bytes, 64 << 10);
 }

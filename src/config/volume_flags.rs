@@ -30,10 +30,7 @@ pub fn check_volumes(
             numbered |= names.is_numbered();
         }
     }
-    if let InputSpec::File(p) = input {
-        VolumeNames::parse(p)
-            .map_err(|why| ConfigError::new("-i/--input", format!("{}: {why}", p.display())))?;
-    }
+    check_input_name(input)?;
     let volume_size = match &cli.volume_size {
         None => None,
         Some(text) => {
@@ -65,13 +62,33 @@ pub fn check_volumes(
         ));
     }
     check_input_volumes(cli.volumes, input)?;
-    let command = match &cli.change_command {
+    Ok(Volumes {
+        change: change_policy(cli.change_command.as_deref(), cli.change_timeout)?,
+        volume_size,
+    })
+}
+
+/// A numbered `-i` name that can be read (one `%d`, and nothing else).
+pub fn check_input_name(input: &InputSpec) -> Result<(), ConfigError> {
+    if let InputSpec::File(p) = input {
+        VolumeNames::parse(p)
+            .map_err(|why| ConfigError::new("-i/--input", format!("{}: {why}", p.display())))?;
+    }
+    Ok(())
+}
+
+/// `-A` and `--change-timeout`: how a volume is changed.
+pub fn change_policy(
+    command: Option<&str>,
+    timeout: Option<u64>,
+) -> Result<ChangePolicy, ConfigError> {
+    let command = match command {
         Some(c) if c.trim().is_empty() => {
             return Err(ConfigError::new("-A/--change-command", "is empty"))
         }
-        c => c.clone(),
+        c => c.map(str::to_string),
     };
-    let timeout = match cli.change_timeout {
+    let timeout = match timeout {
         Some(0) => {
             return Err(ConfigError::new(
                 "--change-timeout",
@@ -80,10 +97,7 @@ pub fn check_volumes(
         }
         secs => secs.map(std::time::Duration::from_secs),
     };
-    Ok(Volumes {
-        change: ChangePolicy { command, timeout },
-        volume_size,
-    })
+    Ok(ChangePolicy { command, timeout })
 }
 
 /// `-n N`: at least one volume, read from files or a tape.

@@ -13,8 +13,9 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{Config, ConfigError, InputSpec, ManifestPlan, OutputSpec};
+use super::{ConfigError, InputSpec, ManifestPlan, OutputSpec};
 use crate::base::file_id::Identity;
+use crate::observe::settings::ObserveSettings;
 use crate::tape::VolumeNames;
 
 /// Where a file is, or would be made.
@@ -52,12 +53,17 @@ struct Named {
     what: String,
 }
 
-/// Refuses, naming both flags, any written path that is the same file as
-/// one read or another one written.
-pub fn check(config: &Config) -> Result<(), ConfigError> {
-    let read = read_files(config);
-    let outputs = output_files(&config.outputs);
-    let reports = report_files(config);
+/// Refuses, naming both flags, any written path (the outputs, and the
+/// `reports` of `report_files`) that is the same file as one read or
+/// another one written.
+pub fn check(
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+    manifest: &ManifestPlan,
+    reports: &[(&'static str, PathBuf)],
+) -> Result<(), ConfigError> {
+    let read = read_files(input, manifest);
+    let outputs = output_files(outputs);
     for (i, (flag, path)) in reports.iter().enumerate() {
         apart_from_endpoints(flag, path, &read, &outputs)?;
         let spot = Spot::of(path);
@@ -74,7 +80,7 @@ pub fn check(config: &Config) -> Result<(), ConfigError> {
             ));
         }
     }
-    let input_numbered = matches!(&config.input, InputSpec::File(p) if numbered(p));
+    let input_numbered = matches!(input, InputSpec::File(p) if numbered(p));
     for output in outputs
         .iter()
         .filter(|o| o.names.is_some() || input_numbered)
@@ -125,9 +131,9 @@ fn apart_from_endpoints(
 
 /// What the run reads: the input and the manifest a restore checks
 /// against.
-fn read_files(config: &Config) -> Vec<Named> {
-    let mut read = input_files(&config.input);
-    if let ManifestPlan::Check { path, .. } = &config.manifest {
+fn read_files(input: &InputSpec, manifest: &ManifestPlan) -> Vec<Named> {
+    let mut read = input_files(input);
+    if let ManifestPlan::Check { path, .. } = manifest {
         read.push(Named {
             spot: Spot::of(path),
             what: format!(
@@ -255,11 +261,14 @@ fn output_files(specs: &[OutputSpec]) -> Vec<Output> {
 }
 
 /// Every report file, by the flag that names it.
-fn report_files(config: &Config) -> Vec<(&'static str, PathBuf)> {
-    let observe = &config.observe;
+pub fn report_files(
+    manifest: &ManifestPlan,
+    hash_file: Option<&PathBuf>,
+    observe: &ObserveSettings,
+) -> Vec<(&'static str, PathBuf)> {
     [
-        ("--manifest", config.manifest.written().cloned()),
-        ("--hash-file", config.hash_file.clone()),
+        ("--manifest", manifest.written().cloned()),
+        ("--hash-file", hash_file.cloned()),
         ("--summary-json", observe.summary_json.clone()),
         ("--stats", observe.stats.as_ref().map(|(p, _)| p.clone())),
         ("-l", observe.log.clone()),

@@ -1,6 +1,7 @@
 //! What the observers of one run do: the bar, the status records, the stats
-//! file and the JSON summary. `config/observe.rs` builds these settings
-//! from the flags; an interval here is always a positive, finite duration.
+//! file, the summary line and the JSON summary. `config/observe_flags.rs`
+//! builds these settings from the flags; an interval here is always a
+//! positive, finite duration.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,6 +26,12 @@ pub enum ProgressMode {
 /// What the observers of one run do.
 #[derive(Debug, Clone)]
 pub struct ObserveSettings {
+    /// `-q`: nothing but errors (and the summary of a run that lost data).
+    pub quiet: bool,
+    /// `-v`/`--verbose` (mbuffer's levels 4 to 6): a line at the start
+    /// describing the ring and the endpoints, and every detail in the
+    /// summary line.
+    pub verbose: bool,
     pub progress: ProgressMode,
     /// `--size`: the stream's total, for the ETA.
     pub total_bytes: Option<u64>,

@@ -14,36 +14,17 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::base::kernel_pipe::KernelPipe;
 use crate::base::tap::Tap;
-use crate::pace::{Controller, PaceSettings};
-use crate::pipeline::events::Events;
+use crate::pace::Controller;
 use crate::pipeline::fanout::Outputs;
+use crate::pipeline::params::Params;
 use crate::pipeline::rate::Pacer;
 use crate::pipeline::reader::Reader;
 use crate::pipeline::ring::{self, ReaderEnd, RingError, WriterEnd};
 use crate::pipeline::stats::Stats;
-use crate::pipeline::watermark::Watermarks;
 use crate::pipeline::writer::Writer;
-use crate::pipeline::zero_copy::{choose, endpoints_refusal, Chosen, RingPath, ZeroCopy};
+use crate::pipeline::zero_copy::{choose, endpoints_refusal, Chosen, RingPath};
 use crate::sink::Sink;
 use crate::source::Source;
-
-/// What the pipeline needs beyond its endpoints.
-#[derive(Debug, Clone)]
-pub struct Params {
-    pub blocks: usize,
-    pub block_bytes: usize,
-    pub lock_memory: bool,
-    pub marks: Watermarks,
-    pub input_rate_bytes_per_s: Option<u64>,
-    pub output_rate_bytes_per_s: Option<u64>,
-    /// `--pace`: the range the writer paces within.
-    pub pace: Option<PaceSettings>,
-    /// Zero-fill the final short block to a whole block.
-    pub pad: bool,
-    /// `--zero-copy`: whether the ring may be, or must be, kernel pipes.
-    pub zero_copy: ZeroCopy,
-    pub events: Events,
-}
 
 /// The ring of `blocks` blocks: kernel pipes where `choose` allows (with
 /// the fan-out's pipes), else mapped memory; and which ring it is and why.
@@ -117,7 +98,9 @@ impl Running {
         source.attach_stop(&stop_rx);
         stats.input_volumes = source.volumes();
         stats.tape_output = sinks.iter().any(|s| s.is_tape());
-        stats.pacing = params.pace.is_some();
+        let marks = params.marks_for(stats.tape_output);
+        let pace = params.pace_for(stats.tape_output);
+        stats.pacing = pace.is_some();
         for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
             sink.attach_stop(&stop_rx);
             out.volumes = sink.volumes();
@@ -129,7 +112,7 @@ impl Running {
             source,
             ring: reader_end,
             stats: Arc::clone(&stats),
-            resume_free_blocks: params.marks.resume_free_blocks,
+            resume_free_blocks: marks.resume_free_blocks,
             pacer: params.input_rate_bytes_per_s.map(Pacer::new),
             pad: params.pad,
             stop: stop_rx.clone(),
@@ -139,11 +122,9 @@ impl Running {
             outputs: Outputs::new(sinks, taps, fanout_pipes, &stats, blocks, &stop_rx),
             ring: writer_end,
             stats: Arc::clone(&stats),
-            start_blocks: params.marks.start_blocks,
+            start_blocks: marks.start_blocks,
             pacer: params.output_rate_bytes_per_s.map(Pacer::new),
-            pace: params
-                .pace
-                .map(|p| Controller::new(p, (blocks * params.block_bytes) as f64)),
+            pace: pace.map(|p| Controller::new(p, (blocks * params.block_bytes) as f64)),
             stop: stop_rx,
             events: params.events,
         };

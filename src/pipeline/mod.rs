@@ -5,7 +5,8 @@
 //! them in order to one or several [`Sink`](crate::sink::Sink)s through the
 //! fan-out (`fanout.rs`); the watermarks (`watermark.rs`) and the pacing
 //! controller decide when each side waits; `stats.rs` counts everything the
-//! observers and the summary read. `engine.rs` starts and stops the lot;
+//! observers and the summary read. `engine.rs` starts and stops the lot,
+//! with the `Params` of `params.rs`;
 //! `zero_copy.rs` decides whether the ring's blocks live in memory or in
 //! kernel pipes moved by splice(2).
 //!
@@ -15,6 +16,7 @@
 pub mod engine;
 pub mod events;
 pub mod fanout;
+pub mod params;
 pub mod rate;
 pub mod reader;
 pub mod ring;
@@ -24,5 +26,6 @@ pub mod watermark;
 pub mod writer;
 pub mod zero_copy;
 
-pub use engine::{Params, Running};
+pub use engine::Running;
+pub use params::Params;
 pub use zero_copy::{RingPath, ZeroCopy};

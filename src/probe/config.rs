@@ -16,11 +16,11 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use super::cli::ProbeCli;
 use super::sweep::Plan;
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::config_error::ConfigError;
 use crate::base::size::parse_size;
+use crate::cli::probe::ProbeCli;
 use crate::rmt::name::RemoteName;
 use crate::rmt::protocol::MAX_RECORD_BYTES;
 use crate::rmt::session::{RmtSettings, DEFAULT_REPLY_TIMEOUT};

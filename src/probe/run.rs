@@ -25,7 +25,6 @@ use anyhow::{anyhow, Context};
 use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::Signals;
 
-use super::cli::ProbeCli;
 use super::config::{ProbeConfig, TargetSpec};
 use super::file::{FileOpenError, FileTarget};
 use super::measure::RealClock;
@@ -40,6 +39,7 @@ use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::base::size::{size_flag, Rate};
 use crate::cli::command::Command;
+use crate::cli::probe::ProbeCli;
 use crate::error::Error;
 use crate::rmt::shell_guard::{AfterSignal, ShellGuard};
 

@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cli::probe::DataArg;
+
 /// The `schema` field of a probe file.
 pub const SCHEMA: &str = "tapebuf-probe";
 /// The version this build writes and reads.
@@ -51,6 +53,17 @@ pub enum DataKind {
     Zeros,
     Random,
     Mix,
+}
+
+/// `--data` as the sweep's test data.
+impl From<DataArg> for DataKind {
+    fn from(d: DataArg) -> DataKind {
+        match d {
+            DataArg::Zeros => DataKind::Zeros,
+            DataArg::Random => DataKind::Random,
+            DataArg::Mix => DataKind::Mix,
+        }
+    }
 }
 
 /// Everything measured at one block size.

@@ -24,16 +24,16 @@ pub mod ring_seen;
 pub mod timeline;
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use clap::Parser;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
+use crate::cli::report::ReportCli;
 use crate::manifest::schema::{Manifest, SCHEMA as MANIFEST_SCHEMA};
 use crate::manifest::validate::MAX_FILE_BYTES;
 use crate::manifest::LoadError;
@@ -41,28 +41,6 @@ use crate::observe::record::SCHEMA as STATS_SCHEMA;
 use crate::probe::schema::{ProbeResults, SCHEMA as PROBE_SCHEMA};
 use analysis::Analysis;
 use timeline::{Bad, Timeline};
-
-/// tapebuf report: summarise and draw a run recorded with --stats, or a
-/// block size sweep written by tapebuf probe --json; summarise a backup's
-/// --manifest.
-#[derive(Debug, Clone, Parser)]
-#[command(name = "tapebuf report", version, long_about = None)]
-#[command(
-    after_help = "Exit status: 0 success, 1 unreadable or invalid input or \
-an output that cannot be written, 2 usage error. See tapebuf(1), REPORT."
-)]
-pub struct ReportCli {
-    /// A file written by tapebuf --stats, by tapebuf probe --json or by
-    /// tapebuf --manifest.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-
-    /// Draw the run, or the probe's rates against block size, as an SVG
-    /// picture into OUT (not for a manifest) [default: no picture, only the
-    /// text summary].
-    #[arg(short = 'o', long = "output", value_name = "OUT.svg")]
-    pub output: Option<PathBuf>,
-}
 
 /// What every refusal of a file that is no recording at all begins with.
 pub const NOT_OURS: &str = "not a tapebuf stats, probe or manifest file";

@@ -38,11 +38,9 @@ use crate::error::Error;
 use crate::hash::{self, Digests};
 use crate::observe::summary::{status_line, Summary};
 use crate::observe::{self, Observers, RunShape};
-use crate::pipeline::events::Events;
 use crate::pipeline::stats::Stats;
 use crate::pipeline::watchdog::Watchdog;
-use crate::pipeline::watermark::Watermarks;
-use crate::pipeline::{Params, Running};
+use crate::pipeline::Running;
 use digests::report_digests;
 use open::{open, Endpoints};
 
@@ -74,7 +72,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     let ledgers: Vec<_> = endpoints.sinks.iter().filter_map(|s| s.ledger()).collect();
     let (mut running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
-    if config.verbose {
+    if config.observe.verbose {
         say(&verbose::start_line(config, high_pct));
     }
     let observers = Observers::start(&config.observe, shape(config, high_pct), files, &stats);
@@ -91,8 +89,8 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     crate::rmt::session::end_remote_shells();
     signal_handle.close();
 
-    let summary =
-        Summary::collect(&stats, interrupted.map(signal_name), stalled).verbose(config.verbose);
+    let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled)
+        .verbose(config.observe.verbose);
     let observers_ok = observers.finish(&summary);
     let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);
@@ -185,10 +183,10 @@ fn open_answering_signals(
 /// The run as the observers describe it.
 fn shape(config: &Config, high_pct: u8) -> RunShape {
     RunShape {
-        block_bytes: config.block_bytes as u64,
-        ring_bytes: config.memory_bytes(),
+        block_bytes: config.pipeline.block_bytes as u64,
+        ring_bytes: config.pipeline.memory_bytes(),
         high_pct,
-        low_pct: config.low_pct,
+        low_pct: config.pipeline.low_pct,
         input_bytes: config.input_file_bytes(),
     }
 }
@@ -231,19 +229,9 @@ fn watch(
 /// with a tap for each `--hash`. Also returns the high watermark in force.
 fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8), Error> {
     let tape_output = endpoints.sinks.iter().any(|s| s.is_tape());
-    let high_pct = config.high_pct_for(tape_output);
-    let params = Params {
-        blocks: config.blocks,
-        block_bytes: config.block_bytes,
-        lock_memory: config.lock_memory,
-        marks: Watermarks::new(config.blocks, high_pct, config.low_pct),
-        input_rate_bytes_per_s: config.input_rate_bytes_per_s,
-        output_rate_bytes_per_s: config.output_rate_bytes_per_s,
-        pace: config.pace_for(tape_output),
-        pad: config.pad,
-        zero_copy: config.zero_copy,
-        events: Events::default(),
-    };
+    // The engine resolves the same watermark from the same outputs.
+    let high_pct = config.pipeline.high_pct_for(tape_output);
+    let params = config.pipeline.clone();
     let (taps, digests) = hash::taps(&config.hashes);
     let running = Running::start_with_taps(endpoints.source, endpoints.sinks, taps, params)
         .map_err(anyhow::Error::from)?;
@@ -280,7 +268,7 @@ fn report(config: &Config, summary: &Summary) {
     // The -l file gets the summary even with -q, unless mbuffer's -Q.
     let line = summary.line();
     match (
-        !config.quiet || !summary.is_clean(),
+        !config.observe.quiet || !summary.is_clean(),
         config.observe.log_summary,
     ) {
         (true, true) => say(&line),

@@ -20,20 +20,15 @@ pub struct Endpoints {
 /// Opens the input and the outputs. This may block (a FIFO, a remote
 /// shell), so it runs in the startup thread; it reads no data.
 pub fn open(config: &Config) -> Result<Endpoints, Error> {
-    let source = source::open(&config.input, &config.input_settings()).map_err(endpoint_error)?;
+    let source = source::open(&config.input, &config.source).map_err(endpoint_error)?;
     let input_is_tape = source.is_tape();
     let input = match &config.input {
         InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
         InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
         InputSpec::Listen(_) | InputSpec::Remote(_) => None,
     };
-    let opened = sink::open_all(
-        &config.outputs,
-        &config.output_settings(),
-        input,
-        input_is_tape,
-    )
-    .map_err(endpoint_error)?;
+    let opened = sink::open_all(&config.outputs, &config.sink, input, input_is_tape)
+        .map_err(endpoint_error)?;
     Ok(Endpoints {
         source,
         sinks: opened.sinks,

@@ -19,10 +19,10 @@ pub fn start_line(config: &Config, high_pct: u8) -> String {
     let outputs: Vec<String> = config.outputs.iter().map(|o| o.display_name()).collect();
     format!(
         "tapebuf: start: ring of {} blocks of {} ({}), writer starts at {high_pct}% full, reader resumes at {}%; input {input}; {} {}",
-        config.blocks,
-        Bytes(config.block_bytes as u64),
-        Bytes(config.memory_bytes()),
-        config.low_pct,
+        config.pipeline.blocks,
+        Bytes(config.pipeline.block_bytes as u64),
+        Bytes(config.pipeline.memory_bytes()),
+        config.pipeline.low_pct,
         if outputs.len() == 1 { "output" } else { "outputs" },
         outputs.join(", ")
     )

@@ -1,6 +1,6 @@
 //! `tapebuf verify --manifest FILE`: checks the tapes or files of a past
 //! backup against its manifest, volume by volume, with no state but the
-//! manifest. `cli` is its command line; `run` reads the volumes through
+//! manifest. `cli::verify` is its command line; `run` reads the volumes through
 //! the source layer (the same change command, prompt and drive waits as a
 //! restore, and the same check as a restore with `--manifest`) into
 //! nothing, and `lines` says what it found. The invariant it keeps: exit 0
@@ -8,10 +8,8 @@
 //! bytes read make the manifest's stream digest (the only digest the last
 //! line prints), and the backup itself was whole.
 
-pub mod cli;
 pub mod lines;
 pub mod run;
 mod stream_digest;
 
-pub use cli::VerifyCli;
 pub use run::Verify;

@@ -11,13 +11,14 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use super::cli::VerifyCli;
 use super::lines::{verdict, volume_line};
 use super::stream_digest::StreamDigest;
 use crate::base::console::say;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
-use crate::config::{Config, MachineInfo};
+use crate::cli::verify::VerifyCli;
+use crate::config::verify::verify_input;
+use crate::config::MachineInfo;
 use crate::error::Error;
 use crate::hash::HashAlg;
 use crate::manifest::Manifest;
@@ -70,8 +71,7 @@ impl Command for Verify {
 
 /// Reads every volume; true when all matched and the backup was whole.
 fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Result<bool, Error> {
-    let config = Config::from_cli(&args.as_restore(&manifest), MachineInfo::current())?;
-    let settings = config.input_settings();
+    let (input, settings) = verify_input(args, &manifest, MachineInfo::current())?;
     let outcomes = Arc::new(Mutex::new(Vec::<Outcome>::new()));
     let seen = Arc::clone(&outcomes);
     let quiet = args.quiet;
@@ -81,10 +81,10 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
         }
         seen.lock().unwrap().push(o.clone());
     });
-    if let InputSpec::File(pattern) = &config.input {
+    if let InputSpec::File(pattern) = &input {
         uncache_files(pattern, manifest.volumes.len());
     }
-    let mut source = open_verified(&config.input, &settings, Arc::clone(&manifest), report)
+    let mut source = open_verified(&input, &settings, Arc::clone(&manifest), report)
         .map_err(|e| match args.input {
             Some(_) => Error::Runtime(anyhow::anyhow!("{e}")),
             None => Error::Runtime(anyhow::anyhow!(

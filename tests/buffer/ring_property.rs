@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use proptest::prelude::*;
+use tapebuf::pace::PaceRequest;
 use tapebuf::pipeline::events::Events;
-use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{fill_from, Filled, Source};
@@ -101,10 +101,11 @@ proptest! {
             blocks,
             block_bytes,
             lock_memory: false,
-            marks: Watermarks::new(blocks, high_pct, low_pct),
+            high_pct: Some(high_pct),
+            low_pct,
             input_rate_bytes_per_s: None,
             output_rate_bytes_per_s: None,
-        pace: None,
+        pace: PaceRequest::Off,
             pad: false,
             zero_copy: Default::default(),
             events: Events::default(),

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use nix::fcntl::OFlag;
 use proptest::prelude::*;
+use tapebuf::pace::PaceRequest;
 use tapebuf::pipeline::events::Events;
-use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running, ZeroCopy};
 use tapebuf::sink::{FdSink, Sink};
 use tapebuf::source::FdSource;
@@ -88,10 +88,11 @@ fn run(case: &Case, ring: ZeroCopy) -> (Vec<Vec<u8>>, (u64, u64), bool) {
         blocks: case.blocks,
         block_bytes: case.block_bytes,
         lock_memory: false,
-        marks: Watermarks::new(case.blocks, case.high_pct, case.low_pct),
+        high_pct: Some(case.high_pct),
+        low_pct: case.low_pct,
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
-        pace: None,
+        pace: PaceRequest::Off,
         pad: false,
         zero_copy: ring,
         events: Events::default(),

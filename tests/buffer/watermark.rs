@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use tapebuf::pace::PaceRequest;
 use tapebuf::pipeline::events::{Event, Events};
-use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{End, Filled, Source};
@@ -76,10 +76,11 @@ fn ring_params(high_pct: u8, low_pct: u8, events: Sender<Event>) -> Params {
         blocks: RING,
         block_bytes: BLOCK,
         lock_memory: false,
-        marks: Watermarks::new(RING, high_pct, low_pct),
+        high_pct: Some(high_pct),
+        low_pct,
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
-        pace: None,
+        pace: PaceRequest::Off,
         pad: false,
         zero_copy: Default::default(),
         events: Events::new(events),

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use super::common::{pattern, sha256};
 use tapebuf::observe::summary::Summary;
+use tapebuf::pace::PaceRequest;
 use tapebuf::pipeline::events::Events;
-use tapebuf::pipeline::watermark::Watermarks;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::FdSource;
@@ -48,10 +48,11 @@ fn write_watched(
         blocks: 8,
         block_bytes: BLOCK,
         lock_memory: false,
-        marks: Watermarks::new(8, 90, 100),
+        high_pct: Some(90),
+        low_pct: 100,
         input_rate_bytes_per_s: None,
         output_rate_bytes_per_s: None,
-        pace: None,
+        pace: PaceRequest::Off,
         pad: false,
         zero_copy: Default::default(),
         events: Events::default(),

@@ -1,11 +1,10 @@
 //! The command line of `tapebuf probe`, as clap parses it: what the user
-//! typed, before any check. `config.rs` turns it into a `ProbeConfig`.
+//! typed, before any check. `probe/config.rs` turns it into a
+//! `ProbeConfig`; the command itself lives in `probe/`.
 
 use std::path::PathBuf;
 
 use clap::Parser;
-
-use crate::probe::schema::DataKind;
 
 /// tapebuf probe: find the best block size for a tape, file or device by
 /// writing a test stream at each size, reading it back, and timing both.
@@ -61,7 +60,7 @@ pub struct ProbeCli {
     pub force: bool,
 
     #[command(flatten)]
-    pub remote: crate::cli::RemoteArgs,
+    pub remote: super::RemoteArgs,
 
     /// The longest wait for any rmt reply, in seconds [default: 600].
     #[arg(long = "timeout", value_name = "SECS")]
@@ -74,14 +73,4 @@ pub enum DataArg {
     Zeros,
     Random,
     Mix,
-}
-
-impl From<DataArg> for DataKind {
-    fn from(d: DataArg) -> DataKind {
-        match d {
-            DataArg::Zeros => DataKind::Zeros,
-            DataArg::Random => DataKind::Random,
-            DataArg::Mix => DataKind::Mix,
-        }
-    }
 }

@@ -1,12 +1,13 @@
-//! The command line of `tapebuf verify`, as clap parses it, and the
-//! buffer's command line it stands for: the input flags mean what they
-//! mean to a restore, so they are checked by the same `config` code.
+//! The command line of `tapebuf verify`, as clap parses it. Its input
+//! flags mean what they mean to a restore, so `config::verify` checks them
+//! with the same code as the buffer's; the command itself lives in
+//! `verify/`.
 
 use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::cli::{Cli, RemoteArgs};
+use super::RemoteArgs;
 use crate::manifest::Manifest;
 
 /// tapebuf verify: check the tapes or files of a past backup against its
@@ -70,26 +71,5 @@ impl VerifyCli {
         self.input
             .clone()
             .unwrap_or_else(|| PathBuf::from(&manifest.output))
-    }
-
-    /// The buffer's command line for a restore of the same input with the
-    /// same flags to standard output: what `config` checks.
-    pub fn as_restore(&self, manifest: &Manifest) -> Cli {
-        let mut cli = Cli::try_parse_from(["tapebuf"]).expect("no arguments always parse");
-        cli.input = Some(self.input(manifest));
-        cli.manifest = Some(self.manifest.clone());
-        cli.change_command = self.change_command.clone();
-        cli.change_timeout = self.change_timeout;
-        cli.block_size = Some(
-            self.block_size
-                .clone()
-                .unwrap_or_else(|| manifest.block_bytes.to_string()),
-        );
-        cli.rewind = self.rewind;
-        cli.eject = self.eject;
-        cli.quiet = self.quiet;
-        cli.remote = self.remote.clone();
-        cli.timeout = self.timeout;
-        cli
     }
 }

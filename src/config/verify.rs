@@ -1,0 +1,80 @@
+//! `tapebuf verify`'s command line, checked: its input flags mean what
+//! they mean to a restore of the same input to standard output, so they go
+//! through the same checks as the buffer's, in the same order and with the
+//! same words, and come out as the same `InputSettings`.
+
+use std::sync::Arc;
+
+use super::from_cli::{at_end, input_spec};
+use super::net_flags::restore_net;
+use super::ring_size::{resolve_ring, RingFlags};
+use super::rmt_flags::{self, check_remote_arguments, RmtFlags};
+use super::volume_flags::{change_policy, check_input_name};
+use super::{manifest_flags, written_paths, MachineInfo, ManifestPlan};
+use crate::base::config_error::ConfigError;
+use crate::cli::verify::VerifyCli;
+use crate::manifest::Manifest;
+use crate::net::NetSettings;
+use crate::sink::spec::OutputSpec;
+use crate::source::spec::InputSpec;
+use crate::source::InputSettings;
+
+/// The input `tapebuf verify` reads, and how, checked against this
+/// machine; `manifest` is the one it was given, read already. The block
+/// size is `-s`, else the backup's.
+pub fn verify_input(
+    cli: &VerifyCli,
+    manifest: &Arc<Manifest>,
+    machine: MachineInfo,
+) -> Result<(InputSpec, InputSettings), ConfigError> {
+    let block_size = cli
+        .block_size
+        .clone()
+        .unwrap_or_else(|| manifest.block_bytes.to_string());
+    let ring = RingFlags {
+        block_size: Some(&block_size),
+        memory: None,
+        blocks: None,
+    };
+    let (block_bytes, blocks) = resolve_ring(ring, machine)?;
+    let input = input_spec(Some(&cli.input(manifest)), None, &cli.remote)?;
+    let outputs = [OutputSpec::Stdout];
+    let remote = matches!(input, InputSpec::Remote(_));
+    let flags = RmtFlags {
+        remote: &cli.remote,
+        window: None,
+        timeout: cli.timeout,
+    };
+    let env = |var: &str| std::env::var(var).ok();
+    let rmt = rmt_flags::resolve(flags, remote, block_bytes, env)?;
+    check_remote_arguments(&rmt, &input, &outputs)?;
+    let net = restore_net(cli.timeout, remote)?;
+    check_input_name(&input)?;
+    let change = change_policy(cli.change_command.as_deref(), cli.change_timeout)?;
+    written_paths::manifest_apart(&cli.manifest, &input, &outputs)?;
+    manifest_flags::check_verified(&cli.manifest, &input)?;
+    let plan = ManifestPlan::Check {
+        path: cli.manifest.clone(),
+        manifest: Arc::clone(manifest),
+    };
+    written_paths::check(&input, &outputs, &plan, &[])?;
+    let settings = InputSettings {
+        block_bytes: block_bytes as usize,
+        any_device: false,
+        quiet: cli.quiet,
+        change,
+        volumes: None,
+        at_end: at_end(cli.rewind, cli.eject),
+        net: NetSettings {
+            sender_block_limit_bytes: Some(block_bytes * blocks),
+            ..net
+        },
+        rmt,
+        manifest: plan.checked().cloned(),
+    };
+    Ok((input, settings))
+}
+
+#[cfg(test)]
+#[path = "verify_tests.rs"]
+mod tests;
