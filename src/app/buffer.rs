@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 
 use super::{subcommands, tree};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::exit::Exit;
 use crate::cli::command::Command;
 use crate::cli::Cli;
@@ -29,7 +29,7 @@ impl Command for Buffer {
     }
 
     fn usage_error(text: &str) -> String {
-        format!("tapebuf: {text}")
+        message!("{text}")
     }
 
     fn run(cli: Cli) -> Exit {
@@ -39,7 +39,7 @@ impl Command for Buffer {
         match outcome {
             Ok(exit) => exit,
             Err(e) => {
-                say(&format!("tapebuf: {e}"));
+                say(&message!("{e}"));
                 Exit::Code(e.exit_code())
             }
         }

@@ -4,7 +4,7 @@
 //! never drift from what the parser accepts. The tree is handed in: it
 //! lists this command too (`subcommands.rs` runs it).
 
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::cli::completions::Shell;
 
@@ -30,7 +30,7 @@ pub fn print(shell: Shell, tree: &mut clap::Command) -> Exit {
     {
         Ok(()) => Exit::Code(SUCCESS),
         Err(e) => {
-            say(&format!("tapebuf: completions: standard output: {e}"));
+            say(&message!("completions: standard output: {e}"));
             Exit::Code(FAILURE)
         }
     }

@@ -33,6 +33,19 @@ struct LogFile {
 
 static LOG: Mutex<Option<LogFile>> = Mutex::new(None);
 
+/// Every line tapebuf says starts with this.
+pub const PREFIX: &str = "tapebuf: ";
+
+/// One message line: [`PREFIX`] and the text, formatted as `format!`
+/// does. Every message is made by this macro, so the prefix is written
+/// once; [`say`] then prints it.
+macro_rules! message {
+    ($($arg:tt)*) => {
+        format!("{}{}", $crate::base::console::PREFIX, format_args!($($arg)*))
+    };
+}
+pub(crate) use message;
+
 /// Writes one line to stderr, and to the `-l` file if there is one.
 pub fn say(line: &str) {
     say_unlogged(line);
@@ -65,10 +78,7 @@ pub fn log(line: &str) {
     };
     if let Err(e) = writeln!(log.file, "{line}") {
         log.failed = true;
-        let why = format!(
-            "tapebuf: -l/--log {}: cannot write: {e}",
-            log.path.display()
-        );
+        let why = message!("-l/--log {}: cannot write: {e}", log.path.display());
         drop(slot);
         say_unlogged(&why);
     }

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use clap::Parser;
 
 use super::usage::usage_text;
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::exit::{Exit, SUCCESS, USAGE};
 
 /// A command of the program.
@@ -31,7 +31,7 @@ pub trait Command {
 
     /// The one line that says what is wrong with its command line.
     fn usage_error(text: &str) -> String {
-        format!("tapebuf: {}: {text}", Self::NAME)
+        message!("{}: {text}", Self::NAME)
     }
 
     /// Runs it on a parsed command line. It says its own errors, through

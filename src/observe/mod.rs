@@ -27,7 +27,7 @@ use anyhow::Context;
 use crossbeam_channel::{bounded, Sender};
 use indicatif::ProgressBar;
 
-use crate::base::console::{self, say};
+use crate::base::console::{self, message, say};
 use crate::pipeline::stats::Stats;
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
 use settings::ObserveSettings;
@@ -213,8 +213,8 @@ fn write_summary_json(path: &Path, record: &SummaryRecord) -> bool {
     match std::fs::write(path, text) {
         Ok(()) => true,
         Err(e) => {
-            say(&format!(
-                "tapebuf: --summary-json {}: cannot write: {e}",
+            say(&message!(
+                "--summary-json {}: cannot write: {e}",
                 path.display()
             ));
             false

@@ -15,7 +15,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, select, tick, Sender};
 
 use super::record::{Record, Sample, Start, SummaryRecord};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::pipeline::stats::{Snapshot, Stats};
 
 /// The sample for `now`, with the fill's range since the previous one
@@ -90,8 +90,8 @@ impl StatsFile {
         let result = writeln!(self.out, "{line}").and_then(|_| self.out.flush());
         if let Err(e) = result {
             self.failed = true;
-            say(&format!(
-                "tapebuf: --stats {}: cannot write: {e}; the timeline stops here",
+            say(&message!(
+                "--stats {}: cannot write: {e}; the timeline stops here",
                 self.path.display()
             ));
         }

@@ -12,6 +12,7 @@
 //! and bytes read but not committed, so no data is ever lost silently.
 //! `--summary-json` carries every fact whatever the line shows.
 
+use crate::base::console::message;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::pace::PaceReport;
 use crate::pipeline::stats::{Snapshot, Stats};
@@ -24,8 +25,8 @@ pub fn status_line(stats: &Stats) -> String {
     let change = crate::tape::change_notes(stats.volume_logs())
         .map(|note| format!(", {note}"))
         .unwrap_or_default();
-    format!(
-        "tapebuf: status: in {} bytes ({}), out {} bytes, {:.1} s, {}, buffer {:.0}% full, {} underruns, {} overruns{change}",
+    message!(
+        "status: in {} bytes ({}), out {} bytes, {:.1} s, {}, buffer {:.0}% full, {} underruns, {} overruns{change}",
         s.read_bytes,
         Bytes(s.read_bytes),
         s.written_bytes,
@@ -236,7 +237,7 @@ impl Summary {
             parts.push(self.ring.describe(self.peak_held_bytes));
         }
         parts.extend(self.troubles());
-        format!("tapebuf: summary: {}", parts.join("; "))
+        message!("summary: {}", parts.join("; "))
     }
 
     /// The time near full and near empty, for a run that paced or gives

@@ -35,7 +35,7 @@ use super::table;
 use super::tape::TapeTarget;
 use super::target::ProbeTarget;
 use crate::base::config_error::ConfigError;
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::base::size::{size_flag, Rate};
 use crate::cli::command::Command;
@@ -57,7 +57,7 @@ impl Command for Probe {
         match outcome {
             Ok(exit) => exit,
             Err(e) => {
-                say(&format!("tapebuf: probe: {e}"));
+                say(&message!("probe: {e}"));
                 Exit::Code(e.exit_code())
             }
         }
@@ -81,7 +81,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     // A remote shell must not outlive the probe: a stop signal ends every
     // one at once, which unblocks a wait for a server that stalls, and so
     // does every way out of this function.
-    let guard = ShellGuard::install("tapebuf: probe", AfterSignal::Return)?;
+    let guard = ShellGuard::install("probe", AfterSignal::Return)?;
     let mut target = match open_or_interrupted(config, &guard)? {
         Ok(target) => target,
         Err(exit) => return Ok(exit),
@@ -94,7 +94,7 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     let mut progress = |p: Progress<'_>| {
         let line = progress_line(&p);
         if chatty {
-            say(&format!("tapebuf: probe: {line}"));
+            say(&message!("probe: {line}"));
         }
         status.finished(line);
     };
@@ -123,8 +123,8 @@ pub fn probe(config: &ProbeConfig) -> Result<Exit, Error> {
     };
     let done = match outcome {
         Err(SweepError::Interrupted(sig)) => {
-            say(&format!(
-                "tapebuf: probe: {}: interrupted by {}{cleaned_note}",
+            say(&message!(
+                "probe: {}: interrupted by {}{cleaned_note}",
                 config.label,
                 crate::base::signals::signal_name(sig)
             ));
@@ -148,18 +148,18 @@ fn finish(
     print_results(config, &results, target.method())?;
     let mut code = SUCCESS;
     for m in done.mismatches() {
-        say(&format!("tapebuf: probe: {}: {m}", config.label));
+        say(&message!("probe: {}: {m}", config.label));
         code = FAILURE;
     }
     if results.results.iter().all(|r| r.refused.is_some()) {
-        say(&format!(
-            "tapebuf: probe: {}: the drive or its controller refused every size; probe smaller --sizes (256k works nearly everywhere)",
+        say(&message!(
+            "probe: {}: the drive or its controller refused every size; probe smaller --sizes (256k works nearly everywhere)",
             config.label
         ));
         code = FAILURE;
     }
     if let Err(e) = cleaned {
-        say(&format!("tapebuf: probe: {}: {e}", config.label));
+        say(&message!("probe: {}: {e}", config.label));
         code = FAILURE;
     }
     Ok(Exit::Code(code))
@@ -177,8 +177,8 @@ fn open_or_interrupted(
             let Some(sig) = guard.caught() else {
                 return Err(e);
             };
-            say(&format!(
-                "tapebuf: probe: {}: interrupted by {} while opening",
+            say(&message!(
+                "probe: {}: interrupted by {} while opening",
                 config.label,
                 crate::base::signals::signal_name(sig)
             ));
@@ -263,8 +263,8 @@ impl Status {
             Some(line) => format!("; last: {line}"),
             None => String::new(),
         };
-        format!(
-            "tapebuf: probe: status: {}: {} of {} runs done after {} s{last}",
+        message!(
+            "probe: status: {}: {} of {} runs done after {} s{last}",
             self.label,
             done.0,
             self.total_runs,
@@ -298,8 +298,8 @@ fn confirm(config: &ProbeConfig) -> Result<(), Error> {
     }
     let label = &config.label;
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        crate::base::console::ask(&format!(
-            "tapebuf: probe: this overwrites everything on {label}; type yes to go on: "
+        crate::base::console::ask(&message!(
+            "probe: this overwrites everything on {label}; type yes to go on: "
         ));
         let mut answer = String::new();
         std::io::stdin()

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use signal_hook::consts::SIGUSR1;
 
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::cli::report::ReportCli;
@@ -141,7 +141,7 @@ impl Command for Report {
         match print(&lines) {
             Ok(()) => Exit::Code(SUCCESS),
             Err(e) => {
-                say(&format!("tapebuf: report: cannot write the summary: {e}"));
+                say(&message!("report: cannot write the summary: {e}"));
                 Exit::Code(FAILURE)
             }
         }
@@ -182,15 +182,11 @@ impl From<String> for Refusal {
 fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
     let usr1 = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(SIGUSR1, usr1)
-        .map_err(|e| format!("tapebuf: report: cannot install signal handlers: {e}"))?;
+        .map_err(|e| message!("report: cannot install signal handlers: {e}"))?;
     let path = &cli.file;
     let fail = |bad: Bad| match bad.line {
-        Some(n) => format!(
-            "tapebuf: report: {}: {} (line {n})",
-            path.display(),
-            bad.why
-        ),
-        None => format!("tapebuf: report: {}: {}", path.display(), bad.why),
+        Some(n) => message!("report: {}: {} (line {n})", path.display(), bad.why),
+        None => message!("report: {}: {}", path.display(), bad.why),
     };
     if let Some(why) = oversized_manifest(path) {
         return Err(fail(Bad { why, line: None }).into());
@@ -214,18 +210,17 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
     if let Some(out) = &cli.output {
         let Some(svg) = input.svg(path) else {
             return Err(Refusal {
-                line: format!(
-                    "tapebuf: report: {}: a manifest has no picture; drop -o {}",
+                line: message!(
+                    "report: {}: a manifest has no picture; drop -o {}",
                     path.display(),
                     out.display()
                 ),
                 status: USAGE,
             });
         };
-        let svg =
-            svg.map_err(|why| format!("tapebuf: report: {}: cannot draw: {why}", out.display()))?;
+        let svg = svg.map_err(|why| message!("report: {}: cannot draw: {why}", out.display()))?;
         std::fs::write(out, svg)
-            .map_err(|e| format!("tapebuf: report: {}: cannot write: {e}", out.display()))?;
+            .map_err(|e| message!("report: {}: cannot write: {e}", out.display()))?;
     }
     Ok(lines)
 }

@@ -23,7 +23,7 @@ use anyhow::Context;
 use signal_hook::iterator::{Handle, Signals};
 
 use super::groups::end_remote_shells;
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::signals::{signal_name, stop_signals};
 
 /// What the process does once a stop signal has ended the remote shells.
@@ -44,7 +44,7 @@ pub struct ShellGuard {
 
 impl ShellGuard {
     /// Catches the stop signals until dropped; `who` names the command in
-    /// the message ("tapebuf: verify").
+    /// the message ("verify").
     pub fn install(who: &'static str, after: AfterSignal) -> anyhow::Result<ShellGuard> {
         let mut signals = Signals::new(stop_signals()).context("cannot install signal handlers")?;
         let handle = signals.handle();
@@ -58,7 +58,7 @@ impl ShellGuard {
                     // cause is known for the signal's doing.
                     seen.store(sig, Ordering::SeqCst);
                     if after == AfterSignal::Die {
-                        say(&format!("{who}: interrupted by {}", signal_name(sig)));
+                        say(&message!("{who}: interrupted by {}", signal_name(sig)));
                     }
                     end_remote_shells();
                     if after == AfterSignal::Die {

@@ -6,7 +6,7 @@
 //! an MD5 of part of a stream keeps tapebuf's wording, so that no such
 //! script takes it for the whole.
 
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::config::Config;
 use crate::hash::{Digests, HashAlg};
 
@@ -32,8 +32,8 @@ pub fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
     let text = match digests.file_text(&config.hashed_stream_name()) {
         Some(text) if clean => text,
         _ => {
-            say(&format!(
-                "tapebuf: --hash-file {}: not written, because the run failed",
+            say(&message!(
+                "--hash-file {}: not written, because the run failed",
                 path.display()
             ));
             return true;
@@ -42,8 +42,8 @@ pub fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
     match std::fs::write(path, text) {
         Ok(()) => true,
         Err(e) => {
-            say(&format!(
-                "tapebuf: --hash-file {}: cannot write: {e}",
+            say(&message!(
+                "--hash-file {}: cannot write: {e}",
                 path.display()
             ));
             false

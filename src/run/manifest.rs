@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::config::Config;
 use crate::manifest::Ledger;
 use crate::observe::summary::Summary;
@@ -31,8 +31,8 @@ pub fn finish_recording(config: &Config, ledgers: &[Arc<Ledger>], summary: &Summ
     match manifest.save(path) {
         Ok(()) if clean => {
             if !config.observe.quiet {
-                say(&format!(
-                    "tapebuf: manifest: {} ({}, {} bytes, {} {})",
+                say(&message!(
+                    "manifest: {} ({}, {} bytes, {} {})",
                     path.display(),
                     crate::base::size::count(manifest.volumes.len() as u64, "volume"),
                     manifest.stream.bytes,
@@ -43,16 +43,16 @@ pub fn finish_recording(config: &Config, ledgers: &[Arc<Ledger>], summary: &Summ
             ok
         }
         Ok(()) => {
-            say(&format!(
-                "tapebuf: manifest: {}: written, marked unclean: it holds the {} bytes committed",
+            say(&message!(
+                "manifest: {}: written, marked unclean: it holds the {} bytes committed",
                 path.display(),
                 manifest.stream.bytes
             ));
             ok
         }
         Err(e) => {
-            say(&format!(
-                "tapebuf: --manifest {}: cannot write it: {e}",
+            say(&message!(
+                "--manifest {}: cannot write it: {e}",
                 path.display()
             ));
             false

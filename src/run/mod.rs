@@ -30,7 +30,7 @@ use crossbeam_channel::{bounded, never, select, tick, unbounded, Receiver};
 use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::{Handle, Signals};
 
-use crate::base::console::{self, say};
+use crate::base::console::{self, message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
 use crate::base::signals::{signal_name, stop_signals};
 use crate::config::Config;
@@ -58,7 +58,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     // data moves.
     let files = observe::open_files(&config.observe)?;
     if config.print_pid {
-        say(&format!("tapebuf: PID is {}", std::process::id()));
+        say(&message!("PID is {}", std::process::id()));
     }
     let ticks = match config.watchdog {
         Some(_) => tick(WATCHDOG_TICK),
@@ -154,8 +154,8 @@ fn open_answering_signals(
                 // as a FIFO whose reader never comes.
                 let waited = started_at.elapsed();
                 if config.watchdog.is_some_and(|limit| waited >= limit) {
-                    say(&format!(
-                        "tapebuf: -W/--watchdog: no data moved for {} s: still opening the input and outputs",
+                    say(&message!(
+                        "-W/--watchdog: no data moved for {} s: still opening the input and outputs",
                         waited.as_secs()
                     ));
                     crate::rmt::session::end_remote_shells();
@@ -163,12 +163,12 @@ fn open_answering_signals(
                 }
             },
             recv(sig_rx) -> sig => match sig {
-                Ok(SIGUSR1) => say("tapebuf: status: starting: opening the input and outputs"),
+                Ok(SIGUSR1) => say(&message!("status: starting: opening the input and outputs")),
                 Ok(sig) => {
                     // The pipeline starts only in this thread, after this
                     // loop, so no byte has been read yet.
-                    say(&format!(
-                        "tapebuf: interrupted by {} while opening the input and outputs; nothing was read",
+                    say(&message!(
+                        "interrupted by {} while opening the input and outputs; nothing was read",
                         signal_name(sig)
                     ));
                     crate::rmt::session::end_remote_shells();
@@ -245,8 +245,8 @@ fn remove_empty(created: &[PathBuf]) {
     for path in created {
         let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
         if empty && std::fs::remove_file(path).is_ok() {
-            say(&format!(
-                "tapebuf: -o {}: removed the empty file, since no byte arrived",
+            say(&message!(
+                "-o {}: removed the empty file, since no byte arrived",
                 path.display()
             ));
         }
@@ -257,13 +257,13 @@ fn remove_empty(created: &[PathBuf]) {
 /// nothing, but a run that lost data still prints its summary.
 fn report(config: &Config, summary: &Summary) {
     if let Some(e) = &summary.input_error {
-        say(&format!("tapebuf: {e}"));
+        say(&message!("{e}"));
     }
     if let Some(why) = &summary.stalled {
-        say(&format!("tapebuf: {why}"));
+        say(&message!("{why}"));
     }
     for f in &summary.failed_outputs {
-        say(&format!("tapebuf: {f}"));
+        say(&message!("{f}"));
     }
     // The -l file gets the summary even with -q, unless mbuffer's -Q.
     let line = summary.line();

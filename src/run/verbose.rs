@@ -3,6 +3,7 @@
 //! watermark is known. It says nothing the summary does not say at the end;
 //! it is there to read while the run is still going.
 
+use crate::base::console::message;
 use crate::base::size::Bytes;
 use crate::config::Config;
 use crate::source::spec::InputSpec;
@@ -17,8 +18,8 @@ pub fn start_line(config: &Config, high_pct: u8) -> String {
         InputSpec::Remote(name) => name.to_string(),
     };
     let outputs: Vec<String> = config.outputs.iter().map(|o| o.display_name()).collect();
-    format!(
-        "tapebuf: start: ring of {} blocks of {} ({}), writer starts at {high_pct}% full, reader resumes at {}%; input {input}; {} {}",
+    message!(
+        "start: ring of {} blocks of {} ({}), writer starts at {high_pct}% full, reader resumes at {}%; input {input}; {} {}",
         config.pipeline.blocks,
         Bytes(config.pipeline.block_bytes as u64),
         Bytes(config.pipeline.memory_bytes()),

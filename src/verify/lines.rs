@@ -1,13 +1,14 @@
 //! What `tapebuf verify` says: one line per volume as soon as it is
 //! known, and one at the end.
 
+use crate::base::console::message;
 use crate::manifest::Manifest;
 use crate::source::Outcome;
 
 /// "tapebuf: verify: volume 2 (/dev/nst0): ok, 1073741824 bytes, 12.3 s",
 /// or "...: FAILED: differs between bytes X and Y of the volume".
 pub fn volume_line(o: &Outcome) -> String {
-    let head = format!("tapebuf: verify: volume {} ({})", o.volume, o.name);
+    let head = message!("verify: volume {} ({})", o.volume, o.name);
     match &o.problem {
         None => format!("{head}: ok, {} bytes, {:.1} s", o.bytes, o.seconds),
         Some(why) => format!("{head}: FAILED: {why}"),
@@ -37,15 +38,15 @@ pub fn verdict(
     let alg = &manifest.digest_algorithm;
     let same_stream = digest == manifest.stream.digest;
     let line = if whole && !same_stream {
-        format!(
-            "tapebuf: verify: {all} the manifest ({bytes} bytes), but the stream they make has {alg} {digest}, not the manifest's {}",
+        message!(
+            "verify: {all} the manifest ({bytes} bytes), but the stream they make has {alg} {digest}, not the manifest's {}",
             manifest.stream.digest
         )
     } else if whole && manifest.clean {
-        format!("tapebuf: verify: {all} the manifest ({bytes} bytes, {alg} {digest})")
+        message!("verify: {all} the manifest ({bytes} bytes, {alg} {digest})")
     } else if whole {
-        format!(
-            "tapebuf: verify: {all} the manifest ({bytes} bytes), but the backup itself did not end cleanly ({}): it is not whole",
+        message!(
+            "verify: {all} the manifest ({bytes} bytes), but the backup itself did not end cleanly ({}): it is not whole",
             manifest.unclean_because.as_deref().unwrap_or("no reason recorded")
         )
     } else {
@@ -56,7 +57,7 @@ pub fn verdict(
         if unread > 0 {
             parts.push(format!("{unread} not read"));
         }
-        format!("tapebuf: verify: {}", parts.join(", "))
+        message!("verify: {}", parts.join(", "))
     };
     (line, whole && same_stream && manifest.clean)
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use super::lines::{verdict, volume_line};
 use super::stream_digest::StreamDigest;
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::cli::verify::VerifyCli;
@@ -40,16 +40,16 @@ impl Command for Verify {
         let manifest = match Manifest::load(&args.manifest) {
             Ok(m) => Arc::new(m),
             Err(e) => {
-                say(&format!("tapebuf: --manifest {path}: {e}"));
+                say(&message!("--manifest {path}: {e}"));
                 return Exit::Code(USAGE);
             }
         };
         // A remote shell must not outlive verify, however it ends; a stop
         // signal ends them and then the process, as before it was caught.
-        let guard = match ShellGuard::install("tapebuf: verify", AfterSignal::Die) {
+        let guard = match ShellGuard::install("verify", AfterSignal::Die) {
             Ok(guard) => guard,
             Err(e) => {
-                say(&format!("tapebuf: verify: {e:#}"));
+                say(&message!("verify: {e:#}"));
                 return Exit::Code(FAILURE);
             }
         };
@@ -62,7 +62,7 @@ impl Command for Verify {
             Ok(true) => Exit::Code(SUCCESS),
             Ok(false) => Exit::Code(FAILURE),
             Err(e) => {
-                say(&format!("tapebuf: verify: {e}"));
+                say(&message!("verify: {e}"));
                 Exit::Code(e.exit_code())
             }
         }
@@ -105,7 +105,7 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
             End::Eof => break false,
             End::Failed(_) if guard.caught().is_some() => break true,
             End::Failed(e) => {
-                say(&format!("tapebuf: verify: {}: {e}", source.name()));
+                say(&message!("verify: {}: {e}", source.name()));
                 break true;
             }
         }
