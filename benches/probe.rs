@@ -27,8 +27,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{env_number, env_or, median, verdict};
-use tapebuf::probe::config::parse_sizes;
 use tapebuf::probe::schema::ProbeResults;
+use tapebuf::probe::settings::parse_sizes;
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 

@@ -9,6 +9,7 @@
 
 pub mod app;
 pub mod base;
+pub mod buffer;
 pub mod cli;
 pub mod config;
 pub mod error;
@@ -22,7 +23,6 @@ pub mod probe;
 pub mod report;
 pub mod rmt;
 pub mod rmt_server;
-pub mod run;
 pub mod sink;
 pub mod source;
 pub mod tape;

@@ -122,7 +122,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("error.rs", 8),
     ("probe", 9),
     ("rmt_server", 9),
-    ("run", 9),
+    ("buffer", 9),
     ("verify", 9),
     ("report", 10),
     ("app", 11),

@@ -1,5 +1,5 @@
 //! The command line of `tapebuf probe`, as clap parses it: what the user
-//! typed, before any check. `probe/config.rs` turns it into a
+//! typed, before any check. `probe/settings.rs` turns it into a
 //! `ProbeConfig`; the command itself lives in `probe/`.
 
 use std::path::PathBuf;

@@ -8,7 +8,7 @@ use super::mbuffer_flags;
 use super::net_flags::check_net;
 use super::ring_size::{resolve_ring, RingFlags};
 use super::rmt_flags::{self, check_remote_arguments, check_remote_outputs, RmtFlags};
-use super::values::{check_pace_under_cap, parse_pace, parse_pct, parse_rate};
+use super::scalar_flags::{check_pace_under_cap, parse_pace, parse_pct, parse_rate};
 use super::volume_flags::check_volumes;
 use super::written_paths;
 use super::{Config, MachineInfo, ManifestPlan};

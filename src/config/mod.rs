@@ -28,9 +28,9 @@ mod net_flags;
 mod observe_flags;
 mod ring_size;
 pub mod rmt_flags;
+mod scalar_flags;
 #[cfg(test)]
 mod tests;
-mod values;
 pub mod verify;
 mod volume_flags;
 mod written_paths;

@@ -25,11 +25,11 @@ use anyhow::{anyhow, Context};
 use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::Signals;
 
-use super::config::{ProbeConfig, TargetSpec};
 use super::file::{FileOpenError, FileTarget};
 use super::measure::RealClock;
 use super::remote::RemoteTarget;
 use super::schema::ProbeResults;
+use super::settings::{ProbeConfig, TargetSpec};
 use super::sweep::{sweep, Progress, SweepError};
 use super::table;
 use super::tape::TapeTarget;

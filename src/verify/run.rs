@@ -11,7 +11,7 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use super::lines::{verdict, volume_line};
+use super::messages::{verdict, volume_line};
 use super::stream_digest::StreamDigest;
 use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
