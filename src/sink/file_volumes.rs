@@ -12,14 +12,14 @@
 use std::fs::File;
 use std::io::{self, Write};
 
-use super::medium::{Medium, WriteMedium};
+use super::medium::{Writable, WriteMedium};
 use super::preflight::{plan_path, Plan};
 use super::spec::ExistingFile;
 use super::OpenError;
 use crate::base::blocking::Blocking;
 use crate::base::file_id::Identity;
 use crate::manifest::Checker;
-use crate::tape::{trailer, AtEnd, Trailer, VolumeNames};
+use crate::tape::{trailer, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
 
 pub struct FileMedium {
     names: VolumeNames,
@@ -85,7 +85,7 @@ impl FileMedium {
     }
 }
 
-impl WriteMedium for FileMedium {
+impl Writable for FileMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let file = self
             .file
@@ -95,7 +95,7 @@ impl WriteMedium for FileMedium {
     }
 }
 
-impl Medium for FileMedium {
+impl WriteMedium for FileMedium {
     /// The trailer goes in the file's extended attribute, where the
     /// filesystem keeps one.
     fn end_volume(&mut self, _then: AtEnd, trailer: &Trailer) -> io::Result<()> {
@@ -110,6 +110,18 @@ impl Medium for FileMedium {
             file.sync_all()?;
         }
         crate::base::close::close_reporting(file)
+    }
+
+    fn read_back(&mut self, n: u32, check: &mut Checker) -> io::Result<String> {
+        super::read_back::read_back_file(&self.names.volume(n), check)
+    }
+}
+
+impl Medium for FileMedium {
+    fn kind(&self) -> MediumKind {
+        MediumKind::Files {
+            numbered: self.names.is_numbered(),
+        }
     }
 
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
@@ -131,17 +143,5 @@ impl Medium for FileMedium {
 
     fn volume_name(&self, n: u32) -> String {
         self.names.volume(n).display().to_string()
-    }
-
-    fn read_back(&mut self, n: u32, check: &mut Checker) -> io::Result<String> {
-        super::read_back::read_back_file(&self.names.volume(n), check)
-    }
-
-    fn needs_swap(&self) -> bool {
-        !self.names.is_numbered()
-    }
-
-    fn whole_records(&self) -> bool {
-        false
     }
 }

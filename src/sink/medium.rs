@@ -1,41 +1,20 @@
-//! What a volume output is made of, as the volume change and `--verify`
-//! see it: a [`Medium`] is finished, read back and replaced one volume at
-//! a time; a [`WriteMedium`] is also written one call at a time.
+//! The write face of a volume medium (`tape::Medium` is what the read and
+//! write faces share): a [`WriteMedium`] is finished with its trailer, read
+//! back and replaced one volume at a time; a [`Writable`] one is also
+//! written one call at a time (a remote medium is written by the pipelined
+//! rmt sink instead).
 
 use std::io;
 
 use crate::manifest::Checker;
-use crate::tape::{AtEnd, Drive, Trailer};
+use crate::tape::{AtEnd, Medium, Trailer};
 
-/// One medium at a time, as the volume change sees it.
-pub trait Medium: Send {
+/// The write face of a medium, as the volume change and `--verify` see it.
+pub trait WriteMedium: Medium {
     /// Finishes the volume in use (on a tape its filemark, then `trailer`
     /// as a tape file of its own; fsync with `-c` and close on a file),
     /// then does `then` to a tape.
     fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()>;
-
-    /// Opens volume `n` (2 and up).
-    fn open_volume(&mut self, n: u32) -> io::Result<()>;
-
-    /// The device or file volume `n` goes to.
-    fn volume_name(&self, n: u32) -> String;
-
-    /// True when every volume has the same name, so someone (a person or
-    /// the change command) must swap the medium in between.
-    fn needs_swap(&self) -> bool;
-
-    /// True for tapes: a write is a record and is never split by us.
-    fn whole_records(&self) -> bool;
-
-    /// The local tape drive behind the medium, waited for after a change.
-    fn drive(&mut self) -> Option<&mut dyn Drive> {
-        None
-    }
-
-    /// Filemarks `end_volume` writes after the data.
-    fn filemarks(&self) -> u32 {
-        u32::from(self.whole_records())
-    }
 
     /// For `--verify`: finishes the volume like `end_volume`, trailer and
     /// all, but keeps it at hand to be read back (a tape stays loaded and
@@ -65,7 +44,7 @@ pub trait Medium: Send {
 }
 
 /// A medium written one call at a time, as `VolumeSink` drives it.
-pub trait WriteMedium: Medium {
+pub trait Writable: WriteMedium {
     /// One write of up to `data.len()` bytes; returns how many were taken.
     /// `Ok(0)` or ENOSPC means the volume is full.
     fn write(&mut self, data: &[u8]) -> io::Result<usize>;

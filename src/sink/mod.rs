@@ -25,7 +25,7 @@ mod write_error;
 
 pub use file::FdSink;
 pub use file_volumes::FileMedium;
-pub use medium::{Medium, WriteMedium};
+pub use medium::{Writable, WriteMedium};
 pub use open::{open_all, Opened};
 pub use output::Sink;
 pub use preflight::Plan;

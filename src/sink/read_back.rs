@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use super::medium::Medium;
+use super::medium::WriteMedium;
 use crate::base::block::Block;
 use crate::base::console::say;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
@@ -37,7 +37,7 @@ const READ_AHEAD: usize = 1;
 /// with a ledger, notes its end, and with `--verify` reads it back in
 /// between (after the trailer is written), unless the run was stopped
 /// (`stopping`): then it closes at once.
-pub fn close_volume<M: Medium + ?Sized>(
+pub fn close_volume<M: WriteMedium + ?Sized>(
     medium: &mut M,
     ledger: Option<&Ledger>,
     trailer: &Trailer,
@@ -49,12 +49,12 @@ pub fn close_volume<M: Medium + ?Sized>(
     let Some(ledger) = ledger.filter(verify) else {
         medium.end_volume(then, trailer)?;
         if let Some(ledger) = ledger {
-            ledger.end_volume(medium.filemarks());
+            ledger.end_volume(medium.kind().filemarks());
         }
         return Ok(());
     };
     medium.end_for_read_back(trailer)?;
-    if let Some((volume, sums)) = ledger.end_volume(medium.filemarks()) {
+    if let Some((volume, sums)) = ledger.end_volume(medium.kind().filemarks()) {
         let recording = ledger.recording();
         let mut check = Checker::new(volume, recording.alg, sums);
         let started = Instant::now();

@@ -5,23 +5,19 @@
 
 use std::io;
 
-use super::medium::Medium;
+use super::medium::WriteMedium;
 use crate::manifest::Checker;
 use crate::rmt::flavor::RemoteOp;
 use crate::rmt::remote::RemoteFile;
-use crate::tape::{AtEnd, Trailer};
+use crate::tape::{AtEnd, Medium, MediumKind, Trailer};
 
 /// A remote file changes volumes like a local tape: the same name each
 /// time, with a medium swapped in between.
 impl Medium for RemoteFile {
-    /// A device gets its filemark and then the trailer (see
-    /// `tape::trailer`); a file gets neither.
-    fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
-        if self.is_device() {
-            self.end_data().map_err(io::Error::from)?;
-            put_trailer(self, trailer)?;
+    fn kind(&self) -> MediumKind {
+        MediumKind::Remote {
+            device: self.is_device(),
         }
-        self.close(then).map_err(io::Error::from)
     }
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
@@ -31,18 +27,17 @@ impl Medium for RemoteFile {
     fn volume_name(&self, _n: u32) -> String {
         self.name.to_string()
     }
+}
 
-    fn needs_swap(&self) -> bool {
-        true
-    }
-
-    fn whole_records(&self) -> bool {
-        true
-    }
-
-    /// A device ends with a filemark; a file with none.
-    fn filemarks(&self) -> u32 {
-        u32::from(self.is_device())
+impl WriteMedium for RemoteFile {
+    /// A device gets its filemark and then the trailer (see
+    /// `tape::trailer`); a file gets neither.
+    fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
+        if self.is_device() {
+            self.end_data().map_err(io::Error::from)?;
+            put_trailer(self, trailer)?;
+        }
+        self.close(then).map_err(io::Error::from)
     }
 
     /// The filemark now, and the session kept open to read back.

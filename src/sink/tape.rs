@@ -16,11 +16,11 @@
 
 use std::io;
 
-use super::medium::{Medium, WriteMedium};
+use super::medium::{Writable, WriteMedium};
 use crate::manifest::Checker;
 use crate::tape::block_mode::{ModeCheck, Notify};
 use crate::tape::limits::{is_refused_size, refused_error};
-use crate::tape::{AtEnd, Drive, TapeOp, Trailer};
+use crate::tape::{AtEnd, Drive, Medium, MediumKind, TapeOp, Trailer};
 
 pub struct TapeMedium {
     drive: Box<dyn Drive>,
@@ -52,7 +52,7 @@ impl TapeMedium {
     }
 }
 
-impl WriteMedium for TapeMedium {
+impl Writable for TapeMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.mode.check_once(self.drive.as_mut())?;
         let written = self.drive.write_record(data);
@@ -119,7 +119,7 @@ fn benign(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Interrupted || e.raw_os_error() == Some(libc::ENOSPC)
 }
 
-impl Medium for TapeMedium {
+impl WriteMedium for TapeMedium {
     fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
         if !self.refused_first {
             self.drive.op(TapeOp::WriteFilemarks(1))?;
@@ -143,6 +143,12 @@ impl Medium for TapeMedium {
         self.drive.op(TapeOp::ForwardFiles(1))?;
         then.finish(self.drive.as_mut())
     }
+}
+
+impl Medium for TapeMedium {
+    fn kind(&self) -> MediumKind {
+        MediumKind::Tape
+    }
 
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
@@ -157,14 +163,6 @@ impl Medium for TapeMedium {
 
     fn volume_name(&self, _n: u32) -> String {
         self.drive.name().to_string()
-    }
-
-    fn needs_swap(&self) -> bool {
-        true
-    }
-
-    fn whole_records(&self) -> bool {
-        true
     }
 
     fn drive(&mut self) -> Option<&mut dyn Drive> {

@@ -19,32 +19,15 @@ use std::sync::Arc;
 
 use crossbeam_channel::{never, Receiver};
 
-use super::medium::{Medium, WriteMedium};
+use super::medium::{Writable, WriteMedium};
 use super::output::Sink;
 use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
 use crate::manifest::Ledger;
-use crate::tape::load::{Change, Load, LoadFailed};
 use crate::tape::trailer::new_backup_id;
 use crate::tape::{
-    Access, AtEnd, ChangePolicy, ChangeRequest, Drive, Ends, Trailer, VolumeLog, VolumeNames,
+    Access, AtEnd, ChangeFailed, ChangePolicy, Ends, NextVolume, Trailer, VolumeLog, VolumeNames,
 };
-
-/// A medium as the loader opens it.
-struct Opening<'m, M: ?Sized> {
-    medium: &'m mut M,
-    volume: u32,
-}
-
-impl<M: Medium + ?Sized> Load for Opening<'_, M> {
-    fn drive(&mut self) -> Option<&mut dyn Drive> {
-        self.medium.drive()
-    }
-
-    fn open(&mut self) -> io::Result<()> {
-        self.medium.open_volume(self.volume)
-    }
-}
 
 /// Settings shared by every volume output.
 #[derive(Debug, Clone, Default)]
@@ -141,7 +124,7 @@ impl Volumes {
     /// `--verify` (see `read_back`) unless the run is `stopping`. Its
     /// trailer says the stream ends here: `last`, or `cut` when the run
     /// is stopping (a signal, the watchdog, a failed input).
-    pub fn close<M: Medium + ?Sized>(
+    pub fn close<M: WriteMedium + ?Sized>(
         &mut self,
         medium: &mut M,
         then: AtEnd,
@@ -176,14 +159,14 @@ impl Volumes {
     }
 
     /// Closes the full volume and opens the next one.
-    pub fn next<M: Medium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
+    pub fn next<M: WriteMedium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
         self.log.set_changing(true);
         let changed = self.change(medium);
         self.log.set_changing(false);
         changed
     }
 
-    fn change<M: Medium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
+    fn change<M: WriteMedium + ?Sized>(&mut self, medium: &mut M) -> io::Result<()> {
         let finished = self.volume;
         let on_volume = self.on_volume;
         let all: u64 = self.log.volumes().iter().sum();
@@ -203,41 +186,26 @@ impl Volumes {
                 "end of volume {finished} after {on_volume} bytes: {why}; {safe} bytes are safe on {place}"
             )))
         };
-        let swap = medium.needs_swap() || self.settings.policy.command.is_some();
-        let then = if swap && medium.whole_records() {
-            AtEnd::Eject
-        } else {
-            AtEnd::Stay
-        };
-        let trailer = self.trailer(Ends::Continues);
-        close_volume(medium, self.ledger.as_deref(), &trailer, then, false)
-            .map_err(|e| fail(format!("closing it failed: {e}"), false))?;
-        let device = medium.volume_name(finished + 1);
-        let request = ChangeRequest {
+        let change = NextVolume {
             access: Access::Write,
-            device: &device,
-            next_volume: finished + 1,
-            finished_bytes: self.on_volume,
-            refused: None,
-        };
-        let mut opening = Opening {
-            medium,
-            volume: finished + 1,
-        };
-        let change = Change {
             policy: &self.settings.policy,
-            swap,
-            req: &request,
+            next: finished + 1,
+            finished_bytes: on_volume,
+            refused: None,
             stop: &self.stop,
             log: &self.log,
         };
-        change.load(&mut opening).map_err(|failed| match failed {
-            LoadFailed::Change(why) => fail(why, true),
-            LoadFailed::Open(e) => fail(
-                format!("cannot open volume {} ({device}): {e}", finished + 1),
-                true,
-            ),
-        })?;
+        let trailer = self.trailer(Ends::Continues);
+        let ledger = self.ledger.as_deref();
+        let device = change
+            .change(medium, |medium, then| {
+                close_volume(medium, ledger, &trailer, then, false)
+            })
+            .map_err(|failed| match failed {
+                ChangeFailed::Ending(e) => fail(format!("closing it failed: {e}"), false),
+                ChangeFailed::Change(why) => fail(why, true),
+                ChangeFailed::Open(e) => fail(e.to_string(), true),
+            })?;
         self.volume += 1;
         self.on_volume = 0;
         self.log.next();
@@ -256,7 +224,7 @@ impl Volumes {
     }
 
     /// The error for a volume that takes nothing at all.
-    pub fn full_and_empty<M: Medium + ?Sized>(&self, medium: &M) -> io::Error {
+    pub fn full_and_empty<M: WriteMedium + ?Sized>(&self, medium: &M) -> io::Error {
         io::Error::other(VolumeChangeFailed(format!(
             "volume {} ({}) is full before its first byte",
             self.volume,
@@ -267,14 +235,14 @@ impl Volumes {
 
 /// A sink that spans volumes.
 pub struct VolumeSink {
-    medium: Box<dyn WriteMedium>,
+    medium: Box<dyn Writable>,
     name: String,
     volumes: Volumes,
 }
 
 impl VolumeSink {
     /// `medium` has volume 1 open.
-    pub fn new(medium: Box<dyn WriteMedium>, name: &str, settings: VolumeSettings) -> VolumeSink {
+    pub fn new(medium: Box<dyn Writable>, name: &str, settings: VolumeSettings) -> VolumeSink {
         VolumeSink {
             medium,
             name: name.to_string(),
@@ -294,7 +262,7 @@ impl VolumeSink {
     /// Writes the block across volumes. A failure returns how many of its
     /// bytes went out before it.
     fn write_pieces(&mut self, data: &[u8]) -> Result<(), (usize, io::Error)> {
-        let tape = self.medium.whole_records();
+        let tape = self.medium.kind().whole_records();
         let mut rest = data;
         while !rest.is_empty() {
             let written = data.len() - rest.len();
@@ -370,11 +338,11 @@ impl Sink for VolumeSink {
     }
 
     fn is_tape(&self) -> bool {
-        self.medium.whole_records()
+        self.medium.kind().is_tape()
     }
 
     fn splice_refusal(&self) -> Option<String> {
-        let how = match self.medium.whole_records() {
+        let how = match self.medium.kind().whole_records() {
             true => "is a tape drive, written a record at a time",
             false => "spans volumes, which tapebuf cuts itself",
         };

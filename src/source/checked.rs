@@ -24,7 +24,7 @@ use std::time::Instant;
 use super::volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
 use crate::hash::HashAlg;
 use crate::manifest::{Checker, Identity, Manifest};
-use crate::tape::{AtEnd, Drive, Trailer};
+use crate::tape::{AtEnd, Drive, Medium, MediumKind, Trailer};
 
 /// What the check of one volume found.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,7 +150,7 @@ impl CheckedMedium {
         };
         let identity = manifest.identify(&self.ahead, self.volume);
         if identity != Identity::Volume(self.volume) {
-            let what = if self.inner.is_tape() {
+            let what = if self.inner.kind().is_tape() {
                 "cartridge"
             } else {
                 "volume"
@@ -175,7 +175,7 @@ impl CheckedMedium {
     /// Reads the first record of a tape, or the first fingerprint's worth
     /// of a file, into `ahead`.
     fn read_ahead(&mut self) -> io::Result<()> {
-        let tape = self.inner.whole_records();
+        let tape = self.inner.kind().whole_records();
         let want = if tape {
             self.check.block_bytes
         } else {
@@ -207,7 +207,7 @@ impl CheckedMedium {
 
     /// Compares the volume's next bytes: a whole record on a local tape.
     fn feed(&self, checker: &mut Checker, data: &[u8]) {
-        match self.inner.whole_records() {
+        match self.inner.kind().whole_records() {
             true if !data.is_empty() => checker.record(data),
             true => {}
             false => checker.data(data),
@@ -258,7 +258,7 @@ impl CheckedMedium {
         if left.is_empty() {
             return None;
         }
-        if self.inner.whole_records() && left.len() > buf.len() {
+        if self.inner.kind().whole_records() && left.len() > buf.len() {
             return Some(Got::BlockDone);
         }
         let n = left.len().min(buf.len());
@@ -329,16 +329,6 @@ impl ReadMedium for CheckedMedium {
         }
     }
 
-    fn open_volume(&mut self, n: u32) -> io::Result<()> {
-        self.inner.open_volume(n)?;
-        self.inner_ended = false;
-        self.failed_check = false;
-        self.volume = n;
-        self.state = State::Unread;
-        self.checker = None;
-        Ok(())
-    }
-
     fn refuse(&mut self) -> io::Result<Option<String>> {
         if let State::Unread = self.state {
             self.admit()?;
@@ -353,32 +343,32 @@ impl ReadMedium for CheckedMedium {
         self.inner.volume_exists(n)
     }
 
-    fn volume_name(&self, n: u32) -> String {
-        self.inner.volume_name(n)
-    }
-
-    fn needs_swap(&self) -> bool {
-        self.inner.needs_swap()
-    }
-
-    fn is_tape(&self) -> bool {
-        self.inner.is_tape()
-    }
-
-    fn whole_records(&self) -> bool {
-        self.inner.whole_records()
-    }
-
     fn read_by_tapebuf(&self) -> &'static str {
         "is checked against --manifest as it is read"
     }
 
-    fn tape_trailers(&self) -> bool {
-        self.inner.tape_trailers()
-    }
-
     fn note(&self) -> Option<String> {
         self.inner.note()
+    }
+}
+
+impl Medium for CheckedMedium {
+    fn kind(&self) -> MediumKind {
+        self.inner.kind()
+    }
+
+    fn open_volume(&mut self, n: u32) -> io::Result<()> {
+        self.inner.open_volume(n)?;
+        self.inner_ended = false;
+        self.failed_check = false;
+        self.volume = n;
+        self.state = State::Unread;
+        self.checker = None;
+        Ok(())
+    }
+
+    fn volume_name(&self, n: u32) -> String {
+        self.inner.volume_name(n)
     }
 
     fn drive(&mut self) -> Option<&mut dyn Drive> {

@@ -9,7 +9,7 @@ use std::io::{self, Read};
 
 use super::volumes::{Got, ReadMedium};
 use crate::base::blocking::Blocking;
-use crate::tape::{trailer, AtEnd, Trailer, VolumeNames};
+use crate::tape::{trailer, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
 
 /// Files as input volumes: numbered names, or one name whose medium is
 /// swapped between volumes (with `-n`).
@@ -67,25 +67,25 @@ impl ReadMedium for FileVolumesIn {
         trailer::read_from_file(&self.names.volume(self.volume))
     }
 
+    fn volume_exists(&self, n: u32) -> bool {
+        self.names.volume(n).is_file()
+    }
+}
+
+impl Medium for FileVolumesIn {
+    fn kind(&self) -> MediumKind {
+        MediumKind::Files {
+            numbered: self.names.is_numbered(),
+        }
+    }
+
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
         self.file = Some(File::open(self.names.volume(n))?);
         self.volume = n;
         Ok(())
     }
 
-    fn volume_exists(&self, n: u32) -> bool {
-        self.names.volume(n).is_file()
-    }
-
     fn volume_name(&self, n: u32) -> String {
         self.names.volume(n).display().to_string()
-    }
-
-    fn needs_swap(&self) -> bool {
-        !self.names.is_numbered()
-    }
-
-    fn is_tape(&self) -> bool {
-        false
     }
 }

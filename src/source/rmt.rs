@@ -40,7 +40,7 @@ use crate::rmt::protocol::{Reply, Request};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtError;
 use crate::rmt::window::Window;
-use crate::tape::{AtEnd, Trailer};
+use crate::tape::{AtEnd, Medium, MediumKind, Trailer};
 
 /// What the read-ahead found behind the filemark.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -331,6 +331,22 @@ impl ReadMedium for RmtReader {
         self.file.close(then).map_err(io::Error::from)
     }
 
+    fn volume_exists(&self, _n: u32) -> bool {
+        true
+    }
+
+    fn note(&self) -> Option<String> {
+        super::records_note("remote records", self.smallest, self.largest)
+    }
+}
+
+impl Medium for RmtReader {
+    fn kind(&self) -> MediumKind {
+        MediumKind::Remote {
+            device: self.file.is_device(),
+        }
+    }
+
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.record.clear();
         self.copied = 0;
@@ -342,28 +358,8 @@ impl ReadMedium for RmtReader {
         self.file.reopen().map_err(io::Error::from)
     }
 
-    fn volume_exists(&self, _n: u32) -> bool {
-        true
-    }
-
     fn volume_name(&self, _n: u32) -> String {
         self.file.name.to_string()
-    }
-
-    fn needs_swap(&self) -> bool {
-        true
-    }
-
-    fn is_tape(&self) -> bool {
-        true
-    }
-
-    fn tape_trailers(&self) -> bool {
-        self.file.is_device()
-    }
-
-    fn note(&self) -> Option<String> {
-        super::records_note("remote records", self.smallest, self.largest)
     }
 }
 

@@ -26,7 +26,7 @@ use crate::tape::limits::{is_refused_size, plain, refused_error};
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::trailer::TRAILER_READ_BYTES;
-use crate::tape::{AtEnd, Drive, TapeOp, Trailer};
+use crate::tape::{AtEnd, Drive, Medium, MediumKind, TapeOp, Trailer};
 
 /// The smallest read count tried after a refusal.
 const MIN_READ_BYTES: usize = 4096;
@@ -224,41 +224,31 @@ impl ReadMedium for TapeReader {
         Ok(Some(trailer))
     }
 
+    fn volume_exists(&self, _n: u32) -> bool {
+        true
+    }
+
+    fn note(&self) -> Option<String> {
+        super::records_note("tape records", self.smallest, self.largest)
+    }
+}
+
+impl Medium for TapeReader {
+    fn kind(&self) -> MediumKind {
+        MediumKind::Tape
+    }
+
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
         self.records = 0;
         self.mode.check(self.drive.as_mut())
     }
 
-    fn volume_exists(&self, _n: u32) -> bool {
-        true
-    }
-
     fn volume_name(&self, _n: u32) -> String {
         self.drive.name().to_string()
     }
 
-    fn needs_swap(&self) -> bool {
-        true
-    }
-
-    fn is_tape(&self) -> bool {
-        true
-    }
-
-    fn whole_records(&self) -> bool {
-        true
-    }
-
-    fn tape_trailers(&self) -> bool {
-        true
-    }
-
     fn drive(&mut self) -> Option<&mut dyn Drive> {
         Some(self.drive.as_mut())
-    }
-
-    fn note(&self) -> Option<String> {
-        super::records_note("tape records", self.smallest, self.largest)
     }
 }

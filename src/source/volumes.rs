@@ -19,8 +19,10 @@ use crossbeam_channel::{never, Receiver};
 use super::sequence::{Next, Sequence};
 use super::{End, Filled, Source};
 use crate::base::console::say;
-use crate::tape::load::{Change, Load, LoadFailed, MAX_REFUSALS};
-use crate::tape::{Access, AtEnd, ChangePolicy, ChangeRequest, Drive, Trailer, VolumeLog};
+use crate::tape::load::MAX_REFUSALS;
+use crate::tape::{
+    Access, AtEnd, ChangeFailed, ChangePolicy, Medium, MediumKind, NextVolume, Trailer, VolumeLog,
+};
 
 /// What one read from a volume gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -32,8 +34,8 @@ pub enum Got {
     EndOfVolume,
 }
 
-/// One medium at a time, as the volume reader sees it.
-pub trait ReadMedium: Send {
+/// The read face of a medium (`tape::Medium` is what both faces share).
+pub trait ReadMedium: Medium {
     /// Reads into `buf`; `fresh` says `buf` is a whole, empty block.
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got>;
 
@@ -48,40 +50,17 @@ pub trait ReadMedium: Send {
         Ok(None)
     }
 
-    /// True for a tape (here or remote), where a volume without a trailer
-    /// is worth a word in the summary; files may simply have lost theirs.
-    fn tape_trailers(&self) -> bool {
-        false
-    }
-
-    /// Opens volume `n` (2 and up).
-    fn open_volume(&mut self, n: u32) -> io::Result<()>;
-
     /// True if volume `n` can be opened without a change (numbered files).
     fn volume_exists(&self, n: u32) -> bool;
-
-    /// The device or file volume `n` is read from.
-    fn volume_name(&self, n: u32) -> String;
-
-    /// True when every volume has the same name, so the medium must be
-    /// swapped in between.
-    fn needs_swap(&self) -> bool;
-
-    fn is_tape(&self) -> bool;
 
     /// Why tapebuf reads this medium itself rather than by splice(2): plain
     /// words that follow its name in the summary.
     fn read_by_tapebuf(&self) -> &'static str {
-        match (self.whole_records(), self.is_tape()) {
-            (true, _) => "is a tape drive, read a record at a time",
-            (false, true) => "is read over rmt, a request per block",
-            (false, false) => "spans volumes, which tapebuf opens one after another",
+        match self.kind() {
+            MediumKind::Tape => "is a tape drive, read a record at a time",
+            MediumKind::Remote { .. } => "is read over rmt, a request per block",
+            MediumKind::Files { .. } => "spans volumes, which tapebuf opens one after another",
         }
-    }
-
-    /// True when each read gives one whole record (a local tape).
-    fn whole_records(&self) -> bool {
-        false
     }
 
     /// For a medium checked against a manifest: reads the first bytes of
@@ -94,27 +73,6 @@ pub trait ReadMedium: Send {
     /// What was learnt while reading, for the summary.
     fn note(&self) -> Option<String> {
         None
-    }
-
-    /// The local tape drive behind the medium, waited for after a change.
-    fn drive(&mut self) -> Option<&mut dyn Drive> {
-        None
-    }
-}
-
-/// A medium as the loader opens it.
-struct Opening<'m> {
-    medium: &'m mut dyn ReadMedium,
-    volume: u32,
-}
-
-impl Load for Opening<'_> {
-    fn drive(&mut self) -> Option<&mut dyn Drive> {
-        self.medium.drive()
-    }
-
-    fn open(&mut self) -> io::Result<()> {
-        self.medium.open_volume(self.volume)
     }
 }
 
@@ -226,40 +184,21 @@ impl VolumeSource {
     /// Closes the volume in use and opens volume `next`; `refused` says
     /// why the one in use is given back.
     fn change_to(&mut self, next: u32, refused: Option<&str>) -> io::Result<()> {
-        let swap = self.swaps();
-        let then = if swap && self.medium.is_tape() {
-            AtEnd::Eject
-        } else {
-            AtEnd::Stay
-        };
-        self.medium.end_volume(then)?;
-        let device = self.medium.volume_name(next);
-        let finished = self.log.volumes().last().copied().unwrap_or(0);
-        let request = ChangeRequest {
+        let change = NextVolume {
             access: Access::Read,
-            device: &device,
-            next_volume: next,
-            finished_bytes: finished,
-            refused,
-        };
-        let mut opening = Opening {
-            medium: self.medium.as_mut(),
-            volume: next,
-        };
-        let change = Change {
             policy: &self.plan.policy,
-            swap,
-            req: &request,
+            next,
+            finished_bytes: self.log.volumes().last().copied().unwrap_or(0),
+            refused,
             stop: &self.stop,
             log: &self.log,
         };
-        change.load(&mut opening).map_err(|failed| match failed {
-            LoadFailed::Change(why) => io::Error::other(why),
-            LoadFailed::Open(e) => io::Error::new(
-                e.kind(),
-                format!("cannot open volume {next} ({device}): {e}"),
-            ),
-        })?;
+        change
+            .change(self.medium.as_mut(), |medium, then| medium.end_volume(then))
+            .map_err(|failed| match failed {
+                ChangeFailed::Ending(e) | ChangeFailed::Open(e) => e,
+                ChangeFailed::Change(why) => io::Error::other(why),
+            })?;
         if next != self.volume {
             self.volume = next;
             self.log.next();
@@ -337,7 +276,7 @@ impl Source for VolumeSource {
     }
 
     fn is_tape(&self) -> bool {
-        self.medium.is_tape()
+        self.medium.kind().is_tape()
     }
 
     fn splice_refusal(&self) -> Option<String> {
@@ -352,7 +291,7 @@ impl Source for VolumeSource {
         let unlabeled = self
             .sequence
             .note(self.volume)
-            .filter(|_| self.medium.tape_trailers());
+            .filter(|_| self.medium.kind().tape_trailers());
         let notes: Vec<String> = [self.medium.note(), unlabeled]
             .into_iter()
             .flatten()
