@@ -199,7 +199,7 @@ impl Outputs {
         if sinks.len() == 1 && taps.is_empty() {
             let sink = sinks.into_iter().next().expect("one sink");
             return Outputs::Single {
-                lent: VecDeque::with_capacity(sink.keeps_blocks() + 1),
+                lent: VecDeque::with_capacity(sink.traits().keeps_blocks + 1),
                 slot: Slot {
                     index: 0,
                     sink,

@@ -17,7 +17,7 @@ use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
 use super::settings::OutputSettings;
-use super::{PartialWrite, Plan, Sink};
+use super::{PartialWrite, Plan, Sink, SinkTraits};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::blocking::Blocking;
 use crate::base::kernel_pipe::{drain_pipe, splice_refusal, KernelPipe};
@@ -214,13 +214,16 @@ impl Sink for FdSink {
         &self.name
     }
 
-    fn splice_refusal(&self) -> Option<String> {
-        let file = self.file.as_ref()?;
+    fn traits(&self) -> SinkTraits {
         let output = match self.name.as_str() {
             "stdout" => "standard output".to_string(),
             path => format!("-o {path}"),
         };
-        splice_refusal(file.as_fd()).map(|why| format!("{output} {why}"))
+        let refusal = self
+            .file
+            .as_ref()
+            .and_then(|file| splice_refusal(file.as_fd()));
+        SinkTraits::stream(refusal.map(|why| format!("{output} {why}")))
     }
 
     fn write_pipe(&mut self, pipe: &KernelPipe, len: usize) -> io::Result<()> {

@@ -27,7 +27,7 @@ pub use file::FdSink;
 pub use file_volumes::FileMedium;
 pub use medium::{Writable, WriteMedium};
 pub use open::{open_all, Opened};
-pub use output::Sink;
+pub use output::{Sink, SinkTraits};
 pub use preflight::Plan;
 pub use rmt::RmtSink;
 pub use settings::OutputSettings;

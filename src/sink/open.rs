@@ -63,7 +63,7 @@ pub fn open_all(
             }
         }
     }
-    let any_tape = input_is_tape || sinks.iter().any(|s| s.is_tape());
+    let any_tape = input_is_tape || sinks.iter().any(|s| s.traits().is_tape());
     if failure.is_none() && config.volumes.at_end != AtEnd::Stay && !any_tape {
         let flag = match config.volumes.at_end {
             AtEnd::Eject => "--eject",
@@ -201,7 +201,7 @@ fn recordable(
     let Some(recording) = config.recording else {
         return Ok(sink);
     };
-    if sink.ledger().is_some() {
+    if sink.traits().ledger.is_some() {
         return Ok(sink);
     }
     let flag = if recording.verify {

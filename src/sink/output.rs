@@ -1,4 +1,8 @@
-//! What every output is: the [`Sink`] trait the writer drives.
+//! What every output is: the [`Sink`] trait the writer drives, and the
+//! [`SinkTraits`] that describe an opened sink in one value: the medium it
+//! writes (whose kind says whether it is a tape), the ring blocks it may
+//! keep, its volumes and manifest, and whether it can take the zero-copy
+//! ring's blocks.
 
 use std::io;
 use std::sync::Arc;
@@ -8,7 +12,7 @@ use crossbeam_channel::Receiver;
 use crate::base::block::BlockRef;
 use crate::base::kernel_pipe::KernelPipe;
 use crate::manifest::Ledger;
-use crate::tape::VolumeLog;
+use crate::tape::{MediumKind, VolumeLog};
 
 /// A consumer of blocks.
 pub trait Sink: Send {
@@ -16,18 +20,11 @@ pub trait Sink: Send {
     fn write_block(&mut self, data: &[u8]) -> io::Result<()>;
 
     /// Writes one block of the ring, which the sink may keep (a clone of
-    /// the reference) after it returns, up to `keeps_blocks` of them; the
+    /// the reference) after it returns, up to `SinkTraits::keeps_blocks` of them; the
     /// writer frees a block only once nothing else holds it. Used when the
     /// sink is the only output. By default, the same as `write_block`.
     fn write_shared(&mut self, block: &BlockRef) -> io::Result<()> {
         self.write_block(block.data())
-    }
-
-    /// The most ring blocks `write_shared` may keep. The ring gets this
-    /// many blocks beyond `-m`, so the watermarks are not disturbed and
-    /// the reader and the writer can never wait on each other for them.
-    fn keeps_blocks(&self) -> usize {
-        0
     }
 
     /// For a sink whose writes are acknowledged late (rmt): the bytes
@@ -60,35 +57,81 @@ pub trait Sink: Send {
     /// (a volume change) ends when the run is stopped.
     fn attach_stop(&mut self, _stop: &Receiver<()>) {}
 
-    /// The bytes on each volume, for a sink that spans volumes.
-    fn volumes(&self) -> Option<Arc<VolumeLog>> {
-        None
-    }
-
-    /// The manifest this sink records (`--manifest`), if it records one.
-    fn ledger(&self) -> Option<Arc<Ledger>> {
-        None
-    }
-
-    /// True for a tape drive, which gets the tape defaults.
-    fn is_tape(&self) -> bool {
-        false
-    }
-
-    /// Why this output cannot take the zero-copy ring's blocks by
-    /// splice(2), or None when it can: a plain pipe, socket or regular
-    /// file that needs nothing but the bytes. The reason is a clause in
-    /// plain words that names the output or the flag ("--manifest hashes
-    /// every byte"), for the summary to give after "because".
-    fn splice_refusal(&self) -> Option<String> {
-        Some(format!("tapebuf writes {} itself", self.name()))
+    /// What this sink is, for the engine and the run to ask once it is
+    /// open. By default a plain stream that keeps no block and that
+    /// tapebuf writes itself.
+    fn traits(&self) -> SinkTraits {
+        SinkTraits::stream(Some(format!("tapebuf writes {} itself", self.name())))
     }
 
     /// Moves exactly `len` bytes out of `pipe` by splice(2), as
     /// `write_block` writes a block: completely, or fails with the bytes
     /// written before the failure (`PartialWrite`). Called only when
-    /// `splice_refusal` said None.
+    /// `SinkTraits::splice_refusal` said None.
     fn write_pipe(&mut self, _pipe: &KernelPipe, _len: usize) -> io::Result<()> {
         Err(io::Error::other("this output cannot splice"))
+    }
+}
+
+/// What an opened sink is, asked once: its medium, the blocks it keeps,
+/// what it records, and whether it can splice.
+#[derive(Clone, Default)]
+pub struct SinkTraits {
+    /// The medium of an output that spans volumes; None for a stream
+    /// (standard output, a pipe, a plain file or device, a TCP peer).
+    pub medium: Option<MediumKind>,
+    /// The most ring blocks `write_shared` may keep. The ring gets this
+    /// many blocks beyond `-m`, so the watermarks are not disturbed and
+    /// the reader and the writer can never wait on each other for them.
+    pub keeps_blocks: usize,
+    /// The bytes on each volume, for a sink that spans volumes.
+    pub volumes: Option<Arc<VolumeLog>>,
+    /// The manifest this sink records (`--manifest`), if it records one.
+    pub ledger: Option<Arc<Ledger>>,
+    /// Why this output cannot take the zero-copy ring's blocks by
+    /// splice(2), or None when it can: a plain pipe, socket or regular
+    /// file that needs nothing but the bytes. The reason is a clause in
+    /// plain words that names the output or the flag ("--manifest hashes
+    /// every byte"), for the summary to give after "because".
+    pub splice_refusal: Option<String>,
+}
+
+impl SinkTraits {
+    /// A stream: no medium, no block kept, nothing recorded.
+    pub fn stream(splice_refusal: Option<String>) -> SinkTraits {
+        SinkTraits {
+            splice_refusal,
+            ..SinkTraits::default()
+        }
+    }
+
+    /// True for a tape drive, here or over rmt, which gets the tape
+    /// defaults.
+    pub fn is_tape(&self) -> bool {
+        self.medium.is_some_and(MediumKind::is_tape)
+    }
+}
+
+/// The questions the engine and the run ask of an opened sink, each read
+/// from its [`SinkTraits`].
+impl dyn Sink {
+    pub fn is_tape(&self) -> bool {
+        self.traits().is_tape()
+    }
+
+    pub fn keeps_blocks(&self) -> usize {
+        self.traits().keeps_blocks
+    }
+
+    pub fn volumes(&self) -> Option<Arc<VolumeLog>> {
+        self.traits().volumes
+    }
+
+    pub fn ledger(&self) -> Option<Arc<Ledger>> {
+        self.traits().ledger
+    }
+
+    pub fn splice_refusal(&self) -> Option<String> {
+        self.traits().splice_refusal
     }
 }

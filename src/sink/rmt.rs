@@ -46,7 +46,7 @@ use crossbeam_channel::Receiver;
 use super::rmt_failure::{failure_why, landed_beyond};
 use super::volumes::{VolumeSettings, Volumes};
 use super::write_error::VolumeChangeFailed;
-use super::{LateFailure, Sink};
+use super::{LateFailure, Sink, SinkTraits};
 use crate::base::block::BlockRef;
 use crate::manifest::{Ledger, Recording};
 use crate::rmt::flavor::{OpenMode, RemoteOp};
@@ -55,7 +55,7 @@ use crate::rmt::protocol::{Reply, Request, END_OF_MEDIUM_ERRNO};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::{RmtError, RmtSettings};
 use crate::rmt::window::Window;
-use crate::tape::VolumeLog;
+use crate::tape::Medium;
 
 /// A block the sink holds until its reply.
 enum Held {
@@ -316,12 +316,6 @@ impl Sink for RmtSink {
         self.pump(false).map_err(|e| self.failure(e))
     }
 
-    /// Every block in flight, and no more: `pump` returns with nothing
-    /// unsent, and a volume change only sends again what was in flight.
-    fn keeps_blocks(&self) -> usize {
-        self.window.most()
-    }
-
     fn acknowledged_bytes(&self) -> Option<u64> {
         Some(self.committed_bytes)
     }
@@ -344,21 +338,18 @@ impl Sink for RmtSink {
         self.file.attach_stop(stop);
     }
 
-    fn volumes(&self) -> Option<Arc<VolumeLog>> {
-        Some(self.volumes.log())
-    }
-
-    fn ledger(&self) -> Option<Arc<Ledger>> {
-        self.volumes.ledger()
-    }
-
-    fn is_tape(&self) -> bool {
-        true
-    }
-
-    fn splice_refusal(&self) -> Option<String> {
-        Some(self.volumes.recording_refusal().unwrap_or_else(|| {
-            format!("-o {} is written over rmt, a request per block", self.label)
-        }))
+    /// It keeps every block in flight, and no more: `pump` returns with
+    /// nothing unsent, and a volume change only sends again what was in
+    /// flight.
+    fn traits(&self) -> SinkTraits {
+        SinkTraits {
+            medium: Some(self.file.kind()),
+            keeps_blocks: self.window.most(),
+            volumes: Some(self.volumes.log()),
+            ledger: self.volumes.ledger(),
+            splice_refusal: Some(self.volumes.recording_refusal().unwrap_or_else(|| {
+                format!("-o {} is written over rmt, a request per block", self.label)
+            })),
+        }
     }
 }

@@ -17,7 +17,7 @@ use std::net::Shutdown;
 
 use nix::sys::socket::{setsockopt, sockopt};
 
-use super::Sink;
+use super::{Sink, SinkTraits};
 use crate::base::console::say;
 use crate::net::frame::{self, FramedWriter, Reply};
 use crate::net::socket::{self, Timed};
@@ -186,13 +186,13 @@ impl Sink for TcpSink {
         &self.name
     }
 
-    fn splice_refusal(&self) -> Option<String> {
-        Some(match self.wire {
+    fn traits(&self) -> SinkTraits {
+        SinkTraits::stream(Some(match self.wire {
             Some(Wire::Raw(_)) => format!(
                 "{} (-O) is written by tapebuf itself, which watches for a stall",
                 self.name
             ),
             _ => format!("{} (-O) gets every block in a checked frame", self.name),
-        })
+        }))
     }
 }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use crossbeam_channel::{never, Receiver};
 
 use super::medium::{Writable, WriteMedium};
-use super::output::Sink;
+use super::output::{Sink, SinkTraits};
 use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
 use crate::manifest::Ledger;
@@ -329,27 +329,22 @@ impl Sink for VolumeSink {
         self.volumes.attach_stop(stop);
     }
 
-    fn volumes(&self) -> Option<Arc<VolumeLog>> {
-        Some(self.volumes.log())
-    }
-
-    fn ledger(&self) -> Option<Arc<Ledger>> {
-        self.volumes.ledger()
-    }
-
-    fn is_tape(&self) -> bool {
-        self.medium.kind().is_tape()
-    }
-
-    fn splice_refusal(&self) -> Option<String> {
-        let how = match self.medium.kind().whole_records() {
+    fn traits(&self) -> SinkTraits {
+        let kind = self.medium.kind();
+        let how = match kind.whole_records() {
             true => "is a tape drive, written a record at a time",
             false => "spans volumes, which tapebuf cuts itself",
         };
-        Some(
-            self.volumes
-                .recording_refusal()
-                .unwrap_or_else(|| format!("-o {} {how}", self.name)),
-        )
+        SinkTraits {
+            medium: Some(kind),
+            volumes: Some(self.volumes.log()),
+            ledger: self.volumes.ledger(),
+            splice_refusal: Some(
+                self.volumes
+                    .recording_refusal()
+                    .unwrap_or_else(|| format!("-o {} {how}", self.name)),
+            ),
+            ..SinkTraits::default()
+        }
     }
 }

@@ -214,7 +214,7 @@ fn a_tape_outputs_summary_gives_its_stops_its_volumes_and_its_ring_in_plain_word
         VolumeSettings::default(),
     );
     assert_eq!(
-        sink.splice_refusal().as_deref(),
+        sink.traits().splice_refusal.as_deref(),
         Some("-o /dev/nst0 is a tape drive, written a record at a time")
     );
 }
