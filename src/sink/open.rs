@@ -15,9 +15,7 @@ use crate::base::file_id::Identity;
 use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
-use crate::tape::cleaning::CleaningWatch;
-use crate::tape::first_load::open_tape;
-use crate::tape::{Access, AtEnd, VolumeNames};
+use crate::tape::{Access, AtEnd, LocalTape, VolumeNames};
 
 /// The opened outputs, and the files that opening them created.
 pub struct Opened {
@@ -141,13 +139,10 @@ fn open_one(
     }
     if let Plan::AsIs(path) = plan {
         let name = path.display().to_string();
-        let device = open_tape(path, Access::Write, &settings.policy, config.quiet)
+        let tape = LocalTape::open(path, Access::Write, &settings.policy, config.quiet)
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
-        if let Some(device) = device {
-            let watched = CleaningWatch::to_stderr(Box::new(device));
-            let medium = TapeMedium::new(Box::new(watched))
-                .with_notify(crate::tape::block_mode::notices(config.quiet));
-            let sink = VolumeSink::new(Box::new(medium), &name, settings);
+        if let Some(tape) = tape {
+            let sink = VolumeSink::new(Box::new(TapeMedium::on(tape)), &name, settings);
             return Ok(Box::new(recorded(sink, &name, config)));
         }
     }

@@ -1,12 +1,15 @@
-//! A tape drive as a volume medium: every block is one write(2), so one
+//! A tape drive as a volume medium, the write face of `tape::LocalTape`
+//! (which opens the drive and each volume the same way for reading and
+//! writing): every block is one write(2), so one
 //! record of exactly the block size (the final block may be shorter, or
 //! padded with `--pad`). Finishing a volume writes its filemark
 //! explicitly, so that an error there is seen, then rewinds or ejects as
 //! asked, then closes the device.
 //!
 //! Before the first write of every volume the drive is put in
-//! variable-block mode if it was left in fixed-block mode (see
-//! `tape::block_mode`), and said so. A first write refused for its size
+//! variable-block mode if it was left in fixed-block mode (`LocalTape`,
+//! with `tape::block_mode`), and said so; a write-protected cartridge is
+//! refused when the volume is opened. A first write refused for its size
 //! (EBUSY, EINVAL, EOVERFLOW) names the likely cause and the `-s` to try.
 //! Later failures say that st writes behind: an error may belong to the
 //! write before, so the last record counted may not be on tape. What the
@@ -18,15 +21,12 @@ use std::io;
 
 use super::medium::{Writable, WriteMedium};
 use crate::manifest::Checker;
-use crate::tape::block_mode::{ModeCheck, Notify};
+use crate::tape::block_mode::Notify;
 use crate::tape::limits::{is_refused_size, refused_error};
-use crate::tape::{AtEnd, Drive, Medium, MediumKind, TapeOp, Trailer};
+use crate::tape::{Access, AtEnd, Drive, LocalTape, Medium, MediumKind, TapeOp, Trailer};
 
 pub struct TapeMedium {
-    drive: Box<dyn Drive>,
-    mode: ModeCheck,
-    /// Records written to the volume in use.
-    records: u64,
+    tape: LocalTape,
     /// The volume's first write failed (not for its end): nothing of this
     /// run is on it, so no filemark or trailer is written there either,
     /// which at the beginning of the tape would erase what it held.
@@ -36,10 +36,13 @@ pub struct TapeMedium {
 impl TapeMedium {
     /// `drive` is open for writing with volume 1 loaded.
     pub fn new(drive: Box<dyn Drive>) -> TapeMedium {
+        TapeMedium::on(LocalTape::new(drive, Access::Write))
+    }
+
+    /// Writes `tape`, open for writing with volume 1 loaded.
+    pub fn on(tape: LocalTape) -> TapeMedium {
         TapeMedium {
-            drive,
-            mode: ModeCheck::default(),
-            records: 0,
+            tape,
             refused_first: false,
         }
     }
@@ -47,25 +50,25 @@ impl TapeMedium {
     /// Sends the medium's notices (a block-mode switch) to `notify`
     /// instead of stderr.
     pub fn with_notify(mut self, notify: Notify) -> TapeMedium {
-        self.mode = ModeCheck::new(notify);
+        self.tape = self.tape.with_notify(notify);
         self
     }
 }
 
 impl Writable for TapeMedium {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.mode.check_once(self.drive.as_mut())?;
-        let written = self.drive.write_record(data);
+        self.tape.check_mode()?;
+        let written = self.tape.drive.write_record(data);
         if let Err(e) = &written {
-            self.refused_first |= self.records == 0 && !benign(e);
+            self.refused_first |= self.tape.records == 0 && !benign(e);
         }
         match written {
             Ok(n) => {
-                self.records += 1;
+                self.tape.records += 1;
                 Ok(n)
             }
-            Err(e) if self.records == 0 && is_refused_size(&e) => Err(refused_error(
-                &self.drive.transfer_limits(),
+            Err(e) if self.tape.records == 0 && is_refused_size(&e) => Err(refused_error(
+                &self.tape.drive.transfer_limits(),
                 "record",
                 data.len(),
                 &e,
@@ -73,13 +76,13 @@ impl Writable for TapeMedium {
             Err(e) if benign(&e) => Err(e),
             // mhvtl answered an overwrite of a WORM cartridge so, through
             // the real st driver, and st says nothing more.
-            Err(e) if self.records == 0 && e.raw_os_error() == Some(libc::EIO) => Err(io::Error::new(
+            Err(e) if self.tape.records == 0 && e.raw_os_error() == Some(libc::EIO) => Err(io::Error::new(
                 e.kind(),
                 format!(
                     "{e}: the drive refused the volume's first record; a WORM cartridge that already holds data, a write-protected one or a medium this drive cannot write would do that"
                 ),
             )),
-            Err(e) if self.records == 0 => Err(e),
+            Err(e) if self.tape.records == 0 => Err(e),
             Err(e) => Err(io::Error::new(
                 e.kind(),
                 format!(
@@ -98,9 +101,11 @@ impl TapeMedium {
     fn put_trailer(&mut self, trailer: &Trailer) -> io::Result<()> {
         let record = trailer.encode();
         let failed = |e: io::Error| trailer.not_written(e);
-        self.mode.check_once(self.drive.as_mut()).map_err(failed)?;
-        let written = match self.drive.write_record(&record) {
-            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => self.drive.write_record(&record),
+        self.tape.check_mode().map_err(failed)?;
+        let written = match self.tape.drive.write_record(&record) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+                self.tape.drive.write_record(&record)
+            }
             other => other,
         }
         .map_err(failed)?;
@@ -110,7 +115,10 @@ impl TapeMedium {
                 record.len()
             ))));
         }
-        self.drive.op(TapeOp::WriteFilemarks(1)).map_err(failed)
+        self.tape
+            .drive
+            .op(TapeOp::WriteFilemarks(1))
+            .map_err(failed)
     }
 }
 
@@ -122,50 +130,44 @@ fn benign(e: &io::Error) -> bool {
 impl WriteMedium for TapeMedium {
     fn end_volume(&mut self, then: AtEnd, trailer: &Trailer) -> io::Result<()> {
         if !self.refused_first {
-            self.drive.op(TapeOp::WriteFilemarks(1))?;
+            self.tape.drive.op(TapeOp::WriteFilemarks(1))?;
             self.put_trailer(trailer)?;
         }
-        then.finish(self.drive.as_mut())
+        then.finish(self.tape.drive.as_mut())
     }
 
     fn end_for_read_back(&mut self, trailer: &Trailer) -> io::Result<()> {
-        self.drive.op(TapeOp::WriteFilemarks(1))?;
+        self.tape.drive.op(TapeOp::WriteFilemarks(1))?;
         self.put_trailer(trailer)
     }
 
     fn read_back(&mut self, _n: u32, check: &mut Checker) -> io::Result<String> {
-        super::read_back::read_back_tape(self.drive.as_mut(), 2, check)
+        super::read_back::read_back_tape(self.tape.drive.as_mut(), 2, check)
     }
 
     /// The read-back stopped at the data's filemark: past the trailer's
     /// tape file again, where the next backup may be appended.
     fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
-        self.drive.op(TapeOp::ForwardFiles(1))?;
-        then.finish(self.drive.as_mut())
+        self.tape.drive.op(TapeOp::ForwardFiles(1))?;
+        then.finish(self.tape.drive.as_mut())
     }
 }
 
 impl Medium for TapeMedium {
     fn kind(&self) -> MediumKind {
-        MediumKind::Tape
+        self.tape.kind()
     }
 
-    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
-        self.drive.reopen()?;
-        self.records = 0;
+    fn open_volume(&mut self, n: u32) -> io::Result<()> {
         self.refused_first = false;
-        let status = self.drive.status()?;
-        if status.write_protected {
-            return Err(io::Error::other("the tape is write-protected"));
-        }
-        self.mode.check(self.drive.as_mut())
+        self.tape.open_volume(n)
     }
 
-    fn volume_name(&self, _n: u32) -> String {
-        self.drive.name().to_string()
+    fn volume_name(&self, n: u32) -> String {
+        self.tape.volume_name(n)
     }
 
     fn drive(&mut self) -> Option<&mut dyn Drive> {
-        Some(self.drive.as_mut())
+        self.tape.drive()
     }
 }

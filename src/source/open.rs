@@ -18,9 +18,7 @@ use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtSettings;
 use crate::tape::char_devices::{self, Direction};
-use crate::tape::cleaning::CleaningWatch;
-use crate::tape::first_load::open_tape;
-use crate::tape::{Access, AtEnd, ChangePolicy, VolumeNames};
+use crate::tape::{Access, AtEnd, ChangePolicy, LocalTape, VolumeNames};
 
 /// How the input is opened and read, from the validated command line.
 #[derive(Debug, Clone)]
@@ -161,14 +159,11 @@ fn open_checked(
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
     let plan = config.read_volumes(names.is_numbered());
-    let device = open_tape(path, Access::Read, &plan.policy, config.quiet)
+    let tape = LocalTape::open(path, Access::Read, &plan.policy, config.quiet)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
-    if let Some(device) = device {
-        let watched = CleaningWatch::to_stderr(Box::new(device));
-        let medium = TapeReader::new(Box::new(watched))
-            .with_notify(crate::tape::block_mode::notices(config.quiet));
+    if let Some(tape) = tape {
         return Ok(Box::new(checked_source(
-            Box::new(medium),
+            Box::new(TapeReader::on(tape)),
             &name,
             plan,
             check,

@@ -1,4 +1,5 @@
-//! A tape drive as an input.
+//! A tape drive as an input: the read face of `tape::LocalTape`, which
+//! opens the drive and each volume the same way for reading and writing.
 //!
 //! A tape is read one record per read(2), and the record size is found
 //! from the tape, not assumed: records are packed into the ring's block
@@ -9,7 +10,8 @@
 //! ends the volume.
 //!
 //! Before the first read of every volume the drive is put in variable-block
-//! mode if it was left in fixed-block mode (see `tape::block_mode`). st
+//! mode if it was left in fixed-block mode (`tape::LocalTape`, with
+//! `tape::block_mode`). st
 //! refuses a read whose byte count is over the controller's or the
 //! drive's limit (EBUSY, EINVAL, EOVERFLOW) however small the record is,
 //! so a large `-s` could fail on a tape of small records. When the first
@@ -21,12 +23,12 @@
 use std::io;
 
 use crate::base::size::size_flag;
-use crate::tape::block_mode::{ModeCheck, Notify};
+use crate::tape::block_mode::Notify;
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::trailer::TRAILER_READ_BYTES;
-use crate::tape::{AtEnd, Drive, Medium, MediumKind, TapeOp, Trailer};
+use crate::tape::{Access, AtEnd, Drive, LocalTape, Medium, MediumKind, TapeOp, Trailer};
 
 /// The smallest read count tried after a refusal.
 const MIN_READ_BYTES: usize = 4096;
@@ -35,24 +37,24 @@ const MIN_READ_BYTES: usize = 4096;
 const MAX_PROBED_RECORD_BYTES: usize = 256 << 20;
 
 pub struct TapeReader {
-    drive: Box<dyn Drive>,
+    tape: LocalTape,
     smallest: usize,
     largest: usize,
-    mode: ModeCheck,
-    /// Records read from the volume in use.
-    records: u64,
     /// The most one read(2) may ask for, once the drive refused more.
     read_cap: Option<usize>,
 }
 
 impl TapeReader {
     pub fn new(drive: Box<dyn Drive>) -> TapeReader {
+        TapeReader::on(LocalTape::new(drive, Access::Read))
+    }
+
+    /// Reads `tape`, open for reading with volume 1 loaded.
+    pub fn on(tape: LocalTape) -> TapeReader {
         TapeReader {
-            drive,
+            tape,
             smallest: usize::MAX,
             largest: 0,
-            mode: ModeCheck::default(),
-            records: 0,
             read_cap: None,
         }
     }
@@ -60,7 +62,7 @@ impl TapeReader {
     /// Sends the reader's notices (a block-mode switch, a smaller read
     /// size) to `notify` instead of stderr.
     pub fn with_notify(mut self, notify: Notify) -> TapeReader {
-        self.mode = ModeCheck::new(notify);
+        self.tape = self.tape.with_notify(notify);
         self
     }
 
@@ -70,9 +72,9 @@ impl TapeReader {
         let mut want = buf.len().min(self.read_cap.unwrap_or(usize::MAX));
         let mut first_refusal: Option<(usize, io::Error)> = None;
         let result = loop {
-            match self.drive.read_record(&mut buf[..want]) {
-                Err(e) if self.records == 0 && is_refused_size(&e) => {
-                    let limits = self.drive.transfer_limits();
+            match self.tape.drive.read_record(&mut buf[..want]) {
+                Err(e) if self.tape.records == 0 && is_refused_size(&e) => {
+                    let limits = self.tape.drive.transfer_limits();
                     let (asked, why) = first_refusal.get_or_insert((want, e));
                     let next = limits.suggest_bytes(want as u64) as usize;
                     if want <= MIN_READ_BYTES || next < MIN_READ_BYTES {
@@ -86,9 +88,9 @@ impl TapeReader {
         if let Some((asked, why)) = first_refusal {
             self.read_cap = Some(want);
             if result.is_ok() {
-                self.mode.say(&format!(
+                self.tape.mode.say(&format!(
                     "tapebuf: {}: the drive or its controller refused a read of {} ({}); reading at most {} per read from now on",
-                    self.drive.name(),
+                    self.tape.drive.name(),
                     size_flag(asked as u64),
                     plain(&why),
                     size_flag(want as u64)
@@ -96,14 +98,14 @@ impl TapeReader {
             }
         }
         if result.is_ok() {
-            self.records += 1;
+            self.tape.records += 1;
         }
         result
     }
 
     /// The error for a record larger than the most the drive lets us read.
     fn larger_than_cap(&self, cap: usize) -> io::Error {
-        let limits = self.drive.transfer_limits();
+        let limits = self.tape.drive.transfer_limits();
         let known = if limits.facts.is_empty() {
             String::new()
         } else {
@@ -121,11 +123,11 @@ impl TapeReader {
         let mut size = None;
         let mut probe = block_bytes.saturating_mul(2);
         while probe <= MAX_PROBED_RECORD_BYTES && size.is_none() {
-            if self.drive.op(TapeOp::BackspaceRecords(1)).is_err() {
+            if self.tape.drive.op(TapeOp::BackspaceRecords(1)).is_err() {
                 break;
             }
             let mut buf = vec![0u8; probe];
-            match self.drive.read_record(&mut buf) {
+            match self.tape.drive.read_record(&mut buf) {
                 Ok(n) => size = Some(n),
                 Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => probe *= 2,
                 Err(_) => break,
@@ -152,7 +154,7 @@ impl TapeReader {
 
 impl ReadMedium for TapeReader {
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
-        self.mode.check_once(self.drive.as_mut())?;
+        self.tape.check_mode()?;
         if !fresh && buf.len() < self.largest {
             return Ok(Got::BlockDone);
         }
@@ -169,7 +171,7 @@ impl ReadMedium for TapeReader {
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && !fresh => {
                 // A record larger than those before, but not than a block:
                 // put it back and read it into the next block.
-                self.drive.op(TapeOp::BackspaceRecords(1))?;
+                self.tape.drive.op(TapeOp::BackspaceRecords(1))?;
                 self.largest = self.largest.max(buf.len() + 1);
                 Ok(Got::BlockDone)
             }
@@ -179,7 +181,7 @@ impl ReadMedium for TapeReader {
     }
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
-        then.finish(self.drive.as_mut())
+        then.finish(self.tape.drive.as_mut())
     }
 
     /// Reads the record after the data's filemark. A trailer is taken,
@@ -189,16 +191,16 @@ impl ReadMedium for TapeReader {
     fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
         let size = TRAILER_READ_BYTES.min(self.read_cap.unwrap_or(usize::MAX));
         let mut buf = vec![0u8; size];
-        let n = match self.drive.read_record(&mut buf) {
+        let n = match self.tape.drive.read_record(&mut buf) {
             Ok(0) => {
-                if !self.drive.status()?.at_eod {
-                    self.drive.op(TapeOp::BackspaceFiles(1))?;
+                if !self.tape.drive.status()?.at_eod {
+                    self.tape.drive.op(TapeOp::BackspaceFiles(1))?;
                 }
                 return Ok(None);
             }
             Ok(n) => n,
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
-                self.drive.op(TapeOp::BackspaceRecords(1))?;
+                self.tape.drive.op(TapeOp::BackspaceRecords(1))?;
                 return Ok(None);
             }
             // Blank tape: the recorded data ends at the filemark.
@@ -207,17 +209,17 @@ impl ReadMedium for TapeReader {
         let trailer = match Trailer::parse(&buf[..n]) {
             Ok(Some(t)) => t,
             Ok(None) => {
-                self.drive.op(TapeOp::BackspaceRecords(1))?;
+                self.tape.drive.op(TapeOp::BackspaceRecords(1))?;
                 return Ok(None);
             }
             Err(why) => return Err(io::Error::other(why)),
         };
         // Past the trailer's filemark, where the next backup begins.
-        match self.drive.read_record(&mut buf) {
+        match self.tape.drive.read_record(&mut buf) {
             Ok(0) => {}
-            Ok(_) => self.drive.op(TapeOp::BackspaceRecords(1))?,
+            Ok(_) => self.tape.drive.op(TapeOp::BackspaceRecords(1))?,
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
-                self.drive.op(TapeOp::BackspaceRecords(1))?
+                self.tape.drive.op(TapeOp::BackspaceRecords(1))?
             }
             Err(_) => {}
         }
@@ -235,20 +237,18 @@ impl ReadMedium for TapeReader {
 
 impl Medium for TapeReader {
     fn kind(&self) -> MediumKind {
-        MediumKind::Tape
+        self.tape.kind()
     }
 
-    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
-        self.drive.reopen()?;
-        self.records = 0;
-        self.mode.check(self.drive.as_mut())
+    fn open_volume(&mut self, n: u32) -> io::Result<()> {
+        self.tape.open_volume(n)
     }
 
-    fn volume_name(&self, _n: u32) -> String {
-        self.drive.name().to_string()
+    fn volume_name(&self, n: u32) -> String {
+        self.tape.volume_name(n)
     }
 
     fn drive(&mut self) -> Option<&mut dyn Drive> {
-        Some(self.drive.as_mut())
+        self.tape.drive()
     }
 }

@@ -1,0 +1,94 @@
+//! A local tape drive as a volume medium, read or written: the one tape
+//! open sequence both faces use (`source/tape.rs` reads through it,
+//! `sink/tape.rs` writes through it).
+//!
+//! Volume 1: the drive is opened the careful way (`first_load.rs`: a
+//! cartridge is got in and waited for without st's blind open), watched
+//! for a cleaning request (`cleaning.rs`), and its block-mode notices go
+//! to stderr unless `-q`. Each later volume, once the change put it in and
+//! the loader waited for it to be ready (`next_volume.rs`, `load.rs`): the
+//! device is opened again, a cartridge that is write-protected is refused
+//! for writing, and the drive is put in variable-block mode if it was left
+//! in fixed-block mode (`block_mode.rs`). The same check runs once more
+//! before the volume's first read or write.
+
+use std::io;
+use std::path::Path;
+
+use super::block_mode::{self, ModeCheck, Notify};
+use super::cleaning::CleaningWatch;
+use super::first_load::open_tape;
+use super::medium::{Medium, MediumKind};
+use super::{Access, ChangePolicy, Drive};
+
+pub struct LocalTape {
+    pub drive: Box<dyn Drive>,
+    access: Access,
+    pub mode: ModeCheck,
+    /// Records read or written on the volume in use.
+    pub records: u64,
+}
+
+impl LocalTape {
+    /// `drive` is open for `access` with volume 1 loaded.
+    pub fn new(drive: Box<dyn Drive>, access: Access) -> LocalTape {
+        LocalTape {
+            drive,
+            access,
+            mode: ModeCheck::default(),
+            records: 0,
+        }
+    }
+
+    /// Opens the tape drive at `path` for volume 1, a cartridge got in
+    /// first (`first_load::open_tape`); None when `path` is not a tape
+    /// drive. `quiet` keeps the notices off stderr.
+    pub fn open(
+        path: &Path,
+        access: Access,
+        policy: &ChangePolicy,
+        quiet: bool,
+    ) -> io::Result<Option<LocalTape>> {
+        let Some(device) = open_tape(path, access, policy, quiet)? else {
+            return Ok(None);
+        };
+        let watched = CleaningWatch::to_stderr(Box::new(device));
+        let tape = LocalTape::new(Box::new(watched), access);
+        Ok(Some(tape.with_notify(block_mode::notices(quiet))))
+    }
+
+    /// Sends the notices (a block-mode switch, a smaller read size) to
+    /// `notify` instead of stderr.
+    pub fn with_notify(mut self, notify: Notify) -> LocalTape {
+        self.mode = ModeCheck::new(notify);
+        self
+    }
+
+    /// Before a read or write: the block mode, checked once a volume.
+    pub fn check_mode(&mut self) -> io::Result<()> {
+        self.mode.check_once(self.drive.as_mut())
+    }
+}
+
+impl Medium for LocalTape {
+    fn kind(&self) -> MediumKind {
+        MediumKind::Tape
+    }
+
+    fn volume_name(&self, _n: u32) -> String {
+        self.drive.name().to_string()
+    }
+
+    fn open_volume(&mut self, _n: u32) -> io::Result<()> {
+        self.drive.reopen()?;
+        self.records = 0;
+        if self.access == Access::Write && self.drive.status()?.write_protected {
+            return Err(io::Error::other("the tape is write-protected"));
+        }
+        self.mode.check(self.drive.as_mut())
+    }
+
+    fn drive(&mut self) -> Option<&mut dyn Drive> {
+        Some(self.drive.as_mut())
+    }
+}
