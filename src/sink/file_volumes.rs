@@ -119,9 +119,7 @@ impl WriteMedium for FileMedium {
 
 impl Medium for FileMedium {
     fn kind(&self) -> MediumKind {
-        MediumKind::Files {
-            numbered: self.names.is_numbered(),
-        }
+        self.names.kind()
     }
 
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
@@ -142,6 +140,6 @@ impl Medium for FileMedium {
     }
 
     fn volume_name(&self, n: u32) -> String {
-        self.names.volume(n).display().to_string()
+        self.names.volume_name(n)
     }
 }

@@ -74,9 +74,7 @@ impl ReadMedium for FileVolumesIn {
 
 impl Medium for FileVolumesIn {
     fn kind(&self) -> MediumKind {
-        MediumKind::Files {
-            numbered: self.names.is_numbered(),
-        }
+        self.names.kind()
     }
 
     fn open_volume(&mut self, n: u32) -> io::Result<()> {
@@ -86,6 +84,6 @@ impl Medium for FileVolumesIn {
     }
 
     fn volume_name(&self, n: u32) -> String {
-        self.names.volume(n).display().to_string()
+        self.names.volume_name(n)
     }
 }

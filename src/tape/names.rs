@@ -9,6 +9,8 @@ use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
+use super::medium::MediumKind;
+
 /// A name that may number its volumes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VolumeNames {
@@ -77,6 +79,19 @@ impl VolumeNames {
     /// True when the name numbers its volumes.
     pub fn is_numbered(&self) -> bool {
         self.number.is_some()
+    }
+
+    /// Files under this name as a medium: numbered ones follow one
+    /// another; one name that is not numbered is on a swapped medium.
+    pub fn kind(&self) -> MediumKind {
+        MediumKind::Files {
+            numbered: self.is_numbered(),
+        }
+    }
+
+    /// The name of volume `n`, as messages give it.
+    pub fn volume_name(&self, n: u32) -> String {
+        self.volume(n).display().to_string()
     }
 
     /// The number of the volume named `path`, spelled as this name spells
