@@ -4,7 +4,9 @@
 //! over rmt. The engine's fan-out (`pipeline/fanout.rs`) drives one or
 //! several sinks from the writer thread; `open.rs` opens them from the
 //! user's [`spec::OutputSpec`]s. A new kind of output is a new file here,
-//! a variant of `OutputSpec`, and a branch in `open.rs`.
+//! a variant of `OutputSpec`, and a branch in `open.rs`. A sink says what
+//! it is in one [`SinkTraits`] value; outputs that span volumes write
+//! through the write face of a `tape::Medium` (`medium.rs`).
 
 mod file;
 mod file_volumes;

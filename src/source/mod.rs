@@ -4,7 +4,9 @@
 //! standard input, files, tape drives, input volumes, a TCP sender, and
 //! remote tapes and files over rmt. `open.rs` opens the source the user's
 //! [`spec::InputSpec`] names; a new kind of input is a new file here, a
-//! variant of `InputSpec`, and a branch in `open.rs`.
+//! variant of `InputSpec`, and a branch in `open.rs`. Inputs that span
+//! volumes read through the read face of a `tape::Medium`
+//! ([`ReadMedium`], `volumes.rs`).
 
 mod checked;
 mod file;

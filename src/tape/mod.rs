@@ -1,7 +1,10 @@
 //! Tapes and volumes: the mtio ioctls, the drive trait with the real
 //! device, volume names, and volume changes. The sinks and sources that
 //! write and read volumes live in `sink/volumes.rs` and
-//! `source/volumes.rs`; this module holds what they share. The emulated
+//! `source/volumes.rs`; this module holds what they share: the volume
+//! medium and its kind (`medium.rs`), whose read and write faces are
+//! `source::ReadMedium` and `sink::WriteMedium`, a local drive opened one
+//! way for both (`local_tape.rs`), and one volume change (`next_volume.rs`). The emulated
 //! drive (`emulated/`) is a test double, compiled only for tests and with
 //! the `test-support` feature.
 
