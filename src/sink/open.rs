@@ -15,7 +15,7 @@ use crate::base::file_id::Identity;
 use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
-use crate::tape::{Access, AtEnd, LocalTape, VolumeNames};
+use crate::tape::{AtEnd, VolumeNames};
 
 /// The opened outputs, and the files that opening them created.
 pub struct Opened {
@@ -139,10 +139,10 @@ fn open_one(
     }
     if let Plan::AsIs(path) = plan {
         let name = path.display().to_string();
-        let tape = LocalTape::open(path, Access::Write, &settings.policy, config.quiet)
+        let tape = TapeMedium::open(path, &settings.policy, config.quiet)
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
         if let Some(tape) = tape {
-            let sink = VolumeSink::new(Box::new(TapeMedium::on(tape)), &name, settings);
+            let sink = VolumeSink::new(Box::new(tape), &name, settings);
             return Ok(Box::new(recorded(sink, &name, config)));
         }
     }

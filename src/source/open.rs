@@ -18,7 +18,7 @@ use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtSettings;
 use crate::tape::char_devices::{self, Direction};
-use crate::tape::{Access, AtEnd, ChangePolicy, LocalTape, VolumeNames};
+use crate::tape::{AtEnd, ChangePolicy, VolumeNames};
 
 /// How the input is opened and read, from the validated command line.
 #[derive(Debug, Clone)]
@@ -159,15 +159,10 @@ fn open_checked(
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
     let plan = config.read_volumes(names.is_numbered());
-    let tape = LocalTape::open(path, Access::Read, &plan.policy, config.quiet)
+    let tape = TapeReader::open(path, &plan.policy, config.quiet)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(tape) = tape {
-        return Ok(Box::new(checked_source(
-            Box::new(TapeReader::on(tape)),
-            &name,
-            plan,
-            check,
-        )));
+        return Ok(Box::new(checked_source(Box::new(tape), &name, plan, check)));
     }
     if names.is_numbered() || config.volumes.is_some() || check.is_some() {
         let medium = FileVolumesIn::open(names)

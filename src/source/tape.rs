@@ -1,5 +1,7 @@
-//! A tape drive as an input: the read face of `tape::LocalTape`, which
-//! opens the drive and each volume the same way for reading and writing.
+//! A tape drive as an input: `TapeReader` is `tape::LocalTape<Reading>`,
+//! the read face of the local tape, which opens the drive and each volume
+//! the same way for reading and writing; `Reading` keeps only what a
+//! reader learns (record sizes, the read cap).
 //!
 //! A tape is read one record per read(2), and the record size is found
 //! from the tape, not assumed: records are packed into the ring's block
@@ -23,12 +25,11 @@
 use std::io;
 
 use crate::base::size::size_flag;
-use crate::tape::block_mode::Notify;
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::trailer::TRAILER_READ_BYTES;
-use crate::tape::{Access, AtEnd, Drive, LocalTape, Medium, MediumKind, TapeOp, Trailer};
+use crate::tape::{Access, AtEnd, Drive, LocalTape, TapeFace, TapeOp, Trailer};
 
 /// The smallest read count tried after a refusal.
 const MIN_READ_BYTES: usize = 4096;
@@ -36,45 +37,46 @@ const MIN_READ_BYTES: usize = 4096;
 /// The largest record the size probe looks for.
 const MAX_PROBED_RECORD_BYTES: usize = 256 << 20;
 
-pub struct TapeReader {
-    tape: LocalTape,
+/// A local tape drive, read.
+pub type TapeReader = LocalTape<Reading>;
+
+/// What reading keeps beside the drive.
+pub struct Reading {
     smallest: usize,
     largest: usize,
     /// The most one read(2) may ask for, once the drive refused more.
     read_cap: Option<usize>,
 }
 
-impl TapeReader {
-    pub fn new(drive: Box<dyn Drive>) -> TapeReader {
-        TapeReader::on(LocalTape::new(drive, Access::Read))
-    }
-
-    /// Reads `tape`, open for reading with volume 1 loaded.
-    pub fn on(tape: LocalTape) -> TapeReader {
-        TapeReader {
-            tape,
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading {
             smallest: usize::MAX,
             largest: 0,
             read_cap: None,
         }
     }
+}
 
-    /// Sends the reader's notices (a block-mode switch, a smaller read
-    /// size) to `notify` instead of stderr.
-    pub fn with_notify(mut self, notify: Notify) -> TapeReader {
-        self.tape = self.tape.with_notify(notify);
-        self
+impl TapeFace for Reading {
+    const ACCESS: Access = Access::Read;
+}
+
+impl LocalTape<Reading> {
+    /// `drive` is open for reading with volume 1 loaded.
+    pub fn new(drive: Box<dyn Drive>) -> TapeReader {
+        LocalTape::with_face(drive, Reading::default())
     }
 
     /// One read(2) of at most `read_cap` bytes; at the first read of a
     /// volume, a read refused for its size is tried again with less.
     fn read_capped(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut want = buf.len().min(self.read_cap.unwrap_or(usize::MAX));
+        let mut want = buf.len().min(self.face.read_cap.unwrap_or(usize::MAX));
         let mut first_refusal: Option<(usize, io::Error)> = None;
         let result = loop {
-            match self.tape.drive.read_record(&mut buf[..want]) {
-                Err(e) if self.tape.records == 0 && is_refused_size(&e) => {
-                    let limits = self.tape.drive.transfer_limits();
+            match self.drive.read_record(&mut buf[..want]) {
+                Err(e) if self.records == 0 && is_refused_size(&e) => {
+                    let limits = self.drive.transfer_limits();
                     let (asked, why) = first_refusal.get_or_insert((want, e));
                     let next = limits.suggest_bytes(want as u64) as usize;
                     if want <= MIN_READ_BYTES || next < MIN_READ_BYTES {
@@ -86,11 +88,11 @@ impl TapeReader {
             }
         };
         if let Some((asked, why)) = first_refusal {
-            self.read_cap = Some(want);
+            self.face.read_cap = Some(want);
             if result.is_ok() {
-                self.tape.mode.say(&format!(
+                self.mode.say(&format!(
                     "tapebuf: {}: the drive or its controller refused a read of {} ({}); reading at most {} per read from now on",
-                    self.tape.drive.name(),
+                    self.drive.name(),
                     size_flag(asked as u64),
                     plain(&why),
                     size_flag(want as u64)
@@ -98,14 +100,14 @@ impl TapeReader {
             }
         }
         if result.is_ok() {
-            self.tape.records += 1;
+            self.records += 1;
         }
         result
     }
 
     /// The error for a record larger than the most the drive lets us read.
     fn larger_than_cap(&self, cap: usize) -> io::Error {
-        let limits = self.tape.drive.transfer_limits();
+        let limits = self.drive.transfer_limits();
         let known = if limits.facts.is_empty() {
             String::new()
         } else {
@@ -123,11 +125,11 @@ impl TapeReader {
         let mut size = None;
         let mut probe = block_bytes.saturating_mul(2);
         while probe <= MAX_PROBED_RECORD_BYTES && size.is_none() {
-            if self.tape.drive.op(TapeOp::BackspaceRecords(1)).is_err() {
+            if self.drive.op(TapeOp::BackspaceRecords(1)).is_err() {
                 break;
             }
             let mut buf = vec![0u8; probe];
-            match self.tape.drive.read_record(&mut buf) {
+            match self.drive.read_record(&mut buf) {
                 Ok(n) => size = Some(n),
                 Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => probe *= 2,
                 Err(_) => break,
@@ -148,31 +150,31 @@ impl TapeReader {
     /// True when the read cap, not the space in the block, limited a read
     /// into `space` bytes.
     fn capped(&self, space: usize) -> bool {
-        self.read_cap.is_some_and(|cap| cap < space)
+        self.face.read_cap.is_some_and(|cap| cap < space)
     }
 }
 
-impl ReadMedium for TapeReader {
+impl ReadMedium for LocalTape<Reading> {
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
-        self.tape.check_mode()?;
-        if !fresh && buf.len() < self.largest {
+        self.check_mode()?;
+        if !fresh && buf.len() < self.face.largest {
             return Ok(Got::BlockDone);
         }
         match self.read_capped(buf) {
             Ok(0) => Ok(Got::EndOfVolume),
             Ok(n) => {
-                self.smallest = self.smallest.min(n);
-                self.largest = self.largest.max(n);
+                self.face.smallest = self.face.smallest.min(n);
+                self.face.largest = self.face.largest.max(n);
                 Ok(Got::Bytes(n))
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && self.capped(buf.len()) => {
-                Err(self.larger_than_cap(self.read_cap.unwrap_or(0)))
+                Err(self.larger_than_cap(self.face.read_cap.unwrap_or(0)))
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && !fresh => {
                 // A record larger than those before, but not than a block:
                 // put it back and read it into the next block.
-                self.tape.drive.op(TapeOp::BackspaceRecords(1))?;
-                self.largest = self.largest.max(buf.len() + 1);
+                self.drive.op(TapeOp::BackspaceRecords(1))?;
+                self.face.largest = self.face.largest.max(buf.len() + 1);
                 Ok(Got::BlockDone)
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => Err(self.too_large(buf.len())),
@@ -181,7 +183,7 @@ impl ReadMedium for TapeReader {
     }
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {
-        then.finish(self.tape.drive.as_mut())
+        then.finish(self.drive.as_mut())
     }
 
     /// Reads the record after the data's filemark. A trailer is taken,
@@ -189,18 +191,18 @@ impl ReadMedium for TapeReader {
     /// filemark (spaced back over), blank tape (nothing moved), or a
     /// record of a backup written after this one (spaced back over).
     fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
-        let size = TRAILER_READ_BYTES.min(self.read_cap.unwrap_or(usize::MAX));
+        let size = TRAILER_READ_BYTES.min(self.face.read_cap.unwrap_or(usize::MAX));
         let mut buf = vec![0u8; size];
-        let n = match self.tape.drive.read_record(&mut buf) {
+        let n = match self.drive.read_record(&mut buf) {
             Ok(0) => {
-                if !self.tape.drive.status()?.at_eod {
-                    self.tape.drive.op(TapeOp::BackspaceFiles(1))?;
+                if !self.drive.status()?.at_eod {
+                    self.drive.op(TapeOp::BackspaceFiles(1))?;
                 }
                 return Ok(None);
             }
             Ok(n) => n,
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
-                self.tape.drive.op(TapeOp::BackspaceRecords(1))?;
+                self.drive.op(TapeOp::BackspaceRecords(1))?;
                 return Ok(None);
             }
             // Blank tape: the recorded data ends at the filemark.
@@ -209,17 +211,17 @@ impl ReadMedium for TapeReader {
         let trailer = match Trailer::parse(&buf[..n]) {
             Ok(Some(t)) => t,
             Ok(None) => {
-                self.tape.drive.op(TapeOp::BackspaceRecords(1))?;
+                self.drive.op(TapeOp::BackspaceRecords(1))?;
                 return Ok(None);
             }
             Err(why) => return Err(io::Error::other(why)),
         };
         // Past the trailer's filemark, where the next backup begins.
-        match self.tape.drive.read_record(&mut buf) {
+        match self.drive.read_record(&mut buf) {
             Ok(0) => {}
-            Ok(_) => self.tape.drive.op(TapeOp::BackspaceRecords(1))?,
+            Ok(_) => self.drive.op(TapeOp::BackspaceRecords(1))?,
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
-                self.tape.drive.op(TapeOp::BackspaceRecords(1))?
+                self.drive.op(TapeOp::BackspaceRecords(1))?
             }
             Err(_) => {}
         }
@@ -231,24 +233,6 @@ impl ReadMedium for TapeReader {
     }
 
     fn note(&self) -> Option<String> {
-        super::records_note("tape records", self.smallest, self.largest)
-    }
-}
-
-impl Medium for TapeReader {
-    fn kind(&self) -> MediumKind {
-        self.tape.kind()
-    }
-
-    fn open_volume(&mut self, n: u32) -> io::Result<()> {
-        self.tape.open_volume(n)
-    }
-
-    fn volume_name(&self, n: u32) -> String {
-        self.tape.volume_name(n)
-    }
-
-    fn drive(&mut self) -> Option<&mut dyn Drive> {
-        self.tape.drive()
+        super::records_note("tape records", self.face.smallest, self.face.largest)
     }
 }

@@ -1,6 +1,8 @@
 //! A local tape drive as a volume medium, read or written: the one tape
-//! open sequence both faces use (`source/tape.rs` reads through it,
-//! `sink/tape.rs` writes through it).
+//! open sequence both faces use. The drive, its block-mode check and the
+//! records on the volume are kept here once; a face (`TapeFace`) adds
+//! only its own state: `source/tape.rs` reads `LocalTape<Reading>`,
+//! `sink/tape.rs` writes `LocalTape<Writing>`.
 //!
 //! Volume 1: the drive is opened the careful way (`first_load.rs`: a
 //! cartridge is got in and waited for without st's blind open), watched
@@ -21,45 +23,56 @@ use super::first_load::open_tape;
 use super::medium::{Medium, MediumKind};
 use super::{Access, ChangePolicy, Drive};
 
-pub struct LocalTape {
+/// What a face keeps of its own beside the drive: `source::TapeReader`
+/// reads with `LocalTape<Reading>`, `sink::TapeMedium` writes with
+/// `LocalTape<Writing>`.
+pub trait TapeFace: Send {
+    /// Whether this face reads or writes.
+    const ACCESS: Access;
+
+    /// Called when a new volume is opened, before it is checked.
+    fn new_volume(&mut self) {}
+}
+
+/// A local tape drive, read or written as the face `F` says.
+pub struct LocalTape<F> {
     pub drive: Box<dyn Drive>,
-    access: Access,
     pub mode: ModeCheck,
     /// Records read or written on the volume in use.
     pub records: u64,
+    /// What the face keeps.
+    pub face: F,
 }
 
-impl LocalTape {
-    /// `drive` is open for `access` with volume 1 loaded.
-    pub fn new(drive: Box<dyn Drive>, access: Access) -> LocalTape {
+impl<F: TapeFace> LocalTape<F> {
+    /// `drive` is open for `F::ACCESS` with volume 1 loaded.
+    pub fn with_face(drive: Box<dyn Drive>, face: F) -> LocalTape<F> {
         LocalTape {
             drive,
-            access,
             mode: ModeCheck::default(),
             records: 0,
+            face,
         }
     }
 
     /// Opens the tape drive at `path` for volume 1, a cartridge got in
     /// first (`first_load::open_tape`); None when `path` is not a tape
     /// drive. `quiet` keeps the notices off stderr.
-    pub fn open(
-        path: &Path,
-        access: Access,
-        policy: &ChangePolicy,
-        quiet: bool,
-    ) -> io::Result<Option<LocalTape>> {
-        let Some(device) = open_tape(path, access, policy, quiet)? else {
+    pub fn open(path: &Path, policy: &ChangePolicy, quiet: bool) -> io::Result<Option<LocalTape<F>>>
+    where
+        F: Default,
+    {
+        let Some(device) = open_tape(path, F::ACCESS, policy, quiet)? else {
             return Ok(None);
         };
         let watched = CleaningWatch::to_stderr(Box::new(device));
-        let tape = LocalTape::new(Box::new(watched), access);
+        let tape = LocalTape::with_face(Box::new(watched), F::default());
         Ok(Some(tape.with_notify(block_mode::notices(quiet))))
     }
 
     /// Sends the notices (a block-mode switch, a smaller read size) to
     /// `notify` instead of stderr.
-    pub fn with_notify(mut self, notify: Notify) -> LocalTape {
+    pub fn with_notify(mut self, notify: Notify) -> LocalTape<F> {
         self.mode = ModeCheck::new(notify);
         self
     }
@@ -70,7 +83,7 @@ impl LocalTape {
     }
 }
 
-impl Medium for LocalTape {
+impl<F: TapeFace> Medium for LocalTape<F> {
     fn kind(&self) -> MediumKind {
         MediumKind::Tape
     }
@@ -82,7 +95,8 @@ impl Medium for LocalTape {
     fn open_volume(&mut self, _n: u32) -> io::Result<()> {
         self.drive.reopen()?;
         self.records = 0;
-        if self.access == Access::Write && self.drive.status()?.write_protected {
+        self.face.new_volume();
+        if F::ACCESS == Access::Write && self.drive.status()?.write_protected {
             return Err(io::Error::other("the tape is write-protected"));
         }
         self.mode.check(self.drive.as_mut())

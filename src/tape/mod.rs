@@ -32,7 +32,7 @@ mod volume_log;
 pub use at_end::AtEnd;
 pub use change::{ChangePolicy, ChangeRequest};
 pub use drive::{Access, Device, Drive, DriveStatus, TapeOp};
-pub use local_tape::LocalTape;
+pub use local_tape::{LocalTape, TapeFace};
 pub use medium::{Medium, MediumKind};
 pub use names::VolumeNames;
 pub use next_volume::{ChangeFailed, NextVolume};
