@@ -69,7 +69,11 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         Err(exit) => return Ok(exit),
     };
     let created = endpoints.created.clone();
-    let ledgers: Vec<_> = endpoints.sinks.iter().filter_map(|s| s.ledger()).collect();
+    let ledgers: Vec<_> = endpoints
+        .sinks
+        .iter()
+        .filter_map(|s| s.traits().ledger)
+        .collect();
     let (mut running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
     if config.observe.verbose {
@@ -228,7 +232,7 @@ fn watch(
 /// Allocates the ring and starts the pipeline on the opened endpoints,
 /// with a tap for each `--hash`. Also returns the high watermark in force.
 fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8), Error> {
-    let tape_output = endpoints.sinks.iter().any(|s| s.is_tape());
+    let tape_output = endpoints.sinks.iter().any(|s| s.traits().is_tape());
     // The engine resolves the same watermark from the same outputs.
     let high_pct = config.pipeline.high_pct_for(tape_output);
     let params = config.pipeline.clone();

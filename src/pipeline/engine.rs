@@ -84,7 +84,7 @@ impl Running {
         // remote tape, until their replies): the ring gets that many more,
         // so that -m and the watermarks still mean what they say.
         let kept = match (sinks.as_slice(), taps.is_empty()) {
-            ([only], true) => only.keeps_blocks(),
+            ([only], true) => only.traits().keeps_blocks,
             _ => 0,
         };
         let blocks = params.blocks + kept;
@@ -97,13 +97,13 @@ impl Running {
         stats.block_bytes = params.block_bytes as u64;
         source.attach_stop(&stop_rx);
         stats.input_volumes = source.volumes();
-        stats.tape_output = sinks.iter().any(|s| s.is_tape());
+        stats.tape_output = sinks.iter().any(|s| s.traits().is_tape());
         let marks = params.marks_for(stats.tape_output);
         let pace = params.pace_for(stats.tape_output);
         stats.pacing = pace.is_some();
         for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
             sink.attach_stop(&stop_rx);
-            out.volumes = sink.volumes();
+            out.volumes = sink.traits().volumes;
         }
         let stats = Arc::new(stats);
         let (done_tx, done_rx) = bounded::<()>(0);

@@ -5,7 +5,7 @@
 //! splice(2) from the input and drained by splice(2) to the output (tee(2)
 //! first, for each of several outputs), so no byte crosses user space. It
 //! is chosen only when nothing must see the bytes: the input and every
-//! output splice (`Source::splice_refusal`, `Sink::splice_refusal`), no
+//! output splice (`Source::splice_refusal`, `SinkTraits::splice_refusal`), no
 //! `--hash` tap reads them, and no `--pad` writes zeros. Then the kernel
 //! must grant the pipes:
 //! - a block must be a power of two pages, since the kernel rounds a
@@ -105,7 +105,7 @@ pub fn endpoints_refusal(
     }
     source
         .splice_refusal()
-        .or_else(|| sinks.iter().find_map(|s| s.splice_refusal()))
+        .or_else(|| sinks.iter().find_map(|s| s.traits().splice_refusal))
 }
 
 /// Chooses the ring for `blocks` blocks of `block_bytes`, given why the

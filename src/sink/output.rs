@@ -111,27 +111,3 @@ impl SinkTraits {
         self.medium.is_some_and(MediumKind::is_tape)
     }
 }
-
-/// The questions the engine and the run ask of an opened sink, each read
-/// from its [`SinkTraits`].
-impl dyn Sink {
-    pub fn is_tape(&self) -> bool {
-        self.traits().is_tape()
-    }
-
-    pub fn keeps_blocks(&self) -> usize {
-        self.traits().keeps_blocks
-    }
-
-    pub fn volumes(&self) -> Option<Arc<VolumeLog>> {
-        self.traits().volumes
-    }
-
-    pub fn ledger(&self) -> Option<Arc<Ledger>> {
-        self.traits().ledger
-    }
-
-    pub fn splice_refusal(&self) -> Option<String> {
-        self.traits().splice_refusal
-    }
-}
