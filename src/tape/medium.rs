@@ -8,6 +8,11 @@
 //! one way: whether each read or write is one record, whether a volume
 //! ends with a filemark (and its trailer is then a tape file of its own),
 //! whether volumes are swapped, and whether a swapped volume is ejected.
+//!
+//! Ending a volume is each face's own, since the two end it differently:
+//! a written volume gets its trailer (and with `--verify` a read-back), a
+//! read one has had its trailer read and is only closed. The one volume
+//! change (`next_volume.rs`) is handed the face's ending.
 
 use std::io;
 
@@ -87,5 +92,30 @@ pub trait Medium: Send {
     /// swapped in between.
     fn needs_swap(&self) -> bool {
         self.kind().needs_swap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MediumKind::{self, Files, Remote, Tape};
+
+    /// (kind, is_tape, whole_records, needs_swap, filemarks, tape_trailers)
+    const ANSWERS: [(MediumKind, bool, bool, bool, u32, bool); 5] = [
+        (Tape, true, true, true, 1, true),
+        (Remote { device: true }, true, false, true, 1, true),
+        (Remote { device: false }, true, false, true, 0, false),
+        (Files { numbered: true }, false, false, false, 0, false),
+        (Files { numbered: false }, false, false, true, 0, false),
+    ];
+
+    #[test]
+    fn every_tape_question_is_answered_by_the_kind_alone() {
+        for (kind, tape, records, swap, marks, trailers) in ANSWERS {
+            assert_eq!(kind.is_tape(), tape, "{kind:?}");
+            assert_eq!(kind.whole_records(), records, "{kind:?}");
+            assert_eq!(kind.needs_swap(), swap, "{kind:?}");
+            assert_eq!(kind.filemarks(), marks, "{kind:?}");
+            assert_eq!(kind.tape_trailers(), trailers, "{kind:?}");
+        }
     }
 }
