@@ -1,7 +1,7 @@
 //! The error that ends a command before or instead of its summary, and the
 //! exit status it maps onto (see [`crate::base::exit`]).
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::exit::{FAILURE, USAGE};
 
 /// An error that ends the run before or instead of a summary.

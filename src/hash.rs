@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use md5::Digest as _;
 
-use crate::base::tap::Tap;
+use crate::base::block::Tap;
 
 /// A digest algorithm `--hash` offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

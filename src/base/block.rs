@@ -2,7 +2,9 @@
 //! only handle to its range, or kernel pipes of their own (the zero-copy
 //! ring). The ring carves its blocks from one region or makes one pipe per
 //! block; sinks that keep a block until a peer acknowledges it hold a
-//! [`BlockRef`]; the probe takes a block of its own for O_DIRECT.
+//! [`BlockRef`]; the probe takes a block of its own for O_DIRECT. A
+//! [`Tap`] reads every block of the stream, in order, without writing it
+//! anywhere (the `--hash` digests); what it computes is its own business.
 //!
 //! Invariants kept here: a region is unmapped only when no block of it is
 //! left; a block's range lies inside its region; blocks never overlap, so a
@@ -193,6 +195,14 @@ impl Block {
 /// Blocks travel as `Arc<Block>` so that several outputs can read one block
 /// at once; the Arc itself is allocated once, at start, and recycled.
 pub type BlockRef = Arc<Block>;
+
+/// A reader of the whole stream.
+pub trait Tap: Send {
+    /// Takes the next block of the stream.
+    fn update(&mut self, data: &[u8]);
+    /// The stream has ended (not called when the run is stopped).
+    fn finish(&mut self);
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,10 @@
 //! The process's signals as every command sees them: which signals stop a
 //! run or a probe, and their names for messages. SIGHUP ignored at start
-//! (`nohup`) stays ignored.
+//! (`nohup`) stays ignored. And the stop every wait watches: a channel
+//! whose sender the run drops to stop, which wakes every `select!` on it
+//! at once; endpoints and the engine both check it.
 
+use crossbeam_channel::{Receiver, TryRecvError};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 /// The signals that stop a run or a probe: SIGINT, SIGTERM, and SIGHUP
@@ -33,4 +36,9 @@ pub fn signal_name(sig: i32) -> &'static str {
         SIGHUP => "SIGHUP",
         _ => "a signal",
     }
+}
+
+/// True once the run has been told to stop (the stop sender is dropped).
+pub fn stopped(stop: &Receiver<()>) -> bool {
+    matches!(stop.try_recv(), Err(TryRecvError::Disconnected))
 }

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::base::errors::OpenError;
 use crate::base::file_id::Identity;
-use crate::base::open_error::OpenError;
 use crate::config::{Config, ConfigError, InputSpec};
 use crate::error::Error;
 use crate::sink::{self, Sink};

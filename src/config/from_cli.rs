@@ -13,7 +13,7 @@ use super::volume_flags::check_volumes;
 use super::written_paths;
 use super::{Config, MachineInfo, ManifestPlan};
 use crate::base::block::DIRECT_ALIGN_BYTES;
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::cli::{Cli, RemoteArgs};
 use crate::hash::HashAlg;
 use crate::net::{ListenAddr, NetSettings, PeerAddr};

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::file_id::Identity;
 use crate::cli::Cli;
 use crate::hash::HashAlg;

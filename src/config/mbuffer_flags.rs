@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::cli::Cli;
 use crate::hash::HashAlg;
 use crate::net::Family;

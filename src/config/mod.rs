@@ -35,7 +35,7 @@ pub mod verify;
 mod volume_flags;
 mod written_paths;
 
-pub use crate::base::config_error::ConfigError;
+pub use crate::base::errors::ConfigError;
 pub use crate::sink::spec::{ExistingFile, OutputSpec};
 pub use crate::source::spec::InputSpec;
 

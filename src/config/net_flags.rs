@@ -3,7 +3,7 @@
 //! and mbuffer's `-4` and `-6`, which apply to -I and -O only and, as in
 //! mbuffer, change nothing without them.
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::size::{parse_size, Bytes};
 use crate::cli::Cli;
 use crate::net::{AllowRule, NetSettings};

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::size::parse_size;
 use crate::cli::Cli;
 use crate::observe::settings::{

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::cli::{Cli, RemoteArgs};
 use crate::rmt::name::RemoteName;
 use crate::rmt::protocol::MAX_RECORD_BYTES;

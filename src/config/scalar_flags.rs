@@ -1,6 +1,6 @@
 //! Single values of the command line: percentages, rates and `--pace`.
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::size::parse_size;
 use crate::base::size::Rate;
 use crate::cli::args::PACE_ALONE;

@@ -11,7 +11,7 @@ use super::ring_size::{resolve_ring, RingFlags};
 use super::rmt_flags::{self, check_remote_arguments, RmtFlags};
 use super::volume_flags::{change_policy, check_input_name};
 use super::{manifest_flags, written_paths, MachineInfo, ManifestPlan};
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::cli::verify::VerifyCli;
 use crate::manifest::Manifest;
 use crate::net::NetSettings;

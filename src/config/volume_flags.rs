@@ -1,7 +1,7 @@
 //! The volume flags, checked against each other and the endpoints: `-D`,
 //! `-n`, `-A` and `--change-timeout`, and numbered names.
 
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::size::{parse_size, Bytes};
 use crate::cli::Cli;
 use crate::sink::spec::OutputSpec;

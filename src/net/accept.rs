@@ -30,7 +30,7 @@ use super::allow::allowed;
 use super::frame::{self, Opening};
 use super::socket::{show, Listener};
 use super::NetSettings;
-use crate::base::stop::stopped;
+use crate::base::signals::stopped;
 
 /// How often the wait looks at the stop signal and the deadlines.
 const POLL_EVERY: Duration = Duration::from_millis(200);

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
+use crate::base::block::Tap;
 use crate::base::kernel_pipe::KernelPipe;
-use crate::base::tap::Tap;
 use crate::pace::Controller;
 use crate::pipeline::fanout::Outputs;
 use crate::pipeline::params::Params;

@@ -33,9 +33,9 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{bounded, never, Receiver, Sender};
 
 use crate::base::block::BlockRef;
+use crate::base::block::Tap;
 use crate::base::kernel_pipe::KernelPipe;
-use crate::base::stop::stopped;
-use crate::base::tap::Tap;
+use crate::base::signals::stopped;
 use crate::pipeline::stats::Stats;
 use crate::sink::{describe_write_error, LateFailure, PartialWrite, Sink};
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crossbeam_channel::{select, Receiver, TryRecvError};
 
 use crate::base::block::{Block, BlockRef};
-use crate::base::stop::stopped;
+use crate::base::signals::stopped;
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::rate::Pacer;
 use crate::pipeline::ring::{self, ReaderEnd};

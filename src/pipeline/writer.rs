@@ -19,7 +19,7 @@ use std::sync::Arc;
 use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use crate::base::block::BlockRef;
-use crate::base::stop::stopped;
+use crate::base::signals::stopped;
 use crate::pace::{Controller, View};
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::fanout::Outputs;

@@ -24,11 +24,11 @@
 
 use std::io;
 
+use crate::base::block::Tap;
 use crate::base::kernel_pipe::{
     pipe_bytes_for, pipe_max_bytes, user_pipe_soft_limit_bytes, KernelPipe,
 };
 use crate::base::size::Bytes;
-use crate::base::tap::Tap;
 use crate::sink::Sink;
 use crate::source::Source;
 

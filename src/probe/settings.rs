@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::sweep::Plan;
 use crate::base::block::DIRECT_ALIGN_BYTES;
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 use crate::base::size::parse_size;
 use crate::cli::probe::ProbeCli;
 use crate::rmt::name::RemoteName;

@@ -13,7 +13,7 @@ use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::base::shown::shown;
+use crate::base::escape::shown;
 
 /// A tape or file on another host, reached through the remote shell.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -67,7 +67,7 @@ impl OpenFlags {
             .ok_or_else(|| {
                 format!(
                     "open flags \"{}\" are not a number",
-                    crate::base::shown::shown(line)
+                    crate::base::escape::shown(line)
                 )
             })?;
         match symbolic {
@@ -88,7 +88,7 @@ impl OpenFlags {
                 .ok_or_else(|| {
                     format!(
                         "unknown open flag \"{}\"",
-                        crate::base::shown::one_line(name)
+                        crate::base::escape::one_line(name)
                     )
                 })?;
             if matches!(name, "O_RDONLY" | "O_WRONLY" | "O_RDWR") {

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 
 use crate::base::utc::utc_timestamp;
 
-use crate::base::shown::one_line;
+use crate::base::escape::one_line;
 
 /// How much an event matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,7 +31,7 @@ use super::flags::OpenFlags;
 use super::glob::Pattern;
 use super::reply::{errno_of, strerror};
 use super::resolve::resolve;
-use crate::base::shown::shown;
+use crate::base::escape::shown;
 
 /// What the default policy allows: Linux SCSI tape devices (rewinding and
 /// non-rewinding, with their mode suffixes), udev's `/dev/tape/` links,

@@ -22,7 +22,7 @@ use super::outcome::Outcome;
 use super::policy::Policy;
 use super::reply::{self, errno_of, strerror};
 use super::target::{Opener, Target};
-use crate::base::shown::{shown, shown_letter};
+use crate::base::escape::{shown, shown_letter};
 use crate::rmt::protocol::{
     read_request, send_bytes, ReadError, Rejection, Reply, Request, MAX_RECORD_BYTES,
 };

@@ -20,6 +20,7 @@ use super::settings::OutputSettings;
 use super::{PartialWrite, Plan, Sink, SinkTraits};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::blocking::Blocking;
+use crate::base::console::message;
 use crate::base::kernel_pipe::{drain_pipe, splice_refusal, KernelPipe};
 
 /// A sink writing to a file descriptor.
@@ -83,8 +84,8 @@ impl FdSink {
         if config.direct {
             if let Err(why) = sink.try_direct() {
                 if !config.quiet {
-                    crate::base::console::say(&format!(
-                        "tapebuf: -o {}: {why}; writing through the page cache",
+                    crate::base::console::say(&message!(
+                        "-o {}: {why}; writing through the page cache",
                         sink.name
                     ));
                 }

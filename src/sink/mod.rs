@@ -38,4 +38,4 @@ pub use tcp::TcpSink;
 pub use volumes::{VolumeSettings, VolumeSink, Volumes};
 pub use write_error::{describe_write_error, LateFailure, PartialWrite, VolumeChangeFailed};
 
-pub use crate::base::open_error::OpenError;
+pub use crate::base::errors::OpenError;

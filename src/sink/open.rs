@@ -10,7 +10,8 @@ use super::preflight::{self, Plan};
 use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
 use super::{FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSink};
-use crate::base::config_error::ConfigError;
+use crate::base::console::message;
+use crate::base::errors::ConfigError;
 use crate::base::file_id::Identity;
 use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
@@ -133,7 +134,7 @@ fn open_one(
             config.quiet,
         )?;
         if let (Some(w), false) = (warning, config.quiet) {
-            crate::base::console::say(&format!("tapebuf: -O {peer}: {w}"));
+            crate::base::console::say(&message!("-O {peer}: {w}"));
         }
         return Ok(Box::new(sink));
     }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
 use super::OpenError;
-use crate::base::config_error::ConfigError;
+use crate::base::console::message;
+use crate::base::errors::ConfigError;
 use crate::base::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
@@ -253,8 +254,8 @@ pub fn rewinding_warnings(outputs: &[OutputSpec], at_end: AtEnd) -> Vec<String> 
             _ => None,
         };
         if let Some(instead) = instead {
-            lines.push(format!(
-                "tapebuf: -o {}: warning: a rewinding tape node; the drive rewinds when \
+            lines.push(message!(
+                "-o {}: warning: a rewinding tape node; the drive rewinds when \
                  tapebuf closes it, so the next write to this tape overwrites this backup; \
                  use the no-rewind node {instead} to append, or --rewind if the rewind is meant",
                 spec.display_name()

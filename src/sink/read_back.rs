@@ -21,7 +21,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::medium::WriteMedium;
 use crate::base::block::Block;
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
 use crate::tape::limits::space_steps;
@@ -98,12 +98,13 @@ fn judge(check: Checker, read: io::Result<String>, seconds: f64) -> Verified {
 
 fn say_verified(number: u32, name: &str, v: &Verified, quiet: bool) {
     match &v.problem {
-        Some(problem) => say(&format!(
-            "tapebuf: volume {number} ({name}): verify FAILED: {problem}"
+        Some(problem) => say(&message!(
+            "volume {number} ({name}): verify FAILED: {problem}"
         )),
-        None if !quiet => say(&format!(
-            "tapebuf: volume {number} ({name}): verified in {:.1} s ({})",
-            v.seconds, v.method
+        None if !quiet => say(&message!(
+            "volume {number} ({name}): verified in {:.1} s ({})",
+            v.seconds,
+            v.method
         )),
         None => {}
     }
@@ -119,8 +120,8 @@ pub fn verify_line(ledger: &Ledger) -> Option<String> {
             0 => "all match".to_string(),
             n => format!("{n} FAILED"),
         };
-        format!(
-            "tapebuf: verify: {} of {}: {result}; read back {} in {seconds:.1} s, {}",
+        message!(
+            "verify: {} of {}: {result}; read back {} in {seconds:.1} s, {}",
             crate::base::size::count(volumes as u64, "volume"),
             ledger.output(),
             Bytes(bytes),

@@ -18,7 +18,7 @@ use std::net::Shutdown;
 use nix::sys::socket::{setsockopt, sockopt};
 
 use super::{Sink, SinkTraits};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::net::frame::{self, FramedWriter, Reply};
 use crate::net::socket::{self, Timed};
 use crate::net::{NetSettings, PeerAddr};
@@ -46,8 +46,8 @@ impl TcpSink {
     ) -> anyhow::Result<(TcpSink, Option<String>)> {
         let retrying = |why: &str| {
             if !quiet {
-                say(&format!(
-                    "tapebuf: -O {peer}: {why}; retrying for up to {} s",
+                say(&message!(
+                    "-O {peer}: {why}; retrying for up to {} s",
                     connect_limit.as_secs()
                 ));
             }

@@ -8,11 +8,11 @@
 //! volumes read through the read face of a `tape::Medium`
 //! ([`ReadMedium`], `volumes.rs`).
 
-mod checked;
 mod file;
 mod file_volumes;
 mod fill;
 mod input;
+mod manifest_check;
 mod open;
 mod rmt;
 mod sequence;
@@ -21,11 +21,11 @@ mod tape;
 mod tcp;
 mod volumes;
 
-pub use checked::{checked_source, Check, CheckedMedium, Outcome, Report};
 pub use file::FdSource;
 pub use file_volumes::FileVolumesIn;
 pub use fill::{fill_from, records_note};
 pub use input::{End, Filled, Source};
+pub use manifest_check::{checked_source, Check, CheckedMedium, Outcome, Report};
 pub use open::{open, open_verified, InputSettings};
 pub use rmt::{Overrun, RmtReader};
 pub use tape::TapeReader;

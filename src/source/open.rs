@@ -8,8 +8,8 @@ use super::{
     checked_source, Check, FdSource, FileVolumesIn, ReadVolumes, Report, RmtReader, Source,
     TapeReader, TcpSource,
 };
-use crate::base::console::say;
-use crate::base::open_error::OpenError;
+use crate::base::console::{message, say};
+use crate::base::errors::OpenError;
 use std::sync::Arc;
 
 use crate::manifest::Manifest;
@@ -96,14 +96,14 @@ fn say_about(manifest: &Manifest, volumes: Option<u32>) {
             .unclean_because
             .as_deref()
             .unwrap_or("no reason recorded");
-        say(&format!(
-            "tapebuf: --manifest: the backup it describes did not end cleanly ({why}); the {} bytes it committed are checked",
+        say(&message!(
+            "--manifest: the backup it describes did not end cleanly ({why}); the {} bytes it committed are checked",
             manifest.stream.bytes
         ));
     }
     if let Some(n) = volumes.filter(|&n| n as usize != listed) {
-        say(&format!(
-            "tapebuf: -n {n}: the manifest lists {listed} volumes; reading {listed}"
+        say(&message!(
+            "-n {n}: the manifest lists {listed} volumes; reading {listed}"
         ));
     }
 }

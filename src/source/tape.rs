@@ -24,6 +24,7 @@
 
 use std::io;
 
+use crate::base::console::message;
 use crate::base::size::size_flag;
 use crate::tape::limits::{is_refused_size, plain, refused_error};
 
@@ -90,8 +91,8 @@ impl LocalTape<Reading> {
         if let Some((asked, why)) = first_refusal {
             self.face.read_cap = Some(want);
             if result.is_ok() {
-                self.mode.say(&format!(
-                    "tapebuf: {}: the drive or its controller refused a read of {} ({}); reading at most {} per read from now on",
+                self.mode.say(&message!(
+                    "{}: the drive or its controller refused a read of {} ({}); reading at most {} per read from now on",
                     self.drive.name(),
                     size_flag(asked as u64),
                     plain(&why),

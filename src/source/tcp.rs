@@ -26,7 +26,7 @@ use std::time::Instant;
 use crossbeam_channel::Receiver;
 
 use super::{fill_from, End, Filled, Source};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::net::accept;
 use crate::net::foreign_host;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
@@ -62,14 +62,11 @@ impl TcpSource {
         if addr.port == 0 {
             // Even under -q: nothing else tells the sender's user the port.
             let bound = listener.local_addr()?;
-            say(&format!(
-                "tapebuf: -I: listening on {}",
-                socket::show(bound)
-            ));
+            say(&message!("-I: listening on {}", socket::show(bound)));
         }
         for line in [&note, &listener.warning].into_iter().flatten() {
             if !quiet {
-                say(&format!("tapebuf: -I {addr}: {line}"));
+                say(&message!("-I {addr}: {line}"));
             }
         }
         Ok(TcpSource {
@@ -95,7 +92,7 @@ impl TcpSource {
             &self.settings,
             self.stop.as_ref(),
             deadline,
-            |line| say(&format!("tapebuf: {name}: {line}")),
+            |line| say(&message!("{name}: {line}")),
         )?;
         let Some(sender) = accepted else {
             return Ok(false);
@@ -117,7 +114,7 @@ impl TcpSource {
                     false => "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected",
                 };
                 if !self.quiet {
-                    say(&format!("tapebuf: {}: {why}", self.name));
+                    say(&message!("{}: {why}", self.name));
                 }
                 self.note = Some(format!(
                     "{}: raw stream, truncation undetectable",

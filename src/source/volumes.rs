@@ -18,7 +18,7 @@ use crossbeam_channel::{never, Receiver};
 
 use super::sequence::{Next, Sequence};
 use super::{End, Filled, Source};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 use crate::tape::load::MAX_REFUSALS;
 use crate::tape::{
     Access, AtEnd, ChangeFailed, ChangePolicy, Medium, MediumKind, NextVolume, Trailer, VolumeLog,
@@ -172,8 +172,8 @@ impl VolumeSource {
                     "volume {n}: {why}; so were the {MAX_REFUSALS} loaded before it; giving up"
                 )));
             }
-            say(&format!(
-                "tapebuf: {}: volume {n}: {why}; asking for another",
+            say(&message!(
+                "{}: volume {n}: {why}; asking for another",
                 self.medium.volume_name(n)
             ));
             self.change_to(n, Some(&why))?;

@@ -11,6 +11,7 @@
 //! invariant: tapebuf reads or writes a volume only once the drive reports
 //! variable-block mode, or not at all.
 
+use crate::base::console::message;
 use std::io;
 
 use super::drive::{Drive, TapeOp};
@@ -101,8 +102,8 @@ pub fn ensure_variable(drive: &mut dyn Drive) -> io::Result<Option<String>> {
             "still reports {now}-byte blocks after MTSETBLK 0"
         )));
     }
-    Ok(Some(format!(
-        "tapebuf: {name}: the drive was in fixed-block mode ({block}-byte blocks); switched it to variable-block mode (mt setblk 0), so each block is one record"
+    Ok(Some(message!(
+        "{name}: the drive was in fixed-block mode ({block}-byte blocks); switched it to variable-block mode (mt setblk 0), so each block is one record"
     )))
 }
 

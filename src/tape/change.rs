@@ -19,6 +19,7 @@ use std::time::Duration;
 use crossbeam_channel::{after, bounded, never, select, Receiver};
 
 use super::drive::Access;
+use crate::base::console::message;
 
 /// The default limit for a change command: an autoloader takes minutes.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -148,13 +149,14 @@ impl ChangePolicy {
             Access::Read => "read",
             Access::Write => "write",
         };
-        write!(
-            tty,
-            "tapebuf: load volume {} to {verb} on {} and press Enter (q to stop): ",
-            req.next_volume, req.device
-        )
-        .and_then(|_| tty.flush())
-        .map_err(|e| format!("/dev/tty: cannot ask for volume {}: {e}", req.next_volume))?;
+        let question = message!(
+            "load volume {} to {verb} on {} and press Enter (q to stop): ",
+            req.next_volume,
+            req.device
+        );
+        write!(tty, "{question}")
+            .and_then(|_| tty.flush())
+            .map_err(|e| format!("/dev/tty: cannot ask for volume {}: {e}", req.next_volume))?;
         let (line_tx, line_rx) = bounded(1);
         std::thread::Builder::new()
             .name("change-prompt".into())

@@ -17,7 +17,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use super::mtio;
-use crate::base::config_error::ConfigError;
+use crate::base::errors::ConfigError;
 
 /// Linux st's fixed major; its minors with bit 7 clear rewind at close.
 const ST_MAJOR: u32 = 9;

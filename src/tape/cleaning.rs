@@ -6,6 +6,7 @@
 //! is opened, when each new volume is opened, and before each close (so
 //! a request raised during the run is reported at its end).
 
+use crate::base::console::message;
 use std::io;
 
 use super::drive::{Drive, DriveStatus, TapeOp};
@@ -51,8 +52,8 @@ impl CleaningWatch {
         }) = self.drive.status()
         {
             self.warned = true;
-            let line = format!(
-                "tapebuf: {}: warning: the drive reports that it needs cleaning ({when}); \
+            let line = message!(
+                "{}: warning: the drive reports that it needs cleaning ({when}); \
                  load a cleaning cartridge before the next run, since a dirty head gives \
                  read and write errors",
                 self.drive.name()

@@ -2,7 +2,7 @@
 //! returns one record (0 bytes at a filemark), and a few positioning
 //! operations. The trait lets the end-of-media and volume-change logic run
 //! against the real device (`Device`, through mtio) and against the
-//! emulated drive in `emulated.rs`, which is how it is tested here.
+//! emulated drive in `emulated/`, which is how it is tested here.
 //!
 //! The semantics are Linux st's in variable-block mode:
 //! - a write past the early-warning point succeeds; the next one fails

@@ -29,7 +29,7 @@ use crossbeam_channel::never;
 use super::drive::{Access, Device, Drive, DriveStatus};
 use super::load::{eject_refused, Change, Load, LoadFailed};
 use super::{ready, ChangePolicy, ChangeRequest, VolumeLog};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 
 /// The drive as the loader opens it for volume 1.
 struct FirstVolume<'d> {
@@ -86,8 +86,8 @@ pub fn open_first(
     }
     let limit = policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
     if !quiet {
-        say(&format!(
-            "tapebuf: {}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
+        say(&message!(
+            "{}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
             drive.name(),
             limit.as_secs()
         ));
@@ -131,8 +131,8 @@ fn fetch(
         None => "asking for volume 1",
     };
     if !quiet || policy.command.is_none() {
-        say(&format!(
-            "tapebuf: {name}: {why}; {way}, then waiting up to {} s for it (--change-timeout)",
+        say(&message!(
+            "{name}: {why}; {way}, then waiting up to {} s for it (--change-timeout)",
             limit.as_secs()
         ));
     }

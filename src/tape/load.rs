@@ -17,7 +17,7 @@ use crossbeam_channel::Receiver;
 
 use super::drive::{Access, Drive};
 use super::{ready, ChangePolicy, ChangeRequest, VolumeLog};
-use crate::base::console::say;
+use crate::base::console::{message, say};
 
 /// Refused cartridges asked for again, for one volume, before giving up.
 pub const MAX_REFUSALS: u32 = 3;
@@ -82,9 +82,10 @@ impl Change<'_> {
                     req.next_volume
                 )));
             }
-            say(&format!(
-                "tapebuf: {}: the {what} loaded as volume {} {why}; asking for another",
-                req.device, req.next_volume
+            say(&message!(
+                "{}: the {what} loaded as volume {} {why}; asking for another",
+                req.device,
+                req.next_volume
             ));
             if let Some(drive) = medium.drive() {
                 eject_refused(drive);
@@ -129,8 +130,8 @@ impl Change<'_> {
 /// move it, so that is said and the change goes on.
 pub fn eject_refused(drive: &mut dyn Drive) {
     if let Err(e) = drive.eject_unopened() {
-        say(&format!(
-            "tapebuf: {}: cannot eject the refused cartridge ({e}); the change command must move it",
+        say(&message!(
+            "{}: cannot eject the refused cartridge ({e}); the change command must move it",
             drive.name()
         ));
     }

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use super::number::{parse_count, parse_signed, NumberError};
 use super::reply::strerror;
 use super::request::{Request, MAX_RECORD_BYTES};
-use crate::base::shown::{shown, shown_letter};
+use crate::base::escape::{shown, shown_letter};
 
 /// The longest path an O request may carry, as Linux's PATH_MAX.
 pub const MAX_PATH_BYTES: usize = 4096;

@@ -10,7 +10,7 @@
 
 use std::io::{self, Write};
 
-use crate::base::shown::one_line;
+use crate::base::escape::one_line;
 
 /// A reply, matched to its request by order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -176,7 +176,12 @@ impl Session {
 
     /// When waits must end because the run was stopped, if it was.
     fn stop_deadline(&mut self) -> Option<Instant> {
-        if self.stopped_at.is_none() && self.stop.as_ref().is_some_and(crate::base::stop::stopped) {
+        if self.stopped_at.is_none()
+            && self
+                .stop
+                .as_ref()
+                .is_some_and(crate::base::signals::stopped)
+        {
             self.stopped_at = Some(Instant::now());
         }
         self.stopped_at.map(|at| at + STOP_DRAIN)

@@ -50,5 +50,4 @@ pub use drive::{Emulated, POLL_INTERVAL};
 pub use library::{Library, ReadFault, Shelf, TransferLimit};
 
 #[cfg(test)]
-#[path = "emulated_tests.rs"]
 mod tests;
