@@ -9,8 +9,6 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use tapebuf::pace::PaceRequest;
-use tapebuf::pipeline::events::Events;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{End, Filled, Source};
@@ -68,17 +66,8 @@ fn main() {
                 .map(|_| Box::new(Discard) as Box<dyn Sink>)
                 .collect();
             let params = Params {
-                blocks: 64,
-                block_bytes,
-                lock_memory: false,
                 high_pct: Some(0),
-                low_pct: 100,
-                input_rate_bytes_per_s: None,
-                output_rate_bytes_per_s: None,
-                pace: PaceRequest::Off,
-                pad: false,
-                zero_copy: Default::default(),
-                events: Events::default(),
+                ..Params::ring(64, block_bytes)
             };
             let started = Instant::now();
             let running = Running::start(

@@ -36,6 +36,26 @@ pub struct Params {
 }
 
 impl Params {
+    /// A ring of `blocks` blocks of `block_bytes` and nothing else asked
+    /// for: no high watermark given, the reader resumes at once (`-p
+    /// 100`), no rate limit, no pacing, no padding, no memory lock, the
+    /// zero-copy ring where it can be used, no events.
+    pub fn ring(blocks: usize, block_bytes: usize) -> Params {
+        Params {
+            blocks,
+            block_bytes,
+            lock_memory: false,
+            high_pct: None,
+            low_pct: 100,
+            input_rate_bytes_per_s: None,
+            output_rate_bytes_per_s: None,
+            pace: PaceRequest::Off,
+            pad: false,
+            zero_copy: ZeroCopy::default(),
+            events: Events::default(),
+        }
+    }
+
     /// Total ring memory in bytes.
     pub fn memory_bytes(&self) -> u64 {
         self.block_bytes as u64 * self.blocks as u64

@@ -8,8 +8,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use tapebuf::pace::PaceRequest;
-use tapebuf::pipeline::events::Events;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
 use tapebuf::source::{fill_from, Filled, Source};
@@ -98,17 +96,9 @@ proptest! {
             Box::new(RecordingSink { out: Arc::clone(r), pauses_us: write_pauses.clone(), step: 0 }) as Box<dyn Sink>
         }).collect();
         let params = Params {
-            blocks,
-            block_bytes,
-            lock_memory: false,
             high_pct: Some(high_pct),
             low_pct,
-            input_rate_bytes_per_s: None,
-            output_rate_bytes_per_s: None,
-        pace: PaceRequest::Off,
-            pad: false,
-            zero_copy: Default::default(),
-            events: Events::default(),
+            ..Params::ring(blocks, block_bytes)
         };
         let running = Running::start(Box::new(source), sinks, params).unwrap();
         let stats = Arc::clone(running.stats());

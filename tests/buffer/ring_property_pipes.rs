@@ -13,8 +13,6 @@ use std::time::Duration;
 
 use nix::fcntl::OFlag;
 use proptest::prelude::*;
-use tapebuf::pace::PaceRequest;
-use tapebuf::pipeline::events::Events;
 use tapebuf::pipeline::{Params, Running, ZeroCopy};
 use tapebuf::sink::{FdSink, Sink};
 use tapebuf::source::FdSource;
@@ -85,17 +83,10 @@ fn run(case: &Case, ring: ZeroCopy) -> (Vec<Vec<u8>>, (u64, u64), bool) {
         sinks.push(Box::new(FdSink::from_file(out_w, &format!("out{i}"))));
     }
     let params = Params {
-        blocks: case.blocks,
-        block_bytes: case.block_bytes,
-        lock_memory: false,
         high_pct: Some(case.high_pct),
         low_pct: case.low_pct,
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pace: PaceRequest::Off,
-        pad: false,
         zero_copy: ring,
-        events: Events::default(),
+        ..Params::ring(case.blocks, case.block_bytes)
     };
     let source = FdSource::from_file(in_r, "in");
     let running = Running::start(Box::new(source), sinks, params).unwrap();

@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use tapebuf::pace::PaceRequest;
 use tapebuf::pipeline::events::{Event, Events};
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
@@ -73,17 +72,10 @@ impl Sink for WatchingSink {
 /// A 10-block ring of 1 KiB blocks with the given watermarks.
 fn ring_params(high_pct: u8, low_pct: u8, events: Sender<Event>) -> Params {
     Params {
-        blocks: RING,
-        block_bytes: BLOCK,
-        lock_memory: false,
         high_pct: Some(high_pct),
         low_pct,
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pace: PaceRequest::Off,
-        pad: false,
-        zero_copy: Default::default(),
         events: Events::new(events),
+        ..Params::ring(RING, BLOCK)
     }
 }
 

@@ -5,8 +5,6 @@ use std::io::{self, Cursor};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use tapebuf::pace::PaceRequest;
-use tapebuf::pipeline::events::Events;
 use tapebuf::pipeline::Params;
 use tapebuf::sink::Sink;
 use tapebuf::source::{fill_from, Filled, Source};
@@ -43,16 +41,8 @@ impl Sink for Collect {
 /// limits, and `--pad` if asked.
 pub fn params(block_bytes: usize, pad: bool) -> Params {
     Params {
-        blocks: 8,
-        block_bytes,
-        lock_memory: false,
         high_pct: Some(90),
-        low_pct: 100,
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pace: PaceRequest::Off,
         pad,
-        zero_copy: Default::default(),
-        events: Events::default(),
+        ..Params::ring(8, block_bytes)
     }
 }

@@ -302,6 +302,26 @@ fn read_byte(input: &mut dyn BufRead) -> io::Result<Option<u8>> {
     }
 }
 
+/// Every request in `bytes`, in order, W's data skipped: a request or the
+/// words of its error, until the end. For tests on both sides' grammar.
+#[cfg(test)]
+pub(super) fn read_every(bytes: &[u8]) -> Vec<Result<Request, String>> {
+    let mut input = std::io::Cursor::new(bytes.to_vec());
+    let mut out = Vec::new();
+    loop {
+        match read_request(&mut input) {
+            Ok(r) => {
+                if let Request::Write(len) = r {
+                    input.consume(len);
+                }
+                out.push(Ok(r));
+            }
+            Err(ReadError::Eof) => return out,
+            Err(e) => out.push(Err(e.to_string())),
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "read_request_tests.rs"]
 mod tests;

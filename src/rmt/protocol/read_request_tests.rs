@@ -2,28 +2,11 @@
 //! reads as, what each malformed one is refused with, that arbitrary
 //! bytes never panic it nor make it read without progress.
 
-use std::io::{BufRead, BufReader, Cursor};
+use std::io::{BufReader, Cursor};
 
 use proptest::prelude::*;
 
 use super::*;
-
-fn parse_all(bytes: &[u8]) -> Vec<Result<Request, String>> {
-    let mut input = Cursor::new(bytes.to_vec());
-    let mut out = Vec::new();
-    loop {
-        match read_request(&mut input) {
-            Ok(r) => {
-                if let Request::Write(len) = r {
-                    input.consume(len);
-                }
-                out.push(Ok(r));
-            }
-            Err(ReadError::Eof) => return out,
-            Err(e) => out.push(Err(e.to_string())),
-        }
-    }
-}
 
 fn one(bytes: &[u8]) -> Result<Request, ReadError> {
     read_request(&mut Cursor::new(bytes.to_vec()))
@@ -39,7 +22,7 @@ fn rejection(bytes: &[u8]) -> Rejection {
 #[test]
 fn reads_each_request_gnu_tar_sends() {
     assert_eq!(
-        parse_all(b"O/srv/a.tar\n65 O_WRONLY|O_CREAT\nW3\nabcR10240\nI6\n1\nS\nL0\n0\nC\n"),
+        read_every(b"O/srv/a.tar\n65 O_WRONLY|O_CREAT\nW3\nabcR10240\nI6\n1\nS\nL0\n0\nC\n"),
         vec![
             Ok(Request::Open {
                 path: "/srv/a.tar".into(),
@@ -136,14 +119,14 @@ fn bad_arguments_of_other_requests_are_refused_in_step() {
         // The next request is read normally: nothing was left behind.
         let mut next = bytes.to_vec();
         next.extend_from_slice(b"S\n");
-        let all = parse_all(&next);
+        let all = read_every(&next);
         assert_eq!(all.last(), Some(&Ok(Request::Status)), "after {why}");
     }
 }
 
 #[test]
 fn a_path_with_a_nul_is_refused_in_step() {
-    let all = parse_all(b"O/srv/a\0b\n0\nS\n");
+    let all = read_every(b"O/srv/a\0b\n0\nS\n");
     assert_eq!(all.len(), 2);
     assert!(all[0].as_ref().unwrap_err().contains("NUL"));
     assert_eq!(all[1], Ok(Request::Status));

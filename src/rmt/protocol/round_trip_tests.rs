@@ -3,7 +3,6 @@
 //! the client as the same value.
 
 use std::ffi::OsStr;
-use std::io::{BufRead, Cursor};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -22,22 +21,13 @@ fn encode(r: &Request) -> Vec<u8> {
     out
 }
 
-/// Every request the server reads from `wire`, W's data skipped.
+/// Every request the server reads from `wire`, W's data skipped; none
+/// may be refused.
 fn read_all(wire: Vec<u8>) -> Vec<Request> {
-    let mut input = Cursor::new(wire);
-    let mut out = Vec::new();
-    loop {
-        match read_request(&mut input) {
-            Ok(r) => {
-                if let Request::Write(len) = r {
-                    input.consume(len);
-                }
-                out.push(r);
-            }
-            Err(ReadError::Eof) => return out,
-            Err(e) => panic!("{e}"),
-        }
-    }
+    let read = super::read_request::read_every(&wire);
+    read.into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect()
 }
 
 /// Any request the client can send.

@@ -6,8 +6,6 @@ use std::sync::{Arc, Mutex};
 
 use super::common::{pattern, sha256};
 use tapebuf::observe::summary::Summary;
-use tapebuf::pace::PaceRequest;
-use tapebuf::pipeline::events::Events;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::FdSource;
@@ -45,17 +43,8 @@ fn write_watched(
         settings,
     );
     let params = Params {
-        blocks: 8,
-        block_bytes: BLOCK,
-        lock_memory: false,
         high_pct: Some(90),
-        low_pct: 100,
-        input_rate_bytes_per_s: None,
-        output_rate_bytes_per_s: None,
-        pace: PaceRequest::Off,
-        pad: false,
-        zero_copy: Default::default(),
-        events: Events::default(),
+        ..Params::ring(8, BLOCK)
     };
     let input = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(input.path(), data).unwrap();
