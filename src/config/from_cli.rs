@@ -15,12 +15,13 @@ use super::{Config, MachineInfo, ManifestPlan};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::errors::ConfigError;
 use crate::cli::{Cli, RemoteArgs};
+use crate::endpoint::EndpointSettings;
 use crate::hash::HashAlg;
 use crate::net::{ListenAddr, NetSettings, PeerAddr};
 use crate::pipeline::events::Events;
 use crate::pipeline::{Params, ZeroCopy};
 use crate::sink::spec::{ExistingFile, OutputSpec};
-use crate::sink::{OutputSettings, VolumeSettings};
+use crate::sink::OutputSettings;
 use crate::source::spec::InputSpec;
 use crate::source::InputSettings;
 use crate::tape::{AtEnd, VolumeNames};
@@ -55,36 +56,31 @@ impl Config {
         let watchdog = watchdog(cli)?;
         let reports = written_paths::report_files(&manifest, hash_file.as_ref(), &observe);
         written_paths::check(&input, &outputs, &manifest, &reports)?;
-        let at_end = at_end(cli.rewind, cli.eject);
-        let source = InputSettings {
+        let endpoint = EndpointSettings {
             block_bytes: pipeline.block_bytes,
             any_device: cli.any_device,
             quiet: cli.quiet,
-            change: volumes.change.clone(),
+            rmt,
+            change: volumes.change,
+            at_end: at_end(cli.rewind, cli.eject),
+        };
+        let source = InputSettings {
+            endpoint: endpoint.clone(),
             volumes: cli.volumes,
-            at_end,
             // A framed sender may send blocks up to the ring's size.
             net: NetSettings {
                 sender_block_limit_bytes: Some(pipeline.memory_bytes()),
                 ..net.clone()
             },
-            rmt: rmt.clone(),
             manifest: manifest.checked().cloned(),
         };
         let sink = OutputSettings {
-            block_bytes: pipeline.block_bytes,
+            endpoint,
             existing: existing_file(cli),
-            any_device: cli.any_device,
             sync: cli.sync,
             direct: cli.direct,
-            quiet: cli.quiet,
-            volumes: VolumeSettings {
-                policy: volumes.change,
-                volume_size: volumes.volume_size,
-                at_end,
-            },
+            volume_size: volumes.volume_size,
             net,
-            rmt,
             recording: manifest.recording(),
             input_volumes: numbered_input(&input),
         };

@@ -164,9 +164,9 @@ fn volume_options_are_checked() {
     let e = config(&["--direct", "-o", "v.%03d"]).unwrap_err();
     assert_eq!(e.flag, "--direct");
     let c = config(&["-D", "1G", "-o", "v.%03d", "-A", "true", "--eject"]).unwrap();
-    assert_eq!(c.sink.volumes.volume_size, Some(1 << 30));
-    assert_eq!(c.sink.volumes.at_end, AtEnd::Eject);
-    assert_eq!(c.sink.volumes.policy.command.as_deref(), Some("true"));
+    assert_eq!(c.sink.volume_size, Some(1 << 30));
+    assert_eq!(c.sink.endpoint.at_end, AtEnd::Eject);
+    assert_eq!(c.sink.endpoint.change.command.as_deref(), Some("true"));
 }
 
 // --manifest and --verify.

@@ -13,6 +13,7 @@ use super::volume_flags::{change_policy, check_input_name};
 use super::{manifest_flags, written_paths, MachineInfo, ManifestPlan};
 use crate::base::errors::ConfigError;
 use crate::cli::verify::VerifyCli;
+use crate::endpoint::EndpointSettings;
 use crate::manifest::Manifest;
 use crate::net::NetSettings;
 use crate::sink::spec::OutputSpec;
@@ -59,17 +60,19 @@ pub fn verify_input(
     };
     written_paths::check(&input, &outputs, &plan, &[])?;
     let settings = InputSettings {
-        block_bytes: block_bytes as usize,
-        any_device: false,
-        quiet: cli.quiet,
-        change,
+        endpoint: EndpointSettings {
+            block_bytes: block_bytes as usize,
+            any_device: false,
+            quiet: cli.quiet,
+            rmt,
+            change,
+            at_end: at_end(cli.rewind, cli.eject),
+        },
         volumes: None,
-        at_end: at_end(cli.rewind, cli.eject),
         net: NetSettings {
             sender_block_limit_bytes: Some(block_bytes * blocks),
             ..net
         },
-        rmt,
         manifest: plan.checked().cloned(),
     };
     Ok((input, settings))

@@ -66,13 +66,13 @@ impl FdSink {
     /// A named output, opened as `preflight` planned it.
     pub fn open(plan: &Plan, config: &OutputSettings) -> anyhow::Result<FdSink> {
         let path = match plan {
-            Plan::Stdout => return FdSink::stdout(config.sync, config.block_bytes),
+            Plan::Stdout => return FdSink::stdout(config.sync, config.endpoint.block_bytes),
             Plan::Connect(peer) => anyhow::bail!("-O {peer}: is not a file"),
             Plan::Remote(remote) => anyhow::bail!("-o {remote}: is not a local file"),
             Plan::Create(p) | Plan::Truncate(p) | Plan::Append(p) | Plan::AsIs(p) => p,
         };
         let name = path.display().to_string();
-        let file = open_plan(plan, config.block_bytes)
+        let file = open_plan(plan, config.endpoint.block_bytes)
             .with_context(|| format!("-o {name}: cannot open"))?;
         let sync = config.sync && syncable(&file);
         let mut sink = FdSink {
@@ -83,7 +83,7 @@ impl FdSink {
         };
         if config.direct {
             if let Err(why) = sink.try_direct() {
-                if !config.quiet {
+                if !config.endpoint.quiet {
                     crate::base::console::say(&message!(
                         "-o {}: {why}; writing through the page cache",
                         sink.name

@@ -37,7 +37,7 @@ pub fn open_all(
     input_is_tape: bool,
 ) -> Result<Opened, OpenError> {
     let plans = preflight::check(outputs, config, input)?;
-    for warning in preflight::rewinding_warnings(outputs, config.volumes.at_end) {
+    for warning in preflight::rewinding_warnings(outputs, config.endpoint.at_end) {
         crate::base::console::say(&warning);
     }
     let mut sinks: Vec<Box<dyn Sink>> = Vec::with_capacity(plans.len());
@@ -63,8 +63,8 @@ pub fn open_all(
         }
     }
     let any_tape = input_is_tape || sinks.iter().any(|s| s.traits().is_tape());
-    if failure.is_none() && config.volumes.at_end != AtEnd::Stay && !any_tape {
-        let flag = match config.volumes.at_end {
+    if failure.is_none() && config.endpoint.at_end != AtEnd::Stay && !any_tape {
+        let flag = match config.endpoint.at_end {
             AtEnd::Eject => "--eject",
             _ => "--rewind",
         };
@@ -98,12 +98,12 @@ fn open_remote(remote: &RemoteName, config: &OutputSettings) -> Result<Box<dyn S
         (false, ExistingFile::Refuse) => OpenMode::Create,
     };
     let recording = config.recording;
-    let settings = config.volumes.clone();
+    let settings = config.volumes();
     match RmtSink::open(
         remote,
-        &config.rmt,
+        &config.endpoint.rmt,
         mode,
-        config.block_bytes,
+        config.endpoint.block_bytes,
         settings,
         recording,
     ) {
@@ -124,23 +124,23 @@ fn open_one(
     spec: &OutputSpec,
     config: &OutputSettings,
 ) -> anyhow::Result<Box<dyn Sink>> {
-    let settings = config.volumes.clone();
+    let settings = config.volumes();
     if let Plan::Connect(peer) = plan {
         let (sink, warning) = TcpSink::connect(
             peer,
             &config.net,
             config.net.connect_limit(),
-            config.block_bytes,
-            config.quiet,
+            config.endpoint.block_bytes,
+            config.endpoint.quiet,
         )?;
-        if let (Some(w), false) = (warning, config.quiet) {
+        if let (Some(w), false) = (warning, config.endpoint.quiet) {
             crate::base::console::say(&message!("-O {peer}: {w}"));
         }
         return Ok(Box::new(sink));
     }
     if let Plan::AsIs(path) = plan {
         let name = path.display().to_string();
-        let tape = TapeMedium::open(path, &settings.policy, config.quiet)
+        let tape = TapeMedium::open(path, &settings.policy, config.endpoint.quiet)
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
         if let Some(tape) = tape {
             let sink = VolumeSink::new(Box::new(tape), &name, settings);
@@ -150,7 +150,7 @@ fn open_one(
     if let OutputSpec::File(pattern) = spec {
         let names = VolumeNames::parse(pattern).map_err(anyhow::Error::msg)?;
         let recorded_file = config.recording.is_some() && !matches!(plan, Plan::AsIs(_));
-        if config.volumes.spans_files(&names) || recorded_file {
+        if config.volumes().spans_files(&names) || recorded_file {
             let name = pattern.display().to_string();
             // A manifest names its files absolutely, so that it can be
             // checked from any directory weeks later.
@@ -167,7 +167,7 @@ fn open_one(
                 plan,
                 config.existing,
                 config.sync,
-                config.block_bytes,
+                config.endpoint.block_bytes,
             )
             .with_context(|| format!("-o {name}: cannot open volume 1"))?
             .apart_from(config.input_volumes.clone());
@@ -181,7 +181,9 @@ fn open_one(
 /// The sink, recording its volumes when `--manifest` or `--verify` asks.
 fn recorded(sink: VolumeSink, name: &str, config: &OutputSettings) -> VolumeSink {
     match config.recording {
-        Some(recording) => sink.with_ledger(Ledger::new(recording, config.block_bytes, name)),
+        Some(recording) => {
+            sink.with_ledger(Ledger::new(recording, config.endpoint.block_bytes, name))
+        }
         None => sink,
     }
 }

@@ -53,8 +53,12 @@ pub fn check(
         let name = spec.display_name();
         let (plan, identity) = match spec {
             OutputSpec::Stdout => {
-                char_devices::check_fd(std::io::stdout(), Direction::Output, config.any_device)
-                    .map_err(OpenError::Refused)?;
+                char_devices::check_fd(
+                    std::io::stdout(),
+                    Direction::Output,
+                    config.endpoint.any_device,
+                )
+                .map_err(OpenError::Refused)?;
                 (Plan::Stdout, Identity::of_fd(std::io::stdout()))
             }
             OutputSpec::Connect(peer) => (Plan::Connect(peer.clone()), None),
@@ -142,14 +146,14 @@ fn plan_file(
             )))
         }
         Some(_) => {
-            char_devices::check_path(path, Direction::Output, config.any_device)
+            char_devices::check_path(path, Direction::Output, config.endpoint.any_device)
                 .map_err(OpenError::Refused)?;
             Plan::AsIs(path.clone())
         }
     };
     // After volume 1, so that a refusal names the first volume
     // that is in the way (a rerun finds them all).
-    check_later_volumes(&names, config.existing, config.any_device)?;
+    check_later_volumes(&names, config.existing, config.endpoint.any_device)?;
     Ok((plan, identity))
 }
 

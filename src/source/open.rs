@@ -12,29 +12,22 @@ use crate::base::console::{message, say};
 use crate::base::errors::OpenError;
 use std::sync::Arc;
 
+use crate::endpoint::EndpointSettings;
 use crate::manifest::Manifest;
 use crate::net::NetSettings;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
-use crate::rmt::session::RmtSettings;
 use crate::tape::char_devices::{self, Direction};
-use crate::tape::{AtEnd, ChangePolicy, VolumeNames};
+use crate::tape::VolumeNames;
 
 /// How the input is opened and read, from the validated command line.
 #[derive(Debug, Clone)]
 pub struct InputSettings {
-    pub block_bytes: usize,
-    /// `--any-device`: take any character device (see `tape::char_devices`).
-    pub any_device: bool,
-    pub quiet: bool,
-    /// How a volume change is made.
-    pub change: ChangePolicy,
+    /// What the input shares with the outputs.
+    pub endpoint: EndpointSettings,
     /// `-n`: read this many input volumes.
     pub volumes: Option<u32>,
-    /// What to do with a tape at the end.
-    pub at_end: AtEnd,
     pub net: NetSettings,
-    pub rmt: RmtSettings,
     /// `--manifest` on a restore: the backup each volume is checked against.
     pub manifest: Option<Arc<Manifest>>,
 }
@@ -44,10 +37,10 @@ impl InputSettings {
     /// numbered name.
     pub fn read_volumes(&self, numbered: bool) -> ReadVolumes {
         ReadVolumes {
-            policy: self.change.clone(),
+            policy: self.endpoint.change.clone(),
             count: self.volumes,
             numbered,
-            at_end: self.at_end,
+            at_end: self.endpoint.at_end,
         }
     }
 }
@@ -62,7 +55,7 @@ pub fn open(input: &InputSpec, config: &InputSettings) -> Result<Box<dyn Source>
         say_about(manifest, config.volumes);
         Check {
             manifest: Arc::clone(manifest),
-            block_bytes: config.block_bytes,
+            block_bytes: config.endpoint.block_bytes,
             report: None,
         }
     });
@@ -81,7 +74,7 @@ pub fn open_verified(
 ) -> Result<Box<dyn Source>, OpenError> {
     let check = Check {
         manifest,
-        block_bytes: config.block_bytes,
+        block_bytes: config.endpoint.block_bytes,
         report: Some(report),
     };
     open_with(input, config, Some(check))
@@ -114,11 +107,15 @@ fn open_with(
     check: Option<Check>,
 ) -> Result<Box<dyn Source>, OpenError> {
     if let InputSpec::Stdin = input {
-        char_devices::check_fd(std::io::stdin(), Direction::Input, config.any_device)
-            .map_err(OpenError::Refused)?;
+        char_devices::check_fd(
+            std::io::stdin(),
+            Direction::Input,
+            config.endpoint.any_device,
+        )
+        .map_err(OpenError::Refused)?;
     }
     if let InputSpec::File(path) = input {
-        char_devices::check_path(path, Direction::Input, config.any_device)
+        char_devices::check_path(path, Direction::Input, config.endpoint.any_device)
             .map_err(OpenError::Refused)?;
     }
     open_checked(input, config, check).map_err(OpenError::Io)
@@ -133,9 +130,9 @@ fn open_checked(
         InputSpec::File(path) => path,
         InputSpec::Remote(remote) => {
             let name = remote.to_string();
-            let file = RemoteFile::open(remote, &config.rmt, OpenMode::Read)
+            let file = RemoteFile::open(remote, &config.endpoint.rmt, OpenMode::Read)
                 .with_context(|| format!("-i {name}: cannot open it over rmt"))?;
-            let reader = RmtReader::new(file, config.block_bytes);
+            let reader = RmtReader::new(file, config.endpoint.block_bytes);
             let plan = config.read_volumes(false);
             return Ok(Box::new(checked_source(
                 Box::new(reader),
@@ -147,19 +144,19 @@ fn open_checked(
         _ if check.is_some() => {
             anyhow::bail!("only a tape, a file or an rmt name can be checked against a manifest")
         }
-        InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.block_bytes)?)),
+        InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.endpoint.block_bytes)?)),
         InputSpec::Listen(addr) => {
             return Ok(Box::new(TcpSource::listen(
                 addr,
                 &config.net,
-                config.quiet,
+                config.endpoint.quiet,
             )?))
         }
     };
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
     let plan = config.read_volumes(names.is_numbered());
-    let tape = TapeReader::open(path, &plan.policy, config.quiet)
+    let tape = TapeReader::open(path, &plan.policy, config.endpoint.quiet)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(tape) = tape {
         return Ok(Box::new(checked_source(Box::new(tape), &name, plan, check)));

@@ -95,7 +95,7 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
     // The stream's digest, of every byte handed on: the volumes' bytes in
     // order, whole only when every volume was read and matched.
     let alg = HashAlg::from_name(&manifest.digest_algorithm).unwrap_or(HashAlg::Xxh3);
-    let stream = StreamDigest::start(alg, settings.block_bytes);
+    let stream = StreamDigest::start(alg, settings.endpoint.block_bytes);
     let stopped = loop {
         let mut buf = stream.buffer();
         let filled = source.fill(&mut buf, &arrived);
