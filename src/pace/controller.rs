@@ -98,7 +98,6 @@ pub struct Controller {
     /// gone through unheld: a drive still repositioning from that stop
     /// holds writes, which says nothing of the pace.
     restarting: bool,
-    ring_bytes: f64,
     /// While learning, a burst went into the output faster than it could
     /// set the speed (`learn`): the output holds more than the ring.
     swallowed: bool,
@@ -125,7 +124,6 @@ impl Controller {
             full_speed: FullSpeed::default(),
             floor_raised: None,
             restarting: false,
-            ring_bytes,
             swallowed: false,
         }
     }
@@ -287,7 +285,7 @@ impl Controller {
         if let Some(v) = self.target.last_view() {
             self.full_speed.rest(v.now);
         }
-        if self.mode == Mode::Learning && self.learner.swallowed(self.ring_bytes) {
+        if self.mode == Mode::Learning && self.learner.swallowed(self.target.ring_bytes()) {
             self.swallowed = true;
         }
         self.target.rest();

@@ -129,6 +129,11 @@ impl Target {
         }
     }
 
+    /// The ring's size, in bytes.
+    pub(super) fn ring_bytes(&self) -> f64 {
+        self.ring_bytes
+    }
+
     /// The view of the last plan.
     pub(super) fn last_view(&self) -> Option<View> {
         self.last_view

@@ -71,25 +71,19 @@ pub fn errno_of(e: &io::Error) -> i32 {
 mod tests {
     use super::*;
 
-    fn sent(reply: &Reply) -> Vec<u8> {
-        let mut out = Vec::new();
-        reply.send(&mut out).unwrap();
-        out
-    }
-
     #[test]
     fn end_of_medium_is_reported_exactly_as_gnu_rmt_does() {
         let e = io::Error::from_raw_os_error(libc::ENOSPC);
-        assert_eq!(sent(&os_error(&e)), b"E28\nNo space left on device\n");
+        assert_eq!(os_error(&e).encoded(), b"E28\nNo space left on device\n");
         let zero = io::Error::from(io::ErrorKind::WriteZero);
-        assert_eq!(sent(&os_error(&zero)), b"E28\nNo space left on device\n");
+        assert_eq!(os_error(&zero).encoded(), b"E28\nNo space left on device\n");
     }
 
     #[test]
     fn messages_never_span_two_lines() {
         let r = error(libc::EACCES, "/srv/evil\nA0\n is refused");
         assert_eq!(
-            sent(&r),
+            r.encoded(),
             b"E13\nPermission denied: /srv/evil\\nA0\\n is refused\n"
         );
     }

@@ -48,6 +48,14 @@ impl Reply {
             }
         }
     }
+
+    /// The bytes [`Reply::send`] writes, for tests of either side.
+    #[cfg(test)]
+    pub(crate) fn encoded(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.send(&mut out).expect("a Vec takes every write");
+        out
+    }
 }
 
 /// Writes a [`Reply::Bytes`] reply straight from the caller's buffer
@@ -74,19 +82,13 @@ pub fn strerror(errno: i32) -> String {
 mod tests {
     use super::*;
 
-    fn sent(reply: &Reply) -> Vec<u8> {
-        let mut out = Vec::new();
-        reply.send(&mut out).unwrap();
-        out
-    }
-
     #[test]
     fn data_and_status_replies_announce_their_length() {
         let mut out = Vec::new();
         send_bytes(&mut out, &b"abcdef"[..3]).unwrap();
         assert_eq!(out, b"A3\nabc");
-        assert_eq!(sent(&Reply::Bytes(vec![1, 2])), b"A2\n\x01\x02");
-        assert_eq!(sent(&Reply::Number(0)), b"A0\n");
+        assert_eq!(Reply::Bytes(vec![1, 2]).encoded(), b"A2\n\x01\x02");
+        assert_eq!(Reply::Number(0).encoded(), b"A0\n");
     }
 
     #[test]
@@ -96,7 +98,7 @@ mod tests {
             message: "Permission denied: /srv/evil\nA0\n is refused".into(),
         };
         assert_eq!(
-            sent(&r),
+            r.encoded(),
             b"E13\nPermission denied: /srv/evil\\nA0\\n is refused\n"
         );
     }
