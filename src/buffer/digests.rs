@@ -16,7 +16,7 @@ pub fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
     if config.hashes.is_empty() {
         return true;
     }
-    if !config.observe.quiet || config.hash_file.is_none() || !clean {
+    if !config.quiet() || config.hash_file.is_none() || !clean {
         for (line, (alg, digest)) in digests.lines(clean).into_iter().zip(digests.results()) {
             match digest {
                 Some(d) if clean && alg == HashAlg::Md5 && config.md5_as_mbuffer => {

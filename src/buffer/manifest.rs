@@ -17,7 +17,7 @@ pub fn finish_recording(config: &Config, ledgers: &[Arc<Ledger>], summary: &Summ
     for ledger in ledgers {
         let failures = ledger.verify_failures();
         if let Some(line) = verify_line(ledger) {
-            if !config.observe.quiet || !failures.is_empty() {
+            if !config.quiet() || !failures.is_empty() {
                 say(&line);
             }
         }
@@ -30,7 +30,7 @@ pub fn finish_recording(config: &Config, ledgers: &[Arc<Ledger>], summary: &Summ
     let manifest = ledger.manifest(clean, (!clean).then(|| unclean_because(summary)));
     match manifest.save(path) {
         Ok(()) if clean => {
-            if !config.observe.quiet {
+            if !config.quiet() {
                 say(&message!(
                     "manifest: {} ({}, {} bytes, {} {})",
                     path.display(),

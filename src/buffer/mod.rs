@@ -272,7 +272,7 @@ fn report(config: &Config, summary: &Summary) {
     // The -l file gets the summary even with -q, unless mbuffer's -Q.
     let line = summary.line();
     match (
-        !config.observe.quiet || !summary.is_clean(),
+        !config.quiet() || !summary.is_clean(),
         config.observe.log_summary,
     ) {
         (true, true) => say(&line),

@@ -75,6 +75,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// `-q`: nothing but errors (and the summary of a run that lost data).
+    /// One setting, held where the endpoints get it.
+    pub fn quiet(&self) -> bool {
+        self.sink.endpoint.quiet
+    }
+
     /// The name `--hash-file` gives the stream: the output file when there
     /// is exactly one output and it is a file, else `-`.
     pub fn hashed_stream_name(&self) -> String {

@@ -1,8 +1,8 @@
-//! The observer flags, checked: `-q` and `-v` (as mbuffer's levels made
-//! them), `--progress`, `--no-progress`, `--size`, `--status-interval`,
-//! `--log` (and mbuffer's `-Q`), `--summary-json`, `--stats` and
-//! `--stats-interval`. Every error names its flag, and an interval is
-//! always a positive, finite duration.
+//! The observer flags, checked: `-v` (as mbuffer's levels made it; `-q`
+//! is an endpoint setting, read through `Config::quiet`), `--progress`,
+//! `--no-progress`, `--size`, `--status-interval`, `--log` (and mbuffer's
+//! `-Q`), `--summary-json`, `--stats` and `--stats-interval`. Every error
+//! names its flag, and an interval is always a positive, finite duration.
 
 use std::time::Duration;
 
@@ -59,7 +59,6 @@ pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
         (None, None) => None,
     };
     Ok(ObserveSettings {
-        quiet: cli.quiet,
         verbose: super::mbuffer_flags::verbosity(cli) == super::mbuffer_flags::Verbosity::Verbose,
         progress,
         total_bytes,

@@ -26,8 +26,6 @@ pub enum ProgressMode {
 /// What the observers of one run do.
 #[derive(Debug, Clone)]
 pub struct ObserveSettings {
-    /// `-q`: nothing but errors (and the summary of a run that lost data).
-    pub quiet: bool,
     /// `-v`/`--verbose` (mbuffer's levels 4 to 6): a line at the start
     /// describing the ring and the endpoints, and every detail in the
     /// summary line.
