@@ -3,7 +3,11 @@
 //! few errnos the driver makes from sense data are turned into the typed
 //! errors a caller branches on: EBADE (source empty), EXFULL (destination
 //! full), EBADSLT and EINVAL (no such element). The driver gives no other
-//! sense data to the caller: a robot error is EIO.
+//! sense data to the caller: a robot error, a door open, is EIO. `ch` also
+//! makes EBADE of "import/export element accessed" (28/01), so a
+//! `SlotEmpty` from a move that involves a portal may mean that instead.
+//! Elements are checked against the counts before a move, so that the
+//! refusal names the element that is missing.
 
 use std::fs::{File, OpenOptions};
 use std::io;
