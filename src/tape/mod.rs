@@ -4,13 +4,15 @@
 //! `source/volumes.rs`; this module holds what they share: the volume
 //! medium and its kind (`medium.rs`), whose read and write faces are
 //! `source::ReadMedium` and `sink::WriteMedium`, a local drive opened one
-//! way for both (`local_tape.rs`), and one volume change (`next_volume.rs`). The emulated
+//! way for both (`local_tape.rs`), and one volume change (`next_volume.rs`).
+//! Tape libraries' robots are `changer/`. The emulated
 //! drive (`emulated/`) is a test double, compiled only for tests and with
 //! the `test-support` feature.
 
 mod at_end;
 pub mod block_mode;
 pub mod change;
+pub mod changer;
 pub mod char_devices;
 pub mod cleaning;
 pub mod drive;

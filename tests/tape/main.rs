@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod chio_abi;
 mod devices;
 mod mtio_abi;
 mod probe_cli;

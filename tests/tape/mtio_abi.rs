@@ -32,11 +32,11 @@ int main(void) {
 
 /// Compiles the C `program` with the system compiler, runs it, and parses
 /// its "NAME VALUE" lines.
-fn compile_and_run(program: &str) -> Vec<(String, u64)> {
+pub fn compile_and_run(program: &str) -> Vec<(String, u64)> {
     common::needs::tool("cc", "gcc libc6-dev");
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("mtio.c");
-    let exe = dir.path().join("mtio");
+    let src = dir.path().join("abi.c");
+    let exe = dir.path().join("abi");
     std::fs::write(&src, program).unwrap();
     let cc = crate::common::command("cc")
         .arg("-o")

@@ -1,0 +1,31 @@
+//! Tape libraries: the medium changer, the robot that moves cartridges
+//! between slots, import/export slots and drives. `chio.rs` is the Linux
+//! `ch` driver's ABI as tapebuf's own code (checked against the system
+//! header by `tests/tape/chio_abi.rs`), `element.rs` what a changer holds
+//! in tapebuf's types and the decoding of the driver's raw fields,
+//! `error.rs` the typed failures, and `device.rs` the real changer on a
+//! `/dev/schN` node. Every changer, real or emulated (`emulated.rs`, a test
+//! double compiled only for tests and with the `test-support` feature),
+//! goes through the [`MediumChanger`] trait (`medium_changer.rs`), so
+//! that what is built on it is tested against the emulation.
+//!
+//! Elements are named by kind and 0-based index, as `ch` numbers its units;
+//! SCSI element addresses never leave the driver.
+
+pub mod chio;
+mod device;
+mod element;
+#[cfg(any(test, feature = "test-support"))]
+pub mod emulated;
+mod error;
+mod medium_changer;
+
+pub use device::Changer;
+pub use element::{
+    sense_words, volume_tag, Element, ElementAddress, ElementKind, Exception, Params, MAX_ELEMENTS,
+};
+pub use error::ChangerError;
+pub use medium_changer::MediumChanger;
+
+#[cfg(test)]
+mod tests;
