@@ -28,6 +28,7 @@ pub mod names;
 pub mod next_volume;
 pub mod ready;
 pub mod sense;
+pub mod tape_alert;
 pub mod trailer;
 mod volume_log;
 

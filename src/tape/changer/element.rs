@@ -160,6 +160,31 @@ impl Exception {
     }
 }
 
+/// What kind of cartridge a library says an element holds (SMC's medium
+/// type, from the cartridge's memory). Not every library fills it in; the
+/// barcode's conventions are the fallback (see `Element::is_cleaning`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MediumType {
+    Data,
+    Cleaning,
+    Diagnostic,
+    Worm,
+}
+
+impl MediumType {
+    /// The medium type in the low three bits of an element descriptor's
+    /// byte 9 (SMC-3); 0 and the reserved values are unknown.
+    pub fn from_smc(bits: u8) -> Option<MediumType> {
+        match bits & 0x07 {
+            1 => Some(MediumType::Data),
+            2 => Some(MediumType::Cleaning),
+            3 => Some(MediumType::Diagnostic),
+            4 => Some(MediumType::Worm),
+            _ => None,
+        }
+    }
+}
+
 /// One element's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Element {
@@ -175,6 +200,12 @@ pub struct Element {
     pub barcode: Option<String>,
     /// The element the medium was last moved from, when known.
     pub source: Option<ElementAddress>,
+    /// The kind of cartridge, when the library says.
+    pub medium_type: Option<MediumType>,
+    /// A drive's device identifier (SMC's DVCID: often vendor, product and
+    /// serial number, blank-filled), when the library gave it. Only READ
+    /// ELEMENT STATUS over SG_IO gets it; `ch` never does.
+    pub identifier: Option<String>,
 }
 
 impl Element {
@@ -191,6 +222,8 @@ impl Element {
             }),
             barcode: None,
             source: None,
+            medium_type: None,
+            identifier: None,
         }
     }
 
@@ -216,13 +249,15 @@ impl Element {
         element
     }
 
-    /// The medium in it is a cleaning cartridge, by its barcode.
+    /// The medium in it is a cleaning cartridge: the library says so, or
+    /// its barcode starts with `CLN`.
     pub fn is_cleaning(&self) -> bool {
         self.full
-            && self
-                .barcode
-                .as_deref()
-                .is_some_and(|b| b.starts_with(CLEANING_PREFIX))
+            && (self.medium_type == Some(MediumType::Cleaning)
+                || self
+                    .barcode
+                    .as_deref()
+                    .is_some_and(|b| b.starts_with(CLEANING_PREFIX)))
     }
 }
 

@@ -16,7 +16,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::element::{volume_tag, Element, ElementAddress, ElementKind, Exception, Params};
+use super::element::{
+    volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType, Params,
+};
 use super::error::ChangerError;
 use super::medium_changer::MediumChanger;
 
@@ -32,6 +34,8 @@ pub struct Tape {
     pub source: Option<ElementAddress>,
     /// The operator put it in through an import/export slot.
     pub import_export: bool,
+    /// The kind the library reports, if it does.
+    pub medium_type: Option<MediumType>,
 }
 
 impl Tape {
@@ -45,6 +49,7 @@ impl Tape {
             volume_tag,
             source: None,
             import_export: false,
+            medium_type: None,
         }
     }
 
@@ -54,6 +59,7 @@ impl Tape {
             volume_tag: Vec::new(),
             source: None,
             import_export: false,
+            medium_type: None,
         }
     }
 }
@@ -64,6 +70,9 @@ pub struct Place {
     pub tape: Option<Tape>,
     /// The element is in exception with this ASC/ASCQ.
     pub exception: Option<(u8, u8)>,
+    /// A drive's device identifier, as READ ELEMENT STATUS with DVCID
+    /// gives it.
+    pub identifier: Option<String>,
 }
 
 impl Place {
@@ -71,6 +80,7 @@ impl Place {
         Place {
             tape,
             exception: None,
+            identifier: None,
         }
     }
 }
@@ -130,7 +140,9 @@ impl EmulatedChanger {
         element.exception = place
             .exception
             .map(|(asc, ascq)| Exception::from_sense(asc, ascq));
+        element.identifier = place.identifier.clone();
         if let Some(tape) = &place.tape {
+            element.medium_type = tape.medium_type;
             element.barcode = volume_tag(&tape.volume_tag);
             element.source = tape.source;
             element.import_export = tape.import_export;

@@ -22,6 +22,12 @@ pub enum ChangerError {
     /// The changer has no such element.
     #[error("the changer has no {address}")]
     NoSuchElement { address: ElementAddress },
+    /// The tape node's drive element could not be told by serial number.
+    #[error(
+        "{}: cannot tell which drive of the changer this is ({why}); name its drive element with --drive-element N",
+        node.display()
+    )]
+    NoDriveMatch { node: PathBuf, why: String },
     /// Anything else the system said, and what was being done.
     #[error("{what}: {source}")]
     Io { what: String, source: io::Error },

@@ -4,7 +4,7 @@ use super::element::{Element, ElementAddress, ElementKind, Params};
 use super::error::ChangerError;
 
 /// A medium changer: what it has, what each element holds, and moves.
-pub trait MediumChanger {
+pub trait MediumChanger: Send {
     /// How many elements of each kind.
     fn params(&mut self) -> Result<Params, ChangerError>;
 

@@ -14,17 +14,22 @@
 
 pub mod chio;
 mod device;
+mod drives;
 mod element;
 #[cfg(any(test, feature = "test-support"))]
 pub mod emulated;
 mod error;
+mod inventory;
 mod medium_changer;
 
 pub use device::Changer;
+pub use drives::{drive_serial, find_drive, match_serial, serial_from_vpd80, serial_matches};
 pub use element::{
-    sense_words, volume_tag, Element, ElementAddress, ElementKind, Exception, Params, MAX_ELEMENTS,
+    sense_words, volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType, Params,
+    MAX_ELEMENTS,
 };
 pub use error::ChangerError;
+pub use inventory::Inventory;
 pub use medium_changer::MediumChanger;
 
 #[cfg(test)]

@@ -219,3 +219,96 @@ fn a_test_sees_the_moves_made_through_a_shared_handle() {
     assert_eq!(seen.log, vec!["slot 1 -> import/export slot 1"]);
     assert!(seen.portals[0].tape.is_some());
 }
+
+/// An inventory of `drives` drive elements with these identifiers.
+fn drives_with(identifiers: &[Option<&str>]) -> Inventory {
+    let mut changer = EmulatedChanger::new(identifiers.len(), vec![None], 0);
+    for (place, id) in changer.drives.iter_mut().zip(identifiers) {
+        place.identifier = id.map(str::to_string);
+    }
+    Inventory::read(&mut changer).unwrap()
+}
+
+#[test]
+fn a_drive_is_found_by_the_serial_in_its_identifier_not_by_its_number() {
+    let inventory = drives_with(&[
+        Some("IBM     ULT3580-TD6     LABDRV02  "),
+        Some("IBM     ULT3580-TD6     LABDRV01  "),
+    ]);
+    assert_eq!(
+        match_serial("LABDRV01", &inventory),
+        Ok(ElementAddress::drive(1))
+    );
+    assert_eq!(
+        match_serial("LABDRV02", &inventory),
+        Ok(ElementAddress::drive(0))
+    );
+}
+
+#[test]
+fn a_serial_cut_short_by_the_library_still_matches_but_a_short_stub_does_not() {
+    assert!(serial_matches(
+        "IBM     ULT3580-TD6     1013000123",
+        "101300012345"
+    ));
+    assert!(serial_matches("1013000123", "1013000123"));
+    assert!(!serial_matches(
+        "IBM     ULT3580-TD6     1013",
+        "101300012345"
+    ));
+    assert!(!serial_matches("   ", "1013000123"));
+}
+
+#[test]
+fn no_match_and_two_matches_are_both_refused_in_words() {
+    let inventory = drives_with(&[Some("A  LABDRV01"), Some("B  LABDRV01")]);
+    let why = match_serial("LABDRV01", &inventory).unwrap_err();
+    assert_eq!(why, "2 drives of the changer match the serial LABDRV01");
+    let why = match_serial("LABDRV09", &inventory).unwrap_err();
+    assert_eq!(why, "no drive of the changer has the serial LABDRV09");
+    let why = match_serial("LABDRV01", &drives_with(&[None, None])).unwrap_err();
+    assert!(why.contains("gave no drive identifiers"), "{why}");
+}
+
+#[test]
+fn a_node_without_a_serial_is_refused_with_a_message_naming_drive_element() {
+    let inventory = drives_with(&[Some("X LABDRV01")]);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let err = find_drive(file.path(), &inventory, None).unwrap_err();
+    assert!(matches!(err, ChangerError::NoDriveMatch { .. }), "{err}");
+    assert!(err.to_string().contains("--drive-element N"), "{err}");
+    assert_eq!(
+        find_drive(file.path(), &inventory, Some(0)).unwrap(),
+        ElementAddress::drive(0)
+    );
+    assert!(matches!(
+        find_drive(file.path(), &inventory, Some(3)),
+        Err(ChangerError::NoSuchElement { .. })
+    ));
+}
+
+#[test]
+fn a_vpd_page_gives_its_serial_and_a_hostile_one_gives_none() {
+    let mut page = vec![0x01, 0x80, 0x00, 0x0a];
+    page.extend_from_slice(b"LABDRV01  ");
+    assert_eq!(serial_from_vpd80(&page).as_deref(), Some("LABDRV01"));
+    // The length claims more than is there: only what is there counts.
+    page[3] = 0xff;
+    assert_eq!(serial_from_vpd80(&page).as_deref(), Some("LABDRV01"));
+    assert_eq!(serial_from_vpd80(&[0x01, 0x83, 0, 2, b'A', b'B']), None);
+    assert_eq!(serial_from_vpd80(&[0x01, 0x80]), None);
+    assert_eq!(serial_from_vpd80(&[0x01, 0x80, 0, 3, b' ', 7, b'A']), None);
+}
+
+#[test]
+fn an_inventory_finds_a_cartridge_by_barcode_wherever_it_is() {
+    let mut changer = library();
+    changer
+        .move_medium(ElementAddress::slot(1), ElementAddress::drive(1))
+        .unwrap();
+    let inventory = Inventory::read(&mut changer).unwrap();
+    let found = inventory.find_barcode("E01002L6").unwrap();
+    assert_eq!(found.address, ElementAddress::drive(1));
+    assert_eq!(inventory.find_barcode("E0100"), None);
+    assert_eq!(inventory.first_empty_slot(), Some(ElementAddress::slot(1)));
+}
