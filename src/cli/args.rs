@@ -357,6 +357,9 @@ pub struct Cli {
     pub stats_interval: Option<String>,
 
     #[command(flatten)]
+    pub library: super::library_args::LibraryArgs,
+
+    #[command(flatten)]
     pub mbuffer: super::mbuffer::MbufferArgs,
 }
 

@@ -8,6 +8,7 @@
 pub mod args;
 pub mod command;
 pub mod completions;
+pub mod library_args;
 pub mod mbuffer;
 pub mod probe;
 pub mod report;
@@ -16,3 +17,4 @@ pub mod usage;
 pub mod verify;
 
 pub use args::{Cli, RemoteArgs};
+pub use library_args::LibraryArgs;

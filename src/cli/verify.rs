@@ -60,6 +60,9 @@ pub struct VerifyCli {
     #[command(flatten)]
     pub remote: RemoteArgs,
 
+    #[command(flatten)]
+    pub library: super::library_args::LibraryArgs,
+
     /// The longest wait for any rmt reply, in seconds.
     #[arg(long = "timeout", value_name = "SECS")]
     pub timeout: Option<u64>,

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::library_flags::check_library;
 use super::mbuffer_flags;
 use super::net_flags::check_net;
 use super::ring_size::{resolve_ring, RingFlags};
@@ -63,6 +64,7 @@ impl Config {
             rmt,
             change: volumes.change,
             at_end: at_end(cli.rewind, cli.eject),
+            library: check_library(&cli.library, cli.change_command.is_some())?,
         };
         let source = InputSettings {
             endpoint: endpoint.clone(),

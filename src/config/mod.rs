@@ -22,6 +22,7 @@ use crate::sink::OutputSettings;
 use crate::source::InputSettings;
 
 mod from_cli;
+mod library_flags;
 mod manifest_flags;
 pub mod mbuffer_flags;
 mod net_flags;

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::from_cli::{at_end, input_spec};
+use super::library_flags::check_library;
 use super::net_flags::restore_net;
 use super::ring_size::{resolve_ring, RingFlags};
 use super::rmt_flags::{self, check_remote_arguments, RmtFlags};
@@ -67,6 +68,7 @@ pub fn verify_input(
             rmt,
             change,
             at_end: at_end(cli.rewind, cli.eject),
+            library: check_library(&cli.library, cli.change_command.is_some())?,
         },
         volumes: None,
         net: NetSettings {

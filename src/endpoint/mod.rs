@@ -1,9 +1,13 @@
 //! What every endpoint is opened with, input and outputs alike: the block
 //! size, whether any character device is taken, `-q`, how a remote tape is
-//! reached, how a volume change is made, and what is done with a tape at
-//! the end. The input's `InputSettings` and the outputs' `OutputSettings`
+//! reached, how a volume change is made, a tape library's robot
+//! (`library.rs`), and what is done with a tape at the end. The input's `InputSettings` and the outputs' `OutputSettings`
 //! each hold one of these beside what is theirs alone, so that each of
 //! these settings is declared once; `config/` fills it once.
+
+pub mod library;
+
+pub use library::LibrarySettings;
 
 use crate::rmt::session::RmtSettings;
 use crate::tape::{AtEnd, ChangePolicy};
@@ -23,4 +27,6 @@ pub struct EndpointSettings {
     pub change: ChangePolicy,
     /// What to do with a tape at the very end.
     pub at_end: AtEnd,
+    /// `--changer`: a tape library's robot changes volumes.
+    pub library: Option<LibrarySettings>,
 }

@@ -2,15 +2,17 @@
 //! (which counts every record as it is committed and finishes each
 //! volume) and the command (which writes the manifest at the end, also
 //! for a run that failed or was stopped: then it holds what was
-//! committed, and says the run was not clean).
+//! committed, and says the run was not clean). With a tape library, each
+//! volume's barcode and slot come from the loader that loaded it.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::SystemTime;
 
 use super::schema::{Manifest, Stream, Verified, Volume, SCHEMA, VERSION};
 use super::tally::{Checksums, Tally};
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
+use crate::tape::changer::Loader;
 
 /// What the manifest of a run records, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,8 @@ pub struct Recording {
 /// The manifest of the run under way.
 pub struct Ledger {
     state: Mutex<State>,
+    /// The tape library's loader, which knows each volume's cartridge.
+    loader: OnceLock<Loader>,
 }
 
 struct State {
@@ -51,7 +55,13 @@ impl Ledger {
                 current: None,
                 stream: None,
             }),
+            loader: OnceLock::new(),
         })
+    }
+
+    /// Names each volume's cartridge from what `loader` loaded.
+    pub fn attach_loader(&self, loader: Loader) {
+        let _ = self.loader.set(loader);
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -144,6 +154,14 @@ impl Ledger {
         let mut volumes = s.done.clone();
         if let Some(tally) = &s.current {
             volumes.push(tally.snapshot(0, false));
+        }
+        if let Some(loader) = self.loader.get() {
+            for placed in loader.placements() {
+                if let Some(v) = volumes.iter_mut().find(|v| v.number == placed.volume) {
+                    v.barcode = placed.barcode;
+                    v.slot = placed.slot;
+                }
+            }
         }
         let bytes = volumes.iter().map(|v| v.bytes).sum();
         let digest = match (&s.stream, &s.current, volumes.first()) {

@@ -13,7 +13,9 @@
 //!   `fingerprint` (XXH3-64 of its first bytes, at most 64 KiB and never
 //!   past the first record), `segments` (the volume's running digest after
 //!   every `segment_records` records, to say where a later check first
-//!   differs), `complete`, and `verified` when `--verify` read it back.
+//!   differs), `complete`, `verified` when `--verify` read it back, and
+//!   `barcode` and `slot` when a tape library loaded the cartridge.
+//!   Both are optional: a manifest without them reads as before.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -75,6 +77,14 @@ pub struct Volume {
     pub complete: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified: Option<Verified>,
+    /// The cartridge's barcode, when a tape library loaded it
+    /// (`--changer`); restores and verify find the cartridge by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub barcode: Option<String>,
+    /// The library slot (from 1, as mtx numbers them) the cartridge was
+    /// loaded from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<usize>,
 }
 
 /// `count` records of `bytes` each.

@@ -158,6 +158,8 @@ impl Tally {
             segments: self.segments.done.clone(),
             complete,
             verified: None,
+            barcode: None,
+            slot: None,
         }
     }
 

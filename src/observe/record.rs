@@ -28,7 +28,26 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub enum Record {
     Start(Start),
     Sample(Sample),
+    /// A tape library's robot moved a cartridge (`--changer`).
+    Move(MoveEntry),
     Summary(SummaryRecord),
+}
+
+/// One move of a tape library's robot, written when the stats thread
+/// next wakes after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveEntry {
+    /// "-i NAME" or "-o NAME": the endpoint whose volume change moved it.
+    pub endpoint: String,
+    /// When the move began, UTC, ISO 8601.
+    pub started: String,
+    /// "slot 2", "drive 0", "import/export slot 1", as mtx numbers them.
+    pub from: String,
+    pub to: String,
+    pub barcode: Option<String>,
+    pub seconds: f64,
+    /// Why the move failed; null when it succeeded.
+    pub error: Option<String>,
 }
 
 /// The run's settings, first in the file.
@@ -200,6 +219,17 @@ pub struct VolumeBytes {
     pub endpoint: String,
     /// Each volume's bytes, from volume 1.
     pub bytes: Vec<u64>,
+    /// Each volume's cartridge barcode (null when it had none), when a
+    /// tape library loaded them; absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub barcodes: Vec<Option<String>>,
+    /// Each volume's home slot in the library, from 1, beside `barcodes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<Option<usize>>,
+    /// The cleanings the library made between this endpoint's volumes,
+    /// in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleanings: Vec<String>,
 }
 
 /// The summary's `ring` object: the zero-copy ring or the copying one,
@@ -366,6 +396,9 @@ impl SummaryRecord {
                     .map(|v| VolumeBytes {
                         endpoint: v.endpoint.clone(),
                         bytes: v.bytes.clone(),
+                        barcodes: v.cartridges.iter().map(|c| c.barcode.clone()).collect(),
+                        slots: v.cartridges.iter().map(|c| c.slot).collect(),
+                        cleanings: v.cleanings.clone(),
                     })
                     .collect(),
             }),
@@ -455,11 +488,29 @@ mod tests {
         summary.volumes.push(crate::observe::summary::VolumeList {
             endpoint: "-o /dev/nst0".into(),
             bytes: vec![10, 20],
+            cartridges: vec![
+                crate::observe::summary::Cartridge {
+                    barcode: Some("E01001L6".into()),
+                    slot: Some(1),
+                },
+                crate::observe::summary::Cartridge::default(),
+            ],
+            cleanings: vec!["drive cleaned with CLN009L1 before volume 2 (30 s)".into()],
         });
         let record = Record::Summary(SummaryRecord::new(&summary));
         let (json, back) = round_trip(&record);
         assert_eq!(json["input_note"], "tape records of 10240 bytes");
         assert_eq!(json["volume_bytes"][0]["bytes"][1], 20);
+        assert_eq!(json["volume_bytes"][0]["barcodes"][0], "E01001L6");
+        assert_eq!(
+            json["volume_bytes"][0]["barcodes"][1],
+            serde_json::Value::Null
+        );
+        assert_eq!(json["volume_bytes"][0]["slots"][0], 1);
+        assert_eq!(
+            json["volume_bytes"][0]["cleanings"][0],
+            "drive cleaned with CLN009L1 before volume 2 (30 s)"
+        );
         assert_eq!(json["uncommitted_bytes"], 0);
         assert!(json.get("detail").is_none(), "{json}");
         assert_eq!(back, record);

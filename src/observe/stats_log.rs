@@ -3,7 +3,8 @@
 //! and writes one record, flushed, so `tail -f` works; a slow disk only
 //! delays the samples (the timer drops ticks it missed), never the data.
 //! At the end it writes a last sample with the final totals, then the
-//! summary record.
+//! summary record. After each sample comes a `move` record for every move
+//! a tape library's robot made since the one before.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -14,8 +15,9 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, select, tick, Sender};
 
-use super::record::{Record, Sample, Start, SummaryRecord};
+use super::record::{MoveEntry, Record, Sample, Start, SummaryRecord};
 use crate::base::console::{message, say};
+use crate::base::utc::utc_timestamp;
 use crate::pipeline::stats::{Snapshot, Stats};
 
 /// The sample for `now`, with the fill's range since the previous one
@@ -51,17 +53,20 @@ pub fn spawn(
             out.write(&Record::Start(start));
             let ticks = tick(every);
             let mut previous: Option<Snapshot> = None;
+            let mut moves = MovesWritten::default();
             loop {
                 select! {
                     recv(ticks) -> _ => {
                         let now = stats.snapshot();
                         out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
                         previous = Some(now);
+                        moves.write_new(&stats, &mut out);
                     },
                     recv(end_rx) -> end => {
                         // The run is over: the counters are final.
                         let now = stats.snapshot();
                         out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
+                        moves.write_new(&stats, &mut out);
                         if let Ok(summary) = end {
                             out.write(&Record::Summary(summary));
                         }
@@ -94,6 +99,43 @@ impl StatsFile {
                 "--stats {}: cannot write: {e}; the timeline stops here",
                 self.path.display()
             ));
+        }
+    }
+}
+
+/// How many of each endpoint's robot moves are in the file already.
+#[derive(Default)]
+struct MovesWritten(Vec<usize>);
+
+impl MovesWritten {
+    /// Writes a `move` record for every move of a tape library's robot
+    /// since the last call, endpoint by endpoint, in order.
+    fn write_new(&mut self, stats: &Stats, out: &mut StatsFile) {
+        let logs = (stats.input_volumes.iter().map(|v| ("-i", v))).chain(
+            (stats.outputs.iter())
+                .filter_map(|o| o.volumes.as_ref())
+                .map(|v| ("-o", v)),
+        );
+        for (index, (flag, log)) in logs.enumerate() {
+            let Some(loader) = log.loader() else {
+                continue;
+            };
+            if self.0.len() <= index {
+                self.0.resize(index + 1, 0);
+            }
+            let moves = loader.moves();
+            for m in moves.iter().skip(self.0[index]) {
+                out.write(&Record::Move(MoveEntry {
+                    endpoint: format!("{flag} {}", log.name),
+                    started: utc_timestamp(m.started),
+                    from: m.from.to_string(),
+                    to: m.to.to_string(),
+                    barcode: m.barcode.clone(),
+                    seconds: (m.seconds * 1000.0).round() / 1000.0,
+                    error: m.error.clone(),
+                }));
+            }
+            self.0[index] = moves.len();
         }
     }
 }

@@ -79,16 +79,107 @@ pub struct VolumeList {
     pub endpoint: String,
     /// Each volume's bytes, from volume 1.
     pub bytes: Vec<u64>,
+    /// Each volume's cartridge, when a tape library loaded it: its barcode
+    /// and home slot (from 1), from volume 1; empty without a library.
+    pub cartridges: Vec<Cartridge>,
+    /// The cleanings the library made between volumes, in words.
+    pub cleanings: Vec<String>,
+}
+
+/// The cartridge a tape library loaded for one volume.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cartridge {
+    pub barcode: Option<String>,
+    pub slot: Option<usize>,
+}
+
+impl Cartridge {
+    /// "E01001L6 from slot 1", or what is known of it.
+    fn describe(&self) -> String {
+        let barcode = self
+            .barcode
+            .as_deref()
+            .unwrap_or("a cartridge without a barcode");
+        match self.slot {
+            Some(slot) => format!("{barcode} from slot {slot}"),
+            None => barcode.to_string(),
+        }
+    }
 }
 
 impl VolumeList {
-    /// "-o /dev/nst0 volumes: #1 1048576 bytes, #2 524288 bytes"
+    /// "-o /dev/nst0 volumes: #1 1048576 bytes, #2 524288 bytes", and
+    /// each cartridge when a library loaded them: "#1 E01001L6 from slot 1
+    /// 1048576 bytes".
     fn every_volume(&self) -> String {
         let each: Vec<String> = (self.bytes.iter().enumerate())
-            .map(|(i, b)| format!("#{} {b} bytes", i + 1))
+            .map(|(i, b)| match self.cartridges.get(i) {
+                Some(c) => format!("#{} {} {b} bytes", i + 1, c.describe()),
+                None => format!("#{} {b} bytes", i + 1),
+            })
             .collect();
         format!("{} volumes: {}", self.endpoint, each.join(", "))
     }
+
+    /// "-o /dev/nst0: 3 volumes (E01001L6 from slot 1, ...)" for a library's
+    /// cartridges, which are always named; "-o NAME: 3 volumes" otherwise,
+    /// and nothing for one volume that no library loaded.
+    fn brief(&self) -> Option<String> {
+        let count = self.bytes.len();
+        let plural = if count == 1 { "" } else { "s" };
+        if !self.cartridges.is_empty() {
+            let each: Vec<String> = self.cartridges.iter().map(Cartridge::describe).collect();
+            return Some(format!(
+                "{}: {count} volume{plural} ({})",
+                self.endpoint,
+                each.join(", ")
+            ));
+        }
+        (count > 1).then(|| format!("{}: {count} volumes", self.endpoint))
+    }
+
+    /// "-o /dev/nst0: drive cleaned with CLN009L1 before volume 2", one
+    /// for each cleaning.
+    fn cleaned(&self) -> impl Iterator<Item = String> + '_ {
+        self.cleanings
+            .iter()
+            .map(|c| format!("{}: {c}", self.endpoint))
+    }
+}
+
+/// What a tape library's loader says of its volumes and cleanings.
+fn library_facts(log: &crate::tape::VolumeLog) -> (Vec<Cartridge>, Vec<String>) {
+    let Some(loader) = log.loader() else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut cartridges = vec![Cartridge::default(); log.count()];
+    for placed in loader.placements() {
+        let index = placed.volume.saturating_sub(1) as usize;
+        if let Some(slot) = cartridges.get_mut(index) {
+            *slot = Cartridge {
+                barcode: placed.barcode,
+                slot: placed.slot,
+            };
+        }
+    }
+    let cleanings = loader
+        .cleanings()
+        .iter()
+        .map(|c| {
+            let with = c.barcode.as_deref().unwrap_or("the cleaning cartridge");
+            match &c.error {
+                None => format!(
+                    "drive cleaned with {with} before volume {} ({:.0} s)",
+                    c.before_volume, c.seconds
+                ),
+                Some(e) => format!(
+                    "cleaning with {with} before volume {} failed: {e}",
+                    c.before_volume
+                ),
+            }
+        })
+        .collect();
+    (cartridges, cleanings)
 }
 
 /// The most bytes the ring held at once, counted in whole blocks: the
@@ -104,9 +195,14 @@ fn peak_held_bytes(stats: &Stats) -> u64 {
 
 /// Every volume list of the run: the input's, then the outputs'.
 fn volume_lists(stats: &Stats) -> Vec<VolumeList> {
-    let list = |flag: &str, log: &crate::tape::VolumeLog| VolumeList {
-        endpoint: format!("{flag} {}", log.name),
-        bytes: log.volumes(),
+    let list = |flag: &str, log: &crate::tape::VolumeLog| {
+        let (cartridges, cleanings) = library_facts(log);
+        VolumeList {
+            endpoint: format!("{flag} {}", log.name),
+            bytes: log.volumes(),
+            cartridges,
+            cleanings,
+        }
     };
     (stats.input_volumes.iter().map(|v| list("-i", v)))
         .chain(
@@ -229,10 +325,9 @@ impl Summary {
         }
         parts.extend(self.volumes.iter().filter_map(|v| match detailed {
             true => Some(v.every_volume()),
-            false => {
-                (v.bytes.len() > 1).then(|| format!("{}: {} volumes", v.endpoint, v.bytes.len()))
-            }
+            false => v.brief(),
         }));
+        parts.extend(self.volumes.iter().flat_map(VolumeList::cleaned));
         if detailed {
             parts.push(self.ring.describe(self.peak_held_bytes));
         }

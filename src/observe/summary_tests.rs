@@ -102,10 +102,14 @@ fn volumes_are_counted_off_tape_and_listed_on_tape() {
     s.volumes.push(VolumeList {
         endpoint: "-o v.%02d".into(),
         bytes: vec![1000, 1000, 1000],
+        cartridges: Vec::new(),
+        cleanings: Vec::new(),
     });
     s.volumes.push(VolumeList {
         endpoint: "-i in".into(),
         bytes: vec![3000],
+        cartridges: Vec::new(),
+        cleanings: Vec::new(),
     });
     let line = s.line();
     assert!(line.ends_with("; -o v.%02d: 3 volumes"), "{line}");
@@ -178,4 +182,38 @@ fn the_time_near_full_and_near_empty_shows_on_a_paced_or_detailed_run_only() {
     s.near_full_s = 0.04;
     s.near_empty_s = 0.0;
     assert!(!s.line().contains("near full"), "{}", s.line());
+}
+
+/// A list of `volumes` volumes loaded by a library, with one cleaning.
+fn library_volumes(volumes: usize) -> VolumeList {
+    VolumeList {
+        endpoint: "-o /dev/nst0".into(),
+        bytes: vec![100; volumes],
+        cartridges: (1..=volumes)
+            .map(|n| Cartridge {
+                barcode: Some(format!("E0100{n}L6")),
+                slot: Some(n),
+            })
+            .collect(),
+        cleanings: vec!["drive cleaned with CLN009L1 before volume 2 (30 s)".into()],
+    }
+}
+
+#[test]
+fn a_librarys_cartridges_are_named_in_every_summary_even_for_one_volume() {
+    let mut s = summary(100, 100);
+    s.volumes.push(library_volumes(1));
+    let line = s.line();
+    assert!(
+        line.contains("; -o /dev/nst0: 1 volume (E01001L6 from slot 1); -o /dev/nst0: drive cleaned with CLN009L1 before volume 2 (30 s)"),
+        "{line}"
+    );
+    let mut s = summary(300, 300);
+    s.volumes.push(library_volumes(3));
+    s.tape_output = true;
+    let line = s.line();
+    assert!(
+        line.contains("-o /dev/nst0 volumes: #1 E01001L6 from slot 1 100 bytes, #2 E01002L6 from slot 2 100 bytes, #3 E01003L6 from slot 3 100 bytes"),
+        "{line}"
+    );
 }

@@ -73,6 +73,8 @@ impl Timeline {
                     }
                     samples.push(s);
                 }
+                // A robot's move: the timeline plots none.
+                (Record::Move(_), Some(_)) => {}
                 (Record::Summary(s), Some(_)) => summary = Some(s),
             }
         }

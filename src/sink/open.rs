@@ -13,10 +13,11 @@ use super::{FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, V
 use crate::base::console::message;
 use crate::base::errors::ConfigError;
 use crate::base::file_id::Identity;
+use crate::endpoint::library::Load;
 use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
-use crate::tape::{AtEnd, VolumeNames};
+use crate::tape::{Access, AtEnd, VolumeNames};
 
 /// The opened outputs, and the files that opening them created.
 pub struct Opened {
@@ -62,7 +63,18 @@ pub fn open_all(
             }
         }
     }
+    if let (None, Some(library)) = (&failure, &config.endpoint.library) {
+        if let Some(why) = library.unused_pools() {
+            failure = Some(OpenError::Refused(ConfigError::new("--slots", why)));
+        }
+    }
     let any_tape = input_is_tape || sinks.iter().any(|s| s.traits().is_tape());
+    if failure.is_none() && config.endpoint.library.is_some() && !any_tape {
+        failure = Some(OpenError::Refused(ConfigError::new(
+            "--changer",
+            "neither the input nor any output is a tape drive",
+        )));
+    }
     if failure.is_none() && config.endpoint.at_end != AtEnd::Stay && !any_tape {
         let flag = match config.endpoint.at_end {
             AtEnd::Eject => "--eject",
@@ -140,11 +152,33 @@ fn open_one(
     }
     if let Plan::AsIs(path) = plan {
         let name = path.display().to_string();
+        let mut settings = settings.clone();
+        let library = match &config.endpoint.library {
+            Some(library) => library
+                .policy_for(path, &settings.policy, Load::Write, Access::Write)
+                .map_err(anyhow::Error::msg)?,
+            None => None,
+        };
+        if let Some(policy) = &library {
+            settings.policy = policy.clone();
+        }
         let tape = TapeMedium::open(path, &settings.policy, config.endpoint.quiet)
             .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
         if let Some(tape) = tape {
-            let sink = VolumeSink::new(Box::new(tape), &name, settings);
-            return Ok(Box::new(recorded(sink, &name, config)));
+            let sink = recorded(
+                VolumeSink::new(Box::new(tape), &name, settings),
+                &name,
+                config,
+            );
+            if let Some(loader) = library.and_then(|p| p.loader) {
+                if let Some(log) = sink.traits().volumes {
+                    log.attach_loader(loader.clone());
+                }
+                if let Some(ledger) = sink.traits().ledger {
+                    ledger.attach_loader(loader);
+                }
+            }
+            return Ok(Box::new(sink));
         }
     }
     if let OutputSpec::File(pattern) = spec {

@@ -12,13 +12,14 @@ use crate::base::console::{message, say};
 use crate::base::errors::OpenError;
 use std::sync::Arc;
 
+use crate::endpoint::library::Load;
 use crate::endpoint::EndpointSettings;
 use crate::manifest::Manifest;
 use crate::net::NetSettings;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
 use crate::tape::char_devices::{self, Direction};
-use crate::tape::VolumeNames;
+use crate::tape::{Access, ChangePolicy, VolumeNames};
 
 /// How the input is opened and read, from the validated command line.
 #[derive(Debug, Clone)]
@@ -155,11 +156,19 @@ fn open_checked(
     };
     let name = path.display().to_string();
     let names = VolumeNames::parse(path).map_err(|why| anyhow::anyhow!("-i {name}: {why}"))?;
-    let plan = config.read_volumes(names.is_numbered());
+    let mut plan = config.read_volumes(names.is_numbered());
+    let loader = library_policy(path, config, check.as_ref())?;
+    if let Some(policy) = &loader {
+        plan.policy = policy.clone();
+    }
     let tape = TapeReader::open(path, &plan.policy, config.endpoint.quiet)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(tape) = tape {
-        return Ok(Box::new(checked_source(Box::new(tape), &name, plan, check)));
+        let source = checked_source(Box::new(tape), &name, plan, check);
+        if let (Some(log), Some(loader)) = (source.volumes(), loader.and_then(|p| p.loader)) {
+            log.attach_loader(loader);
+        }
+        return Ok(Box::new(source));
     }
     if names.is_numbered() || config.volumes.is_some() || check.is_some() {
         let medium = FileVolumesIn::open(names)
@@ -172,4 +181,35 @@ fn open_checked(
         }));
     }
     Ok(Box::new(FdSource::open(path)?))
+}
+
+/// With `--changer`, the change policy of the tape input `path`: its
+/// loader fetches each volume by the barcode the manifest recorded, or
+/// else takes the pool in order. None when there is no library or `path`
+/// is not a tape drive.
+fn library_policy(
+    path: &std::path::Path,
+    config: &InputSettings,
+    check: Option<&Check>,
+) -> anyhow::Result<Option<ChangePolicy>> {
+    let Some(library) = &config.endpoint.library else {
+        return Ok(None);
+    };
+    let barcodes: Option<Vec<String>> = check.and_then(|c| {
+        let mut volumes: Vec<_> = c.manifest.volumes.iter().collect();
+        volumes.sort_by_key(|v| v.number);
+        volumes.iter().map(|v| v.barcode.clone()).collect()
+    });
+    let load = match barcodes {
+        Some(barcodes) if !barcodes.is_empty() => Load::Barcodes(barcodes),
+        _ if !library.pools.is_empty() => Load::Read,
+        _ if check.is_some() => anyhow::bail!(
+            "-i {}: --changer: the manifest names no barcode for some volume (it was not written through --changer); give the cartridges with --slots or --barcodes",
+            path.display()
+        ),
+        _ => Load::Read,
+    };
+    library
+        .policy_for(path, &config.endpoint.change, load, Access::Read)
+        .map_err(anyhow::Error::msg)
 }

@@ -32,6 +32,8 @@ pub struct ChangePolicy {
     /// The limit for the command (`DEFAULT_COMMAND_TIMEOUT` if `None`) and
     /// for the prompt (none if `None`: a person is the way out).
     pub timeout: Option<Duration>,
+    /// The library's robot makes the change (`--changer`).
+    pub loader: Option<super::changer::Loader>,
 }
 
 /// One volume change.
@@ -220,6 +222,7 @@ mod tests {
                 out.display()
             )),
             timeout: None,
+            loader: None,
         };
         policy.change(&request(), &never()).unwrap();
         let seen = std::fs::read_to_string(out).unwrap();
@@ -231,6 +234,7 @@ mod tests {
         let policy = ChangePolicy {
             command: Some("exit 3".into()),
             timeout: None,
+            loader: None,
         };
         let e = policy.change(&request(), &never()).unwrap_err();
         assert!(e.contains("'exit 3' exited with status 3"), "{e}");
@@ -242,6 +246,7 @@ mod tests {
         let policy = ChangePolicy {
             command: Some("sleep 30".into()),
             timeout: Some(Duration::from_millis(200)),
+            loader: None,
         };
         let started = std::time::Instant::now();
         let e = policy.change(&request(), &never()).unwrap_err();

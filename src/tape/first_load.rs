@@ -197,6 +197,7 @@ mod tests {
         let policy = ChangePolicy {
             command: Some(format!("echo $TAPEBUF_VOLUME > {}", seen.display())),
             timeout: Some(Duration::from_secs(10)),
+            loader: None,
         };
         // The emulated changer loads the next cartridge when asked.
         let status = DriveStatus {
@@ -220,6 +221,7 @@ mod tests {
         let policy = ChangePolicy {
             command: None,
             timeout: Some(Duration::from_millis(200)),
+            loader: None,
         };
         let e = open_first(&mut d, status, Access::Read, &policy, true).unwrap_err();
         assert!(e.contains("still not ready for volume 1 after"), "{e}");
@@ -258,6 +260,7 @@ mod tests {
         let policy = ChangePolicy {
             command: Some("true".into()),
             timeout: Some(Duration::from_secs(10)),
+            loader: None,
         };
         open_first(&mut d, status, Access::Write, &policy, true).unwrap();
         assert!(d.status().unwrap().ready());
@@ -280,6 +283,7 @@ mod tests {
         let policy = ChangePolicy {
             command: Some("true".into()),
             timeout: Some(Duration::from_secs(10)),
+            loader: None,
         };
         open_first(&mut d, status, Access::Write, &policy, true).unwrap();
         assert_eq!(shelf.lock().unwrap().loaded, Some(1));

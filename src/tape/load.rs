@@ -192,6 +192,7 @@ mod tests {
                 path.display()
             )),
             timeout: None,
+            loader: None,
         }
     }
 
@@ -269,6 +270,7 @@ mod tests {
         let policy = ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         };
         let e = load(&policy, &mut medium).unwrap_err();
         assert!(matches!(e, LoadFailed::Open(ref io) if io.raw_os_error() == Some(libc::EIO)));

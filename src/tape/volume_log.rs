@@ -3,8 +3,10 @@
 //! volume change under way is doing.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use super::changer::Loader;
 
 /// What the volume changes under way are doing ("waiting 12 s for
 /// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
@@ -26,6 +28,8 @@ pub struct VolumeLog {
     changing: AtomicBool,
     /// Since when the change waits for the drive to be ready, if it does.
     waiting_since: Mutex<Option<Instant>>,
+    /// The tape library's loader, when a robot changes the volumes.
+    loader: OnceLock<Loader>,
 }
 
 impl VolumeLog {
@@ -35,7 +39,19 @@ impl VolumeLog {
             bytes: Mutex::new(vec![0]),
             changing: AtomicBool::new(false),
             waiting_since: Mutex::new(None),
+            loader: OnceLock::new(),
         })
+    }
+
+    /// Keeps `loader`, so that the summary and the stats file can name
+    /// each volume's cartridge and each move of the robot.
+    pub fn attach_loader(&self, loader: Loader) {
+        let _ = self.loader.set(loader);
+    }
+
+    /// The tape library's loader, if a robot changes the volumes.
+    pub fn loader(&self) -> Option<&Loader> {
+        self.loader.get()
     }
 
     /// Adds `n` bytes to the volume in use.

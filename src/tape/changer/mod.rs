@@ -20,7 +20,9 @@ mod element;
 pub mod emulated;
 mod error;
 mod inventory;
+mod loader;
 mod medium_changer;
+mod pool;
 
 pub use device::Changer;
 pub use drives::{drive_serial, find_drive, match_serial, serial_from_vpd80, serial_matches};
@@ -30,7 +32,11 @@ pub use element::{
 };
 pub use error::ChangerError;
 pub use inventory::Inventory;
+pub use loader::{
+    CleaningRecord, Loader, LoaderSettings, MoveRecord, Placement, SharedChanger, Wanted,
+};
 pub use medium_changer::MediumChanger;
+pub use pool::Pool;
 
 #[cfg(test)]
 mod tests;
