@@ -15,6 +15,7 @@ use crate::tape::changer::{
     Wanted,
 };
 use crate::tape::char_devices::{CharDevice, Verdict};
+use crate::tape::change::DEFAULT_COMMAND_TIMEOUT;
 use crate::tape::{Access, ChangePolicy};
 
 /// The library settings of a run, checked.
@@ -179,7 +180,9 @@ impl LibrarySettings {
         if !is_tape {
             return Ok(None);
         }
-        let loader = self.loader(node, load, access, base.timeout)?;
+        // A run waits for the operator no longer than for a change command.
+        let timeout = base.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT);
+        let loader = self.loader(node, load, access, Some(timeout))?;
         Ok(Some(ChangePolicy {
             loader: Some(loader),
             ..base.clone()
