@@ -9,6 +9,7 @@ mod common;
 
 mod chio_abi;
 mod devices;
+mod library_cli;
 mod mtio_abi;
 mod probe_cli;
 mod probe_emulated;
