@@ -9,7 +9,9 @@
 //! and the tape nodes), `schema` (that value's JSON, whose field names are
 //! an API), and `table` (the same value for people). The changer is read
 //! through `MediumChanger`, so that everything after the read is tested
-//! against the emulated library (`lab.rs`, test-only).
+//! against the emulated library (`lab.rs`, test-only). SIGUSR1, which
+//! asks a running backup for its status, is absorbed, as `report` absorbs
+//! it.
 //!
 //! Exit status: 0 the inventory was printed; 1 the changer could not be
 //! opened or read, or standard output could not be written (a reader that
@@ -27,6 +29,10 @@ pub mod view;
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS};
@@ -44,6 +50,12 @@ impl Command for Library {
     type Args = LibraryCli;
 
     fn run(cli: LibraryCli) -> Exit {
+        // `pkill -USR1 -x tapebuf`, meant for a running backup, must not
+        // kill an inventory: it has no status line to give.
+        if let Err(e) = signal_hook::flag::register(SIGUSR1, Arc::new(AtomicBool::new(false))) {
+            say(&message!("library: cannot install signal handlers: {e}"));
+            return Exit::Code(FAILURE);
+        }
         let inventory = match open::read_inventory(&cli.device) {
             Ok(inventory) => inventory,
             Err(refusal) => {

@@ -1,7 +1,7 @@
 //! The inventory as a table for people, made from the same value as the
 //! JSON (`view.rs`): a headline with the counts, then the drives, the
-//! storage slots and the import/export slots, one line each, and the
-//! cleaning cartridges. Drives are numbered from 0 and slots from 1, as
+//! storage slots and the import/export slots, one line each, the tape
+//! nodes that are no drive of this changer, and the cleaning cartridges. Drives are numbered from 0 and slots from 1, as
 //! mtx numbers them.
 //!
 //! The invariants: every column is as wide as its widest cell, and every
@@ -13,7 +13,7 @@
 //! line.
 
 use super::medium::words;
-use super::schema::{DriveJson, LibraryJson, Medium, PortalJson, SlotJson};
+use super::schema::{DriveJson, LibraryJson, Medium, PortalJson, SlotJson, TapeNodeJson};
 use crate::base::escape::one_line;
 
 /// Columns between cells.
@@ -25,6 +25,7 @@ const NONE: &str = "-";
 pub fn render(view: &LibraryJson) -> String {
     let mut lines = vec![headline(view), String::new()];
     lines.extend(drives(&view.drives));
+    lines.extend(unmatched(&view.tape_nodes));
     lines.push(String::new());
     lines.extend(slots(&view.slots));
     lines.push(String::new());
@@ -84,6 +85,19 @@ fn drives(drives: &[DriveJson]) -> Vec<String> {
         lines.push(format!("Nodes: {}", one_line(why)));
     }
     lines
+}
+
+/// "Tape nodes of no drive here: /dev/nst2 (serial X), /dev/nst3 (no
+/// serial)", when there are any.
+fn unmatched(nodes: &[TapeNodeJson]) -> Option<String> {
+    let list: Vec<String> = (nodes.iter())
+        .filter(|n| n.element.is_none())
+        .map(|n| match &n.serial {
+            Some(s) => format!("{} (serial {})", word(Some(&n.node)), word(Some(s))),
+            None => format!("{} (no serial in sysfs)", word(Some(&n.node))),
+        })
+        .collect();
+    (!list.is_empty()).then(|| format!("Tape nodes of no drive here: {}", list.join(", ")))
 }
 
 fn slots(slots: &[SlotJson]) -> Vec<String> {

@@ -62,7 +62,7 @@ fn without_drive_identifiers_the_reason_is_said_once() {
     changer.drives.iter_mut().for_each(|d| d.identifier = None);
     let view = library_json("/dev/sch0", &lab::inventory(changer), &[]);
     let table = render(&view);
-    let drives: Vec<&str> = table.lines().skip(2).take(4).collect();
+    let drives: Vec<&str> = table.lines().skip(2).take(5).collect();
     assert_eq!(
         drives,
         [
@@ -70,7 +70,27 @@ fn without_drive_identifiers_the_reason_is_said_once() {
             "0      empty   -        -       -     -     -",
             "1      empty   -        -       -     -     -",
             &format!("Nodes: {NO_IDENTIFIERS}"),
+            "",
         ]
+    );
+}
+
+#[test]
+fn tape_nodes_of_no_drive_are_listed_under_the_drives() {
+    let mut changer = lab::library();
+    changer.drives.iter_mut().for_each(|d| d.identifier = None);
+    let nodes = [
+        nst("/dev/nst0", "LABDRV02"),
+        TapeNode {
+            path: PathBuf::from("/dev/nst1"),
+            serial: None,
+        },
+    ];
+    let table = render(&library_json("/dev/sch0", &lab::inventory(changer), &nodes));
+    let line = table.lines().nth(6).unwrap();
+    assert_eq!(
+        line,
+        "Tape nodes of no drive here: /dev/nst0 (serial LABDRV02), /dev/nst1 (no serial in sysfs)"
     );
 }
 
