@@ -48,8 +48,8 @@ impl Refusal {
 /// The inventory of the changer at `path`.
 pub fn read_inventory(path: &Path) -> Result<Inventory, Refusal> {
     look_before_opening(path)?;
-    let mut changer = Changer::open(path).map_err(|e| refusal(path, e))?;
-    Inventory::read(&mut changer).map_err(|e| refusal(path, e))
+    let mut changer = Changer::open(path).map_err(|e| open_refusal(path, e))?;
+    Inventory::read(&mut changer).map_err(|e| read_refusal(path, e))
 }
 
 /// Refuses `path` unless it is a device that may be opened to be asked.
@@ -90,17 +90,30 @@ fn not_a_device(kind: FileType) -> &'static str {
     }
 }
 
-/// The refusal for `error` from opening or reading the changer at `path`.
-fn refusal(path: &Path, error: ChangerError) -> Refusal {
-    let shown = path.display();
+/// The refusal for `error` from opening the changer at `path`.
+fn open_refusal(path: &Path, error: ChangerError) -> Refusal {
     match error {
         ChangerError::NotAChanger { source, .. } => Refusal::not_a_changer(path, &plain(&source)),
-        ChangerError::Io { what, source } if what.starts_with("opening ") => {
-            Refusal::io(message!("{shown}: cannot open it: {}", plain(&source)))
-        }
-        // The driver's own errors already name the changer.
-        ChangerError::Io { what, source } => Refusal::io(message!("{what}: {}", plain(&source))),
-        other => Refusal::io(message!("{shown}: {other}")),
+        ChangerError::Io { source, .. } => Refusal::io(message!(
+            "{}: cannot open it: {}",
+            path.display(),
+            plain(&source)
+        )),
+        other => read_refusal(path, other),
+    }
+}
+
+/// The refusal for `error` from reading the changer at `path`: one line
+/// that begins with the path.
+fn read_refusal(path: &Path, error: ChangerError) -> Refusal {
+    let shown = path.display().to_string();
+    let text = match error {
+        ChangerError::Io { what, source } => format!("{what}: {}", plain(&source)),
+        other => other.to_string(),
+    };
+    match text.strip_prefix(&shown) {
+        Some(rest) if rest.starts_with(": ") => Refusal::io(message!("{text}")),
+        _ => Refusal::io(message!("{shown}: {text}")),
     }
 }
 
@@ -178,36 +191,48 @@ mod tests {
     #[test]
     fn the_drivers_errors_keep_their_words_without_the_errno_number() {
         let p = Path::new("/dev/sch0");
-        let eio = || std::io::Error::from_raw_os_error(libc::EIO);
-        let open = refusal(
+        let errno = std::io::Error::from_raw_os_error;
+        let open = open_refusal(
             p,
-            ChangerError::io(
-                "opening /dev/sch0",
-                std::io::Error::from_raw_os_error(libc::EACCES),
-            ),
+            ChangerError::io("opening /dev/sch0", errno(libc::EACCES)),
         );
         assert_eq!(
             open.line,
             "tapebuf: /dev/sch0: cannot open it: Permission denied"
         );
         assert_eq!(open.status, FAILURE);
-        let read = refusal(
-            p,
-            ChangerError::io("/dev/sch0: reading the state of slot 3", eio()),
-        );
-        assert_eq!(
-            read.line,
-            "tapebuf: /dev/sch0: reading the state of slot 3: Input/output error"
-        );
-        let missing = refusal(
-            p,
-            ChangerError::NoSuchElement {
-                address: crate::tape::changer::ElementAddress::slot(2),
-            },
-        );
+        let what = "/dev/sch0: reading the state of slot 3";
+        let read = read_refusal(p, ChangerError::io(what, errno(libc::EIO)));
+        assert_eq!(read.line, format!("tapebuf: {what}: Input/output error"));
+        assert_eq!(read.status, FAILURE);
+    }
+
+    #[test]
+    fn a_read_error_that_does_not_name_the_changer_is_given_its_name() {
+        let p = Path::new("/dev/sch0");
+        let address = crate::tape::changer::ElementAddress::slot(2);
+        let missing = read_refusal(p, ChangerError::NoSuchElement { address });
         assert_eq!(
             missing.line,
             "tapebuf: /dev/sch0: the changer has no slot 3"
+        );
+        let eio = std::io::Error::from_raw_os_error(libc::EIO);
+        let counts = read_refusal(p, ChangerError::io("reading the counts", eio));
+        assert_eq!(
+            counts.line,
+            "tapebuf: /dev/sch0: reading the counts: Input/output error"
+        );
+        let sch01 = read_refusal(
+            p,
+            ChangerError::io(
+                "/dev/sch01: x",
+                std::io::Error::from_raw_os_error(libc::EIO),
+            ),
+        );
+        assert!(
+            sch01.line.starts_with("tapebuf: /dev/sch0: /dev/sch01: x"),
+            "{}",
+            sch01.line
         );
     }
 }
