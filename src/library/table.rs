@@ -1,16 +1,17 @@
 //! The inventory as a table for people, made from the same value as the
 //! JSON (`view.rs`): a headline with the counts, then the drives, the
 //! storage slots and the import/export slots, one line each, the tape
-//! nodes that are no drive of this changer, and the cleaning cartridges. Drives are numbered from 0 and slots from 1, as
-//! mtx numbers them.
+//! nodes that are no drive of this changer, and the cleaning cartridges.
+//! Drives are numbered from 0 and slots from 1, as mtx numbers them; a
+//! drive's "From" is the storage slot its cartridge came from.
 //!
 //! The invariants: every column is as wide as its widest cell, and every
 //! cell is one word, so that the table lines up and `awk` can read it:
 //! an unknown or absent value is `-`, and a barcode, node or serial that
 //! is empty, `-`, or holds a space, a quote or a character that is not
-//! printable is shown quoted with Rust's escapes. Only the last column, the
-//! note (an exception, why a drive has no node), is free text, made one
-//! line.
+//! printable is shown quoted with Rust's escapes, a space as `\u{20}`.
+//! Only the last column, the note (an exception, why a drive has no node),
+//! is free text, made one line.
 
 use super::medium::words;
 use super::schema::{DriveJson, LibraryJson, Medium, PortalJson, SlotJson, TapeNodeJson};
@@ -73,8 +74,7 @@ fn drives(drives: &[DriveJson]) -> Vec<String> {
             status(d.full),
             word(d.barcode.as_deref()),
             medium(d.medium),
-            d.from_slot
-                .map_or(NONE.to_string(), |s| format!("slot {s}")),
+            d.from_slot.map_or(NONE.to_string(), |s| s.to_string()),
             word(d.node.as_deref()),
             word(d.serial.as_deref()),
             note(&[d.exception.as_deref(), problem.map(String::as_str)]),
@@ -186,12 +186,12 @@ fn medium(m: Option<Medium>) -> String {
 }
 
 /// A value as one cell: itself when it is one plain word, quoted with
-/// escapes when not, `-` when absent.
+/// escapes (a space too) when not, `-` when absent.
 fn word(value: Option<&str>) -> String {
     match value {
         None => NONE.to_string(),
         Some(v) if v != NONE && !v.is_empty() && v.chars().all(plain) => v.to_string(),
-        Some(v) => format!("{v:?}"),
+        Some(v) => format!("{v:?}").replace(' ', "\\u{20}"),
     }
 }
 
