@@ -15,6 +15,7 @@ pub mod config;
 pub mod endpoint;
 pub mod error;
 pub mod hash;
+pub mod library;
 pub mod manifest;
 pub mod net;
 pub mod observe;

@@ -15,6 +15,7 @@ use super::tree::{self, Subcommand};
 use crate::base::exit::Exit;
 use crate::cli::command::{self, Command};
 use crate::cli::completions::CompletionsCli;
+use crate::library::Library;
 use crate::probe::Probe;
 use crate::report::Report;
 use crate::rmt_server::RmtServer;
@@ -26,6 +27,9 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     entry::<Report>("Summarise and draw a --stats recording or a probe sweep"),
     entry::<Probe>("Find the best block size for a tape, file or device"),
     entry::<Verify>("Check the tapes or files of a past backup against its manifest"),
+    entry::<Library>(
+        "Show a tape library's drives, slots and barcodes, and which /dev/nst is which",
+    ),
     entry::<Completions>("Print a completion script for bash, zsh or fish"),
 ];
 

@@ -9,6 +9,7 @@ mod common;
 
 mod chio_abi;
 mod devices;
+mod library_cli;
 mod library_flags;
 mod mtio_abi;
 mod probe_cli;
