@@ -8,12 +8,12 @@ use std::path::PathBuf;
 pub struct LibraryArgs {
     /// The tape library's medium changer (/dev/schN): tapebuf loads and
     /// unloads the cartridges itself, without a change command
-    #[arg(long = "changer", value_name = "DEV")]
+    #[arg(long = "changer", value_name = "DEV", hide_short_help = true)]
     pub changer: Option<PathBuf>,
 
     /// The storage slots a tape endpoint may load, mtx's numbers from 1:
     /// "1-4,7". Once per tape endpoint, in the order of the -o outputs.
-    #[arg(long = "slots", value_name = "LIST")]
+    #[arg(long = "slots", value_name = "LIST", hide_short_help = true)]
     pub slots: Vec<String>,
 
     /// The cartridges a tape endpoint may load, by barcode globs ("E010*"),

@@ -9,7 +9,7 @@ use crate::common;
 
 use common::*;
 
-const SUBCOMMANDS: [&str; 4] = ["rmt", "report", "probe", "completions"];
+const SUBCOMMANDS: [&str; 6] = ["rmt", "report", "probe", "verify", "library", "completions"];
 
 fn stdout_of(args: &[&str]) -> String {
     let out = run(args, vec![]);
@@ -53,6 +53,8 @@ fn help_with_a_subcommand_shows_that_subcommands_help() {
         ("rmt", "--allow"),
         ("report", "--output"),
         ("probe", "--sizes"),
+        ("verify", "--changer"),
+        ("library", "--json"),
         ("completions", "<SHELL>"),
     ] {
         let via_help = stdout_of(&["help", name]);

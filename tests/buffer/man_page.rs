@@ -52,6 +52,8 @@ fn man_page_has_exit_status_examples_and_watermarks() {
         ".SH STATS FILE",
         ".SH REPORT",
         ".SH PROBE",
+        ".SH LIBRARY",
+        ".SH TAPE LIBRARIES",
     ] {
         assert!(page.contains(section), "missing {section}");
     }
