@@ -21,6 +21,7 @@ pub mod emulated;
 mod error;
 mod inventory;
 mod medium_changer;
+pub mod smc;
 
 pub use device::Changer;
 pub use drives::{drive_serial, find_drive, match_serial, serial_from_vpd80, serial_matches};
