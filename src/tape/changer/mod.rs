@@ -21,6 +21,7 @@ pub mod emulated;
 mod error;
 mod inventory;
 mod medium_changer;
+mod scsi;
 pub mod smc;
 
 pub use device::Changer;
