@@ -13,8 +13,9 @@
 //! truncated or hostile reply gives the elements it does hold and never
 //! panics.
 
-use super::element::Params;
-use super::element::{volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType};
+use super::element::{
+    volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType, Params,
+};
 
 /// MODE SENSE(6).
 const MODE_SENSE_6: u8 = 0x1a;
