@@ -42,6 +42,17 @@ impl Readiness {
             _ => None,
         }
     }
+
+    /// What the sense `sense` says of the drive's readiness.
+    fn of(sense: Sense) -> Readiness {
+        match (sense.asc, sense.ascq) {
+            (0x3a, _) => Readiness::NoMedium,
+            (0x04, _) => Readiness::BecomingReady,
+            (0x30, 0x03) => Readiness::CleaningCartridge,
+            (0x30, _) => Readiness::Incompatible,
+            _ => Readiness::Other(sense.key, sense.asc, sense.ascq),
+        }
+    }
 }
 
 /// Sends TEST UNIT READY to the drive behind `fd` (an st device, opened
@@ -58,19 +69,6 @@ pub fn test_unit_ready(fd: BorrowedFd<'_>) -> io::Result<Readiness> {
 /// Reads fixed (70h/71h) or descriptor (72h/73h) sense data.
 pub fn parse(sense: &[u8]) -> Readiness {
     Readiness::of(Sense::parse(sense).unwrap_or_default())
-}
-
-impl Readiness {
-    /// What the sense `sense` says of the drive's readiness.
-    fn of(sense: Sense) -> Readiness {
-        match (sense.asc, sense.ascq) {
-            (0x3a, _) => Readiness::NoMedium,
-            (0x04, _) => Readiness::BecomingReady,
-            (0x30, 0x03) => Readiness::CleaningCartridge,
-            (0x30, _) => Readiness::Incompatible,
-            _ => Readiness::Other(sense.key, sense.asc, sense.ascq),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -241,4 +241,25 @@ mod tests {
             "{io}"
         );
     }
+
+    #[test]
+    fn a_node_refusing_sg_io_and_ch_says_which_capability_is_missing() {
+        let chio = io::Error::from_raw_os_error(libc::ENOTTY);
+        let eperm = ScsiError::Ioctl(io::Error::from_raw_os_error(libc::EPERM));
+        let why = not_a_changer(chio, &eperm).to_string();
+        assert!(why.contains("CAP_SYS_RAWIO"), "{why}");
+        assert!(why.contains("/dev/schN"), "{why}");
+        let chio = io::Error::from_raw_os_error(libc::ENOTTY);
+        let enotty = ScsiError::Ioctl(io::Error::from_raw_os_error(libc::ENOTTY));
+        let why = not_a_changer(chio, &enotty);
+        assert_eq!(why.raw_os_error(), Some(libc::ENOTTY));
+    }
+
+    #[test]
+    fn a_plain_file_is_driven_by_neither_back_end() {
+        // SG_IO answers ENOTTY on a file, so no SCSI back end is chosen.
+        let f = tempfile::NamedTempFile::new().unwrap();
+        let err = Changer::open(f.path()).unwrap_err().to_string();
+        assert!(!err.contains("CAP_SYS_RAWIO"), "{err}");
+    }
 }
