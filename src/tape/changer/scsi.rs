@@ -137,16 +137,19 @@ impl Scsi {
             let got = self
                 .read_status(device, kind, start, wanted, &mut reply)
                 .map_err(|e| scsi_error(what(), e))?;
-            let report = smc::parse_element_status(&reply[..got], &self.map);
-            for element in report.elements {
+            // A reply cut short holds the whole descriptors before the
+            // cut: go on after the last of them.
+            let mut last = None;
+            for element in smc::parse_element_status(&reply[..got], &self.map) {
                 let index = element.address.index;
                 if element.address.kind == kind && index >= next {
+                    last = last.max(Some(index));
                     found[index] = Some(element);
                 }
             }
-            match report.last_address.and_then(|a| self.map.element(a)) {
-                Some(last) if last.kind == kind && last.index >= next => next = last.index + 1,
-                _ => break,
+            match last {
+                Some(last) => next = last + 1,
+                None => break,
             }
         }
         let reported = found.iter().filter(|e| e.is_some()).count();

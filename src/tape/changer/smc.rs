@@ -184,25 +184,16 @@ impl AddressMap {
     }
 }
 
-/// What a READ ELEMENT STATUS reply held.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StatusReport {
-    /// Each whole descriptor whose address the map knows, with the kind
-    /// its page says, in the reply's order.
-    pub elements: Vec<Element>,
-    /// The highest address of any whole descriptor, known or not: where
-    /// to go on from after a truncated reply.
-    pub last_address: Option<u16>,
-}
-
 /// Parses a READ ELEMENT STATUS reply: an 8-byte header whose bytes 5-7
 /// count the report's bytes after it, then pages of an 8-byte header
 /// (type code, PVolTag 0x80 and AVolTag 0x40 in byte 1, descriptor length
-/// in bytes 2-3, the page's bytes in 5-7) and descriptors.
-pub fn parse_element_status(reply: &[u8], map: &AddressMap) -> StatusReport {
-    let mut report = StatusReport::default();
+/// in bytes 2-3, the page's bytes in 5-7) and descriptors. Gives each
+/// whole descriptor whose address the map knows, of the kind its page
+/// says, in the reply's order.
+pub fn parse_element_status(reply: &[u8], map: &AddressMap) -> Vec<Element> {
+    let mut elements = Vec::new();
     let Some(header) = reply.get(..8) else {
-        return report;
+        return elements;
     };
     let end = reply.len().min(8 + be24(&header[5..8]));
     let mut at = 8;
@@ -218,20 +209,17 @@ pub fn parse_element_status(reply: &[u8], map: &AddressMap) -> StatusReport {
             let descriptors = reply[at + 8..page_end].chunks_exact(length);
             for descriptor in descriptors {
                 let address = u16::from_be_bytes([descriptor[0], descriptor[1]]);
-                report.last_address = report.last_address.max(Some(address));
                 let known = map
                     .element(address)
                     .filter(|e| kind_of_code(page[0] & 0x0f) == Some(e.kind));
                 if let Some(element) = known {
-                    report
-                        .elements
-                        .push(descriptor_element(element, descriptor, tags, map));
+                    elements.push(descriptor_element(element, descriptor, tags, map));
                 }
             }
         }
         at = page_end.max(at + 8);
     }
-    report
+    elements
 }
 
 /// A 24-bit big-endian count.

@@ -153,10 +153,9 @@ fn addresses_turn_into_kind_and_index_and_back() {
 
 #[test]
 fn mhvtls_drive_reply_gives_barcode_source_type_and_identifier() {
-    let report = parse_element_status(&lab_drives(), &lab_map());
-    assert_eq!(report.last_address, Some(501));
-    let [loaded, empty] = &report.elements[..] else {
-        panic!("{report:?}");
+    let elements = parse_element_status(&lab_drives(), &lab_map());
+    let [loaded, empty] = &elements[..] else {
+        panic!("{elements:?}");
     };
     assert_eq!(loaded.address, ElementAddress::drive(0));
     assert!(loaded.full && !loaded.access && loaded.exception.is_none());
@@ -186,8 +185,8 @@ fn slots_give_barcodes_medium_types_and_exceptions() {
         exception,
         descriptor(1004, 0x0d, 0, 0, Some("")),
     ];
-    let report = parse_element_status(&reply(2, 0x80, &slots), &lab_map());
-    let e = &report.elements;
+    let elements = parse_element_status(&reply(2, 0x80, &slots), &lab_map());
+    let e = &elements;
     assert_eq!(e.len(), 5);
     assert_eq!(e[0].barcode.as_deref(), Some("E01001L6"));
     assert!(e[1].is_cleaning());
@@ -204,15 +203,15 @@ fn slots_give_barcodes_medium_types_and_exceptions() {
 #[test]
 fn the_import_export_bit_and_a_source_in_another_kind_are_kept() {
     let portal = descriptor(10, 0x3b, 0x81, 1005, Some("E01009L6"));
-    let report = parse_element_status(&reply(3, 0x80, &[portal]), &lab_map());
-    let p = &report.elements[0];
+    let elements = parse_element_status(&reply(3, 0x80, &[portal]), &lab_map());
+    let p = &elements[0];
     assert!(p.full && p.import_export && p.access);
     assert_eq!(p.address, ElementAddress::portal(0));
     assert_eq!(p.source, Some(ElementAddress::slot(5)));
     // A source the map does not know is no source.
     let lost = descriptor(1000, 0x09, 0x81, 7777, Some("E01001L6"));
-    let report = parse_element_status(&reply(2, 0x80, &[lost]), &lab_map());
-    assert_eq!(report.elements[0].source, None);
+    let elements = parse_element_status(&reply(2, 0x80, &[lost]), &lab_map());
+    assert_eq!(elements[0].source, None);
 }
 
 #[test]
@@ -221,10 +220,10 @@ fn without_voltag_there_are_no_barcodes_and_the_descriptor_is_shorter() {
         descriptor(1000, 0x09, 0x01, 0, None),
         descriptor(1001, 0x08, 0, 0, None),
     ];
-    let report = parse_element_status(&reply(2, 0, &slots), &lab_map());
-    assert_eq!(report.elements.len(), 2);
-    assert!(report.elements.iter().all(|e| e.barcode.is_none()));
-    assert!(report.elements[0].full);
+    let elements = parse_element_status(&reply(2, 0, &slots), &lab_map());
+    assert_eq!(elements.len(), 2);
+    assert!(elements.iter().all(|e| e.barcode.is_none()));
+    assert!(elements[0].full);
 }
 
 #[test]
@@ -235,8 +234,8 @@ fn a_serial_only_identifier_after_a_flagged_alternate_tag_is_found() {
     drive.truncate(12 + 36);
     drive.extend([2, 0, 0, 20]);
     drive.extend(b"HPDRV0001           ");
-    let report = parse_element_status(&reply(4, 0xc0, &[drive]), &lab_map());
-    assert_eq!(report.elements[0].identifier.as_deref(), Some("HPDRV0001"));
+    let elements = parse_element_status(&reply(4, 0xc0, &[drive]), &lab_map());
+    assert_eq!(elements[0].identifier.as_deref(), Some("HPDRV0001"));
 }
 
 #[test]
@@ -248,14 +247,11 @@ fn a_binary_identifier_is_shown_in_hex_and_unknown_code_sets_are_none() {
     odd[12] = 0x0f;
     let mut long = naa.clone();
     long[15] = 200;
-    let report = parse_element_status(&reply(4, 0, &[naa]), &lab_map());
-    assert_eq!(
-        report.elements[0].identifier.as_deref(),
-        Some("500123456789ABCD")
-    );
+    let elements = parse_element_status(&reply(4, 0, &[naa]), &lab_map());
+    assert_eq!(elements[0].identifier.as_deref(), Some("500123456789ABCD"));
     for bad in [odd, long] {
-        let report = parse_element_status(&reply(4, 0, &[bad]), &lab_map());
-        assert_eq!(report.elements[0].identifier, None);
+        let elements = parse_element_status(&reply(4, 0, &[bad]), &lab_map());
+        assert_eq!(elements[0].identifier, None);
     }
 }
 
@@ -263,12 +259,12 @@ fn a_binary_identifier_is_shown_in_hex_and_unknown_code_sets_are_none() {
 fn a_truncated_reply_gives_its_whole_descriptors_and_where_it_stopped() {
     let full = lab_drives();
     let one_and_a_half = &full[..16 + 86 + 40];
-    let report = parse_element_status(one_and_a_half, &lab_map());
-    assert_eq!(report.elements.len(), 1);
-    assert_eq!(report.last_address, Some(500));
+    let elements = parse_element_status(one_and_a_half, &lab_map());
+    assert_eq!(elements.len(), 1);
+    assert_eq!(elements[0].address, ElementAddress::drive(0));
     for cut in 0..full.len() {
-        let report = parse_element_status(&full[..cut], &lab_map());
-        assert!(report.elements.len() <= 2);
+        let whole = parse_element_status(&full[..cut], &lab_map()).len();
+        assert_eq!(whole, (cut.saturating_sub(16) / 86).min(2), "{cut}");
     }
 }
 
@@ -278,13 +274,13 @@ fn hostile_replies_never_panic_and_unknown_addresses_are_dropped() {
     let mut claims = vec![0, 0, 0, 1, 0, 0xff, 0xff, 0xff];
     claims.extend([2, 0x80, 0xff, 0xff, 0, 0xff, 0xff, 0xff]);
     claims.extend([0x03, 0xe8, 1, 0, 0, 0]);
-    assert_eq!(parse_element_status(&claims, &lab_map()).elements, vec![]);
+    assert_eq!(parse_element_status(&claims, &lab_map()), vec![]);
     // A descriptor length of zero, or below the common part.
     for length in [0u8, 1, 11] {
         let mut r = reply(2, 0, &[descriptor(1000, 1, 0, 0, None)]);
         r[11] = length;
-        let report = parse_element_status(&r, &lab_map());
-        assert!(report.elements.is_empty(), "{length}");
+        let elements = parse_element_status(&r, &lab_map());
+        assert!(elements.is_empty(), "{length}");
     }
     // An address of another kind than the page says, or outside the map.
     let mixed = [
@@ -292,9 +288,8 @@ fn hostile_replies_never_panic_and_unknown_addresses_are_dropped() {
         descriptor(9999, 1, 0, 0, None),
         descriptor(1001, 1, 0, 0, None),
     ];
-    let report = parse_element_status(&reply(2, 0, &mixed), &lab_map());
-    assert_eq!(report.last_address, Some(9999));
-    let addresses: Vec<_> = report.elements.iter().map(|e| e.address).collect();
+    let elements = parse_element_status(&reply(2, 0, &mixed), &lab_map());
+    let addresses: Vec<_> = elements.iter().map(|e| e.address).collect();
     assert_eq!(addresses, vec![ElementAddress::slot(1)]);
     // Every byte pattern of a short reply.
     for byte in [0u8, 0x80, 0xff] {
@@ -312,4 +307,23 @@ fn type_codes_are_the_ch_types_plus_one() {
     }
     assert_eq!(kind_of_code(0), None);
     assert_eq!(kind_of_code(5), None);
+}
+
+#[test]
+fn a_reply_of_several_pages_gives_each_pages_elements() {
+    // As for "all types": a slots page then a drives page, each with its
+    // own descriptor length and tag flags.
+    let slots = reply(2, 0x80, &[descriptor(1000, 0x09, 1, 0, Some("E01001L6"))]);
+    let drives = reply(4, 0, &[descriptor(500, 0x08, 0, 0, None)]);
+    let mut both = slots[..8].to_vec();
+    let pages = [&slots[8..], &drives[8..]].concat();
+    both[5..8].copy_from_slice(&(pages.len() as u32).to_be_bytes()[1..]);
+    both.extend(pages);
+    let elements = parse_element_status(&both, &lab_map());
+    let addresses: Vec<_> = elements.iter().map(|e| e.address).collect();
+    assert_eq!(
+        addresses,
+        vec![ElementAddress::slot(0), ElementAddress::drive(0)]
+    );
+    assert_eq!(elements[0].barcode.as_deref(), Some("E01001L6"));
 }
