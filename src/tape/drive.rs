@@ -315,6 +315,36 @@ impl Drive for Device {
         self.file = saved;
         ejected
     }
+
+    /// LOG SENSE for the TapeAlert page (0x2E, current cumulative values)
+    /// over SG_IO on the open device, or on one opened without waiting
+    /// when it is closed. A drive that has no such page (ILLEGAL REQUEST)
+    /// raises none.
+    fn tape_alerts(&mut self) -> io::Result<super::tape_alert::TapeAlerts> {
+        use super::sg_io::{self, Data};
+        use super::tape_alert::{TapeAlerts, PAGE};
+        /// The reply's most bytes: 64 flags of 5 bytes and a header.
+        const ALERT_BYTES: u16 = 2048;
+        /// How long a drive may take to answer.
+        const TIMEOUT: Duration = Duration::from_secs(10);
+        let [l0, l1] = ALERT_BYTES.to_be_bytes();
+        // LOG SENSE: PC 01 (current cumulative values) and the page code.
+        let cdb = [0x4d, 0, 0x40 | PAGE, 0, 0, 0, 0, l0, l1, 0];
+        let mut page = vec![0u8; usize::from(ALERT_BYTES)];
+        let probe;
+        let fd = match &self.file {
+            Some(file) => file.as_fd(),
+            None => {
+                probe = open_unblocked(&self.path)?;
+                probe.as_fd()
+            }
+        };
+        match sg_io::command(fd, &cdb, Data::In(&mut page), TIMEOUT) {
+            Ok(got) => Ok(TapeAlerts::parse(&page[..got])),
+            Err(e) if e.is_illegal_request() => Ok(TapeAlerts::default()),
+            Err(e) => Err(e.into_io()),
+        }
+    }
 }
 
 /// st opens a drive with no medium, or one still loading, at once when

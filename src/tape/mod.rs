@@ -5,6 +5,7 @@
 //! medium and its kind (`medium.rs`), whose read and write faces are
 //! `source::ReadMedium` and `sink::WriteMedium`, a local drive opened one
 //! way for both (`local_tape.rs`), and one volume change (`next_volume.rs`).
+//! SCSI commands through SG_IO, to a drive or a changer, are `sg_io.rs`.
 //! Tape libraries' robots are `changer/`. The emulated
 //! drive (`emulated/`) is a test double, compiled only for tests and with
 //! the `test-support` feature.
@@ -28,6 +29,7 @@ pub mod names;
 pub mod next_volume;
 pub mod ready;
 pub mod sense;
+pub mod sg_io;
 pub mod tape_alert;
 pub mod trailer;
 mod volume_log;

@@ -1,13 +1,21 @@
-//! The real changer: a `/dev/schN` node of the Linux `ch` driver, driven
-//! through its ioctls (`chio.rs`). Every ioctl's result is checked, and the
-//! few errnos the driver makes from sense data are turned into the typed
-//! errors a caller branches on: EBADE (source empty), EXFULL (destination
-//! full), EBADSLT and EINVAL (no such element). The driver gives no other
-//! sense data to the caller: a robot error, a door open, is EIO. `ch` also
-//! makes EBADE of "import/export element accessed" (28/01), so a
-//! `SlotEmpty` from a move that involves a portal may mean that instead.
-//! Elements are checked against the counts before a move, so that the
-//! refusal names the element that is missing.
+//! The real changer: a `/dev/schN` node of the Linux `ch` driver (or the
+//! changer's `/dev/sgN`), driven one of two ways, chosen at open. When the
+//! kernel lets this process send SMC commands itself over SG_IO (root, or
+//! CAP_SYS_RAWIO: a harmless READ ELEMENT STATUS of one element works),
+//! `scsi.rs` does: whole kinds in one command, barcodes, drives' device
+//! identifiers, and the library's sense data in words when a move fails.
+//! Otherwise (the kernel's filter answers EPERM) the `ch` driver's ioctls
+//! (`chio.rs`) do, as for any user in group `tape`: every ioctl's result is
+//! checked, and the few errnos the driver makes from sense data are turned
+//! into the typed errors a caller branches on: EBADE (source empty),
+//! EXFULL (destination full), EBADSLT and EINVAL (no such element). The
+//! driver gives no other sense data to the caller: a robot error, a door
+//! open, is EIO. `ch` also makes EBADE of "import/export element accessed"
+//! (28/01), so a `SlotEmpty` from a move that involves a portal may mean
+//! that instead. Elements are checked against the counts before a move,
+//! so that the refusal names the element that is missing. Neither way
+//! locks the library against other programs; the loader serialises this
+//! run's moves.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -21,17 +29,23 @@ use super::chio;
 use super::element::{Element, ElementAddress, ElementKind, Params};
 use super::error::ChangerError;
 use super::medium_changer::MediumChanger;
+use super::scsi::{self, Scsi};
+use crate::tape::sg_io::ScsiError;
 
-/// A changer on a `ch` device node.
+/// A changer on a `ch` (or sg) device node.
 #[derive(Debug)]
 pub struct Changer {
     file: File,
     path: PathBuf,
+    /// The SCSI back end, when the kernel lets this process use it;
+    /// `None` for `ch`'s ioctls.
+    scsi: Option<Scsi>,
 }
 
 impl Changer {
-    /// Opens the changer at `path`, and asks it its counts to make sure it
-    /// is one. Opening never waits for a medium. A node this user may only
+    /// Opens the changer at `path` and makes sure it is one: over SG_IO
+    /// (its element address page, and one element's status), else through
+    /// `ch` (its counts). Opening never waits for a medium. A node this user may only
     /// read is opened for reading: `ch` itself asks for no write access,
     /// and the inventory needs none.
     pub fn open(path: &Path) -> Result<Changer, ChangerError> {
@@ -47,17 +61,29 @@ impl Changer {
             opened => opened,
         }
         .map_err(|e| ChangerError::io(format!("opening {}", path.display()), e))?;
-        let changer = Changer {
+        let scsi = match Scsi::probe(&mut file.as_fd()) {
+            Ok(scsi) => Some(scsi),
+            Err(refused) => match chio::params(file.as_fd()) {
+                Ok(_) => None,
+                Err(source) => {
+                    return Err(ChangerError::NotAChanger {
+                        path: path.to_path_buf(),
+                        source: not_a_changer(source, &refused),
+                    })
+                }
+            },
+        };
+        Ok(Changer {
             file,
             path: path.to_path_buf(),
-        };
-        if let Err(source) = chio::params(changer.file.as_fd()) {
-            return Err(ChangerError::NotAChanger {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-        Ok(changer)
+            scsi,
+        })
+    }
+
+    /// Whether this changer is driven over SG_IO (drives' identifiers and
+    /// the library's sense data come with it), not through `ch`'s ioctls.
+    pub fn over_sg_io(&self) -> bool {
+        self.scsi.is_some()
     }
 
     /// The path it was opened at.
@@ -100,6 +126,9 @@ impl Changer {
 
 impl MediumChanger for Changer {
     fn params(&mut self) -> Result<Params, ChangerError> {
+        if let Some(scsi) = &self.scsi {
+            return Ok(scsi.params());
+        }
         chio::params(self.file.as_fd())
             .map(|raw| Params::from_chio(&raw))
             .map_err(|e| {
@@ -108,6 +137,9 @@ impl MediumChanger for Changer {
     }
 
     fn elements(&mut self, kind: ElementKind) -> Result<Vec<Element>, ChangerError> {
+        if let Some(scsi) = &mut self.scsi {
+            return scsi.elements(&mut self.file.as_fd(), &self.path, kind);
+        }
         let count = self.params()?.count(kind);
         (0..count)
             .map(|index| self.element(ElementAddress { kind, index }))
@@ -122,6 +154,9 @@ impl MediumChanger for Changer {
         let params = self.params()?;
         self.check(&params, from)?;
         self.check(&params, to)?;
+        if let Some(scsi) = &self.scsi {
+            return scsi.move_medium(&mut self.file.as_fd(), &self.path, from, to);
+        }
         let (from_type, from_unit) = Self::unit(from)?;
         let (to_type, to_unit) = Self::unit(to)?;
         let request = chio::ChangerMove {
@@ -142,10 +177,24 @@ fn move_error(path: &Path, from: ElementAddress, to: ElementAddress, e: io::Erro
         Some(libc::EBADE) => ChangerError::SlotEmpty { from },
         Some(libc::EXFULL) => ChangerError::DestinationFull { to },
         Some(libc::EBADSLT) => ChangerError::NoSuchElement { address: from },
-        _ => ChangerError::io(
-            format!("{}: moving the medium in {from} to {to}", path.display()),
-            e,
-        ),
+        _ => ChangerError::io(scsi::moving(path, from, to), e),
+    }
+}
+
+/// Why a node that answers neither SG_IO's READ ELEMENT STATUS nor `ch`'s
+/// ioctls is no changer: `ch`'s error, and the kernel's refusal of SG_IO
+/// when there was one (an sg node needs CAP_SYS_RAWIO).
+fn not_a_changer(chio: io::Error, scsi: &ScsiError) -> io::Error {
+    if scsi.is_refused_by_kernel() {
+        io::Error::new(
+            chio.kind(),
+            format!(
+                "{chio}; READ ELEMENT STATUS over SG_IO was refused ({scsi}): \
+                 it needs root or CAP_SYS_RAWIO, or use the changer's /dev/schN"
+            ),
+        )
+    } else {
+        chio
     }
 }
 
@@ -191,5 +240,26 @@ mod tests {
             io.contains("moving the medium in slot 1 to drive 1"),
             "{io}"
         );
+    }
+
+    #[test]
+    fn a_node_refusing_sg_io_and_ch_says_which_capability_is_missing() {
+        let chio = io::Error::from_raw_os_error(libc::ENOTTY);
+        let eperm = ScsiError::Ioctl(io::Error::from_raw_os_error(libc::EPERM));
+        let why = not_a_changer(chio, &eperm).to_string();
+        assert!(why.contains("CAP_SYS_RAWIO"), "{why}");
+        assert!(why.contains("/dev/schN"), "{why}");
+        let chio = io::Error::from_raw_os_error(libc::ENOTTY);
+        let enotty = ScsiError::Ioctl(io::Error::from_raw_os_error(libc::ENOTTY));
+        let why = not_a_changer(chio, &enotty);
+        assert_eq!(why.raw_os_error(), Some(libc::ENOTTY));
+    }
+
+    #[test]
+    fn a_plain_file_is_driven_by_neither_back_end() {
+        // SG_IO answers ENOTTY on a file, so no SCSI back end is chosen.
+        let f = tempfile::NamedTempFile::new().unwrap();
+        let err = Changer::open(f.path()).unwrap_err().to_string();
+        assert!(!err.contains("CAP_SYS_RAWIO"), "{err}");
     }
 }

@@ -2,33 +2,74 @@
 //! the drive's serial number: the library's device identifier for each
 //! drive element (DVCID, from READ ELEMENT STATUS) against the serial the
 //! drive itself gives in its VPD page 0x80, which the kernel keeps in
-//! sysfs. Numbering is never trusted: in the tape lab, drive element 0
+//! sysfs, or else answers to INQUIRY (over SG_IO on the node opened
+//! without waiting, which the kernel allows any user who can open it).
+//! Numbering is never trusted: in the tape lab, drive element 0
 //! attaches as /dev/st0 on some boots and as /dev/st1 on others. When the
 //! match cannot be made, or is not unique, the refusal names
 //! `--drive-element N`, the way to say it by hand.
 
-use std::fs;
-use std::os::unix::fs::MetadataExt;
+use std::fs::{self, OpenOptions};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
+use std::time::Duration;
 
 use super::element::ElementAddress;
 use super::error::ChangerError;
 use super::inventory::Inventory;
+use crate::tape::sg_io::{self, Data};
 
 /// The shortest serial tapebuf matches by prefix: libraries cut the serial
 /// in a device identifier short (mhvtl and STK libraries to 10 characters).
 const SHORTEST_CUT_SERIAL: usize = 8;
 
+/// How long a drive may take to answer INQUIRY.
+const INQUIRY_TIMEOUT: Duration = Duration::from_secs(10);
+/// INQUIRY's allocation length for the serial number page.
+const VPD_BYTES: u8 = 255;
+
 /// The serial number of the tape drive behind the character node `node`,
 /// from the VPD page 0x80 that the kernel keeps in sysfs for the SCSI
-/// device. `None` when the node is not a character device or sysfs does
-/// not have the page.
+/// device, or else from the drive itself (`inquiry_serial`). `None` when
+/// the node is not a character device or neither gives the page.
 pub fn drive_serial(node: &Path) -> Option<String> {
     let meta = fs::metadata(node).ok()?;
+    if !meta.file_type().is_char_device() {
+        return None;
+    }
     let rdev = meta.rdev();
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    let page = fs::read(format!("/sys/dev/char/{major}:{minor}/device/vpd_pg80")).ok()?;
-    serial_from_vpd80(&page)
+    fs::read(format!("/sys/dev/char/{major}:{minor}/device/vpd_pg80"))
+        .ok()
+        .and_then(|page| serial_from_vpd80(&page))
+        .or_else(|| inquiry_serial(node))
+}
+
+/// The serial in the drive's answer to INQUIRY for VPD page 0x80, sent
+/// over SG_IO on `node` opened read-only and without waiting: a blocking
+/// open of an empty drive waits two minutes. (Closing a rewinding node
+/// rewinds, as after any open.)
+fn inquiry_serial(node: &Path) -> Option<String> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(node)
+        .ok()?;
+    let mut page = [0u8; VPD_BYTES as usize];
+    let got = sg_io::command(
+        file.as_fd(),
+        &inquiry_vpd80_cdb(),
+        Data::In(&mut page),
+        INQUIRY_TIMEOUT,
+    )
+    .ok()?;
+    serial_from_vpd80(&page[..got])
+}
+
+/// INQUIRY with EVPD for the unit serial number page (0x80).
+fn inquiry_vpd80_cdb() -> [u8; 6] {
+    [0x12, 0x01, 0x80, 0, VPD_BYTES, 0]
 }
 
 /// The serial in a VPD page 0x80: a 4-byte header whose bytes 2-3 give the
@@ -81,8 +122,9 @@ pub fn find_drive(
         node: node.to_path_buf(),
         why,
     };
-    let serial = drive_serial(node)
-        .ok_or_else(|| refuse("the drive's serial number is not in sysfs".to_string()))?;
+    let serial = drive_serial(node).ok_or_else(|| {
+        refuse("the drive gives no serial number, in sysfs or to INQUIRY".to_string())
+    })?;
     match_serial(&serial, inventory).map_err(refuse)
 }
 
@@ -110,5 +152,28 @@ pub fn match_serial(serial: &str, inventory: &Inventory) -> Result<ElementAddres
             "{} drives of the changer match the serial {serial}",
             many.len()
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inquiry_asks_for_the_serial_number_page() {
+        assert_eq!(inquiry_vpd80_cdb(), [0x12, 0x01, 0x80, 0, 255, 0]);
+    }
+
+    #[test]
+    fn a_node_that_is_no_character_device_has_no_serial() {
+        let f = tempfile::NamedTempFile::new().unwrap();
+        assert_eq!(drive_serial(f.path()), None);
+        assert_eq!(drive_serial(Path::new("/nonexistent/nst0")), None);
+    }
+
+    #[test]
+    fn a_character_device_that_is_no_scsi_device_has_no_serial() {
+        // /dev/null has no VPD page in sysfs and answers SG_IO with ENOTTY.
+        assert_eq!(drive_serial(Path::new("/dev/null")), None);
     }
 }

@@ -16,6 +16,7 @@ use std::fmt;
 use libc::c_int;
 
 use super::chio;
+use crate::tape::sg_io::asc_words;
 
 /// The most elements of one kind tapebuf believes in: SCSI element
 /// addresses are 16 bits.
@@ -281,25 +282,11 @@ pub fn volume_tag(field: &[u8]) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-/// An element's additional sense code and qualifier in words (SMC-3's
-/// codes a changer gives for an element; others by number).
+/// An element's additional sense code and qualifier in words (the one
+/// table is `sg_io::asc_words`; others by number).
 pub fn sense_words(asc: u8, ascq: u8) -> String {
-    let known = match (asc, ascq) {
-        (0x04, 0x03) => "not ready: manual intervention required",
-        (0x30, 0x03) => "cleaning cartridge installed",
-        (0x3a, 0x00) => "medium not present",
-        (0x3a, 0x02) => "not ready: the import/export door is open",
-        (0x3b, 0x0d) => "medium destination element full",
-        (0x3b, 0x0e) => "medium source element empty",
-        (0x3b, 0x11) => "medium magazine not accessible",
-        (0x3b, 0x12) => "medium magazine removed",
-        (0x53, 0x02) => "medium removal prevented",
-        (0x83, _) => "vendor-specific condition",
-        _ => "",
-    };
-    if known.is_empty() {
-        format!("sense {asc:02X}/{ascq:02X}")
-    } else {
-        format!("{known} (sense {asc:02X}/{ascq:02X})")
+    match asc_words(asc, ascq) {
+        Some(known) => format!("{known} (sense {asc:02X}/{ascq:02X})"),
+        None => format!("sense {asc:02X}/{ascq:02X}"),
     }
 }

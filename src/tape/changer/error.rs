@@ -1,11 +1,13 @@
 //! Why a changer operation failed, typed where a caller decides something
 //! (try another slot, another destination, another path) and with the
-//! system's error kept everywhere else.
+//! system's error kept everywhere else: the library's sense data when it
+//! gave some (`Robot`), the errno otherwise (`Io`).
 
 use std::io;
 use std::path::PathBuf;
 
 use super::element::ElementAddress;
+use crate::tape::sg_io::Sense;
 
 /// A changer operation that failed.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +30,18 @@ pub enum ChangerError {
         node.display()
     )]
     NoDriveMatch { node: PathBuf, why: String },
+    /// The library refused or failed a command and said why in its sense
+    /// data (only through SG_IO; `ch` keeps the sense to itself). `words`
+    /// is the key and the additional sense in words, as `sg_io::Sense`
+    /// gives them.
+    #[error("{what}: {words} (sense {key:02X}/{asc:02X}/{ascq:02X})")]
+    Robot {
+        what: String,
+        key: u8,
+        asc: u8,
+        ascq: u8,
+        words: String,
+    },
     /// Anything else the system said, and what was being done.
     #[error("{what}: {source}")]
     Io { what: String, source: io::Error },
@@ -39,6 +53,17 @@ impl ChangerError {
         ChangerError::Io {
             what: what.into(),
             source,
+        }
+    }
+
+    /// A `Robot` error while doing `what`, the library having said `sense`.
+    pub fn robot(what: impl Into<String>, sense: Sense) -> ChangerError {
+        ChangerError::Robot {
+            what: what.into(),
+            key: sense.key,
+            asc: sense.asc,
+            ascq: sense.ascq,
+            words: sense.words(),
         }
     }
 }

@@ -1,16 +1,20 @@
 //! Tape libraries: the medium changer, the robot that moves cartridges
 //! between slots, import/export slots and drives. `chio.rs` is the Linux
 //! `ch` driver's ABI as tapebuf's own code (checked against the system
-//! header by `tests/tape/chio_abi.rs`), `element.rs` what a changer holds
-//! in tapebuf's types and the decoding of the driver's raw fields,
-//! `error.rs` the typed failures, and `device.rs` the real changer on a
-//! `/dev/schN` node. Every changer, real or emulated (`emulated.rs`, a test
+//! header by `tests/tape/chio_abi.rs`), `smc.rs` the SCSI Media Changer
+//! commands as pure functions over bytes (CDBs, the element address page,
+//! READ ELEMENT STATUS replies), `scsi.rs` those commands sent over SG_IO,
+//! `element.rs` what a changer holds in tapebuf's types and the decoding
+//! of the driver's raw fields, `error.rs` the typed failures, and
+//! `device.rs` the real changer on a `/dev/schN` (or sg) node, over SG_IO
+//! when the kernel allows it (root, CAP_SYS_RAWIO) and through `ch`'s
+//! ioctls otherwise. Every changer, real or emulated (`emulated.rs`, a test
 //! double compiled only for tests and with the `test-support` feature),
 //! goes through the [`MediumChanger`] trait (`medium_changer.rs`), so
 //! that what is built on it is tested against the emulation.
 //!
 //! Elements are named by kind and 0-based index, as `ch` numbers its units;
-//! SCSI element addresses never leave the driver.
+//! SCSI element addresses never leave `smc.rs` and the driver.
 
 pub mod chio;
 mod device;
@@ -23,6 +27,8 @@ mod inventory;
 mod loader;
 mod medium_changer;
 mod pool;
+mod scsi;
+pub mod smc;
 
 pub use device::Changer;
 pub use drives::{drive_serial, find_drive, match_serial, serial_from_vpd80, serial_matches};
