@@ -126,13 +126,13 @@ pub trait Drive: Send {
         Ok(())
     }
 
-    /// How often a volume change asks whether the drive is ready.
     /// The TapeAlert flags the drive raises now (reading clears them in
     /// the drive). A drive that cannot say gives none.
     fn tape_alerts(&mut self) -> io::Result<super::tape_alert::TapeAlerts> {
         Ok(super::tape_alert::TapeAlerts::default())
     }
 
+    /// How often a volume change asks whether the drive is ready.
     fn ready_poll_interval(&self) -> Duration {
         POLL_INTERVAL
     }
