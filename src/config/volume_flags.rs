@@ -97,7 +97,11 @@ pub fn change_policy(
         }
         secs => secs.map(std::time::Duration::from_secs),
     };
-    Ok(ChangePolicy { command, timeout })
+    Ok(ChangePolicy {
+        command,
+        timeout,
+        loader: None,
+    })
 }
 
 /// `-n N`: at least one volume, read from files or a tape.

@@ -26,6 +26,9 @@ pub struct VolumeLog {
     changing: AtomicBool,
     /// Since when the change waits for the drive to be ready, if it does.
     waiting_since: Mutex<Option<Instant>>,
+    /// What a changer is doing for the change ("moving E01002L6 slot 2 →
+    /// drive 0"), if it is doing something.
+    note: Mutex<Option<String>>,
 }
 
 impl VolumeLog {
@@ -35,6 +38,7 @@ impl VolumeLog {
             bytes: Mutex::new(vec![0]),
             changing: AtomicBool::new(false),
             waiting_since: Mutex::new(None),
+            note: Mutex::new(None),
         })
     }
 
@@ -74,6 +78,12 @@ impl VolumeLog {
         *since = on.then(Instant::now);
     }
 
+    /// Says what a changer does for the change now, or, with None, that
+    /// it is done.
+    pub fn set_note(&self, note: Option<String>) {
+        *self.note.lock().unwrap_or_else(|e| e.into_inner()) = note;
+    }
+
     /// How long the change has waited for the drive so far, if it waits.
     pub fn waiting_for(&self) -> Option<Duration> {
         let since = self.waiting_since.lock().unwrap_or_else(|e| e.into_inner());
@@ -81,20 +91,23 @@ impl VolumeLog {
     }
 
     /// What the change is doing, for the status lines and the bar:
-    /// "waiting 12 s for /dev/nst0 to be ready for volume 2", or
-    /// "changing /dev/nst0 to volume 2"; None when no change is under way.
+    /// "waiting 12 s for /dev/nst0 to be ready for volume 2", what the
+    /// changer does ("moving E01002L6 slot 2 → drive 0"), or "changing
+    /// /dev/nst0 to volume 2"; None when no change is under way.
     pub fn change_note(&self) -> Option<String> {
         if !self.is_changing() {
             return None;
         }
         let next = self.volumes().len() + 1;
-        Some(match self.waiting_for() {
-            Some(d) => format!(
+        let note = self.note.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Some(match (self.waiting_for(), note) {
+            (Some(d), _) => format!(
                 "waiting {} s for {} to be ready for volume {next}",
                 d.as_secs(),
                 self.name
             ),
-            None => format!("changing {} to volume {next}", self.name),
+            (None, Some(note)) => note,
+            (None, None) => format!("changing {} to volume {next}", self.name),
         })
     }
 }

@@ -35,6 +35,7 @@ fn change_by(command: &str) -> ChangePolicy {
     ChangePolicy {
         command: Some(command.into()),
         timeout: None,
+        loader: None,
     }
 }
 

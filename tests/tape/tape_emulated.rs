@@ -89,5 +89,6 @@ fn command_logging_to(log: &std::path::Path) -> ChangePolicy {
             log.display()
         )),
         timeout: None,
+        loader: None,
     }
 }

@@ -114,6 +114,7 @@ fn logging_command(log: &std::path::Path, timeout: Option<Duration>) -> ChangePo
             log.display()
         )),
         timeout,
+        loader: None,
     }
 }
 
@@ -256,6 +257,7 @@ fn a_restore_waits_for_a_second_cartridge_that_is_slow_to_become_ready() {
             policy: ChangePolicy {
                 command: Some("true".into()),
                 timeout: None,
+                loader: None,
             },
             count: Some(2),
             ..ReadVolumes::default()

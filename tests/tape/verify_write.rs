@@ -52,6 +52,7 @@ fn write_verified(data: &[u8], faults: Vec<ReadFault>) -> Written {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         ..VolumeSettings::default()
     };

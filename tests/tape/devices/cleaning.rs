@@ -34,6 +34,7 @@ fn write_watched(
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         ..VolumeSettings::default()
     };

@@ -102,6 +102,7 @@ fn every_new_volume_that_loads_in_fixed_block_mode_is_switched_too() {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         ..VolumeSettings::default()
     };

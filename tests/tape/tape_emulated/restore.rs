@@ -17,6 +17,7 @@ fn multi_volume_restore_reads_every_cartridge_in_order() {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         ..VolumeSettings::default()
     };

@@ -15,6 +15,7 @@ fn backed_up(data: &[u8], cartridges: usize) -> Vec<Cartridge> {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         ..VolumeSettings::default()
     };
@@ -76,6 +77,7 @@ fn n_smaller_than_the_backup_fails_instead_of_ending_short() {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         ..ReadVolumes::default()
     };

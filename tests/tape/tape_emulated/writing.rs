@@ -83,6 +83,7 @@ fn failed_change_command_stops_with_what_is_safe_on_earlier_volumes() {
         policy: ChangePolicy {
             command: Some("echo no more tapes >&2; exit 3".into()),
             timeout: None,
+            loader: None,
         },
         ..VolumeSettings::default()
     };
@@ -125,6 +126,7 @@ fn volume_size_on_a_tape_ends_volumes_at_whole_records() {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
+            loader: None,
         },
         volume_size: Some(300 << 10),
         at_end: AtEnd::Stay,

@@ -1,0 +1,65 @@
+//! A robot that fails a move, and a stop while a move is under way.
+
+use std::time::{Duration, Instant};
+
+use super::common::pattern;
+use super::{backup, data, slots, Lab, DRIVE};
+use tapebuf::tape::changer::emulated::MoveFailure;
+use tapebuf::tape::changer::{ElementAddress, Wanting};
+use tapebuf::tape::{Access, VolumeLog};
+
+#[test]
+fn a_failing_move_fails_the_change_and_is_recorded_with_its_error() {
+    let lab = Lab::new(vec![data("E01001L6"), data("E01002L6"), data("E01003L6")]);
+    lab.robot.lock().unwrap().failures.push(MoveFailure {
+        from: Some(ElementAddress::slot(1)),
+        to: Some(DRIVE),
+    });
+    let loader = lab.loader(slots("1-3"), false, Duration::from_secs(5));
+    let summary = backup(&lab, &loader, &pattern(1_500_000, 51), |d| d).unwrap();
+    assert!(!summary.is_clean(), "{}", summary.line());
+    let placements = loader.placements();
+    assert_eq!(placements.len(), 1, "{placements:?}");
+    let failed = loader.moves().pop().unwrap();
+    assert_eq!((failed.from, failed.to), (ElementAddress::slot(1), DRIVE));
+    let error = failed.error.unwrap();
+    assert!(
+        error.contains("manual intervention required (sense 04/03)"),
+        "{error}"
+    );
+    // Volume 1 went home; volume 2's cartridge is still in its slot.
+    let (slots, drives) = lab.barcodes();
+    assert_eq!(slots[0].as_deref(), Some("E01001L6"));
+    assert_eq!(slots[1].as_deref(), Some("E01002L6"));
+    assert_eq!(drives, vec![None, None]);
+}
+
+#[test]
+fn a_stop_during_a_move_lets_it_finish_and_record_before_it_is_obeyed() {
+    let lab = Lab::new(vec![data("E01001L6")]);
+    lab.robot.lock().unwrap().move_delay = Duration::from_millis(400);
+    let loader = lab.loader(slots("1"), false, Duration::from_secs(5));
+    let (stop_tx, stop) = crossbeam_channel::bounded::<()>(0);
+    let changing = loader.clone();
+    let started = Instant::now();
+    let change = std::thread::spawn(move || {
+        let want = Wanting {
+            access: Access::Write,
+            volume: 1,
+            refused: None,
+        };
+        changing.change(&want, None, &stop, &VolumeLog::new("/dev/nst0"))
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    drop(stop_tx);
+    let e = change.join().unwrap().unwrap_err();
+    assert!(started.elapsed() >= Duration::from_millis(400));
+    assert_eq!(e, "stopped after E01001L6 was loaded into drive 1");
+    let moves = loader.moves();
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0].error, None);
+    assert!(moves[0].seconds >= 0.39, "{moves:?}");
+    assert!(loader.placements().is_empty(), "no volume went on it");
+    let (_, drives) = lab.barcodes();
+    assert_eq!(drives[DRIVE.index].as_deref(), Some("E01001L6"));
+}

@@ -1,0 +1,118 @@
+//! The pool passes over what it must not write, and waits for the
+//! operator when nothing usable is left.
+
+use std::time::{Duration, Instant};
+
+use super::common::{pattern, sha256};
+use super::{backup, data, slots, Lab};
+use tapebuf::tape::changer::emulated::Tape;
+use tapebuf::tape::changer::{MediumType, Wanting};
+use tapebuf::tape::emulated::Cartridge;
+use tapebuf::tape::{Access, VolumeLog};
+
+#[test]
+fn the_pool_skips_cleaning_worm_write_protected_and_wrong_generation_cartridges() {
+    let protected = Cartridge {
+        write_protected: true,
+        ..Cartridge::blank(1 << 20, 200 << 10)
+    };
+    let cleaning = Cartridge {
+        cleaning: true,
+        ..Cartridge::default()
+    };
+    let lab = Lab::new(vec![
+        Some(Tape::tagged("CLN009L1").holding(cleaning)),
+        Some(Tape::tagged("W00001LW")),
+        Some(Tape::tagged("E01003L6").holding(protected)),
+        Some(Tape::tagged("E00004L3")),
+        Some(Tape::tagged("X00005").of_type(MediumType::Worm)),
+        data("E01006L6"),
+        data("E01007L6"),
+        data("E01008L6"),
+    ]);
+    let loader = lab.loader(slots("1-8"), false, Duration::from_secs(5));
+    let input = pattern(2_500_000, 33);
+    let summary = backup(&lab, &loader, &input, |d| d).unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let used: Vec<String> = loader
+        .placements()
+        .into_iter()
+        .map(|p| p.barcode.unwrap())
+        .collect();
+    assert_eq!(used, vec!["E01006L6", "E01007L6", "E01008L6"]);
+    let on_tapes: Vec<u8> = used.iter().flat_map(|b| lab.data_on(b)).collect();
+    assert_eq!(sha256(&on_tapes), sha256(&input));
+    // Only the write-protected one was tried (its protection shows only
+    // once loaded), and it went back to its slot.
+    let tried: Vec<String> = loader
+        .moves()
+        .iter()
+        .filter_map(|m| m.barcode.clone())
+        .collect();
+    assert_eq!(
+        tried.iter().filter(|b| *b == "E01003L6").count(),
+        2,
+        "{tried:?}"
+    );
+    assert!(!tried
+        .iter()
+        .any(|b| ["CLN009L1", "W00001LW", "E00004L3", "X00005"].contains(&b.as_str())));
+    let (slots, _) = lab.barcodes();
+    assert_eq!(slots[2].as_deref(), Some("E01003L6"));
+}
+
+#[test]
+fn a_pool_that_runs_out_takes_a_cartridge_put_into_the_import_export_slot() {
+    let lab = Lab::new(vec![data("E01001L6"), data("E01002L6"), None]);
+    let loader = lab.loader(slots("1-2"), false, Duration::from_secs(10));
+    let robot = lab.robot.clone();
+    let operator = std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(20));
+        let mut r = robot.lock().unwrap();
+        if r.log.iter().any(|l| l == "drive 1 -> slot 2") {
+            r.hand_in(0, data("E01009L6").unwrap());
+            return;
+        }
+    });
+    let input = pattern(2_500_000, 34);
+    let summary = backup(&lab, &loader, &input, |d| d).unwrap();
+    operator.join().unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let last = loader.placements().pop().unwrap();
+    assert_eq!(last.barcode.as_deref(), Some("E01009L6"));
+    assert_eq!(last.slot, Some(3), "its home is the first empty slot");
+    let on_tapes: Vec<u8> = ["E01001L6", "E01002L6", "E01009L6"]
+        .iter()
+        .flat_map(|b| lab.data_on(b))
+        .collect();
+    assert_eq!(sha256(&on_tapes), sha256(&input));
+}
+
+#[test]
+fn a_pool_that_runs_out_fails_the_change_at_the_change_timeout() {
+    let lab = Lab::new(vec![Some(Tape::tagged("CLN001L1")), None]);
+    let loader = lab.loader(slots("1-2"), false, Duration::from_millis(300));
+    let want = Wanting {
+        access: Access::Write,
+        volume: 1,
+        refused: None,
+    };
+    let started = Instant::now();
+    let log = VolumeLog::new("/dev/nst0");
+    let e = loader
+        .change(&want, None, &crossbeam_channel::never(), &log)
+        .unwrap_err();
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        e,
+        "/dev/nst0: no usable cartridge for volume 1 came within 0.3s (--change-timeout)"
+    );
+    assert!(loader.moves().is_empty() && loader.placements().is_empty());
+
+    let lab = Lab::new(vec![data("E01001L6")]);
+    let loader = lab.loader(slots("1"), false, Duration::from_millis(200));
+    let summary = backup(&lab, &loader, &pattern(1_500_000, 35), |d| d).unwrap();
+    assert!(!summary.is_clean(), "{}", summary.line());
+    assert_eq!(loader.placements().len(), 1);
+}
