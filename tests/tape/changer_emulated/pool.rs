@@ -116,3 +116,34 @@ fn a_pool_that_runs_out_fails_the_change_at_the_change_timeout() {
     assert!(!summary.is_clean(), "{}", summary.line());
     assert_eq!(loader.placements().len(), 1);
 }
+
+#[test]
+fn a_drive_of_unknown_generation_refuses_a_wrong_cartridge_which_is_then_marked() {
+    let incompatible = Cartridge {
+        incompatible: true,
+        ..Cartridge::blank(1 << 20, 200 << 10)
+    };
+    let lab = Lab::new(vec![
+        Some(Tape::tagged("E00004L3").holding(incompatible)),
+        data("E01001L6"),
+        data("E01002L6"),
+        data("E01003L6"),
+    ]);
+    lab.robot.lock().unwrap().drives[1].identifier = Some("SERIAL-B".into());
+    let loader = lab.loader(slots("1-4"), false, Duration::from_secs(5));
+    let input = pattern(2_500_000, 36);
+    let summary = backup(&lab, &loader, &input, |d| d).unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let used: Vec<String> = loader
+        .placements()
+        .into_iter()
+        .map(|p| p.barcode.unwrap())
+        .collect();
+    assert_eq!(used, vec!["E01001L6", "E01002L6", "E01003L6"]);
+    let tried = loader
+        .moves()
+        .iter()
+        .filter(|m| m.barcode.as_deref() == Some("E00004L3"))
+        .count();
+    assert_eq!(tried, 2, "loaded once, refused, taken home, never again");
+}

@@ -120,3 +120,47 @@ fn a_restore_finds_each_cartridge_by_barcode_after_they_were_shuffled() {
         .collect();
     assert_eq!(volumes, vec![(1, Some(5)), (2, Some(1)), (3, Some(3))]);
 }
+
+#[test]
+fn the_pools_first_cartridge_already_in_the_drive_is_used_as_it_is() {
+    use tapebuf::tape::changer::MediumChanger;
+    let lab = three_cartridges();
+    lab.robot
+        .clone()
+        .move_medium(ElementAddress::slot(0), DRIVE)
+        .unwrap();
+    let loader = lab.loader(slots("1-3"), false, Duration::from_secs(5));
+    let input = pattern(500_000, 36);
+    assert!(backup(&lab, &loader, &input, |d| d).unwrap().is_clean());
+    assert!(loader.moves().is_empty(), "{:?}", loader.moves());
+    assert_eq!(loader.placements(), vec![placement(1, "E01001L6", 1)]);
+    assert_eq!(lab.data_on("E01001L6"), input);
+}
+
+#[test]
+fn a_cartridge_from_outside_the_pool_in_the_drive_is_ejected_and_moved_home_first() {
+    use tapebuf::tape::changer::MediumChanger;
+    let lab = Lab::new(vec![data("E01001L6"), data("E01002L6"), data("F00003L6")]);
+    lab.robot
+        .clone()
+        .move_medium(ElementAddress::slot(2), DRIVE)
+        .unwrap();
+    let loader = lab.loader(slots("1-2"), false, Duration::from_secs(5));
+    let input = pattern(500_000, 37);
+    assert!(backup(&lab, &loader, &input, |d| d).unwrap().is_clean());
+    let moves: Vec<String> = loader
+        .moves()
+        .iter()
+        .map(|m| format!("{} -> {}", m.from, m.to))
+        .collect();
+    assert_eq!(moves, vec!["drive 1 -> slot 3", "slot 1 -> drive 1"]);
+    let log = lab.shelf.lock().unwrap().log.clone();
+    let ejected = log.iter().position(|l| l == "unload").unwrap();
+    let taken = log.iter().position(|l| l == "changer unload 0").unwrap();
+    assert!(ejected < taken, "MTOFFL before the move: {log:?}");
+    assert!(
+        lab.data_on("F00003L6").is_empty(),
+        "nothing written outside the pool"
+    );
+    assert_eq!(lab.data_on("E01001L6"), input);
+}
