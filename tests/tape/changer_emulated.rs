@@ -51,6 +51,9 @@ pub struct Lab {
     pub shelf: Shelf,
     /// `/dev/nst1`'s, never to be touched.
     pub other: Shelf,
+    /// The lines the loaders said (only calls for the operator, unless a
+    /// test makes a loader not quiet).
+    pub heard: Arc<Mutex<Vec<String>>>,
 }
 
 impl Lab {
@@ -67,6 +70,7 @@ impl Lab {
             robot,
             shelf,
             other,
+            heard: Arc::default(),
         }
     }
 
@@ -82,8 +86,12 @@ impl Lab {
             clean,
             timeout: Some(timeout),
         };
+        let heard = Arc::clone(&self.heard);
         Loader::new(changer, settings)
             .quiet(true)
+            .notices(Arc::new(move |line: &str| {
+                heard.lock().unwrap().push(line.to_string())
+            }))
             .timing(Duration::from_millis(10), Duration::from_millis(300))
     }
 

@@ -47,6 +47,9 @@ pub const CLEANING_LIMIT: Duration = Duration::from_secs(120);
 /// for a cleaning to end.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Where the loader's lines go instead of stderr (and the `-l` file).
+pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The limit on waiting for the operator without `--change-timeout`.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(3600);
 
@@ -144,6 +147,7 @@ pub(super) struct Inner {
     pub changer: SharedChanger,
     pub settings: LoaderSettings,
     pub quiet: AtomicBool,
+    pub notices: Mutex<Option<Notices>>,
     pub poll: Mutex<Duration>,
     pub cleaning_limit: Mutex<Duration>,
     pub state: Mutex<State>,
@@ -168,6 +172,7 @@ impl Loader {
             changer,
             settings,
             quiet: AtomicBool::new(false),
+            notices: Mutex::new(None),
             poll: Mutex::new(POLL_INTERVAL),
             cleaning_limit: Mutex::new(CLEANING_LIMIT),
             state: Mutex::new(State::default()),
@@ -178,6 +183,12 @@ impl Loader {
     /// for the operator is still said.
     pub fn quiet(self, quiet: bool) -> Loader {
         self.0.quiet.store(quiet, Relaxed);
+        self
+    }
+
+    /// Sends the loader's lines to `notices` instead of stderr.
+    pub fn notices(self, notices: Notices) -> Loader {
+        *lock(&self.0.notices) = Some(notices);
         self
     }
 
@@ -227,7 +238,7 @@ impl Loader {
             Ok(target) => target,
             Err(e) => {
                 // Nothing more for this drive: its cartridge goes home.
-                let _ = self.unload(&inventory, reborrow(&mut drive), log);
+                let _ = self.unload(&inventory, reborrow(&mut drive), stop, log);
                 return Err(e);
             }
         };
@@ -235,7 +246,7 @@ impl Loader {
             self.place(want.volume, target);
             return Ok(());
         }
-        self.unload(&inventory, reborrow(&mut drive), log)?;
+        self.unload(&inventory, reborrow(&mut drive), stop, log)?;
         stopped(stop, "after the drive was emptied")?;
         if let Some(drive) = reborrow(&mut drive) {
             self.clean_if_asked(want.volume, drive, stop, log)?;
@@ -273,7 +284,16 @@ impl Loader {
     /// Says `line` (after the prefix) on stderr unless quiet.
     pub(super) fn tell(&self, line: &str) {
         if !self.0.quiet.load(Relaxed) {
-            say(&message!("{}: {line}", self.0.settings.device));
+            self.call_out(line);
+        }
+    }
+
+    /// Says `line` (after the prefix), quiet or not: the operator must act.
+    pub(super) fn call_out(&self, line: &str) {
+        let line = message!("{}: {line}", self.0.settings.device);
+        match lock(&self.0.notices).clone() {
+            Some(notices) => notices(&line),
+            None => say(&line),
         }
     }
 

@@ -45,8 +45,8 @@ pub use element::{
 pub use error::ChangerError;
 pub use inventory::Inventory;
 pub use loader::{
-    CleaningRecord, Loader, LoaderSettings, MoveRecord, Placement, SharedChanger, Wanted, Wanting,
-    CLEANING_LIMIT, DEFAULT_WAIT, POLL_INTERVAL,
+    CleaningRecord, Loader, LoaderSettings, MoveRecord, Notices, Placement, SharedChanger, Wanted,
+    Wanting, CLEANING_LIMIT, DEFAULT_WAIT, POLL_INTERVAL,
 };
 pub use lto::{drive_generation, media, Media};
 pub use medium_changer::MediumChanger;

@@ -6,11 +6,13 @@
 //!
 //! Emptying the drive sends MTOFFL only to a cartridge this loader did
 //! not put in (the volume in use was ejected already by the change), and
-//! never to a cleaning cartridge, which st cannot unload.
+//! never to a cleaning cartridge, which st cannot unload. A library may
+//! still see the drive letting go of the cartridge just after MTOFFL, so
+//! a move out of the drive that fails is tried once more a little later.
 
 use std::time::{Instant, SystemTime};
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{after, select, Receiver};
 
 use super::element::{ElementAddress, ElementKind};
 use super::inventory::Inventory;
@@ -19,6 +21,10 @@ use super::pool::Candidate;
 use super::volume_choice::label;
 use crate::tape::drive::Drive;
 use crate::tape::volume_log::VolumeLog;
+
+/// How many polls to wait before a failed move out of the drive is tried
+/// again.
+const UNLOAD_RETRY_POLLS: u32 = 5;
 
 impl Loader {
     /// Moves the cartridge `barcode` from `from` to `to`, saying `words`.
@@ -58,6 +64,7 @@ impl Loader {
         &self,
         inventory: &Inventory,
         drive: Option<&mut dyn Drive>,
+        stop: &Receiver<()>,
         log: &VolumeLog,
     ) -> Result<(), String> {
         let at = self.0.settings.drive;
@@ -86,7 +93,16 @@ impl Loader {
             ));
         };
         let words = format!("returning {} from {at} to {home}", label(element));
-        self.move_cartridge(at, home, element.barcode.as_deref(), &words, log)?;
+        let barcode = element.barcode.as_deref();
+        if let Err(first) = self.move_cartridge(at, home, barcode, &words, log) {
+            select! {
+                recv(stop) -> _ => return Err(first),
+                recv(after(self.poll() * UNLOAD_RETRY_POLLS)) -> _ => {},
+            }
+            let again = format!("{words}, once more");
+            self.move_cartridge(at, home, barcode, &again, log)
+                .map_err(|_| first)?;
+        }
         self.state().current = None;
         Ok(())
     }

@@ -12,7 +12,6 @@ use crossbeam_channel::{after, select, Receiver};
 use super::inventory::Inventory;
 use super::loader::{Loader, Wanted, Wanting, DEFAULT_WAIT};
 use super::pool::Candidate;
-use crate::base::console::{message, say};
 use crate::tape::volume_log::VolumeLog;
 
 impl Loader {
@@ -27,7 +26,7 @@ impl Loader {
         let limit = self.0.settings.timeout.unwrap_or(DEFAULT_WAIT);
         let inventory = self.inventory()?;
         let portals = portal_names(&inventory);
-        say(&message!("{device}: {}", self.call(want, &portals, limit)));
+        self.call_out(&self.call(want, &portals, limit));
         let n = want.volume;
         let started = Instant::now();
         let waited = loop {

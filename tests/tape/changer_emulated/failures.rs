@@ -111,3 +111,30 @@ fn a_refused_cartridge_wanted_by_barcode_fails_the_change_with_no_other_to_take(
     assert_eq!(slots[1].as_deref(), Some("E01002L6"), "it went home");
     assert_eq!(drives, vec![None, None]);
 }
+
+#[test]
+fn a_move_out_of_the_drive_that_fails_once_is_tried_again_a_little_later() {
+    let lab = Lab::new(vec![data("E01001L6"), data("E01002L6")]);
+    lab.robot.lock().unwrap().failures.push(MoveFailure {
+        from: Some(DRIVE),
+        to: Some(ElementAddress::slot(0)),
+    });
+    let loader = lab.loader(slots("1-2"), false, Duration::from_secs(5));
+    let summary = backup(&lab, &loader, &pattern(1_500_000, 52), |d| d).unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let moves: Vec<(String, bool)> = loader
+        .moves()
+        .iter()
+        .map(|m| (format!("{} -> {}", m.from, m.to), m.error.is_none()))
+        .collect();
+    let done = |s: &str, ok| (s.to_string(), ok);
+    assert_eq!(
+        moves,
+        vec![
+            done("slot 1 -> drive 1", true),
+            done("drive 1 -> slot 1", false),
+            done("drive 1 -> slot 1", true),
+            done("slot 2 -> drive 1", true),
+        ]
+    );
+}

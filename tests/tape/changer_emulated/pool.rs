@@ -109,6 +109,13 @@ fn a_pool_that_runs_out_fails_the_change_at_the_change_timeout() {
         "/dev/nst0: no usable cartridge for volume 1 came within 0.3s (--change-timeout)"
     );
     assert!(loader.moves().is_empty() && loader.placements().is_empty());
+    assert_eq!(
+        *lab.heard.lock().unwrap(),
+        vec![
+            "tapebuf: /dev/nst0: no usable cartridge is left in slots 1-2; put one into \
+             import/export slot 1, or into a pool slot, within 0.3s (--change-timeout)"
+        ]
+    );
 
     let lab = Lab::new(vec![data("E01001L6")]);
     let loader = lab.loader(slots("1"), false, Duration::from_millis(200));
@@ -146,4 +153,27 @@ fn a_drive_of_unknown_generation_refuses_a_wrong_cartridge_which_is_then_marked(
         .filter(|m| m.barcode.as_deref() == Some("E00004L3"))
         .count();
     assert_eq!(tried, 2, "loaded once, refused, taken home, never again");
+}
+
+#[test]
+fn each_move_is_said_and_each_skipped_cartridge_once() {
+    let lab = Lab::new(vec![
+        Some(Tape::tagged("CLN009L1")),
+        data("E01002L6"),
+        data("E01003L6"),
+    ]);
+    let loader = lab
+        .loader(slots("1-3"), false, Duration::from_secs(5))
+        .quiet(false);
+    let summary = backup(&lab, &loader, &pattern(1_500_000, 37), |d| d).unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    assert_eq!(
+        *lab.heard.lock().unwrap(),
+        vec![
+            "tapebuf: /dev/nst0: skipping slot 1 (CLN009L1): a cleaning cartridge",
+            "tapebuf: /dev/nst0: loading E01002L6 from slot 2 into drive 1 for volume 1",
+            "tapebuf: /dev/nst0: returning E01002L6 from drive 1 to slot 2",
+            "tapebuf: /dev/nst0: loading E01003L6 from slot 3 into drive 1 for volume 2",
+        ]
+    );
 }
