@@ -8,13 +8,14 @@
 //! The helpers build the library and run a backup or restore; the tests
 //! are in `changer_emulated/`: backups and restores across cartridges
 //! (`spanning.rs`), the pool's skips and running out (`pool.rs`),
-//! cleaning between volumes (`cleaning.rs`), and robot failures and stops
-//! (`failures.rs`).
+//! cleaning between volumes (`cleaning.rs`), robot failures and stops
+//! (`failures.rs`), and waiting for the operator (`operator.rs`).
 
 use crate::common;
 
 mod cleaning;
 mod failures;
+mod operator;
 mod pool;
 mod spanning;
 

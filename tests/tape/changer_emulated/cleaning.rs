@@ -8,7 +8,6 @@ use std::time::Duration;
 use super::common::{pattern, sha256};
 use super::{backup, data, slots, Lab, DRIVE};
 use tapebuf::tape::changer::emulated::Tape;
-use tapebuf::tape::changer::ElementAddress;
 use tapebuf::tape::cleaning::CleaningWatch;
 use tapebuf::tape::emulated::Cartridge;
 use tapebuf::tape::Drive;
@@ -118,7 +117,6 @@ fn a_tapealert_request_with_a_drive_that_never_finishes_ends_by_the_limit() {
     let (slots, drives) = lab.barcodes();
     assert_eq!(slots[3].as_deref(), Some("CLN009L1"));
     assert_eq!(drives[DRIVE.index].as_deref(), Some("E01001L6"));
-    let _ = ElementAddress::slot(0);
 }
 
 #[test]
@@ -141,4 +139,20 @@ fn without_clean_a_cleaning_request_is_warned_of_and_nothing_moves_for_it() {
         warnings[0].contains("load a cleaning cartridge before the next run"),
         "{warnings:?}"
     );
+}
+
+#[test]
+fn with_clean_and_no_cleaning_cartridge_the_run_goes_on_and_says_why() {
+    let lab = Lab::new(vec![data("E01001L6"), data("E01002L6")]);
+    lab.shelf.lock().unwrap().needs_cleaning = true;
+    let loader = lab.loader(slots("1-2"), true, Duration::from_secs(5));
+    let input = pattern(500_000, 44);
+    assert!(backup(&lab, &loader, &input, |d| d).unwrap().is_clean());
+    let cleanings = loader.cleanings();
+    assert_eq!(cleanings.len(), 1);
+    assert_eq!(
+        cleanings[0].error.as_deref(),
+        Some("the library holds no cleaning cartridge in a slot")
+    );
+    assert_eq!(lab.data_on("E01001L6"), input);
 }
