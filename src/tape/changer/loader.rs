@@ -247,7 +247,7 @@ impl Loader {
             return Ok(());
         }
         self.unload(&inventory, reborrow(&mut drive), stop, log)?;
-        stopped(stop, "after the drive was emptied")?;
+        self.stopped(stop, "after the drive was emptied")?;
         if let Some(drive) = reborrow(&mut drive) {
             self.clean_if_asked(want.volume, drive, stop, log)?;
         }
@@ -332,10 +332,13 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Err when the run was stopped (`stop` got a message or was dropped).
-pub(super) fn stopped(stop: &Receiver<()>, when: &str) -> Result<(), String> {
-    match stop.try_recv() {
-        Err(TryRecvError::Empty) => Ok(()),
-        _ => Err(format!("stopped {when}")),
+impl Loader {
+    /// Err when the run was stopped (`stop` got a message or was
+    /// dropped), saying `when`.
+    pub(super) fn stopped(&self, stop: &Receiver<()>, when: &str) -> Result<(), String> {
+        match stop.try_recv() {
+            Err(TryRecvError::Empty) => Ok(()),
+            _ => Err(format!("{}: stopped {when}", self.0.settings.device)),
+        }
     }
 }

@@ -16,7 +16,7 @@ use crossbeam_channel::{after, select, Receiver};
 
 use super::element::{ElementAddress, ElementKind};
 use super::inventory::Inventory;
-use super::loader::{lock, stopped, Loader, MoveRecord};
+use super::loader::{lock, Loader, MoveRecord};
 use super::pool::Candidate;
 use super::volume_choice::label;
 use crate::tape::drive::Drive;
@@ -131,7 +131,7 @@ impl Loader {
         );
         self.move_cartridge(target.from, at, target.barcode.as_deref(), &words, log)?;
         self.hold(&target);
-        stopped(stop, &format!("after {name} was loaded into {at}"))?;
+        self.stopped(stop, &format!("after {name} was loaded into {at}"))?;
         self.place(volume, &target);
         Ok(())
     }

@@ -64,7 +64,10 @@ fn a_stop_during_a_move_lets_it_finish_and_record_before_it_is_obeyed() {
     drop(stop_tx);
     let e = change.join().unwrap().unwrap_err();
     assert!(started.elapsed() >= Duration::from_millis(400));
-    assert_eq!(e, "stopped after E01001L6 was loaded into drive 1");
+    assert_eq!(
+        e,
+        "/dev/nst0: stopped after E01001L6 was loaded into drive 1"
+    );
     let moves = loader.moves();
     assert_eq!(moves.len(), 1);
     assert_eq!(moves[0].error, None);
