@@ -4,7 +4,8 @@
 //! moved back to its slot, and a [`CleaningRecord`] says how it went.
 //!
 //! "Finished" is the drive ejecting the cartridge (its element becomes
-//! accessible again after it was not) or the cartridge leaving the drive;
+//! accessible again after it was not, or the drive, having held it,
+//! reports itself empty) or the cartridge leaving the drive;
 //! a drive that never says so (mhvtl's, in the tape lab) is given the
 //! cleaning limit and then the cartridge is taken back anyway. MTOFFL is
 //! never sent to a drive holding a cleaning cartridge (st cannot unload
@@ -52,7 +53,7 @@ impl Loader {
             ));
             return Ok(());
         }
-        let cleaned = self.cleaning_cycle(volume, &why, stop, log);
+        let cleaned = self.cleaning_cycle(volume, &why, drive, stop, log);
         drive.cleaned();
         cleaned
     }
@@ -61,6 +62,7 @@ impl Loader {
         &self,
         volume: u32,
         why: &str,
+        drive: &mut dyn Drive,
         stop: &Receiver<()>,
         log: &VolumeLog,
     ) -> Result<(), String> {
@@ -97,7 +99,7 @@ impl Loader {
             self.0.settings.device,
             label(&cleaner)
         )));
-        let ended = self.watch_cleaning(stop);
+        let ended = self.watch_cleaning(drive, stop);
         log.set_note(None);
         let inventory = self.inventory()?;
         if inventory.element(at).is_some_and(|e| e.full) {
@@ -135,12 +137,12 @@ impl Loader {
         }
     }
 
-    /// Watches the drive element until the drive is done with the
-    /// cleaning cartridge, the limit, or a stop.
-    fn watch_cleaning(&self, stop: &Receiver<()>) -> Result<Ended, String> {
+    /// Watches the drive element, and the drive, until the drive is done
+    /// with the cleaning cartridge, the limit, or a stop.
+    fn watch_cleaning(&self, drive: &mut dyn Drive, stop: &Receiver<()>) -> Result<Ended, String> {
         let started = Instant::now();
         let limit = self.cleaning_limit();
-        let mut busy = false;
+        let (mut busy, mut holding) = (false, false);
         loop {
             let waited = started.elapsed();
             if waited >= limit {
@@ -164,6 +166,15 @@ impl Loader {
                 busy = true;
             } else if busy {
                 return Ok(Ended::Done("the drive ejected it when done".into()));
+            }
+            // A library that does not show the drive's state: the drive
+            // itself says it no longer holds a cartridge.
+            match drive.status_unopened() {
+                Ok(s) if !s.door_open => holding = true,
+                Ok(_) if holding => {
+                    return Ok(Ended::Done("the drive reports it ejected it".into()))
+                }
+                _ => {}
             }
         }
     }

@@ -137,6 +137,10 @@ pub struct EmulatedChanger {
     pub move_delay: Duration,
     /// Moves that will fail, each once, the first that matches.
     pub failures: Vec<MoveFailure>,
+    /// A bound drive's element shows whether its drive holds a loaded
+    /// cartridge (not accessible) or not; false: it is always shown
+    /// accessible, as by a library that does not follow its drives.
+    pub shows_drive_access: bool,
 }
 
 /// A move that fails as a robot fails: after the delay, with nothing moved.
@@ -161,6 +165,7 @@ impl EmulatedChanger {
             bound: HashMap::new(),
             move_delay: Duration::ZERO,
             failures: Vec::new(),
+            shows_drive_access: true,
         }
     }
 
@@ -236,7 +241,7 @@ impl EmulatedChanger {
         {
             let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
             lib.settle();
-            element.access = !lib.holds();
+            element.access = !lib.holds() || !self.shows_drive_access;
         }
         if let Some(tape) = &place.tape {
             element.medium_type = tape.medium_type;

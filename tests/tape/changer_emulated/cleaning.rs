@@ -156,3 +156,32 @@ fn with_clean_and_no_cleaning_cartridge_the_run_goes_on_and_says_why() {
     );
     assert_eq!(lab.data_on("E01001L6"), input);
 }
+
+#[test]
+fn a_cleaning_ends_when_the_drive_reports_itself_empty_if_the_library_does_not_show_it() {
+    let lab = lab();
+    lab.robot.lock().unwrap().shows_drive_access = false;
+    {
+        let mut drive = lab.shelf.lock().unwrap();
+        drive.needs_cleaning = true;
+        drive.cleaning_takes = Some(Duration::from_millis(50));
+    }
+    let loader = lab
+        .loader(slots("1-3"), true, Duration::from_secs(5))
+        .quiet(false);
+    let input = pattern(300_000, 45);
+    assert!(backup(&lab, &loader, &input, |d| d).unwrap().is_clean());
+    let cleanings = loader.cleanings();
+    assert_eq!(cleanings.len(), 1);
+    assert!(
+        cleanings[0].seconds < 0.3,
+        "before the limit: {cleanings:?}"
+    );
+    let heard = lab.heard.lock().unwrap();
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.ends_with("(the drive reports it ejected it)")),
+        "{heard:?}"
+    );
+}
