@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::tape::change::DEFAULT_COMMAND_TIMEOUT;
 use crate::tape::changer::{
     find_drive, Changer, Inventory, Loader, LoaderSettings, MediumChanger, Pool, SharedChanger,
     Wanted,
 };
 use crate::tape::char_devices::{CharDevice, Verdict};
-use crate::tape::change::DEFAULT_COMMAND_TIMEOUT;
 use crate::tape::{Access, ChangePolicy};
 
 /// The library settings of a run, checked.
@@ -174,6 +174,7 @@ impl LibrarySettings {
         base: &ChangePolicy,
         load: Load,
         access: Access,
+        quiet: bool,
     ) -> Result<Option<ChangePolicy>, String> {
         let is_tape =
             CharDevice::at_path(node).is_some_and(|d| matches!(d.verdict(), Verdict::Tape { .. }));
@@ -182,7 +183,7 @@ impl LibrarySettings {
         }
         // A run waits for the operator no longer than for a change command.
         let timeout = base.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT);
-        let loader = self.loader(node, load, access, Some(timeout))?;
+        let loader = self.loader(node, load, access, Some(timeout))?.quiet(quiet);
         Ok(Some(ChangePolicy {
             loader: Some(loader),
             ..base.clone()

@@ -116,10 +116,8 @@ fn a_drive_that_differs_gets_its_own_note() {
 fn odd_barcodes_stay_one_quoted_cell() {
     let mut tag = b"A B\"C".to_vec();
     tag.resize(36, b' ');
-    let spaced = Tape {
-        volume_tag: tag,
-        ..Tape::tagged("")
-    };
+    let mut spaced = Tape::tagged("");
+    spaced.volume_tag = tag;
     let slots = vec![
         Some(spaced),
         Some(Tape::tagged("-")),
@@ -148,10 +146,9 @@ fn odd_barcodes_stay_one_quoted_cell() {
 fn exceptions_and_operator_cartridges_are_noted() {
     let mut changer = lab::library();
     changer.slots[3].exception = Some((0x3b, 0x12));
-    changer.portals[0].tape = Some(Tape {
-        import_export: true,
-        ..Tape::tagged("CLN100L1")
-    });
+    let mut handed = Tape::tagged("CLN100L1");
+    handed.import_export = true;
+    changer.portals[0].tape = Some(handed);
     let table = render(&library_json("/dev/sch0", &lab::inventory(changer), &[]));
     let slot4 = table.lines().find(|l| l.starts_with("4 ")).unwrap();
     assert!(

@@ -102,10 +102,8 @@ fn a_cartridge_without_a_label_is_full_with_no_barcode() {
 fn odd_characters_in_a_barcode_survive_the_json_round_trip() {
     let mut tag = b"A\"B\\C\x01D \xffE".to_vec();
     tag.resize(36, b' ');
-    let tape = Tape {
-        volume_tag: tag,
-        ..Tape::tagged("")
-    };
+    let mut tape = Tape::tagged("");
+    tape.volume_tag = tag;
     let changer = EmulatedChanger::new(0, vec![Some(tape)], 0);
     let view = library_json("/dev/sch0", &lab::inventory(changer), &[]);
     assert_eq!(view.slots[0].barcode.as_deref(), Some("A\"B\\C?D ?E"));
@@ -118,10 +116,9 @@ fn odd_characters_in_a_barcode_survive_the_json_round_trip() {
 #[test]
 fn a_cartridge_from_an_import_export_slot_has_no_from_slot() {
     let mut changer = lab::library();
-    changer.portals[0].tape = Some(Tape {
-        import_export: true,
-        ..Tape::tagged("N00001L6")
-    });
+    let mut handed = Tape::tagged("N00001L6");
+    handed.import_export = true;
+    changer.portals[0].tape = Some(handed);
     let view = library_json("/dev/sch0", &lab::inventory(changer.clone()), &[]);
     assert!(view.import_export[0].imported);
     assert_eq!(view.import_export[0].barcode.as_deref(), Some("N00001L6"));

@@ -151,33 +151,7 @@ fn open_one(
         return Ok(Box::new(sink));
     }
     if let Plan::AsIs(path) = plan {
-        let name = path.display().to_string();
-        let mut settings = settings.clone();
-        let library = match &config.endpoint.library {
-            Some(library) => library
-                .policy_for(path, &settings.policy, Load::Write, Access::Write)
-                .map_err(anyhow::Error::msg)?,
-            None => None,
-        };
-        if let Some(policy) = &library {
-            settings.policy = policy.clone();
-        }
-        let tape = TapeMedium::open(path, &settings.policy, config.endpoint.quiet)
-            .with_context(|| format!("-o {name}: cannot open the tape drive"))?;
-        if let Some(tape) = tape {
-            let sink = recorded(
-                VolumeSink::new(Box::new(tape), &name, settings),
-                &name,
-                config,
-            );
-            if let Some(loader) = library.and_then(|p| p.loader) {
-                if let Some(log) = sink.traits().volumes {
-                    log.attach_loader(loader.clone());
-                }
-                if let Some(ledger) = sink.traits().ledger {
-                    ledger.attach_loader(loader);
-                }
-            }
+        if let Some(sink) = open_tape(path, config)? {
             return Ok(Box::new(sink));
         }
     }
@@ -210,6 +184,51 @@ fn open_one(
         }
     }
     Ok(Box::new(FdSink::open(plan, config)?))
+}
+
+/// Opens the tape drive `path` for writing, its volumes changed by the
+/// tape library when `--changer` serves it; None when `path` is not a
+/// tape drive.
+fn open_tape(
+    path: &std::path::Path,
+    config: &OutputSettings,
+) -> anyhow::Result<Option<VolumeSink>> {
+    let name = path.display().to_string();
+    let mut settings = config.volumes();
+    let library = match &config.endpoint.library {
+        Some(library) => library
+            .policy_for(
+                path,
+                &settings.policy,
+                Load::Write,
+                Access::Write,
+                config.endpoint.quiet,
+            )
+            .map_err(anyhow::Error::msg)?,
+        None => None,
+    };
+    if let Some(policy) = &library {
+        settings.policy = policy.clone();
+    }
+    let Some(tape) = TapeMedium::open(path, &settings.policy, config.endpoint.quiet)
+        .with_context(|| format!("-o {name}: cannot open the tape drive"))?
+    else {
+        return Ok(None);
+    };
+    let sink = recorded(
+        VolumeSink::new(Box::new(tape), &name, settings),
+        &name,
+        config,
+    );
+    if let Some(loader) = library.and_then(|p| p.loader) {
+        if let Some(log) = sink.traits().volumes {
+            log.attach_loader(std::sync::Arc::new(loader.clone()));
+        }
+        if let Some(ledger) = sink.traits().ledger {
+            ledger.attach_loader(loader);
+        }
+    }
+    Ok(Some(sink))
 }
 
 /// The sink, recording its volumes when `--manifest` or `--verify` asks.

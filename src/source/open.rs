@@ -166,7 +166,7 @@ fn open_checked(
     if let Some(tape) = tape {
         let source = checked_source(Box::new(tape), &name, plan, check);
         if let (Some(log), Some(loader)) = (source.volumes(), loader.and_then(|p| p.loader)) {
-            log.attach_loader(loader);
+            log.attach_loader(std::sync::Arc::new(loader));
         }
         return Ok(Box::new(source));
     }
@@ -210,6 +210,12 @@ fn library_policy(
         _ => Load::Read,
     };
     library
-        .policy_for(path, &config.endpoint.change, load, Access::Read)
+        .policy_for(
+            path,
+            &config.endpoint.change,
+            load,
+            Access::Read,
+            config.endpoint.quiet,
+        )
         .map_err(anyhow::Error::msg)
 }

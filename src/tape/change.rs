@@ -9,6 +9,10 @@
 //! when asked again for a volume, why the last cartridge was refused), no
 //! standard input (it must never eat the backup stream), and our stderr as
 //! its stdout (it must never write into the backup stream either).
+//!
+//! With a library's changer (`--changer`), the policy carries a
+//! [`Loader`] instead, and every volume change goes through it
+//! (`changer/loader.rs`): no command, no prompt.
 
 use std::io::{self, BufRead, Write};
 use std::os::fd::AsFd;
@@ -18,7 +22,9 @@ use std::time::Duration;
 
 use crossbeam_channel::{after, bounded, never, select, Receiver};
 
+use super::changer::{Loader, Wanting};
 use super::drive::Access;
+use super::VolumeLog;
 use crate::base::console::message;
 
 /// The default limit for a change command: an autoloader takes minutes.
@@ -32,8 +38,8 @@ pub struct ChangePolicy {
     /// The limit for the command (`DEFAULT_COMMAND_TIMEOUT` if `None`) and
     /// for the prompt (none if `None`: a person is the way out).
     pub timeout: Option<Duration>,
-    /// The library's robot makes the change (`--changer`).
-    pub loader: Option<super::changer::Loader>,
+    /// The changer's loader: when set, it changes the volumes.
+    pub loader: Option<Loader>,
 }
 
 /// One volume change.
@@ -50,9 +56,24 @@ pub struct ChangeRequest<'a> {
     pub refused: Option<&'a str>,
 }
 
+impl<'a> ChangeRequest<'a> {
+    /// The request as a changer's loader takes it.
+    pub fn wanting(&self) -> Wanting<'a> {
+        Wanting {
+            access: self.access,
+            volume: self.next_volume,
+            refused: self.refused,
+        }
+    }
+}
+
 impl ChangePolicy {
     /// Gets volume `req.next_volume` in, or says why it could not.
     pub fn change(&self, req: &ChangeRequest<'_>, stop: &Receiver<()>) -> Result<(), String> {
+        if let Some(loader) = &self.loader {
+            let want = req.wanting();
+            return loader.change(&want, None, stop, &VolumeLog::new(req.device));
+        }
         match &self.command {
             Some(cmd) => self.run_command(cmd, req, stop),
             None => self.prompt(req, stop),

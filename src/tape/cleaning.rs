@@ -5,11 +5,18 @@
 //! at the first point where it looks and the drive asks: when the device
 //! is opened, when each new volume is opened, and before each close (so
 //! a request raised during the run is reported at its end).
+//!
+//! A request is GMT_CLN, or TapeAlert flag 20 or 21 (read with LOG SENSE;
+//! reading clears the flags in the drive, so the watch keeps what it saw
+//! and hands it on to whoever asks the wrapped drive's `tape_alerts`: the
+//! changer's loader, which cleans between volumes with `--clean`, and then
+//! tells the watch, through `Drive::cleaned`, to forget them).
 
 use crate::base::console::message;
 use std::io;
 
 use super::drive::{Drive, DriveStatus, TapeOp};
+use super::tape_alert::TapeAlerts;
 
 /// Where warnings go: stderr in the program, a list in tests.
 pub type Warn = Box<dyn FnMut(&str) + Send>;
@@ -21,6 +28,10 @@ pub struct CleaningWatch {
     /// The volume in the drive, from 1.
     volume: u32,
     warned: bool,
+    /// The TapeAlert flags seen and not yet answered by a cleaning.
+    alerts: TapeAlerts,
+    /// A changer cleans the drive between volumes (`--clean`).
+    by_changer: bool,
 }
 
 impl CleaningWatch {
@@ -31,6 +42,8 @@ impl CleaningWatch {
             warn,
             volume: 1,
             warned: false,
+            alerts: TapeAlerts::default(),
+            by_changer: false,
         };
         watch.look("at the start of volume 1");
         watch
@@ -41,21 +54,35 @@ impl CleaningWatch {
         CleaningWatch::new(drive, Box::new(crate::base::console::say))
     }
 
+    /// Says, instead of asking for a cleaning before the next run, that
+    /// the changer cleans the drive between volumes (`--clean`).
+    pub fn cleaned_by_changer(mut self) -> CleaningWatch {
+        self.by_changer = true;
+        self
+    }
+
     fn look(&mut self, when: &str) {
+        if let Ok(alerts) = self.drive.tape_alerts() {
+            self.alerts = self.alerts.union(alerts);
+        }
         if self.warned {
             return;
         }
         // A drive that cannot say is not asking.
-        if let Ok(DriveStatus {
-            needs_cleaning: true,
-            ..
-        }) = self.drive.status()
-        {
+        let flagged = self.alerts.wants_cleaning();
+        if flagged || self.drive.status().is_ok_and(|s| s.needs_cleaning) {
             self.warned = true;
+            let then = match self.by_changer {
+                true => {
+                    "the changer's cleaning cartridge is loaded before the next volume (--clean)"
+                }
+                false => {
+                    "load a cleaning cartridge before the next run, since a dirty head gives \
+                     read and write errors"
+                }
+            };
             let line = message!(
-                "{}: warning: the drive reports that it needs cleaning ({when}); \
-                 load a cleaning cartridge before the next run, since a dirty head gives \
-                 read and write errors",
+                "{}: warning: the drive reports that it needs cleaning ({when}); {then}",
                 self.drive.name()
             );
             (self.warn)(&line);
@@ -114,5 +141,17 @@ impl Drive for CleaningWatch {
 
     fn ready_poll_interval(&self) -> std::time::Duration {
         self.drive.ready_poll_interval()
+    }
+
+    /// What the drive raises now, with what the watch saw before.
+    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
+        let now = self.drive.tape_alerts()?;
+        self.alerts = self.alerts.union(now);
+        Ok(self.alerts)
+    }
+
+    fn cleaned(&mut self) {
+        self.alerts = TapeAlerts::default();
+        self.drive.cleaned();
     }
 }

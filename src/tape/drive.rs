@@ -136,6 +136,11 @@ pub trait Drive: Send {
     fn ready_poll_interval(&self) -> Duration {
         POLL_INTERVAL
     }
+
+    /// A cleaning cartridge has been through the drive: the cleaning
+    /// requests seen so far are answered, and a wrapper that keeps them
+    /// (`cleaning.rs`) forgets them.
+    fn cleaned(&mut self) {}
 }
 
 /// A real tape device, driven through read(2), write(2) and mtio.

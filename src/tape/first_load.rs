@@ -20,6 +20,12 @@
 //!   for the same way, or, with no way to get one, refused at once.
 //!
 //! Only then is the device opened as usual, so the open never waits.
+//!
+//! With a changer's loader the drive always goes through it: a cartridge
+//! already in the drive that is the one wanted for volume 1 (the pool's
+//! first candidate, or volume 1's barcode) is used as it is; any other is
+//! ejected (never a cleaning cartridge) and moved home first, and the one
+//! wanted is moved in and waited for.
 
 use std::io;
 use std::path::Path;
@@ -74,6 +80,9 @@ pub fn open_first(
     policy: &ChangePolicy,
     quiet: bool,
 ) -> Result<(), String> {
+    if policy.loader.is_some() {
+        return through_changer(drive, access, policy);
+    }
     let protected = access == Access::Write && status.write_protected && status.ready();
     let refused = status
         .unusable
@@ -99,6 +108,37 @@ pub fn open_first(
         // It turned out to be one that no wait makes ready.
         Some(_) => open_first(drive, status, access, policy, quiet),
     }
+}
+
+/// Gets volume 1's cartridge into `drive` through the policy's loader and
+/// opens it.
+fn through_changer(
+    drive: &mut dyn Drive,
+    access: Access,
+    policy: &ChangePolicy,
+) -> Result<(), String> {
+    let name = drive.name().to_string();
+    let request = ChangeRequest {
+        access,
+        device: &name,
+        next_volume: 1,
+        finished_bytes: 0,
+        refused: None,
+    };
+    let log = VolumeLog::new(&name);
+    let change = Change {
+        policy,
+        swap: true,
+        req: &request,
+        stop: &never(),
+        log: &log,
+    };
+    change
+        .load(&mut FirstVolume { drive })
+        .map_err(|failed| match failed {
+            LoadFailed::Change(e) => format!("cannot load volume 1 into {name}: {e}"),
+            LoadFailed::Open(e) => format!("cannot open {name}: {e}"),
+        })
 }
 
 /// Gets a cartridge into `drive`, which has none or one that is

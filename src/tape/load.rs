@@ -10,6 +10,12 @@
 //! command, a drive that never becomes ready, or any other open error ends
 //! the change as before. The caller marks the whole change on its
 //! `VolumeLog`, so that the watchdog leaves it to these limits.
+//!
+//! With a changer's loader in the policy, the loader gets the cartridge
+//! in, and one asked for again after a refusal is the pool's next (the
+//! refused one is marked and never offered again), so refusals are
+//! bounded by the pool rather than by `MAX_REFUSALS`; a cleaning
+//! cartridge is not ejected (st cannot), the changer moves it.
 
 use std::io;
 
@@ -18,6 +24,9 @@ use crossbeam_channel::Receiver;
 use super::drive::{Access, Drive};
 use super::{ready, ChangePolicy, ChangeRequest, VolumeLog};
 use crate::base::console::{message, say};
+
+/// Why a cleaning cartridge is refused (`DriveStatus::unusable`).
+const CLEANING: &str = "is a cleaning cartridge";
 
 /// Refused cartridges asked for again, for one volume, before giving up.
 pub const MAX_REFUSALS: u32 = 3;
@@ -64,9 +73,14 @@ impl Change<'_> {
                     refused: refused.as_deref().or(self.req.refused),
                     ..req.clone()
                 };
-                self.policy
-                    .change(&again, self.stop)
-                    .map_err(LoadFailed::Change)?;
+                match &self.policy.loader {
+                    Some(loader) => {
+                        let want = again.wanting();
+                        loader.change(&want, medium.drive(), self.stop, self.log)
+                    }
+                    None => self.policy.change(&again, self.stop),
+                }
+                .map_err(LoadFailed::Change)?;
             }
             let why = match self.try_open(medium)? {
                 None => return Ok(()),
@@ -76,7 +90,8 @@ impl Change<'_> {
                 Some(_) => "cartridge",
                 None => "medium",
             };
-            if attempt > MAX_REFUSALS {
+            let loader = self.policy.loader.is_some();
+            if attempt > MAX_REFUSALS && !loader {
                 return Err(LoadFailed::Change(format!(
                     "the {what} loaded as volume {} {why}, and so were the {MAX_REFUSALS} before it; giving up",
                     req.next_volume
@@ -87,7 +102,8 @@ impl Change<'_> {
                 req.device,
                 req.next_volume
             ));
-            if let Some(drive) = medium.drive() {
+            let cleaning = why == CLEANING;
+            if let Some(drive) = medium.drive().filter(|_| !(loader && cleaning)) {
                 eject_refused(drive);
             }
             refused = Some(why);

@@ -65,7 +65,10 @@ impl<F: TapeFace> LocalTape<F> {
         let Some(device) = open_tape(path, F::ACCESS, policy, quiet)? else {
             return Ok(None);
         };
-        let watched = CleaningWatch::to_stderr(Box::new(device));
+        let mut watched = CleaningWatch::to_stderr(Box::new(device));
+        if policy.loader.as_ref().is_some_and(|l| l.settings().clean) {
+            watched = watched.cleaned_by_changer();
+        }
         let tape = LocalTape::with_face(Box::new(watched), F::default());
         Ok(Some(tape.with_notify(block_mode::notices(quiet))))
     }

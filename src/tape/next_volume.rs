@@ -62,7 +62,8 @@ impl NextVolume<'_> {
         medium: &mut M,
         end: impl FnOnce(&mut M, AtEnd) -> io::Result<()>,
     ) -> Result<String, ChangeFailed> {
-        let swap = medium.needs_swap() || self.policy.command.is_some();
+        let swap =
+            medium.needs_swap() || self.policy.command.is_some() || self.policy.loader.is_some();
         let then = if swap && medium.kind().is_tape() {
             AtEnd::Eject
         } else {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::changer::Loader;
+use super::changer::LibraryRecords;
 
 /// What the volume changes under way are doing ("waiting 12 s for
 /// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
@@ -28,8 +28,12 @@ pub struct VolumeLog {
     changing: AtomicBool,
     /// Since when the change waits for the drive to be ready, if it does.
     waiting_since: Mutex<Option<Instant>>,
-    /// The tape library's loader, when a robot changes the volumes.
-    loader: OnceLock<Loader>,
+    /// What the tape library's loader did, when a robot changes the
+    /// volumes.
+    loader: OnceLock<Arc<dyn LibraryRecords>>,
+    /// What a changer is doing for the change ("moving E01002L6 slot 2 →
+    /// drive 0"), if it is doing something.
+    note: Mutex<Option<String>>,
 }
 
 impl VolumeLog {
@@ -40,17 +44,18 @@ impl VolumeLog {
             changing: AtomicBool::new(false),
             waiting_since: Mutex::new(None),
             loader: OnceLock::new(),
+            note: Mutex::new(None),
         })
     }
 
     /// Keeps `loader`, so that the summary and the stats file can name
     /// each volume's cartridge and each move of the robot.
-    pub fn attach_loader(&self, loader: Loader) {
+    pub fn attach_loader(&self, loader: Arc<dyn LibraryRecords>) {
         let _ = self.loader.set(loader);
     }
 
-    /// The tape library's loader, if a robot changes the volumes.
-    pub fn loader(&self) -> Option<&Loader> {
+    /// What the tape library's loader did, if a robot changes the volumes.
+    pub fn loader(&self) -> Option<&Arc<dyn LibraryRecords>> {
         self.loader.get()
     }
 
@@ -90,6 +95,12 @@ impl VolumeLog {
         *since = on.then(Instant::now);
     }
 
+    /// Says what a changer does for the change now, or, with None, that
+    /// it is done.
+    pub fn set_note(&self, note: Option<String>) {
+        *self.note.lock().unwrap_or_else(|e| e.into_inner()) = note;
+    }
+
     /// How long the change has waited for the drive so far, if it waits.
     pub fn waiting_for(&self) -> Option<Duration> {
         let since = self.waiting_since.lock().unwrap_or_else(|e| e.into_inner());
@@ -97,20 +108,23 @@ impl VolumeLog {
     }
 
     /// What the change is doing, for the status lines and the bar:
-    /// "waiting 12 s for /dev/nst0 to be ready for volume 2", or
-    /// "changing /dev/nst0 to volume 2"; None when no change is under way.
+    /// "waiting 12 s for /dev/nst0 to be ready for volume 2", what the
+    /// changer does ("moving E01002L6 slot 2 → drive 0"), or "changing
+    /// /dev/nst0 to volume 2"; None when no change is under way.
     pub fn change_note(&self) -> Option<String> {
         if !self.is_changing() {
             return None;
         }
         let next = self.volumes().len() + 1;
-        Some(match self.waiting_for() {
-            Some(d) => format!(
+        let note = self.note.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Some(match (self.waiting_for(), note) {
+            (Some(d), _) => format!(
                 "waiting {} s for {} to be ready for volume {next}",
                 d.as_secs(),
                 self.name
             ),
-            None => format!("changing {} to volume {next}", self.name),
+            (None, Some(note)) => note,
+            (None, None) => format!("changing {} to volume {next}", self.name),
         })
     }
 }

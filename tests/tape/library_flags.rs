@@ -43,7 +43,14 @@ fn a_changer_beside_a_change_command_is_refused() {
 
 #[test]
 fn a_bad_slot_list_is_refused_naming_it() {
-    let (code, err) = refused(&["-o", "/dev/null", "--changer", "/dev/sch0", "--slots", "3-1"]);
+    let (code, err) = refused(&[
+        "-o",
+        "/dev/null",
+        "--changer",
+        "/dev/sch0",
+        "--slots",
+        "3-1",
+    ]);
     assert!(err.starts_with("tapebuf: --slots: "), "{err}");
     assert!(err.contains("3-1"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -8,19 +8,35 @@
 //! from an element the changer lacks. An element can be put in exception
 //! with an ASC/ASCQ, which the real `ch` path never reports.
 //!
+//! A drive element can be bound to an emulated drive (`tape::emulated`,
+//! [`EmulatedChanger::bind`]): a move into it loads the cartridge's
+//! contents into that drive (its records, capacity, write protection,
+//! cleaning flag), and a move out takes them back. Like a strict real
+//! library, and unlike mhvtl, which unloads by itself, a move out of a
+//! drive that has not ejected its cartridge is refused (53/02, medium
+//! removal prevented); a cleaning cartridge is the exception, which the
+//! library unloads itself. A bound drive's element is accessible only
+//! while its drive holds nothing loaded, as mhvtl reports it. Moves can
+//! be slowed (`move_delay`) and made to fail (`failures`), as a robot
+//! fails: hardware error, manual intervention required.
+//!
 //! A test keeps a [`Robot`], a shared handle, on the library while the
 //! code under test drives it, and reads the log and the elements after.
 //!
 //! Compiled only for tests and with the `test-support` feature, like
 //! `tape/emulated/`.
 
+use std::collections::HashMap;
+use std::io;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::element::{
-    volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType, Params,
+    sense_words, volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType, Params,
 };
 use super::error::ChangerError;
 use super::medium_changer::MediumChanger;
+use crate::tape::emulated::{Cartridge, Shelf};
 
 /// The bytes of a volume tag's characters.
 const TAG_CHARS: usize = 32;
@@ -36,6 +52,11 @@ pub struct Tape {
     pub import_export: bool,
     /// The kind the library reports, if it does.
     pub medium_type: Option<MediumType>,
+    /// What is on it, for a drive bound to an emulated drive; a blank
+    /// cartridge of 1 MiB when none was given.
+    pub cartridge: Option<Cartridge>,
+    /// While in a bound drive: its index among the drive's cartridges.
+    loaded_as: Option<usize>,
 }
 
 impl Tape {
@@ -47,10 +68,24 @@ impl Tape {
         volume_tag.extend_from_slice(&[0; 4]);
         Tape {
             volume_tag,
-            source: None,
-            import_export: false,
-            medium_type: None,
+            ..Tape::unlabelled()
         }
+    }
+
+    /// The same cartridge holding `cartridge`; a cleaning one is reported
+    /// as such by the library, as mhvtl reports it.
+    pub fn holding(mut self, cartridge: Cartridge) -> Tape {
+        if cartridge.cleaning {
+            self.medium_type = Some(MediumType::Cleaning);
+        }
+        self.cartridge = Some(cartridge);
+        self
+    }
+
+    /// The same cartridge, reported by the library as `medium_type`.
+    pub fn of_type(mut self, medium_type: MediumType) -> Tape {
+        self.medium_type = Some(medium_type);
+        self
     }
 
     /// A cartridge without a barcode label.
@@ -60,6 +95,8 @@ impl Tape {
             source: None,
             import_export: false,
             medium_type: None,
+            cartridge: None,
+            loaded_as: None,
         }
     }
 }
@@ -94,6 +131,25 @@ pub struct EmulatedChanger {
     pub drives: Vec<Place>,
     /// Every move done, as "slot 1 -> drive 0", in order.
     pub log: Vec<String>,
+    /// Drive elements bound to emulated drives, by drive index.
+    pub bound: HashMap<usize, Shelf>,
+    /// How long each move takes.
+    pub move_delay: Duration,
+    /// Moves that will fail, each once, the first that matches.
+    pub failures: Vec<MoveFailure>,
+    /// A bound drive's element shows whether its drive holds a loaded
+    /// cartridge (not accessible) or not; false: it is always shown
+    /// accessible, as by a library that does not follow its drives.
+    pub shows_drive_access: bool,
+}
+
+/// A move that fails as a robot fails: after the delay, with nothing moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveFailure {
+    /// Only a move from here (any if None).
+    pub from: Option<ElementAddress>,
+    /// Only a move to here (any if None).
+    pub to: Option<ElementAddress>,
 }
 
 impl EmulatedChanger {
@@ -106,7 +162,44 @@ impl EmulatedChanger {
             portals: vec![Place::default(); portals],
             drives: vec![Place::default(); drives],
             log: Vec::new(),
+            bound: HashMap::new(),
+            move_delay: Duration::ZERO,
+            failures: Vec::new(),
+            shows_drive_access: true,
         }
+    }
+
+    /// Binds drive element `drive` to the emulated drive whose library is
+    /// `shelf`, with `identifier` as its DVCID.
+    pub fn bind(&mut self, drive: usize, shelf: Shelf, identifier: &str) {
+        self.drives[drive].identifier = Some(identifier.to_string());
+        self.bound.insert(drive, shelf);
+    }
+
+    /// The cartridge with `barcode`, wherever it is: its contents as they
+    /// are now (taken from the bound drive while it is in one).
+    pub fn cartridge(&self, barcode: &str) -> Option<Cartridge> {
+        fn tagged<'p>(p: &'p Place, barcode: &str) -> Option<&'p Tape> {
+            let tape = p.tape.as_ref()?;
+            (volume_tag(&tape.volume_tag).as_deref() == Some(barcode)).then_some(tape)
+        }
+        for (drive, place) in self.drives.iter().enumerate() {
+            if let (Some(tape), Some(shelf)) = (tagged(place, barcode), self.bound.get(&drive)) {
+                let lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+                return match tape.loaded_as {
+                    Some(index) => lib.slots.get(index).cloned(),
+                    None => tape.cartridge.clone(),
+                };
+            }
+        }
+        let mut places = self.slots.iter().chain(&self.portals).chain(&self.drives);
+        places.find_map(|p| tagged(p, barcode))?.cartridge.clone()
+    }
+
+    /// The operator puts `tape` into import/export slot `portal`.
+    pub fn hand_in(&mut self, portal: usize, mut tape: Tape) {
+        tape.import_export = true;
+        self.portals[portal].tape = Some(tape);
     }
 
     /// The elements of `kind`; a transport holds nothing here.
@@ -133,7 +226,7 @@ impl EmulatedChanger {
     }
 
     /// Element `address` as a library reports it.
-    fn element(address: ElementAddress, place: &Place) -> Element {
+    fn element(&self, address: ElementAddress, place: &Place) -> Element {
         let mut element = Element::from_status(address, 0);
         element.access = true;
         element.full = place.tape.is_some();
@@ -141,6 +234,15 @@ impl EmulatedChanger {
             .exception
             .map(|(asc, ascq)| Exception::from_sense(asc, ascq));
         element.identifier = place.identifier.clone();
+        if let Some(shelf) = self
+            .bound
+            .get(&address.index)
+            .filter(|_| address.kind == ElementKind::Drive)
+        {
+            let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+            lib.settle();
+            element.access = !lib.holds() || !self.shows_drive_access;
+        }
         if let Some(tape) = &place.tape {
             element.medium_type = tape.medium_type;
             element.barcode = volume_tag(&tape.volume_tag);
@@ -170,7 +272,7 @@ impl MediumChanger for EmulatedChanger {
         Ok(places
             .iter()
             .enumerate()
-            .map(|(index, place)| Self::element(ElementAddress { kind, index }, place))
+            .map(|(index, place)| self.element(ElementAddress { kind, index }, place))
             .collect())
     }
 
@@ -179,19 +281,66 @@ impl MediumChanger for EmulatedChanger {
         from: ElementAddress,
         to: ElementAddress,
     ) -> Result<(), ChangerError> {
+        std::thread::sleep(self.move_delay);
+        self.try_move(from, to)?;
+        self.log.push(format!("{from} -> {to}"));
+        Ok(())
+    }
+}
+
+impl EmulatedChanger {
+    fn try_move(&mut self, from: ElementAddress, to: ElementAddress) -> Result<(), ChangerError> {
         if self.place_mut(from)?.tape.is_none() {
             return Err(ChangerError::SlotEmpty { from });
         }
         if self.place_mut(to)?.tape.is_some() {
             return Err(ChangerError::DestinationFull { to });
         }
+        let fails =
+            |f: &MoveFailure| f.from.is_none_or(|a| a == from) && f.to.is_none_or(|a| a == to);
+        if let Some(at) = self.failures.iter().position(fails) {
+            self.failures.remove(at);
+            let why = sense_words(0x04, 0x03);
+            return Err(ChangerError::io(
+                format!("moving {from} to {to}"),
+                io::Error::other(format!("hardware error: {why}")),
+            ));
+        }
         let mut tape = self.place_mut(from)?.tape.take().expect("checked full");
+        if let Err(e) = self.unload_bound(from, &mut tape) {
+            self.place_mut(from)?.tape = Some(tape);
+            return Err(e);
+        }
         if from.kind == ElementKind::Slot {
             tape.source = Some(from);
         }
         tape.import_export = false;
+        if let (ElementKind::Drive, Some(shelf)) = (to.kind, self.bound.get(&to.index)) {
+            let cartridge = tape
+                .cartridge
+                .take()
+                .unwrap_or_else(|| Cartridge::blank(1 << 20, 200 << 10));
+            let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+            tape.loaded_as = Some(lib.insert(cartridge));
+        }
         self.place_mut(to)?.tape = Some(tape);
-        self.log.push(format!("{from} -> {to}"));
+        Ok(())
+    }
+
+    /// Takes `tape`'s contents back from the drive `from`, if it is a
+    /// bound one; refused while the drive has not ejected it.
+    fn unload_bound(&mut self, from: ElementAddress, tape: &mut Tape) -> Result<(), ChangerError> {
+        let (ElementKind::Drive, Some(shelf), Some(index)) =
+            (from.kind, self.bound.get(&from.index), tape.loaded_as)
+        else {
+            return Ok(());
+        };
+        let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+        let cartridge = lib.take(index).map_err(|why| {
+            ChangerError::io(format!("moving from {from}"), io::Error::other(why))
+        })?;
+        tape.cartridge = Some(cartridge);
+        tape.loaded_as = None;
         Ok(())
     }
 }

@@ -15,7 +15,7 @@ pub enum Item {
 }
 
 /// One tape.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cartridge {
     pub capacity_bytes: u64,
     /// The early-warning zone: writes that start inside the last this many
@@ -29,6 +29,10 @@ pub struct Cartridge {
     /// A cleaning cartridge: never ready for data. The drive answers TEST
     /// UNIT READY with sense 30/03, as mhvtl's did in the tape lab.
     pub cleaning: bool,
+    /// A cartridge the drive cannot use (another generation): it answers
+    /// TEST UNIT READY with sense 30/00, as drives do for incompatible
+    /// media.
+    pub incompatible: bool,
 }
 
 impl Cartridge {

@@ -65,6 +65,32 @@ impl Emulated {
         (drive, shelf)
     }
 
+    /// A drive named `name` in a library whose medium changer
+    /// (`changer::emulated`) brings the cartridges: empty, closed.
+    pub fn in_library(name: &str) -> (Emulated, Shelf) {
+        let shelf = Arc::new(Mutex::new(Library {
+            changer: true,
+            ..Library::default()
+        }));
+        (Emulated::attach(name, Arc::clone(&shelf)), shelf)
+    }
+
+    /// Another open of the drive whose library is `shelf` (as a second
+    /// run would open the same device), closed.
+    pub fn attach(name: &str, shelf: Shelf) -> Emulated {
+        Emulated {
+            name: name.to_string(),
+            shelf,
+            open: false,
+            position: 0,
+            last_was_write: false,
+            refuse_next: false,
+            writing: false,
+            at_blank: false,
+            position_unknown: true,
+        }
+    }
+
     /// From now on the device is opened for writing, so a write-protected
     /// cartridge fails the open with EROFS, as st does.
     pub fn for_writing(&mut self) {
@@ -239,7 +265,8 @@ impl Drive for Emulated {
             self.position = 0;
         }
         let slot = lib.loaded.expect("loaded");
-        if !lib.loaded_is_ready() || lib.slots[slot].cleaning {
+        let cart = &lib.slots[slot];
+        if !lib.loaded_is_ready() || cart.cleaning || cart.incompatible {
             lib.log.push(format!("open {slot}: not ready"));
             return Err(io::Error::from_raw_os_error(libc::EIO));
         }
@@ -289,9 +316,15 @@ impl Drive for Emulated {
         }
         let slot = lib.loaded.expect("loaded");
         let cleaning = lib.slots[slot].cleaning;
+        let incompatible = lib.slots[slot].incompatible;
+        let unusable = match (cleaning, incompatible) {
+            (true, _) => Some("is a cleaning cartridge"),
+            (_, true) => Some("is a cartridge this drive cannot read or write"),
+            _ => None,
+        };
         Ok(DriveStatus {
-            online: lib.loaded_is_ready() && !cleaning,
-            unusable: cleaning.then_some("is a cleaning cartridge"),
+            online: lib.loaded_is_ready() && unusable.is_none(),
+            unusable,
             write_protected: lib.slots[slot].write_protected,
             at_bot: !self.position_unknown,
             needs_cleaning: lib.asks_for_cleaning(),
@@ -309,6 +342,12 @@ impl Drive for Emulated {
         lib.loaded = None;
         lib.log.push("unload".into());
         Ok(())
+    }
+
+    fn tape_alerts(&mut self) -> io::Result<crate::tape::tape_alert::TapeAlerts> {
+        let mut lib = self.library();
+        lib.settle();
+        Ok(std::mem::take(&mut lib.tape_alerts))
     }
 
     fn ready_poll_interval(&self) -> Duration {

@@ -11,9 +11,10 @@
 
 use std::io;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::cartridge::Cartridge;
+use crate::tape::tape_alert::TapeAlerts;
 
 /// The cartridges an autoloader holds, and what happened to the drive.
 #[derive(Debug, Default)]
@@ -56,6 +57,17 @@ pub struct Library {
     /// Records that read back wrong although they were written right, as
     /// from a worn head or a damaged stretch of tape.
     pub read_faults: Vec<ReadFault>,
+    /// A medium changer puts the cartridges in (`changer::emulated`):
+    /// opening an empty drive loads nothing by itself, and `slots` holds
+    /// every cartridge the changer has brought, by load.
+    pub changer: bool,
+    /// TapeAlert flags the drive raises; reading them clears them, as in a
+    /// real drive.
+    pub tape_alerts: TapeAlerts,
+    /// How long a cleaning cartridge takes to clean the head; then the
+    /// drive clears its request and ejects it. `None`: it never says it is
+    /// done and keeps the cartridge, as mhvtl's drive in the tape lab.
+    pub cleaning_takes: Option<Duration>,
 }
 
 /// A record that reads back otherwise than it was written. `item` is its
@@ -100,7 +112,8 @@ impl Library {
     /// The changer puts the next cartridge in, if the drive is empty and
     /// one is left; the drive starts to calibrate it. False if none is in.
     pub(super) fn load_next(&mut self) -> bool {
-        if self.loaded.is_none() && self.next_slot < self.slots.len() {
+        self.settle();
+        if !self.changer && self.loaded.is_none() && self.next_slot < self.slots.len() {
             self.loaded = Some(self.next_slot);
             self.next_slot += 1;
             self.loaded_at = Some(Instant::now());
@@ -125,6 +138,61 @@ impl Library {
             (Some(_), None) => true,
             (Some(slot), Some(at)) => at.elapsed() >= self.slots[slot].load_delay,
         }
+    }
+}
+
+impl Library {
+    /// A medium changer moves `cartridge` into the drive (which has none);
+    /// the drive starts to load it. Returns its index in `slots`.
+    pub(crate) fn insert(&mut self, cartridge: Cartridge) -> usize {
+        self.slots.push(cartridge);
+        let index = self.slots.len() - 1;
+        self.loaded = Some(index);
+        self.loaded_at = Some(Instant::now());
+        self.block_bytes = self.default_block_bytes;
+        self.log.push(format!("changer load {index}"));
+        index
+    }
+
+    /// A medium changer takes cartridge `index` out of the drive. A
+    /// cartridge the drive has not ejected is refused, as a strict library
+    /// refuses it (medium removal prevented), except a cleaning cartridge,
+    /// which the library unloads itself.
+    pub(crate) fn take(&mut self, index: usize) -> Result<Cartridge, String> {
+        self.settle();
+        let cartridge = self.slots.get(index).ok_or("no such cartridge")?;
+        if self.loaded == Some(index) && !cartridge.cleaning {
+            return Err(
+                "the drive has not ejected it: medium removal prevented (sense 53/02)".into(),
+            );
+        }
+        if self.loaded == Some(index) {
+            self.loaded = None;
+        }
+        self.log.push(format!("changer unload {index}"));
+        Ok(std::mem::take(&mut self.slots[index]))
+    }
+
+    /// A cleaning cartridge in the drive for `cleaning_takes` has cleaned
+    /// the head: the request is cleared and the cartridge ejected.
+    pub(crate) fn settle(&mut self) {
+        let (Some(slot), Some(at), Some(takes)) =
+            (self.loaded, self.loaded_at, self.cleaning_takes)
+        else {
+            return;
+        };
+        if self.slots[slot].cleaning && at.elapsed() >= takes {
+            self.needs_cleaning = false;
+            self.written_bytes = 0;
+            self.tape_alerts = TapeAlerts::default();
+            self.loaded = None;
+            self.log.push("cleaned".into());
+        }
+    }
+
+    /// The drive holds a cartridge it has not ejected.
+    pub(crate) fn holds(&self) -> bool {
+        self.loaded.is_some()
     }
 }
 
