@@ -219,11 +219,39 @@ impl Loader {
         if let Some(drive) = reborrow(&mut drive) {
             self.clean_if_asked(want.volume, drive, stop, log)?;
         }
-        let target = match target {
-            Some(target) => target,
-            None => self.wait_for_operator(want, stop, log)?,
-        };
-        self.load(target, want.volume, stop, log)
+        let mut target = target;
+        for _ in 0..=inventory.slots.len() + inventory.portals.len() {
+            let candidate = match target.take() {
+                Some(candidate) => candidate,
+                None => self.wait_for_operator(want, stop, log)?,
+            };
+            let (key, from) = (candidate.key.clone(), candidate.from);
+            let failed = match self.load(candidate, want.volume, stop, log) {
+                Ok(()) => return Ok(()),
+                Err(failed) => failed,
+            };
+            // A load the robot refused, the cartridge still where it was
+            // (mhvtl's answer to a wrong generation): another from the
+            // pool. A manifest's barcode has no other.
+            let now = self.inventory()?;
+            let stayed = now.element(from).is_some_and(|e| e.full);
+            let drive_empty = now.element(self.0.settings.drive).is_some_and(|e| !e.full);
+            if !matches!(self.0.settings.wanted, Wanted::Pool(_)) || !stayed || !drive_empty {
+                return Err(failed);
+            }
+            self.stopped(stop, "after a load failed")?;
+            let prefix = format!("{}: ", self.0.settings.device);
+            let said = failed.strip_prefix(&prefix).unwrap_or(&failed);
+            self.tell(&format!("{said}; trying another cartridge"));
+            self.state()
+                .refused
+                .insert(key, format!("could not be loaded: {failed}"));
+            target = self.choose(&now, want)?;
+        }
+        Err(format!(
+            "{}: no cartridge of the pool could be loaded for volume {}",
+            self.0.settings.device, want.volume
+        ))
     }
 
     pub(super) fn state(&self) -> MutexGuard<'_, State> {

@@ -11,25 +11,66 @@ use tapebuf::tape::Drive;
 use tapebuf::tape::{Access, VolumeLog};
 
 #[test]
-fn a_failing_move_fails_the_change_and_is_recorded_with_its_error() {
+fn a_load_the_robot_refuses_marks_that_cartridge_and_the_pool_goes_on() {
     let lab = Lab::new(vec![data("E01001L6"), data("E01002L6"), data("E01003L6")]);
     lab.robot.lock().unwrap().failures.push(MoveFailure {
         from: Some(ElementAddress::slot(1)),
         to: Some(DRIVE),
     });
     let loader = lab.loader(slots("1-3"), false, Duration::from_secs(5));
-    let summary = backup(&lab, &loader, &pattern(1_500_000, 51), |d| d).unwrap();
-    assert!(!summary.is_clean(), "{}", summary.line());
-    let placements = loader.placements();
-    assert_eq!(placements.len(), 1, "{placements:?}");
-    let failed = loader.moves().pop().unwrap();
-    assert_eq!((failed.from, failed.to), (ElementAddress::slot(1), DRIVE));
-    let error = failed.error.unwrap();
+    let input = pattern(1_500_000, 51);
+    let summary = backup(&lab, &loader, &input, |d| d).unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let placed: Vec<Option<String>> = loader.placements().into_iter().map(|p| p.barcode).collect();
+    assert_eq!(
+        placed,
+        vec![Some("E01001L6".to_string()), Some("E01003L6".to_string())]
+    );
+    let failed: Vec<_> = loader
+        .moves()
+        .into_iter()
+        .filter(|m| m.error.is_some())
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(
+        (failed[0].from, failed[0].to),
+        (ElementAddress::slot(1), DRIVE)
+    );
+    let error = failed[0].error.clone().unwrap();
     assert!(
         error.contains("manual intervention required (sense 04/03)"),
         "{error}"
     );
-    // Volume 1 went home; volume 2's cartridge is still in its slot.
+    // The refused cartridge never left its slot, volume 1 went home, and
+    // the last volume's cartridge is still in the drive.
+    let (slots, drives) = lab.barcodes();
+    assert_eq!(slots[0].as_deref(), Some("E01001L6"));
+    assert_eq!(slots[1].as_deref(), Some("E01002L6"));
+    assert_eq!(slots[2], None);
+    assert_eq!(drives, vec![None, Some("E01003L6".to_string())]);
+    let mut written = lab.data_on("E01001L6");
+    written.extend(lab.data_on("E01003L6"));
+    assert_eq!(written, input);
+}
+
+#[test]
+fn a_load_the_robot_refuses_with_no_other_cartridge_fails_the_change_and_is_recorded() {
+    let lab = Lab::new(vec![data("E01001L6"), data("E01002L6")]);
+    lab.robot.lock().unwrap().failures.push(MoveFailure {
+        from: Some(ElementAddress::slot(1)),
+        to: Some(DRIVE),
+    });
+    let loader = lab.loader(slots("1-2"), false, Duration::from_secs(1));
+    let summary = backup(&lab, &loader, &pattern(1_500_000, 51), |d| d).unwrap();
+    assert!(!summary.is_clean(), "{}", summary.line());
+    assert_eq!(loader.placements().len(), 1);
+    let failed = loader
+        .moves()
+        .into_iter()
+        .find(|m| m.error.is_some())
+        .unwrap();
+    assert_eq!((failed.from, failed.to), (ElementAddress::slot(1), DRIVE));
+    // Volume 1 went home; the refused cartridge is still in its slot.
     let (slots, drives) = lab.barcodes();
     assert_eq!(slots[0].as_deref(), Some("E01001L6"));
     assert_eq!(slots[1].as_deref(), Some("E01002L6"));
