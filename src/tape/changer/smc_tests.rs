@@ -327,3 +327,56 @@ fn a_reply_of_several_pages_gives_each_pages_elements() {
     );
     assert_eq!(elements[0].barcode.as_deref(), Some("E01001L6"));
 }
+
+/// The replies captured from mhvtl in the tape lab (tests/tapelab/FINDINGS.md,
+/// "The library"): E01001L6 from slot 1 in drive 0, the cleaning cartridge
+/// CLN009L1 from slot 9 in drive 1, E01020L6 put in the import/export slot.
+const LAB_MODE_SENSE: &[u8] = include_bytes!("../../../tests/fixtures/changer/lab-mode-sense-1d.bin");
+const LAB_MODE_SENSE_DBD: &[u8] =
+    include_bytes!("../../../tests/fixtures/changer/lab-mode-sense-1d-dbd.bin");
+const LAB_STATUS: &[u8] =
+    include_bytes!("../../../tests/fixtures/changer/lab-read-element-status-all-voltag-dvcid.bin");
+const LAB_STATUS_PLAIN: &[u8] =
+    include_bytes!("../../../tests/fixtures/changer/lab-read-element-status-all-plain.bin");
+
+#[test]
+fn the_labs_element_address_page_is_read_past_its_block_descriptor() {
+    for reply in [LAB_MODE_SENSE, LAB_MODE_SENSE_DBD] {
+        let map = AddressMap::parse(reply).expect("the lab's page 0x1D");
+        assert_eq!(map.first(ElementKind::Transport), 1);
+        assert_eq!(map.first(ElementKind::Slot), 1000);
+        assert_eq!(map.first(ElementKind::Portal), 10);
+        assert_eq!(map.first(ElementKind::Drive), 500);
+        let p = map.params();
+        assert_eq!((p.transports, p.slots, p.portals, p.drives), (1, 18, 1, 2));
+    }
+}
+
+#[test]
+fn the_labs_element_status_gives_barcodes_sources_types_and_drive_serials() {
+    let map = AddressMap::parse(LAB_MODE_SENSE).unwrap();
+    let elements = parse_element_status(LAB_STATUS, &map);
+    assert_eq!(elements.len(), 22);
+    let find = |a: ElementAddress| elements.iter().find(|e| e.address == a).unwrap();
+    let drive0 = find(ElementAddress::drive(0));
+    assert!(drive0.full);
+    assert_eq!(drive0.barcode.as_deref(), Some("E01001L6"));
+    assert_eq!(drive0.source, Some(ElementAddress::slot(0)));
+    assert_eq!(drive0.medium_type, Some(MediumType::Data));
+    assert_eq!(
+        drive0.identifier.as_deref(),
+        Some("IBM     ULT3580-TD6     LABDRV01")
+    );
+    let drive1 = find(ElementAddress::drive(1));
+    assert!(drive1.is_cleaning());
+    assert_eq!(drive1.source, Some(ElementAddress::slot(8)));
+    assert!(drive1.identifier.as_deref().unwrap().ends_with("LABDRV02"));
+    assert_eq!(find(ElementAddress::slot(7)).medium_type, Some(MediumType::Worm));
+    assert!(!find(ElementAddress::slot(0)).full);
+    let portal = find(ElementAddress::portal(0));
+    assert!(portal.full && portal.import_export);
+    assert_eq!(portal.barcode.as_deref(), Some("E01020L6"));
+    let plain = parse_element_status(LAB_STATUS_PLAIN, &map);
+    assert_eq!(plain.len(), 22);
+    assert!(plain.iter().all(|e| e.barcode.is_none() && e.identifier.is_none()));
+}
