@@ -146,6 +146,7 @@ if [ "${1:-}" = shell ]; then mode=shell; cases=(); fi
 # `findings [SECTION...]`: all of guest/findings.sh, or only its named
 # sections (st, changer).
 if [ "${1:-}" = findings ]; then mode=findings; cases=("${@:2}"); fi
+if [ "${1:-}" = bench ]; then mode=bench; cases=(); fi
 # The guest sees the repository (read-only) at /mnt/repo and this work
 # directory (writable) at /mnt/lab, wherever they are on the host: its own
 # /tmp, /run, /var/tmp and /root would hide a checkout under those.
@@ -186,6 +187,12 @@ say "VM ended after $(( $(date +%s) - start )) s (qemu status $qrc); console in 
 res=$out/results
 if [ "$mode" = findings ]; then
     cat "$out/findings.log" 2>/dev/null || die "no findings.log"
+    exit 0
+fi
+if [ "$mode" = bench ]; then
+    cat "$out/bench.log" 2>/dev/null || die "no bench.log"
+    grep -q '^DONE' "$res" 2>/dev/null || die "the benchmark did not finish (see $out/console.log)"
+    ! awk '$1 == "BENCH" && $4 != 0 {bad = 1} END {exit !bad}' "$res" || die "a benchmark run failed"
     exit 0
 fi
 if [ ! -s "$res" ]; then

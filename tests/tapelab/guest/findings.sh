@@ -122,7 +122,7 @@ move_raw() {
     sg_raw -v /dev/sch0 a5 00 00 01 $(h16 "$1") $(h16 "$2") 00 00 00 00 2>&1 | grep -v '^ *$' | sed 's/^/    /'
     echo "    sg_raw status ${PIPESTATUS[0]}"
 }
-drive_tur() { sg_turs -v "$1" 2>&1 | grep -iE 'sense|not ready|ready|asc|Additional' | head -3 | tr '\n' ' '; echo; }
+drive_tur() { sg_turs -v "$1" 2>&1 | grep -v 'cdb:' | tr -s ' \n' ' '; echo; }
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$@"; }
 
 section_changer() {
@@ -191,8 +191,21 @@ section_changer() {
     echo "+ INQUIRY VPD 0x80 and LOG SENSE 0x2E on the st node as nobody:"
     nobody sg_inq -p 0x80 "$D0" 2>&1 | tail -2
     nobody sg_logs -p 0x2e "$D0" 2>&1 | head -3
-    echo "+ sysfs vpd_pg80 as nobody:"
-    nobody xxd "/sys/class/scsi_tape/$(basename "$D0")/device/vpd_pg80" 2>&1 | head -2
+    echo "+ sysfs vpd_pg80 as nobody (id, then od of the file):"
+    nobody id
+    nobody od -An -c "/sys/class/scsi_tape/$(basename "$D0")/device/vpd_pg80" 2>&1 | head -3
+    echo "+ TEST UNIT READY on the st node as nobody, and INQUIRY on its sg node (chmod 666):"
+    nobody sg_turs -v "$D0" 2>&1 | head -3
+    sgn=$(ls "/sys/class/scsi_tape/$(basename "$D0")/device/scsi_generic/" 2>/dev/null | head -1)
+    echo "the sg node of $D0: /dev/$sgn"
+    if [ -n "$sgn" ]; then
+        chmod 666 "/dev/$sgn"
+        nobody sg_inq -p 0x80 "/dev/$sgn" 2>&1 | tail -2
+        nobody sg_raw -r 512 "/dev/$sgn" 12 01 80 00 ff 00 2>&1 | head -3
+        chmod 660 "/dev/$sgn"
+    fi
+    echo "+ the same INQUIRY as root with CAP_SYS_RAWIO dropped, on the st node:"
+    capsh --drop=cap_sys_rawio -- -c "sg_inq -p 0x80 $D0" 2>&1 | tail -2
     echo "+ root without CAP_SYS_RAWIO (capsh --drop=cap_sys_rawio): READ ELEMENT STATUS"
     capsh --drop=cap_sys_rawio -- -c "sg_raw -r 512 $CH b8 10 00 00 ff ff 03 00 02 00 00 00" 2>&1 | head -5
     chmod 660 "$CH" "$D0" "$D1"
