@@ -166,7 +166,7 @@ cp "$bin" "$out/tapebuf"
 
 say "booting $kver under TCG (mhvtl $sum, tapebuf $bin)"
 limit=${LAB_TIMEOUT:-1500}
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2G -smp 2 -nographic -no-reboot -nic none
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 3G -smp 2 -nographic -no-reboot -nic none
       -kernel "$kimg" -initrd "$irf"
       -append "console=ttyS0 quiet panic=-1"
       -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap

@@ -605,19 +605,39 @@ wait_for_line() {
     done
     show "$1"; fail "no /$2/ in $1 after $3 s"
 }
-# seed150: the first 150000000 bytes of seed250 (two 100 MB cartridges).
+# seed150: the sha256 of seed250's first 150000000 bytes (two 100 MB
+# cartridges), which the cases feed from seed250 with `head -c`: no second
+# copy in the guest's memory.
+S150=150000000
 seed150() {
     local seed; seed=$(seed250)
-    if [ ! -s "$DATA/seed150" ]; then
-        head -c 150000000 "$seed" >"$DATA/seed150.tmp" && mv "$DATA/seed150.tmp" "$DATA/seed150"
-        sha "$DATA/seed150" >"$DATA/seed150.sha"
-    fi
-    echo "$DATA/seed150"
+    [ -s "$DATA/seed150.sha" ] || prefix_sha "$seed" "$S150" >"$DATA/seed150.sha"
+    echo "$seed"
 }
 # the_library_is_home: every cartridge of the layout is in its home slot.
 the_library_is_home() {
     local b
     for b in "${!HOME[@]}"; do expect_where "$b" "slot ${HOME[$b]}"; done
+}
+
+# The lab's own check (no tapebuf): reset_library undoes what the issue 33
+# cases do to the library: cartridges swapped between slots, left in
+# drives, the operator's cartridge in the import/export slot or a slot.
+reset_library_puts_every_cartridge_home() {
+    mtx -f "$CH" transfer 1 15; mtx -f "$CH" transfer 2 1; mtx -f "$CH" transfer 15 2   # 1 and 2 swapped
+    mtx -f "$CH" transfer 3 16; mtx -f "$CH" transfer 4 3                              # 4 in 3's home
+    load 10 0; mtx -f "$CH" load 9 1                                                   # a drive each
+    vtlcmd 10 open map; vtlcmd 10 load map E01020L6; vtlcmd 10 close map
+    mtx -f "$CH" transfer "$MAP_SLOT" 17
+    inventory | tee before
+    expect_grep '^slot 17 E01020L6$' before "the operator's cartridge is in slot 17"
+    expect_grep '^drive 1 CLN009L1$' before "the cleaning cartridge is in drive 1"
+    reset_library
+    inventory | tee after
+    the_library_is_home
+    expect_nogrep '^(drive|portal) ' after "drives and the import/export slot are empty"
+    expect_nogrep 'E01020L6' after "the operator's cartridge is out of the library"
+    expect_eq "$(grep -c '^slot ' after)" 14 "full slots"
 }
 
 tapebuf_library_names_each_drive_its_node_and_serial() {
@@ -710,10 +730,10 @@ tapebuf_verify_with_the_changer_finds_each_cartridge_by_barcode() {
 
 two_copies_on_two_drives_from_two_pools_are_identical() {
     local seed; seed=$(seed150)
-    st=0; tb w.err -i "$seed" -o "$D0" -o "$D1" --changer "$CH" --slots 4-6 --slots 10-12 || st=$?
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" -o "$D1" --changer "$CH" --slots 4-6 --slots 10-12 || st=$?
     show w.err; robot_moves
     expect_status 0 "$st" "two copies through the changer"
-    expect_eq "$(summary_out w.err)" 150000000 "committed bytes"
+    expect_eq "$(summary_out w.err)" "$S150" "committed bytes"
     # Each copy took the first two cartridges of its own pool, into its own drive.
     expect_eq "$(robot_moves | awk '$3 == "drive" && $4 == 0 {print $5}' | paste -sd,)" E01004L6,E01005L6 "drive element 0's cartridges"
     expect_eq "$(robot_moves | awk '$3 == "drive" && $4 == 1 {print $5}' | paste -sd,)" E01010L6,E01011L6 "drive element 1's cartridges"
@@ -750,7 +770,7 @@ cleaning_worm_write_protected_and_wrong_generation_cartridges_in_the_pool_are_sk
 
 a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot() {
     local seed; seed=$(seed150)
-    "$TB" -i "$seed" -o "$D0" --changer "$CH" --slots 13 --manifest m.json --change-timeout 120 2>w.err &
+    "$TB" -i <(head -c "$S150" "$seed") -o "$D0" --changer "$CH" --slots 13 --manifest m.json --change-timeout 120 2>w.err &
     pid=$!
     wait_for_line w.err 'import.export' 90 "$pid"
     # The operator: open the door, put the cartridge in, close the door.
@@ -758,13 +778,13 @@ a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot() {
     st=0; wait "$pid" || st=$?
     show w.err; robot_moves
     expect_status 0 "$st" "a backup that ran out of its pool and got a cartridge from the import/export slot"
-    expect_eq "$(summary_out w.err)" 150000000 "committed bytes"
+    expect_eq "$(summary_out w.err)" "$S150" "committed bytes"
     expect_eq "$(manifest_barcodes m.json)" E01013L6,E01020L6 "barcodes in the manifest"
     expect_eq "$(robot_moves | awk '$3 == "drive" {print $1 ":" $5}' | paste -sd,)" "slot:E01013L6,portal:E01020L6" "what was loaded, from where"
     expect_where E01013L6 "slot 13"
     [ -n "$(where_is E01020L6)" ] || fail "E01020L6 is nowhere in the library"
     echo "ok: E01020L6 is in $(where_is E01020L6)"
-    reset_library
+    empty_drives    # (reset_library would take E01020L6 out of the library)
     read_back "$D0" --changer "$CH" --manifest m.json
     expect_status 0 "$rs" "restore"
     expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the restore"
@@ -773,7 +793,7 @@ a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot() {
 a_pool_that_runs_out_ends_at_the_change_timeout() {
     local seed; seed=$(seed150)
     t0=$(date +%s)
-    st=0; timeout -k 5 150 "$TB" -i "$seed" -o "$D0" --changer "$CH" --slots 13 --manifest m.json --change-timeout 15 2>w.err || st=$?
+    st=0; head -c "$S150" "$seed" | timeout -k 5 150 "$TB" -o "$D0" --changer "$CH" --slots 13 --manifest m.json --change-timeout 15 2>w.err || st=$?
     secs=$(( $(date +%s) - t0 ))
     show w.err; robot_moves; echo "ended after $secs s"
     expect_status 1 "$st" "a backup whose pool ran out and nobody came"
@@ -804,7 +824,7 @@ raise_cleaning_request_once_loaded() {
 a_cleaning_request_loads_the_cleaning_cartridge_between_volumes() {
     local seed; seed=$(seed150)
     raise_cleaning_request_once_loaded & rpid=$!
-    st=0; tb w.err -i "$seed" -o "$D0" --changer "$CH" --slots 10-12 --clean --manifest m.json || st=$?
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --clean --manifest m.json || st=$?
     wait "$rpid" || true
     show w.err; robot_moves
     expect_status 0 "$st" "a backup with --clean and a cleaning request"
@@ -821,7 +841,7 @@ a_cleaning_request_loads_the_cleaning_cartridge_between_volumes() {
 a_cleaning_request_without_clean_only_warns() {
     local seed; seed=$(seed150)
     raise_cleaning_request_once_loaded & rpid=$!
-    st=0; tb w.err -i "$seed" -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json || st=$?
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json || st=$?
     wait "$rpid" || true
     show w.err; robot_moves
     expect_status 0 "$st" "a backup with a cleaning request and no --clean"
@@ -840,14 +860,14 @@ a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_go
     expect_status 1 "${ps[0]}" "a restore whose volume 1 is on the wrong cartridge"
     expect_eq "$(tr -d ' ' <count)" 0 "bytes downstream"
     expect_grep 'E01002L6' r.err "the message names the cartridge"
-    expect_grep 'is volume 2 of this backup' r.err "the message says what the cartridge holds"
+    expect_grep 'this is volume 2 of the backup, volume 1 was expected' r.err "the message says what the cartridge holds"
     expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01002L6 "only that cartridge was loaded"
 }
 
 sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe() {
     local seed; seed=$(seed150)
     # A slow robot: each MOVE MEDIUM takes 8 s once volume 1 is loaded.
-    "$TB" -i "$seed" -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json 2>w.err &
+    "$TB" -i <(head -c "$S150" "$seed") -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json 2>w.err &
     pid=$!
     for i in $(seq 1 300); do grep -q ' drive 0 E01010L6$' "$ROBOT_LOG" 2>/dev/null && break; sleep 0.2; done
     echo 8 >/run/lab/robot-delay
@@ -869,8 +889,8 @@ sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are
     expect_eq "$(jq '[.volumes[] | select(.complete)] | length' m.json)" 1 "complete volumes"
     expect_grep -i 'volume 1 .*(complete|safe)' w.err "the summary says volume 1 is safe"
     reset_library
-    read_back "$D0" --changer "$CH" --slots 10
-    expect_status 1 "$rs" "reading back volume 1 of a backup cut short"
+    read_back "$D0" --changer "$CH" --slots 10 -n 1
+    expect_status 1 "$rs" "reading back volume 1 alone (-n 1) of a backup that went on"
     expect_eq "$(summary_in r.err)" "$(jq -r '.volumes[0].bytes' m.json)" "bytes on the cartridge = volume 1's bytes"
     expect_eq "$rsha" "$(prefix_sha "$seed" "$(jq -r '.volumes[0].bytes' m.json)")" "the cartridge holds the stream's first bytes"
 }
@@ -908,6 +928,7 @@ ALL_CASES=(
     an_empty_drive_gets_its_cartridge_from_the_change_command
     an_empty_drive_with_a_change_command_ends_within_the_change_timeout
     sigint_mid_volume_reports_exactly_what_is_on_the_tape
+    reset_library_puts_every_cartridge_home
     tapebuf_library_names_each_drive_its_node_and_serial
     a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command
     the_backup_restores_byte_exact_by_barcode_after_its_cartridges_were_shuffled
@@ -942,18 +963,11 @@ declare -A CASE_TIMEOUT=(
     [sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe]=240
 )
 
-# reset_library: both drives empty (MTOFFL only to an ONLINE drive), every
-# cartridge back in its home slot (cases move them between slots),
-# E01020L6 out through the import/export slot, the door closed, no robot or
-# drive delays, no TapeAlert flags left over.
-reset_library() {
-    local e b where kind n pass moved s
-    rm -f /run/lab/robot-delay /run/lab/robot-fail
-    vtlcmd 10 close map >/dev/null 2>&1 || true
-    for e in 11 12; do
-        vtlcmd "$e" delay load 0 >/dev/null 2>&1 || true
-        vtlcmd "$e" TapeAlert 0 >/dev/null 2>&1 || true
-    done
+# empty_drives: each drive's cartridge to its home slot, or to a free one
+# (MTOFFL only to an ONLINE drive: st's blocking open of an empty or
+# ejected drive waits 124 s).
+empty_drives() {
+    local e b s
     for e in 0 1; do
         b=$(inventory | awk -v e="$e" '$1 == "drive" && $2 == e {print $3}')
         [ -n "$b" ] || continue
@@ -962,8 +976,23 @@ reset_library() {
         fi
         s=${HOME[$b]:-}
         if [ -z "$s" ] || inventory | grep -q "^slot $s "; then s=$(free_slot); fi
-        mtx -f "$CH" unload "$s" "$e" >/dev/null || echo "reset_library: cannot unload drive $e ($b) to slot $s" >&2
+        mtx -f "$CH" unload "$s" "$e" >/dev/null || echo "empty_drives: cannot unload drive $e ($b) to slot $s" >&2
     done
+}
+
+# reset_library: both drives empty (MTOFFL only to an ONLINE drive), every
+# cartridge back in its home slot (cases move them between slots),
+# E01020L6 out through the import/export slot, the door closed, no robot or
+# drive delays, no TapeAlert flags left over.
+reset_library() {
+    local e b kind n pass moved s
+    rm -f /run/lab/robot-delay /run/lab/robot-fail
+    vtlcmd 10 close map >/dev/null 2>&1 || true
+    for e in 11 12; do
+        vtlcmd "$e" delay load 0 >/dev/null 2>&1 || true
+        vtlcmd "$e" TapeAlert 0 >/dev/null 2>&1 || true
+    done
+    empty_drives
     for pass in 1 2 3 4 5 6; do
         moved=0
         while read -r kind n b; do
