@@ -553,6 +553,8 @@ sigint_mid_volume_reports_exactly_what_is_on_the_tape() {
 #  - `tapebuf library DEV --json`: .drives[] with .element (0-based, as mtx's
 #    "Data Transfer Element N"), .node (/dev/nstN) and .serial; .slots[] with
 #    .slot (1-based), .barcode (null when empty) and .cleaning; .portals[];
+#  - each robot move is said on stderr with the word "move"/"moving" and the
+#    cartridge's barcode on one line;
 #  - the stderr of a run that waits for the operator says "import/export";
 #    one that stops says which volumes are safe ("volume N ... complete" or
 #    "... safe") and names their barcodes.
@@ -825,7 +827,7 @@ a_cleaning_request_loads_the_cleaning_cartridge_between_volumes() {
     local seed; seed=$(seed150)
     raise_cleaning_request_once_loaded & rpid=$!
     st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --clean --manifest m.json || st=$?
-    wait "$rpid" || true
+    kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
     show w.err; robot_moves
     expect_status 0 "$st" "a backup with --clean and a cleaning request"
     expect_eq "$(manifest_barcodes m.json)" E01010L6,E01011L6 "barcodes in the manifest"
@@ -842,7 +844,7 @@ a_cleaning_request_without_clean_only_warns() {
     local seed; seed=$(seed150)
     raise_cleaning_request_once_loaded & rpid=$!
     st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json || st=$?
-    wait "$rpid" || true
+    kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
     show w.err; robot_moves
     expect_status 0 "$st" "a backup with a cleaning request and no --clean"
     expect_eq "$(manifest_barcodes m.json)" E01010L6,E01011L6 "barcodes in the manifest"
@@ -869,12 +871,17 @@ sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are
     # A slow robot: each MOVE MEDIUM takes 8 s once volume 1 is loaded.
     "$TB" -i <(head -c "$S150" "$seed") -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json 2>w.err &
     pid=$!
-    for i in $(seq 1 300); do grep -q ' drive 0 E01010L6$' "$ROBOT_LOG" 2>/dev/null && break; sleep 0.2; done
+    wait_for_line "$ROBOT_LOG" ' drive 0 E01010L6$' 60 "$pid"
     echo 8 >/run/lab/robot-delay
     # The next move is volume 1's cartridge going home: SIGINT once it began.
     n0=$(wc -l <"$ROBOT_LOG")
-    for i in $(seq 1 600); do [ "$(wc -l <"$ROBOT_LOG")" -gt "$n0" ] && break; sleep 0.2; done
-    sleep 1
+    for i in $(seq 1 600); do
+        [ "$(wc -l <"$ROBOT_LOG")" -gt "$n0" ] && break
+        kill -0 "$pid" 2>/dev/null || { show w.err; fail "tapebuf ended before its next move"; }
+        sleep 0.2
+    done
+    # The robot is moving (for 8 s); tapebuf says so.
+    wait_for_line w.err 'mov.*E01010L6|E01010L6.*mov' 6 "$pid"
     tail -1 "$ROBOT_LOG"
     kill -INT "$pid"
     st=0; wait "$pid" || st=$?
