@@ -12,9 +12,11 @@
 #   tests/tapelab/lab.sh            run every case
 #   tests/tapelab/lab.sh CASE...    run only the named cases
 #   tests/tapelab/lab.sh shell      set the lab up, then an interactive shell
+#   tests/tapelab/lab.sh findings [st|changer]   what the drivers answer (FINDINGS.md)
+#   tests/tapelab/lab.sh bench      tapebuf's changer against an mtx script, timed
 #
 # Environment: MHVTL_SRC (tarball or unpacked tree), TAPEBUF_BIN (binary under
-# test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds, default 900).
+# test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds, default 1500).
 # The body is one compound command, read whole before it runs, so editing
 # this file during a run cannot change the run.
 {
@@ -141,7 +143,10 @@ mkdir -p "$out"
 mode=suite
 cases=("$@")
 if [ "${1:-}" = shell ]; then mode=shell; cases=(); fi
-if [ "${1:-}" = findings ]; then mode=findings; cases=(); fi
+# `findings [SECTION...]`: all of guest/findings.sh, or only its named
+# sections (st, changer).
+if [ "${1:-}" = findings ]; then mode=findings; cases=("${@:2}"); fi
+if [ "${1:-}" = bench ]; then mode=bench; cases=(); fi
 # The guest sees the repository (read-only) at /mnt/repo and this work
 # directory (writable) at /mnt/lab, wherever they are on the host: its own
 # /tmp, /run, /var/tmp and /root would hide a checkout under those.
@@ -154,13 +159,14 @@ if [ "${1:-}" = findings ]; then mode=findings; cases=(); fi
     echo "TAPEBUF_BIN=/mnt/lab/out/tapebuf"
 } >"$out/env"
 gcc -O2 -Wall -o "$out/mtprobe" "$here/guest/mtprobe.c" || die "mtprobe did not build"
+gcc -O2 -Wall -o "$out/chprobe" "$here/guest/chprobe.c" || die "chprobe did not build"
 # A copy: the binary under test may be anywhere, and the guest sees only
 # the repository and the work directory for sure.
 cp "$bin" "$out/tapebuf"
 
 say "booting $kver under TCG (mhvtl $sum, tapebuf $bin)"
-limit=${LAB_TIMEOUT:-900}
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2G -smp 2 -nographic -no-reboot -nic none
+limit=${LAB_TIMEOUT:-1500}
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 3G -smp 2 -nographic -no-reboot -nic none
       -kernel "$kimg" -initrd "$irf"
       -append "console=ttyS0 quiet panic=-1"
       -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
@@ -181,6 +187,12 @@ say "VM ended after $(( $(date +%s) - start )) s (qemu status $qrc); console in 
 res=$out/results
 if [ "$mode" = findings ]; then
     cat "$out/findings.log" 2>/dev/null || die "no findings.log"
+    exit 0
+fi
+if [ "$mode" = bench ]; then
+    cat "$out/bench.log" 2>/dev/null || die "no bench.log"
+    grep -q '^DONE' "$res" 2>/dev/null || die "the benchmark did not finish (see $out/console.log)"
+    ! awk '$1 == "BENCH" && $4 != 0 {bad = 1} END {exit !bad}' "$res" || die "a benchmark run failed"
     exit 0
 fi
 if [ ! -s "$res" ]; then

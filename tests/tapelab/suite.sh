@@ -544,6 +544,364 @@ sigint_mid_volume_reports_exactly_what_is_on_the_tape() {
     expect_eq "$rsha" "$(prefix_sha "$seed" "$n")" "the tape holds the stream's first $n bytes"
 }
 
+# --- issue 33: tapebuf drives the library itself ------------------------------
+# The cases below run tapebuf with --changer and no change command. What they
+# read from tapebuf, in one place (the wiring must match, or this block
+# changes with it):
+#  - the manifest names each volume's cartridge: .volumes[].barcode and its
+#    home slot, 1-based as mtx numbers it: .volumes[].slot;
+#  - `tapebuf library DEV --json`: .drives[] with .element (0-based, as mtx's
+#    "Data Transfer Element N"), .node (/dev/nstN) and .serial; .slots[] with
+#    .slot (1-based), .barcode (null when empty) and .cleaning; .portals[];
+#  - each robot move is said on stderr with the word "move"/"moving" and the
+#    cartridge's barcode on one line;
+#  - the stderr of a run that waits for the operator says "import/export";
+#    one that stops says which volumes are safe ("volume N ... complete" or
+#    "... safe") and names their barcodes.
+# What the robot did comes from guest/robot.sh's log, not from tapebuf.
+
+# Home slots by barcode (guest/setup.sh's layout; E01020L6 lives outside the
+# library until an operator puts it in the import/export slot).
+declare -A HOME=(
+    [E01001L6]=1 [E01002L6]=2 [E01003L6]=3 [E01004L6]=4 [E01005L6]=5 [E01006L6]=6
+    [E01007L6]=7 [W01008LW]=8 [CLN009L1]=9 [E01010L6]=10 [E01011L6]=11
+    [E01012L6]=12 [E01013L6]=13 [E01014L3]=14
+)
+MAP_SLOT=19                 # mtx numbers the import/export element after the 18 slots
+ROBOT_LOG=/run/lab/robot.log
+
+# inventory: one line per full element, from mtx: "slot N BARCODE",
+# "drive N BARCODE" or "portal N BARCODE".
+inventory() {
+    mtx -f "$CH" status | sed -n -E \
+        -e 's/^Data Transfer Element ([0-9]+):Full.*VolumeTag ?= ?([^ ]+).*/drive \1 \2/p' \
+        -e 's/^ *Storage Element ([0-9]+) IMPORT\/EXPORT:Full.*VolumeTag ?= ?([^ ]+).*/portal \1 \2/p' \
+        -e 's/^ *Storage Element ([0-9]+):Full.*VolumeTag ?= ?([^ ]+).*/slot \1 \2/p'
+}
+# where_is BARCODE: "slot N", "drive N", "portal N", or nothing.
+where_is() { inventory | awk -v b="$1" '$3 == b { print $1, $2 }'; }
+expect_where() { # BARCODE WANT [OR-WANT]
+    local got; got=$(where_is "$1")
+    [ "$got" = "$2" ] || { [ -n "${3:-}" ] && [ "$got" = "$3" ]; } ||
+        fail "$1 is in '$got', expected '$2'${3:+ or '$3'}"
+    echo "ok: $1 is in $got"
+}
+free_slot() { # the first empty storage slot from 15 on
+    local s; for s in 15 16 17 18; do
+        inventory | grep -q "^slot $s " || { echo "$s"; return; }
+    done
+}
+# Robot moves in this case (guest/robot.sh's log): "slot 4 drive 0 BARCODE",
+# "drive 0 slot 4 BARCODE", "portal 1 drive 1 BARCODE"...
+robot_moves() { cut -d' ' -f2- "$ROBOT_LOG" 2>/dev/null || true; }
+manifest_barcodes() { jq -r '[.volumes[].barcode] | join(",")' "$1"; }
+manifest_slots() { jq -r '[.volumes[].slot] | join(",")' "$1"; }
+# wait_for_line FILE REGEX SECONDS PID: until FILE has a line matching REGEX;
+# fails when PID ends first or the deadline passes.
+wait_for_line() {
+    local i
+    for i in $(seq 1 $(( $3 * 5 ))); do
+        grep -Eqi -- "$2" "$1" 2>/dev/null && { echo "ok: after ${i}/5 s, $1 says /$2/"; return 0; }
+        kill -0 "$4" 2>/dev/null || { show "$1"; fail "the process ended before /$2/ appeared"; }
+        sleep 0.2
+    done
+    show "$1"; fail "no /$2/ in $1 after $3 s"
+}
+# seed150: the sha256 of seed250's first 150000000 bytes (two 100 MB
+# cartridges), which the cases feed from seed250 with `head -c`: no second
+# copy in the guest's memory.
+S150=150000000
+seed150() {
+    local seed; seed=$(seed250)
+    [ -s "$DATA/seed150.sha" ] || prefix_sha "$seed" "$S150" >"$DATA/seed150.sha"
+    echo "$seed"
+}
+# the_library_is_home: every cartridge of the layout is in its home slot.
+the_library_is_home() {
+    local b
+    for b in "${!HOME[@]}"; do expect_where "$b" "slot ${HOME[$b]}"; done
+}
+
+# The lab's own check (no tapebuf): reset_library undoes what the issue 33
+# cases do to the library: cartridges swapped between slots, left in
+# drives, the operator's cartridge in the import/export slot or a slot.
+reset_library_puts_every_cartridge_home() {
+    mtx -f "$CH" transfer 1 15; mtx -f "$CH" transfer 2 1; mtx -f "$CH" transfer 15 2   # 1 and 2 swapped
+    mtx -f "$CH" transfer 3 16; mtx -f "$CH" transfer 4 3                              # 4 in 3's home
+    load 10 0; mtx -f "$CH" load 9 1                                                   # a drive each
+    vtlcmd 10 open map; vtlcmd 10 load map E01020L6; vtlcmd 10 close map
+    mtx -f "$CH" transfer "$MAP_SLOT" 17
+    inventory | tee before
+    expect_grep '^slot 17 E01020L6$' before "the operator's cartridge is in slot 17"
+    expect_grep '^drive 1 CLN009L1$' before "the cleaning cartridge is in drive 1"
+    reset_library
+    inventory | tee after
+    the_library_is_home
+    expect_nogrep '^(drive|portal) ' after "drives and the import/export slot are empty"
+    expect_nogrep 'E01020L6' after "the operator's cartridge is out of the library"
+    expect_eq "$(grep -c '^slot ' after)" 14 "full slots"
+}
+
+tapebuf_library_names_each_drive_its_node_and_serial() {
+    # Setup tied element N to its node by serial (sg_inq against READ ELEMENT
+    # STATUS with DVCID) on this boot; the numbering changes between boots.
+    st=0; "$TB" library "$CH" --json >lib.json 2>lib.err || st=$?
+    show lib.err; show lib.json
+    expect_status 0 "$st" "tapebuf library --json"
+    expect_eq "$(jq '.drives | length' lib.json)" 2 "drives"
+    expect_eq "$(jq -r '.drives[] | select(.element == 0) | .node' lib.json)" "$D0" "element 0's node"
+    expect_eq "$(jq -r '.drives[] | select(.element == 1) | .node' lib.json)" "$D1" "element 1's node"
+    expect_eq "$(jq -r '.drives[] | select(.element == 0) | .serial' lib.json)" "$LAB_DRIVE0_SERIAL" "element 0's serial"
+    expect_eq "$(jq -r '.drives[] | select(.element == 1) | .serial' lib.json)" "$LAB_DRIVE1_SERIAL" "element 1's serial"
+    expect_eq "$(jq '.slots | length' lib.json)" 18 "storage slots"
+    expect_eq "$(jq '.portals | length' lib.json)" 1 "import/export slots"
+    local b
+    for b in "${!HOME[@]}"; do
+        expect_eq "$(jq -r --argjson s "${HOME[$b]}" '.slots[] | select(.slot == $s) | .barcode' lib.json)" "$b" "slot ${HOME[$b]}'s barcode"
+    done
+    expect_eq "$(jq -r '[.slots[] | select(.barcode == null) | .slot] | join(",")' lib.json)" "15,16,17,18" "the empty slots"
+    expect_eq "$(jq -r '[.slots[] | select(.cleaning == true) | .barcode] | join(",")' lib.json)" CLN009L1 "the cleaning cartridges"
+    st=0; "$TB" library "$CH" >lib.txt 2>lib.err || st=$?
+    show lib.txt
+    expect_status 0 "$st" "tapebuf library (the table)"
+    expect_grep "$D0 .*$LAB_DRIVE0_SERIAL|$LAB_DRIVE0_SERIAL .*$D0" lib.txt "the table puts $D0 and its serial on one line"
+    expect_grep "$D1 .*$LAB_DRIVE1_SERIAL|$LAB_DRIVE1_SERIAL .*$D1" lib.txt "the table puts $D1 and its serial on one line"
+    expect_grep 'CLN009L1' lib.txt "the table lists the cleaning cartridge"
+    expect_eq "$(robot_moves | wc -l)" 0 "robot moves for an inventory"
+}
+
+a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command() {
+    local seed; seed=$(seed250)
+    # Slots 1-3 get overwritten: the mtx backup of this boot is gone.
+    rm -f "$DATA/multi.json" "$DATA/changer.json"
+    st=0; tb w.err -i "$seed" -o "$D0" --changer "$CH" --slots 1-4 --manifest "$DATA/changer.json" || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "the 3-cartridge backup through the changer"
+    expect_eq "$(summary_out w.err)" 250000000 "committed bytes"
+    expect_eq "$(jq '.volumes | length' "$DATA/changer.json")" 3 "volumes in the manifest"
+    expect_eq "$(manifest_barcodes "$DATA/changer.json")" E01001L6,E01002L6,E01003L6 "barcodes in the manifest"
+    expect_eq "$(manifest_slots "$DATA/changer.json")" 1,2,3 "home slots in the manifest"
+    expect_eq "$(jq -r '[.volumes[].complete] | all' "$DATA/changer.json")" true "every volume complete"
+    expect_eq "$(jq -r '.clean' "$DATA/changer.json")" true "a clean run"
+    expect_eq "$(jq -r '[.volumes[].bytes] | add' "$DATA/changer.json")" 250000000 "the volumes' bytes add up"
+    local b; for b in E01001L6 E01002L6 E01003L6; do expect_grep "$b" w.err "stderr names $b"; done
+    expect_where E01001L6 "slot 1"; expect_where E01002L6 "slot 2"
+    expect_where E01003L6 "slot 3" "drive 0"
+    expect_where E01004L6 "slot 4"
+    expect_nogrep ' E01004L6$' "$ROBOT_LOG" "slot 4 was never moved"
+    sha "$DATA/changer.json" >"$DATA/changer.json.sha"
+}
+
+# The changer restore cases read that backup; run alone, they make it first.
+needs_changer_backup() {
+    [ -s "$DATA/changer.json" ] && return 0
+    note "no changer backup yet in this boot: making it"
+    a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command
+    reset_library; : >"$ROBOT_LOG"
+}
+
+the_backup_restores_byte_exact_by_barcode_after_its_cartridges_were_shuffled() {
+    needs_changer_backup
+    mtx -f "$CH" transfer 1 15; mtx -f "$CH" transfer 3 1
+    mtx -f "$CH" transfer 2 16; mtx -f "$CH" transfer 15 2
+    : >"$ROBOT_LOG"
+    expect_where E01001L6 "slot 2"; expect_where E01002L6 "slot 16"; expect_where E01003L6 "slot 1"
+    read_back "$D0" --changer "$CH" --manifest "$DATA/changer.json"
+    robot_moves
+    expect_status 0 "$rs" "the restore by barcode"
+    expect_eq "$(summary_in r.err)" 250000000 "bytes restored"
+    expect_eq "$rsha" "$(cat "$DATA/seed250.sha")" "sha256 of the restore"
+    expect_eq "$(sha "$DATA/changer.json")" "$(cat "$DATA/changer.json.sha")" "the manifest is unchanged"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01001L6,E01002L6,E01003L6 "cartridges loaded, in volume order"
+    expect_where E01001L6 "slot 2"; expect_where E01002L6 "slot 16"
+    expect_where E01003L6 "slot 1" "drive 0"
+}
+
+tapebuf_verify_with_the_changer_finds_each_cartridge_by_barcode() {
+    needs_changer_backup
+    mtx -f "$CH" transfer 1 17; mtx -f "$CH" transfer 2 18
+    : >"$ROBOT_LOG"
+    st=0; tb v.err verify --manifest "$DATA/changer.json" --changer "$CH" || st=$?
+    show v.err; robot_moves
+    expect_status 0 "$st" "tapebuf verify --changer"
+    local v; for v in 1 2 3; do expect_grep "volume $v .*: ok" v.err "volume $v ok"; done
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01001L6,E01002L6,E01003L6 "cartridges loaded, in volume order"
+    expect_where E01001L6 "slot 17"; expect_where E01002L6 "slot 18"
+    expect_where E01003L6 "slot 3" "drive 0"
+}
+
+two_copies_on_two_drives_from_two_pools_are_identical() {
+    local seed; seed=$(seed150)
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" -o "$D1" --changer "$CH" --slots 4-6 --slots 10-12 || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "two copies through the changer"
+    expect_eq "$(summary_out w.err)" "$S150" "committed bytes"
+    # Each copy took the first two cartridges of its own pool, into its own drive.
+    expect_eq "$(robot_moves | awk '$3 == "drive" && $4 == 0 {print $5}' | paste -sd,)" E01004L6,E01005L6 "drive element 0's cartridges"
+    expect_eq "$(robot_moves | awk '$3 == "drive" && $4 == 1 {print $5}' | paste -sd,)" E01010L6,E01011L6 "drive element 1's cartridges"
+    expect_where E01006L6 "slot 6"; expect_where E01012L6 "slot 12"
+    reset_library
+    read_back "$D0" --changer "$CH" --slots 4-6
+    expect_status 0 "$rs" "restore of the copy on slots 4-6"
+    expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the first copy"
+    reset_library
+    read_back "$D1" --changer "$CH" --slots 10-12
+    expect_status 0 "$rs" "restore of the copy on slots 10-12"
+    expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the second copy"
+}
+
+cleaning_worm_write_protected_and_wrong_generation_cartridges_in_the_pool_are_skipped() {
+    random_file in 20000000
+    st=0; tb w.err -i in -o "$D0" --changer "$CH" --slots 7,8,9,14,5 --manifest m.json || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "a backup whose pool starts with four unusable cartridges"
+    expect_eq "$(manifest_barcodes m.json)" E01005L6 "the backup is on the data cartridge"
+    expect_eq "$(manifest_slots m.json)" 5 "from slot 5"
+    local b; for b in E01007L6 W01008LW CLN009L1 E01014L3; do expect_grep "$b" w.err "stderr says why $b was skipped"; done
+    expect_grep -i 'E01007L6.*write.protect|write.protect.*E01007L6' w.err "E01007L6 is write-protected"
+    expect_grep -i 'W01008LW.*WORM|WORM.*W01008LW' w.err "W01008LW is WORM"
+    expect_grep -i 'CLN009L1.*clean|clean.*CLN009L1' w.err "CLN009L1 is a cleaning cartridge"
+    # Known without a load: never moved.
+    expect_nogrep ' (W01008LW|CLN009L1)$' "$ROBOT_LOG" "the WORM and cleaning cartridges never left their slots"
+    for b in E01007L6 W01008LW CLN009L1 E01014L3; do expect_where "$b" "slot ${HOME[$b]}"; done
+    reset_library
+    read_back "$D0" --changer "$CH" --manifest m.json
+    expect_status 0 "$rs" "restore"
+    expect_eq "$rsha" "$(sha in)" "sha256 of the restore"
+}
+
+a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot() {
+    local seed; seed=$(seed150)
+    "$TB" -i <(head -c "$S150" "$seed") -o "$D0" --changer "$CH" --slots 13 --manifest m.json --change-timeout 120 2>w.err &
+    pid=$!
+    wait_for_line w.err 'import.export' 90 "$pid"
+    # The operator: open the door, put the cartridge in, close the door.
+    vtlcmd 10 open map; vtlcmd 10 load map E01020L6; vtlcmd 10 close map
+    st=0; wait "$pid" || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "a backup that ran out of its pool and got a cartridge from the import/export slot"
+    expect_eq "$(summary_out w.err)" "$S150" "committed bytes"
+    expect_eq "$(manifest_barcodes m.json)" E01013L6,E01020L6 "barcodes in the manifest"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $1 ":" $5}' | paste -sd,)" "slot:E01013L6,portal:E01020L6" "what was loaded, from where"
+    expect_where E01013L6 "slot 13"
+    [ -n "$(where_is E01020L6)" ] || fail "E01020L6 is nowhere in the library"
+    echo "ok: E01020L6 is in $(where_is E01020L6)"
+    empty_drives    # (reset_library would take E01020L6 out of the library)
+    read_back "$D0" --changer "$CH" --manifest m.json
+    expect_status 0 "$rs" "restore"
+    expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the restore"
+}
+
+a_pool_that_runs_out_ends_at_the_change_timeout() {
+    local seed; seed=$(seed150)
+    t0=$(date +%s)
+    st=0; head -c "$S150" "$seed" | timeout -k 5 150 "$TB" -o "$D0" --changer "$CH" --slots 13 --manifest m.json --change-timeout 15 2>w.err || st=$?
+    secs=$(( $(date +%s) - t0 ))
+    show w.err; robot_moves; echo "ended after $secs s"
+    expect_status 1 "$st" "a backup whose pool ran out and nobody came"
+    expect_grep -i 'import.export' w.err "it said where to put a cartridge"
+    expect_eq "$(jq '.volumes | length' m.json)" 1 "volumes in the manifest"
+    expect_eq "$(jq -r '.volumes[0].barcode' m.json)" E01013L6 "volume 1's barcode"
+    expect_eq "$(jq -r '.volumes[0].complete' m.json)" true "volume 1 is complete"
+    expect_eq "$(jq -r '.clean' m.json)" false "the manifest says the run was not clean"
+    expect_eq "$(summary_out w.err)" "$(jq -r '.volumes[0].bytes' m.json)" "committed bytes = volume 1's bytes"
+    expect_grep -i 'volume 1 .*(complete|safe)' w.err "the summary says volume 1 is safe"
+    expect_grep 'E01013L6' w.err "and names its cartridge"
+    expect_where E01013L6 "slot 13" "drive 0"
+}
+
+# A cleaning request raised on drive element 0 while its first volume is
+# written (mhvtl: `vtlcmd ID TapeAlert 80000` is TapeAlert flag 20, clean now).
+raise_cleaning_request_once_loaded() {
+    local i
+    for i in $(seq 1 300); do
+        grep -q ' drive 0 E01010L6$' "$ROBOT_LOG" 2>/dev/null && break
+        sleep 0.2
+    done
+    sleep 2
+    vtlcmd "$LAB_DRIVE0_ID" TapeAlert 80000
+    echo "cleaning request raised on drive element 0"
+}
+
+a_cleaning_request_loads_the_cleaning_cartridge_between_volumes() {
+    local seed; seed=$(seed150)
+    raise_cleaning_request_once_loaded & rpid=$!
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --clean --manifest m.json || st=$?
+    kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
+    show w.err; robot_moves
+    expect_status 0 "$st" "a backup with --clean and a cleaning request"
+    expect_eq "$(manifest_barcodes m.json)" E01010L6,E01011L6 "barcodes in the manifest"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01010L6,CLN009L1,E01011L6 "the cleaning cartridge went in between the volumes"
+    expect_grep -i 'clean.*CLN009L1|CLN009L1.*clean' w.err "stderr says the drive was cleaned with CLN009L1"
+    expect_where CLN009L1 "slot 9"
+    reset_library
+    read_back "$D0" --changer "$CH" --manifest m.json
+    expect_status 0 "$rs" "restore"
+    expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the restore"
+}
+
+a_cleaning_request_without_clean_only_warns() {
+    local seed; seed=$(seed150)
+    raise_cleaning_request_once_loaded & rpid=$!
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json || st=$?
+    kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
+    show w.err; robot_moves
+    expect_status 0 "$st" "a backup with a cleaning request and no --clean"
+    expect_eq "$(manifest_barcodes m.json)" E01010L6,E01011L6 "barcodes in the manifest"
+    expect_grep -i 'clean' w.err "a warning that the drive asks for cleaning"
+    expect_grep -- '--clean' w.err "the warning names --clean"
+    expect_nogrep ' CLN009L1$' "$ROBOT_LOG" "the cleaning cartridge never moved"
+}
+
+a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_goes_downstream() {
+    needs_changer_backup
+    # The manifest says volume 1 is on E01002L6, which holds volume 2.
+    jq '.volumes[0].barcode = "E01002L6" | .volumes[1].barcode = "E01001L6"' "$DATA/changer.json" >m.json
+    { "$TB" -i "$D0" --changer "$CH" --manifest m.json 2>r.err | wc -c >count; ps=("${PIPESTATUS[@]}"); } || true
+    show r.err; robot_moves
+    expect_status 1 "${ps[0]}" "a restore whose volume 1 is on the wrong cartridge"
+    expect_eq "$(tr -d ' ' <count)" 0 "bytes downstream"
+    expect_grep 'E01002L6' r.err "the message names the cartridge"
+    expect_grep 'this is volume 2 of the backup, volume 1 was expected' r.err "the message says what the cartridge holds"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01002L6 "only that cartridge was loaded"
+}
+
+sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe() {
+    local seed; seed=$(seed150)
+    # A slow robot: each MOVE MEDIUM takes 8 s once volume 1 is loaded.
+    "$TB" -i <(head -c "$S150" "$seed") -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json 2>w.err &
+    pid=$!
+    wait_for_line "$ROBOT_LOG" ' drive 0 E01010L6$' 60 "$pid"
+    echo 8 >/run/lab/robot-delay
+    # The next move is volume 1's cartridge going home: SIGINT once it began.
+    n0=$(wc -l <"$ROBOT_LOG")
+    for i in $(seq 1 600); do
+        [ "$(wc -l <"$ROBOT_LOG")" -gt "$n0" ] && break
+        kill -0 "$pid" 2>/dev/null || { show w.err; fail "tapebuf ended before its next move"; }
+        sleep 0.2
+    done
+    # The robot is moving (for 8 s); tapebuf says so.
+    wait_for_line w.err 'mov.*E01010L6|E01010L6.*mov' 6 "$pid"
+    tail -1 "$ROBOT_LOG"
+    kill -INT "$pid"
+    st=0; wait "$pid" || st=$?
+    rm -f /run/lab/robot-delay
+    show w.err; robot_moves
+    expect_status 130 "$st" "tapebuf stopped by SIGINT during a move"
+    inventory | tee inv
+    expect_nogrep '^drive ' inv "no cartridge left in a drive"
+    expect_where E01010L6 "slot 10"; expect_where E01011L6 "slot 11"
+    expect_eq "$(jq -r '.volumes[0].barcode' m.json)" E01010L6 "volume 1's barcode"
+    expect_eq "$(jq -r '.volumes[0].complete' m.json)" true "volume 1 is complete"
+    expect_eq "$(jq '[.volumes[] | select(.complete)] | length' m.json)" 1 "complete volumes"
+    expect_grep -i 'volume 1 .*(complete|safe)' w.err "the summary says volume 1 is safe"
+    reset_library
+    read_back "$D0" --changer "$CH" --slots 10 -n 1
+    expect_status 1 "$rs" "reading back volume 1 alone (-n 1) of a backup that went on"
+    expect_eq "$(summary_in r.err)" "$(jq -r '.volumes[0].bytes' m.json)" "bytes on the cartridge = volume 1's bytes"
+    expect_eq "$rsha" "$(prefix_sha "$seed" "$(jq -r '.volumes[0].bytes' m.json)")" "the cartridge holds the stream's first bytes"
+}
+
 # --- the runner -----------------------------------------------------------------
 
 ALL_CASES=(
@@ -577,6 +935,19 @@ ALL_CASES=(
     an_empty_drive_gets_its_cartridge_from_the_change_command
     an_empty_drive_with_a_change_command_ends_within_the_change_timeout
     sigint_mid_volume_reports_exactly_what_is_on_the_tape
+    reset_library_puts_every_cartridge_home
+    tapebuf_library_names_each_drive_its_node_and_serial
+    a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command
+    the_backup_restores_byte_exact_by_barcode_after_its_cartridges_were_shuffled
+    tapebuf_verify_with_the_changer_finds_each_cartridge_by_barcode
+    a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_goes_downstream
+    two_copies_on_two_drives_from_two_pools_are_identical
+    cleaning_worm_write_protected_and_wrong_generation_cartridges_in_the_pool_are_skipped
+    a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot
+    a_pool_that_runs_out_ends_at_the_change_timeout
+    a_cleaning_request_loads_the_cleaning_cartridge_between_volumes
+    a_cleaning_request_without_clean_only_warns
+    sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe
 )
 declare -A CASE_TIMEOUT=(
     [a_250mb_backup_spans_three_cartridges_through_an_mtx_change_command]=300
@@ -587,13 +958,74 @@ declare -A CASE_TIMEOUT=(
     [a_cartridge_out_of_order_fails_the_restore]=200
     [a_restore_with_the_manifest_to_a_file_leaves_the_manifest_unchanged]=240
     [tapebuf_verify_of_the_three_cartridge_backup_changes_cartridges_and_passes]=240
+    [a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command]=300
+    [the_backup_restores_byte_exact_by_barcode_after_its_cartridges_were_shuffled]=360
+    [tapebuf_verify_with_the_changer_finds_each_cartridge_by_barcode]=360
+    [a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_goes_downstream]=300
+    [two_copies_on_two_drives_from_two_pools_are_identical]=360
+    [a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot]=300
+    [a_pool_that_runs_out_ends_at_the_change_timeout]=200
+    [a_cleaning_request_loads_the_cleaning_cartridge_between_volumes]=360
+    [a_cleaning_request_without_clean_only_warns]=240
+    [sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe]=240
 )
 
+# empty_drives: each drive's cartridge to its home slot, or to a free one
+# (MTOFFL only to an ONLINE drive: st's blocking open of an empty or
+# ejected drive waits 124 s).
+empty_drives() {
+    local e b s
+    for e in 0 1; do
+        b=$(inventory | awk -v e="$e" '$1 == "drive" && $2 == e {print $3}')
+        [ -n "$b" ] || continue
+        if mt -f "$(drive_node "$e")" status 2>/dev/null | grep -q ONLINE; then
+            mt -f "$(drive_node "$e")" offline 2>/dev/null || true
+        fi
+        s=${HOME[$b]:-}
+        if [ -z "$s" ] || inventory | grep -q "^slot $s "; then s=$(free_slot); fi
+        mtx -f "$CH" unload "$s" "$e" >/dev/null || echo "empty_drives: cannot unload drive $e ($b) to slot $s" >&2
+    done
+}
+
+# reset_library: both drives empty (MTOFFL only to an ONLINE drive), every
+# cartridge back in its home slot (cases move them between slots),
+# E01020L6 out through the import/export slot, the door closed, no robot or
+# drive delays, no TapeAlert flags left over.
 reset_library() {
-    local e
-    for e in 0 1; do unload "$e" 2>/dev/null || true; done
-    vtlcmd 11 delay load 0 >/dev/null 2>&1 || true
-    vtlcmd 12 delay load 0 >/dev/null 2>&1 || true
+    local e b kind n pass moved s
+    rm -f /run/lab/robot-delay /run/lab/robot-fail
+    vtlcmd 10 close map >/dev/null 2>&1 || true
+    for e in 11 12; do
+        vtlcmd "$e" delay load 0 >/dev/null 2>&1 || true
+        vtlcmd "$e" TapeAlert 0 >/dev/null 2>&1 || true
+    done
+    empty_drives
+    for pass in 1 2 3 4 5 6; do
+        moved=0
+        while read -r kind n b; do
+            [ "$kind" = slot ] || continue
+            s=${HOME[$b]:-}
+            if [ -z "$s" ]; then
+                # Not of the layout (the operator's cartridge): out through the MAP.
+                mtx -f "$CH" transfer "$n" "$MAP_SLOT" >/dev/null &&
+                    { vtlcmd 10 open map; vtlcmd 10 empty map; vtlcmd 10 close map; } >/dev/null 2>&1
+                moved=1
+            elif [ "$s" != "$n" ] && ! inventory | grep -q "^slot $s "; then
+                mtx -f "$CH" transfer "$n" "$s" >/dev/null && moved=1
+            fi
+        done < <(inventory)
+        if [ "$moved" = 0 ]; then
+            # A cycle (two cartridges in each other's home): break it through a free slot.
+            n=''
+            read -r n b < <(inventory | awk '$1 == "slot" {print $2, $3}' |
+                while read -r n b; do [ "${HOME[$b]:-$n}" = "$n" ] || echo "$n $b"; done | head -1) || true
+            [ -n "${n:-}" ] || break
+            mtx -f "$CH" transfer "$n" "$(free_slot)" >/dev/null || break
+        fi
+    done
+    if inventory | grep -q '^portal '; then
+        { vtlcmd 10 open map; vtlcmd 10 empty map; vtlcmd 10 close map; } >/dev/null 2>&1
+    fi
 }
 
 run_suite() {
@@ -607,6 +1039,7 @@ run_suite() {
             continue
         fi
         reset_library >/dev/null 2>&1
+        : >"$ROBOT_LOG"
         rm -rf /run/lab/case; mkdir -p /run/lab/case
         t0=$(date +%s)
         echo "tapelab: running $name"
@@ -626,6 +1059,44 @@ run_suite() {
     echo "DONE" >>"$res"
 }
 
+# run_bench: `lab.sh bench`, not a test. The 250 MB three-cartridge backup,
+# 3 times through tapebuf's own changer (--changer --slots 1-4) and 3 times
+# through today's mtx script (-A guest/change.sh, the first `mtx load`
+# included in the time), alternating, in one boot; each run's seconds and
+# the medians go to $LAB_OUT/bench.log, one line "BENCH changer|mtx SECS
+# STATUS" per run to $LAB_OUT/results.
+run_bench() {
+    local res=$LAB_OUT/results log=$LAB_OUT/bench.log seed i t0 st secs how
+    mkdir -p "$DATA"; seed=$(seed250)
+    declare -A times=()
+    for i in 1 2 3; do
+        for how in changer mtx; do
+            reset_library >/dev/null 2>&1; : >"$ROBOT_LOG"
+            rm -rf /run/lab/case; mkdir -p /run/lab/case; cd /run/lab/case || return 1
+            t0=$(date +%s.%N); st=0
+            if [ "$how" = changer ]; then
+                "$TB" -i "$seed" -o "$D0" --changer "$CH" --slots 1-4 2>w.err || st=$?
+            else
+                queue 2 3
+                (mtx -f "$CH" load 1 0 && wait_ready "$D0" &&
+                 "$TB" -i "$seed" -o "$D0" -A "$CHANGE" 2>w.err) || st=$?
+            fi
+            secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+            times[$how]="${times[$how]:-} $secs"
+            echo "BENCH $how $secs $st" >>"$res"
+            echo "bench: run $i, $how: $secs s (status $st; $(summary_out w.err) bytes)" | tee -a "$log"
+            [ "$st" = 0 ] || sed 's/^/    | /' w.err | tail -5 | tee -a "$log"
+        done
+    done
+    for how in changer mtx; do
+        # shellcheck disable=SC2086
+        echo "bench: $how: median $(printf '%s\n' ${times[$how]} | sort -n | sed -n 2p) s of$(echo "${times[$how]}" | tr -s ' ' ' ')" | tee -a "$log"
+    done
+    reset_library >/dev/null 2>&1
+    echo "DONE" >>"$res"
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    if [ "${1:-}" = --bench ]; then run_bench; exit; fi
     run_suite "$@"; exit   # exit on this line: the file may change during the run
 fi

@@ -58,12 +58,36 @@ drive_conf() { # id target serial slot
     echo " Home directory: /run/mhvtl/tapes"
     echo " PERSIST: False"
     echo " Backoff: 400"
+    # Every move runs guest/robot.sh first: a log of the robot's moves, and
+    # a slow or failing robot on demand.
+    echo " movecommand: $LAB_HERE/guest/robot.sh"
+    echo " commandtimeout: 120"
     echo
     drive_conf 11 1 LABDRV01 1
     drive_conf 12 2 LABDRV02 2
 } >"$conf/device.conf"
 
-# Slots: 1-6 data, 7 data but write-protected, 8 WORM, 9 cleaning, 10-12 empty.
+# Slots (suite.sh's HOME table names the same layout; keep them in step):
+#   1-6    E01001L6-E01006L6  data
+#   7      E01007L6           data, write-protected
+#   8      W01008LW           WORM
+#   9      CLN009L1           cleaning
+#   10-13  E01010L6-E01013L6  data (issue 33: 10 writable data cartridges in all)
+#   14     E01014L3           LTO-3 data: an LTO-6 drive refuses it, and mhvtl's
+#                             library then fails the MOVE MEDIUM (04/03)
+#   15-18  empty
+# and one import/export element (the MAP, mtx's slot 19). E01020L6 is made
+# but placed nowhere: the operator's cartridge for `vtlcmd 10 load map`.
+data_slots="1 2 3 4 5 6 7 10 11 12 13"
+barcode_of() { # slot -> its cartridge's barcode, or nothing
+    case $1 in
+        8) echo W01008LW ;;
+        9) echo CLN009L1 ;;
+        14) echo E01014L3 ;;
+        15|16|17|18) ;;
+        *) printf 'E010%02dL6\n' "$1" ;;
+    esac
+}
 {
     echo "VERSION: 2"
     echo
@@ -74,20 +98,23 @@ drive_conf() { # id target serial slot
     echo
     echo "MAP 1:"
     echo
-    for s in 1 2 3 4 5 6 7; do echo "Slot $s: E0100${s}L6"; done
-    echo "Slot 8: W01008LW"
-    echo "Slot 9: CLN009L1"
-    echo "Slot 10:"
-    echo "Slot 11:"
-    echo "Slot 12:"
+    for s in $(seq 1 18); do b=$(barcode_of "$s"); echo "Slot $s:${b:+ $b}"; done
 } >"$conf/library_contents.10"
 
-for s in 1 2 3 4 5 6 7; do
-    mktape -l 10 -s 100 -t data -m "E0100${s}L6" -d LTO6 >/dev/null || die "mktape E0100${s}L6"
+for s in $data_slots 20; do
+    b=$(printf 'E010%02dL6' "$s")
+    mktape -l 10 -s 100 -t data -m "$b" -d LTO6 >/dev/null || die "mktape $b"
 done
 mktape -l 10 -s 100 -t WORM -m W01008LW -d LTO6 >/dev/null || die "mktape WORM"
 mktape -l 10 -s 100 -t clean -m CLN009L1 -d LTO6 >/dev/null || die "mktape clean"
+mktape -l 10 -s 100 -t data -m E01014L3 -d LTO3 >/dev/null || die "mktape LTO-3"
 edit_tape -l 10 -m E01007L6 -w on >/dev/null || die "edit_tape -w on"
+# mhvtl quirk: `vtlcmd 10 load map BARCODE` checks that HOME/BARCODE/data
+# exists, but this mktape writes data.0, indx.0 and meta.0 (partitions), so
+# the check always fails ("Could not open .../data", "Hint: Use command
+# 'mktape'"). An empty `data` beside them satisfies it; the drive reads
+# data.0.
+: >/run/mhvtl/tapes/E01020L6/data || die "the MAP cartridge's data file"
 
 # The daemons must not hold the console pipe open.
 vtllibrary -q 10 </dev/null >/dev/null 2>&1 || die "vtllibrary"
@@ -119,7 +146,9 @@ LAB_CHANGER=/dev/sch0
 LAB_DRIVE0_ID=$((10 + 10#${serials[0]#LABDRV}))
 LAB_DRIVE1_ID=$((10 + 10#${serials[1]#LABDRV}))
 log "drive element 0 = ${serials[0]} = $LAB_DRIVE0, element 1 = ${serials[1]} = $LAB_DRIVE1"
-export LAB_DRIVE0 LAB_DRIVE1 LAB_CHANGER LAB_DRIVE0_ID LAB_DRIVE1_ID
+LAB_DRIVE0_SERIAL=${serials[0]}
+LAB_DRIVE1_SERIAL=${serials[1]}
+export LAB_DRIVE0 LAB_DRIVE1 LAB_CHANGER LAB_DRIVE0_ID LAB_DRIVE1_ID LAB_DRIVE0_SERIAL LAB_DRIVE1_SERIAL
 lsscsi -g 2>/dev/null
 mtx -f "$LAB_CHANGER" status
 
@@ -128,6 +157,7 @@ if [ "$LAB_MODE" = shell ]; then
         echo "export PATH=$PATH LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
         echo "export LAB_DRIVE0=$LAB_DRIVE0 LAB_DRIVE1=$LAB_DRIVE1 LAB_CHANGER=$LAB_CHANGER"
         echo "export LAB_DRIVE0_ID=$LAB_DRIVE0_ID LAB_DRIVE1_ID=$LAB_DRIVE1_ID"
+        echo "export LAB_DRIVE0_SERIAL=$LAB_DRIVE0_SERIAL LAB_DRIVE1_SERIAL=$LAB_DRIVE1_SERIAL"
         echo "export TAPEBUF_BIN=$TAPEBUF_BIN LAB_HERE=$LAB_HERE LAB_OUT=$LAB_OUT"
     } >/root/.profile
     log "shell: the lab is up; suite: bash $LAB_HERE/suite.sh [CASE...]"
@@ -137,6 +167,10 @@ if [ "$LAB_MODE" = findings ]; then
     bash "$LAB_HERE/guest/findings.sh" >"$LAB_OUT/findings.log" 2>&1
     echo "DONE" >>"$LAB_OUT/results"
     exit 0
+fi
+if [ "$LAB_MODE" = bench ]; then
+    bash "$LAB_HERE/suite.sh" --bench </dev/null
+    exit
 fi
 # shellcheck disable=SC2086
 bash "$LAB_HERE/suite.sh" $LAB_CASES </dev/null
