@@ -552,7 +552,7 @@ sigint_mid_volume_reports_exactly_what_is_on_the_tape() {
 #    home slot, 1-based as mtx numbers it: .volumes[].slot;
 #  - `tapebuf library DEV --json`: .drives[] with .element (0-based, as mtx's
 #    "Data Transfer Element N"), .node (/dev/nstN) and .serial; .slots[] with
-#    .slot (1-based), .barcode (null when empty) and .cleaning; .portals[];
+#    .slot (1-based), .barcode (null when empty) and .medium ("cleaning" for a cleaning cartridge); .import_export[];
 #  - each robot move is said on stderr with the word "move"/"moving" and the
 #    cartridge's barcode on one line;
 #  - the stderr of a run that waits for the operator says "import/export";
@@ -654,13 +654,13 @@ tapebuf_library_names_each_drive_its_node_and_serial() {
     expect_eq "$(jq -r '.drives[] | select(.element == 0) | .serial' lib.json)" "$LAB_DRIVE0_SERIAL" "element 0's serial"
     expect_eq "$(jq -r '.drives[] | select(.element == 1) | .serial' lib.json)" "$LAB_DRIVE1_SERIAL" "element 1's serial"
     expect_eq "$(jq '.slots | length' lib.json)" 18 "storage slots"
-    expect_eq "$(jq '.portals | length' lib.json)" 1 "import/export slots"
+    expect_eq "$(jq '.import_export | length' lib.json)" 1 "import/export slots"
     local b
     for b in "${!HOME[@]}"; do
         expect_eq "$(jq -r --argjson s "${HOME[$b]}" '.slots[] | select(.slot == $s) | .barcode' lib.json)" "$b" "slot ${HOME[$b]}'s barcode"
     done
     expect_eq "$(jq -r '[.slots[] | select(.barcode == null) | .slot] | join(",")' lib.json)" "15,16,17,18" "the empty slots"
-    expect_eq "$(jq -r '[.slots[] | select(.cleaning == true) | .barcode] | join(",")' lib.json)" CLN009L1 "the cleaning cartridges"
+    expect_eq "$(jq -r '[.slots[] | select(.medium == "cleaning") | .barcode] | join(",")' lib.json)" CLN009L1 "the cleaning cartridges"
     st=0; "$TB" library "$CH" >lib.txt 2>lib.err || st=$?
     show lib.txt
     expect_status 0 "$st" "tapebuf library (the table)"
