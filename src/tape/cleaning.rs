@@ -30,35 +30,45 @@ pub struct CleaningWatch {
     warned: bool,
     /// The TapeAlert flags seen and not yet answered by a cleaning.
     alerts: TapeAlerts,
-    /// A changer cleans the drive between volumes (`--clean`).
-    by_changer: bool,
+    /// Who cleans the drive, which the warning says.
+    by: CleanedBy,
+}
+
+/// Who cleans a drive that asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CleanedBy {
+    /// A person, before the next run.
+    Person,
+    /// The drive is in a library tapebuf drives (`--changer`), but
+    /// `--clean` was not given.
+    PersonInLibrary,
+    /// The library, between volumes (`--changer --clean`).
+    Library,
 }
 
 impl CleaningWatch {
     /// `drive` is open with volume 1 loaded; it is looked at at once.
     pub fn new(drive: Box<dyn Drive>, warn: Warn) -> CleaningWatch {
+        CleaningWatch::cleaned_by(drive, warn, CleanedBy::Person)
+    }
+
+    /// As `new`, the warnings saying who cleans the drive: `by`.
+    pub fn cleaned_by(drive: Box<dyn Drive>, warn: Warn, by: CleanedBy) -> CleaningWatch {
         let mut watch = CleaningWatch {
             drive,
             warn,
             volume: 1,
             warned: false,
             alerts: TapeAlerts::default(),
-            by_changer: false,
+            by,
         };
         watch.look("at the start of volume 1");
         watch
     }
 
     /// Warns through stderr, as the program does.
-    pub fn to_stderr(drive: Box<dyn Drive>) -> CleaningWatch {
-        CleaningWatch::new(drive, Box::new(crate::base::console::say))
-    }
-
-    /// Says, instead of asking for a cleaning before the next run, that
-    /// the changer cleans the drive between volumes (`--clean`).
-    pub fn cleaned_by_changer(mut self) -> CleaningWatch {
-        self.by_changer = true;
-        self
+    pub fn to_stderr(drive: Box<dyn Drive>, by: CleanedBy) -> CleaningWatch {
+        CleaningWatch::cleaned_by(drive, Box::new(crate::base::console::say), by)
     }
 
     fn look(&mut self, when: &str) {
@@ -72,11 +82,16 @@ impl CleaningWatch {
         let flagged = self.alerts.wants_cleaning();
         if flagged || self.drive.status().is_ok_and(|s| s.needs_cleaning) {
             self.warned = true;
-            let then = match self.by_changer {
-                true => {
+            let then = match self.by {
+                CleanedBy::Library => {
                     "the changer's cleaning cartridge is loaded before the next volume (--clean)"
                 }
-                false => {
+                CleanedBy::PersonInLibrary => {
+                    "give --clean to let the library clean it between volumes, or load a \
+                     cleaning cartridge before the next run, since a dirty head gives read and \
+                     write errors"
+                }
+                CleanedBy::Person => {
                     "load a cleaning cartridge before the next run, since a dirty head gives \
                      read and write errors"
                 }

@@ -18,7 +18,7 @@ use std::io;
 use std::path::Path;
 
 use super::block_mode::{self, ModeCheck, Notify};
-use super::cleaning::CleaningWatch;
+use super::cleaning::{CleanedBy, CleaningWatch};
 use super::first_load::open_tape;
 use super::medium::{Medium, MediumKind};
 use super::{Access, ChangePolicy, Drive};
@@ -65,10 +65,12 @@ impl<F: TapeFace> LocalTape<F> {
         let Some(device) = open_tape(path, F::ACCESS, policy, quiet)? else {
             return Ok(None);
         };
-        let mut watched = CleaningWatch::to_stderr(Box::new(device));
-        if policy.loader.as_ref().is_some_and(|l| l.settings().clean) {
-            watched = watched.cleaned_by_changer();
-        }
+        let by = match &policy.loader {
+            None => CleanedBy::Person,
+            Some(loader) if loader.settings().clean => CleanedBy::Library,
+            Some(_) => CleanedBy::PersonInLibrary,
+        };
+        let watched = CleaningWatch::to_stderr(Box::new(device), by);
         let tape = LocalTape::with_face(Box::new(watched), F::default());
         Ok(Some(tape.with_notify(block_mode::notices(quiet))))
     }

@@ -331,7 +331,8 @@ fn a_reply_of_several_pages_gives_each_pages_elements() {
 /// The replies captured from mhvtl in the tape lab (tests/tapelab/FINDINGS.md,
 /// "The library"): E01001L6 from slot 1 in drive 0, the cleaning cartridge
 /// CLN009L1 from slot 9 in drive 1, E01020L6 put in the import/export slot.
-const LAB_MODE_SENSE: &[u8] = include_bytes!("../../../tests/fixtures/changer/lab-mode-sense-1d.bin");
+const LAB_MODE_SENSE: &[u8] =
+    include_bytes!("../../../tests/fixtures/changer/lab-mode-sense-1d.bin");
 const LAB_MODE_SENSE_DBD: &[u8] =
     include_bytes!("../../../tests/fixtures/changer/lab-mode-sense-1d-dbd.bin");
 const LAB_STATUS: &[u8] =
@@ -371,12 +372,17 @@ fn the_labs_element_status_gives_barcodes_sources_types_and_drive_serials() {
     assert!(drive1.is_cleaning());
     assert_eq!(drive1.source, Some(ElementAddress::slot(8)));
     assert!(drive1.identifier.as_deref().unwrap().ends_with("LABDRV02"));
-    assert_eq!(find(ElementAddress::slot(7)).medium_type, Some(MediumType::Worm));
+    assert_eq!(
+        find(ElementAddress::slot(7)).medium_type,
+        Some(MediumType::Worm)
+    );
     assert!(!find(ElementAddress::slot(0)).full);
     let portal = find(ElementAddress::portal(0));
     assert!(portal.full && portal.import_export);
     assert_eq!(portal.barcode.as_deref(), Some("E01020L6"));
     let plain = parse_element_status(LAB_STATUS_PLAIN, &map);
     assert_eq!(plain.len(), 22);
-    assert!(plain.iter().all(|e| e.barcode.is_none() && e.identifier.is_none()));
+    assert!(plain
+        .iter()
+        .all(|e| e.barcode.is_none() && e.identifier.is_none()));
 }

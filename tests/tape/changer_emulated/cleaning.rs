@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::common::{pattern, sha256};
 use super::{backup, data, slots, Lab, DRIVE};
 use tapebuf::tape::changer::emulated::Tape;
-use tapebuf::tape::cleaning::CleaningWatch;
+use tapebuf::tape::cleaning::{CleanedBy, CleaningWatch};
 use tapebuf::tape::emulated::Cartridge;
 use tapebuf::tape::Drive;
 
@@ -31,14 +31,15 @@ type Warnings = Arc<Mutex<Vec<String>>>;
 fn watched(warnings: &Warnings, by_changer: bool) -> impl FnOnce(Box<dyn Drive>) -> Box<dyn Drive> {
     let warnings = Arc::clone(warnings);
     move |drive| {
-        let watch = CleaningWatch::new(
+        let by = match by_changer {
+            true => CleanedBy::Library,
+            false => CleanedBy::Person,
+        };
+        Box::new(CleaningWatch::cleaned_by(
             drive,
             Box::new(move |line: &str| warnings.lock().unwrap().push(line.to_string())),
-        );
-        match by_changer {
-            true => Box::new(watch.cleaned_by_changer()),
-            false => Box::new(watch),
-        }
+            by,
+        ))
     }
 }
 

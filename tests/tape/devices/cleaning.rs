@@ -9,7 +9,7 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::FdSource;
-use tapebuf::tape::cleaning::CleaningWatch;
+use tapebuf::tape::cleaning::{CleanedBy, CleaningWatch};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::ChangePolicy;
 
@@ -116,4 +116,29 @@ fn a_clean_drive_gets_no_warning() {
     let (summary, _, warnings) = write_watched(&data, blanks(1), |_| {});
     assert!(summary.is_clean(), "{}", summary.line());
     assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+#[test]
+fn in_a_library_run_without_clean_the_warning_names_clean() {
+    let (drive, shelf) = Emulated::new("/dev/nst0", blanks(1));
+    shelf.lock().unwrap().needs_cleaning = true;
+    let warnings = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&warnings);
+    let _watched = CleaningWatch::cleaned_by(
+        Box::new(drive),
+        Box::new(move |line: &str| seen.lock().unwrap().push(line.to_string())),
+        CleanedBy::PersonInLibrary,
+    );
+    // The first look was at the start; a second never repeats it.
+    let warnings = warnings.lock().unwrap().clone();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].ends_with(
+            "(at the start of volume 1); give --clean to let the library clean it between \
+             volumes, or load a cleaning cartridge before the next run, since a dirty head gives \
+             read and write errors"
+        ),
+        "{}",
+        warnings[0]
+    );
 }
