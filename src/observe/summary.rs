@@ -138,6 +138,26 @@ impl VolumeList {
         (count > 1).then(|| format!("{}: {count} volumes", self.endpoint))
     }
 
+    /// After a run that did not end cleanly, which of a library's
+    /// cartridges hold committed bytes: "-o /dev/nst0: safe on tape:
+    /// volume 1 (E01010L6, 102760448 bytes)". None without a library.
+    fn safe(&self) -> Option<String> {
+        if self.cartridges.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = (self.bytes.iter().zip(&self.cartridges).enumerate())
+            .filter(|(_, (bytes, _))| **bytes > 0)
+            .map(|(i, (bytes, c))| {
+                let barcode = c.barcode.as_deref().unwrap_or("no barcode");
+                format!("volume {} ({barcode}, {bytes} bytes)", i + 1)
+            })
+            .collect();
+        Some(match each.is_empty() {
+            true => format!("{}: nothing safe on tape", self.endpoint),
+            false => format!("{}: safe on tape: {}", self.endpoint, each.join(", ")),
+        })
+    }
+
     /// "-o /dev/nst0: drive cleaned with CLN009L1 before volume 2", one
     /// for each cleaning.
     fn cleaned(&self) -> impl Iterator<Item = String> + '_ {
@@ -362,6 +382,9 @@ impl Summary {
         let lost = self.uncommitted_bytes();
         if lost > 0 {
             troubles.push(format!("{lost} bytes read but not committed"));
+        }
+        if !self.is_clean() {
+            troubles.extend(self.volumes.iter().filter_map(VolumeList::safe));
         }
         troubles
     }

@@ -217,3 +217,18 @@ fn a_librarys_cartridges_are_named_in_every_summary_even_for_one_volume() {
         "{line}"
     );
 }
+
+#[test]
+fn a_run_cut_short_says_which_cartridges_hold_its_committed_bytes() {
+    let mut s = summary(300, 200);
+    let mut list = library_volumes(2);
+    list.bytes = vec![200, 0];
+    s.volumes.push(list);
+    let line = s.line();
+    assert!(
+        line.ends_with("; 100 bytes read but not committed; -o /dev/nst0: safe on tape: volume 1 (E01001L6, 200 bytes)"),
+        "{line}"
+    );
+    let clean = summary(300, 300);
+    assert!(!clean.line().contains("safe on tape"));
+}

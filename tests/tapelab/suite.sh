@@ -805,7 +805,7 @@ a_pool_that_runs_out_ends_at_the_change_timeout() {
     expect_eq "$(jq -r '.volumes[0].complete' m.json)" true "volume 1 is complete"
     expect_eq "$(jq -r '.clean' m.json)" false "the manifest says the run was not clean"
     expect_eq "$(summary_out w.err)" "$(jq -r '.volumes[0].bytes' m.json)" "committed bytes = volume 1's bytes"
-    expect_grep -i 'volume 1 .*(complete|safe)' w.err "the summary says volume 1 is safe"
+    expect_grep 'safe on tape: volume 1 \(E01013L6, ' w.err "the summary says volume 1 is safe"
     expect_grep 'E01013L6' w.err "and names its cartridge"
     expect_where E01013L6 "slot 13" "drive 0"
 }
@@ -894,7 +894,7 @@ sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are
     expect_eq "$(jq -r '.volumes[0].barcode' m.json)" E01010L6 "volume 1's barcode"
     expect_eq "$(jq -r '.volumes[0].complete' m.json)" true "volume 1 is complete"
     expect_eq "$(jq '[.volumes[] | select(.complete)] | length' m.json)" 1 "complete volumes"
-    expect_grep -i 'volume 1 .*(complete|safe)' w.err "the summary says volume 1 is safe"
+    expect_grep 'safe on tape: volume 1 \(E01010L6, ' w.err "the summary says volume 1 is safe"
     reset_library
     read_back "$D0" --changer "$CH" --slots 10 -n 1
     expect_status 1 "$rs" "reading back volume 1 alone (-n 1) of a backup that went on"
