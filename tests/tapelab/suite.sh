@@ -674,9 +674,17 @@ a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_comma
     local seed; seed=$(seed250)
     # Slots 1-3 get overwritten: the mtx backup of this boot is gone.
     rm -f "$DATA/multi.json" "$DATA/changer.json"
-    st=0; tb w.err -i "$seed" -o "$D0" --changer "$CH" --slots 1-4 --manifest "$DATA/changer.json" || st=$?
+    st=0; tb w.err -i "$seed" -o "$D0" --changer "$CH" --slots 1-4 --manifest "$DATA/changer.json" \
+        --stats stats.jsonl --summary-json summary.json || st=$?
     show w.err; robot_moves
     expect_status 0 "$st" "the 3-cartridge backup through the changer"
+    # Every move is in the stats file: 3 loads and 2 returns, none failed.
+    expect_eq "$(jq -r 'select(.kind == "move") | "\(.from)>\(.to) \(.barcode) \(.error)"' stats.jsonl | paste -sd,)" \
+        "slot 1>drive 0 E01001L6 null,drive 0>slot 1 E01001L6 null,slot 2>drive 0 E01002L6 null,drive 0>slot 2 E01002L6 null,slot 3>drive 0 E01003L6 null" \
+        "the stats file's move records"
+    expect_eq "$(jq -r '.volume_bytes[0].barcodes | join(",")' summary.json)" E01001L6,E01002L6,E01003L6 "barcodes in --summary-json"
+    expect_eq "$(jq -r '.volume_bytes[0].slots | map(tostring) | join(",")' summary.json)" 1,2,3 "slots in --summary-json"
+    expect_grep 'volumes: #1 E01001L6 from slot 1 [0-9]+ bytes, #2 E01002L6 from slot 2 [0-9]+ bytes, #3 E01003L6 from slot 3 [0-9]+ bytes' w.err "the summary names each volume's cartridge"
     expect_eq "$(summary_out w.err)" 250000000 "committed bytes"
     expect_eq "$(jq '.volumes | length' "$DATA/changer.json")" 3 "volumes in the manifest"
     expect_eq "$(manifest_barcodes "$DATA/changer.json")" E01001L6,E01002L6,E01003L6 "barcodes in the manifest"
