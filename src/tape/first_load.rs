@@ -118,12 +118,27 @@ fn through_changer(
     policy: &ChangePolicy,
 ) -> Result<(), String> {
     let name = drive.name().to_string();
+    load_first(drive, access, policy, None).map_err(|failed| match failed {
+        LoadFailed::Change(e) => format!("cannot load volume 1 into {name}: {e}"),
+        LoadFailed::Open(e) => format!("cannot open {name}: {e}"),
+    })
+}
+
+/// Volume 1 got in the way a volume change gets one (`refused`: why the
+/// cartridge there is not taken), and opened.
+fn load_first(
+    drive: &mut dyn Drive,
+    access: Access,
+    policy: &ChangePolicy,
+    refused: Option<&str>,
+) -> Result<(), LoadFailed> {
+    let name = drive.name().to_string();
     let request = ChangeRequest {
         access,
         device: &name,
         next_volume: 1,
         finished_bytes: 0,
-        refused: None,
+        refused,
     };
     let log = VolumeLog::new(&name);
     let change = Change {
@@ -133,12 +148,7 @@ fn through_changer(
         stop: &never(),
         log: &log,
     };
-    change
-        .load(&mut FirstVolume { drive })
-        .map_err(|failed| match failed {
-            LoadFailed::Change(e) => format!("cannot load volume 1 into {name}: {e}"),
-            LoadFailed::Open(e) => format!("cannot open {name}: {e}"),
-        })
+    change.load(&mut FirstVolume { drive })
 }
 
 /// Gets a cartridge into `drive`, which has none or one that is
@@ -176,28 +186,11 @@ fn fetch(
             limit.as_secs()
         ));
     }
-    let request = ChangeRequest {
-        access,
-        device: &name,
-        next_volume: 1,
-        finished_bytes: 0,
-        refused,
-    };
-    let log = VolumeLog::new(&name);
-    let change = Change {
-        policy,
-        swap: true,
-        req: &request,
-        stop: &never(),
-        log: &log,
-    };
-    change
-        .load(&mut FirstVolume { drive })
-        .map_err(|failed| match (failed, refused) {
-            (LoadFailed::Change(e), None) => format!("no cartridge in {name}: {e}"),
-            (LoadFailed::Change(e), Some(r)) => format!("the cartridge in {name} {r}: {e}"),
-            (LoadFailed::Open(e), _) => format!("cannot open {name}: {e}"),
-        })
+    load_first(drive, access, policy, refused).map_err(|failed| match (failed, refused) {
+        (LoadFailed::Change(e), None) => format!("no cartridge in {name}: {e}"),
+        (LoadFailed::Change(e), Some(r)) => format!("the cartridge in {name} {r}: {e}"),
+        (LoadFailed::Open(e), _) => format!("cannot open {name}: {e}"),
+    })
 }
 
 #[cfg(test)]
