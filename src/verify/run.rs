@@ -132,9 +132,38 @@ fn uncache_files(pattern: &std::path::Path, volumes: usize) {
     let count = if names.is_numbered() { volumes } else { 1 };
     for n in 1..=count {
         let path = names.volume(n as u32);
-        let regular = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
-        if let (true, Ok(file)) = (regular, std::fs::File::open(&path)) {
+        // Only a regular file is opened: opening an empty tape drive
+        // waits two minutes for a cartridge, and a FIFO for a writer.
+        if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        if let Ok(file) = std::fs::File::open(&path) {
             let _ = drop_cached(&file);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn only_regular_files_are_opened_to_drop_their_cache_never_a_device_or_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("backup.fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let (done_tx, done) = crossbeam_channel::bounded(1);
+        let pattern = fifo.clone();
+        std::thread::spawn(move || {
+            uncache_files(&pattern, 1);
+            let _ = done_tx.send(());
+        });
+        // Opening the FIFO would wait for a writer for ever, as opening an
+        // empty tape drive waits for a cartridge.
+        assert!(
+            done.recv_timeout(Duration::from_secs(10)).is_ok(),
+            "uncache_files opened a FIFO"
+        );
     }
 }
