@@ -141,6 +141,10 @@ pub struct EmulatedChanger {
     /// cartridge (not accessible) or not; false: it is always shown
     /// accessible, as by a library that does not follow its drives.
     pub shows_drive_access: bool,
+    /// The import/export door is open: the robot cannot reach the
+    /// import/export slots (Access clear), and a move to or from one fails
+    /// with NOT READY 3A/02, as mhvtl answers.
+    pub door_open: bool,
 }
 
 /// A move that fails as a robot fails: after the delay, with nothing moved.
@@ -166,6 +170,7 @@ impl EmulatedChanger {
             move_delay: Duration::ZERO,
             failures: Vec::new(),
             shows_drive_access: true,
+            door_open: false,
         }
     }
 
@@ -234,6 +239,9 @@ impl EmulatedChanger {
             .exception
             .map(|(asc, ascq)| Exception::from_sense(asc, ascq));
         element.identifier = place.identifier.clone();
+        if address.kind == ElementKind::Portal {
+            element.access = !self.door_open;
+        }
         if let Some(shelf) = self
             .bound
             .get(&address.index)
@@ -290,6 +298,15 @@ impl MediumChanger for EmulatedChanger {
 
 impl EmulatedChanger {
     fn try_move(&mut self, from: ElementAddress, to: ElementAddress) -> Result<(), ChangerError> {
+        let portal = from.kind == ElementKind::Portal || to.kind == ElementKind::Portal;
+        if portal && self.door_open {
+            let sense = crate::tape::sg_io::Sense {
+                key: 0x02,
+                asc: 0x3a,
+                ascq: 0x02,
+            };
+            return Err(ChangerError::robot(format!("moving {from} to {to}"), sense));
+        }
         if self.place_mut(from)?.tape.is_none() {
             return Err(ChangerError::SlotEmpty { from });
         }

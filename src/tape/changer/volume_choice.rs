@@ -58,7 +58,7 @@ impl Loader {
     }
 
     /// A usable cartridge the operator put into an import/export slot
-    /// that belongs to the pool.
+    /// that belongs to the pool, once the robot can reach it.
     pub(super) fn portal_candidate(
         &self,
         pool: &Pool,
@@ -76,7 +76,10 @@ impl Loader {
         inventory
             .portals
             .iter()
-            .filter(|e| e.full && e.import_export && pool.admits(e.barcode.as_deref()))
+            // Until the operator closes the door the robot cannot reach
+            // it (mhvtl: Access clear, and a move fails with 3A/02).
+            .filter(|e| e.full && e.import_export && e.access)
+            .filter(|e| pool.admits(e.barcode.as_deref()))
             .filter(|e| unusable(e, &judge).is_none())
             .map(|e| Candidate {
                 from: e.address,

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use super::common::{pattern, sha256};
 use super::{backup, data, slots, Lab};
-use tapebuf::tape::changer::emulated::Tape;
-use tapebuf::tape::changer::{MediumType, Wanting};
+use tapebuf::tape::changer::emulated::{EmulatedChanger, Tape};
+use tapebuf::tape::changer::{ElementAddress, ElementKind, MediumChanger, MediumType, Wanting};
 use tapebuf::tape::emulated::Cartridge;
 use tapebuf::tape::{Access, VolumeLog};
 
@@ -86,6 +86,62 @@ fn a_pool_that_runs_out_takes_a_cartridge_put_into_the_import_export_slot() {
         .flat_map(|b| lab.data_on(b))
         .collect();
     assert_eq!(sha256(&on_tapes), sha256(&input));
+}
+
+#[test]
+fn a_cartridge_handed_in_is_taken_only_once_the_import_export_door_is_closed() {
+    let lab = Lab::new(vec![data("E01001L6"), None]);
+    let loader = lab.loader(slots("1"), false, Duration::from_secs(10));
+    let robot = lab.robot.clone();
+    let watching = loader.clone();
+    let operator = std::thread::spawn(move || {
+        // The operator opens the door and puts a cartridge in once the
+        // pool's only cartridge went home.
+        let handed = loop {
+            std::thread::sleep(Duration::from_millis(20));
+            let mut r = robot.lock().unwrap();
+            if r.log.iter().any(|l| l == "drive 1 -> slot 1") {
+                r.door_open = true;
+                r.hand_in(0, data("E01009L6").unwrap());
+                break r.log.len();
+            }
+        };
+        // The loader looks (reads the inventory) while the door is open,
+        // and must not try to move the cartridge out.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut r = robot.lock().unwrap();
+        assert_eq!(r.log.len(), handed, "a move while the door was open");
+        r.door_open = false;
+        drop(r);
+        assert!(watching.moves().iter().all(|m| m.error.is_none()));
+    });
+    let input = pattern(1_500_000, 35);
+    let summary = backup(&lab, &loader, &input, |d| d).unwrap();
+    operator.join().unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let last = loader.placements().pop().unwrap();
+    assert_eq!(last.barcode.as_deref(), Some("E01009L6"));
+    assert!(loader.moves().iter().all(|m| m.error.is_none()));
+    let on_tapes: Vec<u8> = ["E01001L6", "E01009L6"]
+        .iter()
+        .flat_map(|b| lab.data_on(b))
+        .collect();
+    assert_eq!(sha256(&on_tapes), sha256(&input));
+}
+
+#[test]
+fn a_move_through_an_open_import_export_door_fails_with_the_sense_in_words() {
+    let mut lab = EmulatedChanger::new(1, vec![None], 1);
+    lab.hand_in(0, Tape::tagged("E01009L6"));
+    lab.door_open = true;
+    let e = lab
+        .move_medium(ElementAddress::portal(0), ElementAddress::slot(0))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "moving import/export slot 1 to slot 1: not ready: the import/export door is open (sense 02/3A/02)"
+    );
+    assert!(!lab.elements(ElementKind::Portal).unwrap()[0].access);
 }
 
 #[test]
