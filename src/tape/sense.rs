@@ -76,13 +76,7 @@ mod tests {
     use super::*;
 
     fn fixed(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
-        let mut s = vec![0u8; 18];
-        s[0] = 0x70;
-        s[2] = key;
-        s[7] = 10;
-        s[12] = asc;
-        s[13] = ascq;
-        s
+        crate::tape::sg_io::Sense::fixed_bytes(key, asc, ascq)
     }
 
     #[test]

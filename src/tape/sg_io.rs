@@ -80,6 +80,19 @@ pub struct Sense {
 }
 
 impl Sense {
+    /// Fixed-format sense bytes (70h) holding `key`, `asc` and `ascq`, as
+    /// a drive returns them; for tests.
+    #[cfg(test)]
+    pub(crate) fn fixed_bytes(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
+        let mut s = vec![0u8; 18];
+        s[0] = 0x70;
+        s[2] = key;
+        s[7] = 10;
+        s[12] = asc;
+        s[13] = ascq;
+        s
+    }
+
     /// The sense in fixed (70h/71h: key in byte 2, ASC/ASCQ in 12-13) or
     /// descriptor (72h/73h: bytes 1-3) format; bytes missing from a short
     /// buffer read as zero. `None` for an empty buffer or another format.

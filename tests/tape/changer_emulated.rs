@@ -128,6 +128,15 @@ impl Lab {
     }
 }
 
+/// The barcodes `loader` placed volumes on, in volume order.
+pub fn placed(loader: &Loader) -> Vec<String> {
+    loader
+        .placements()
+        .into_iter()
+        .map(|p| p.barcode.unwrap())
+        .collect()
+}
+
 /// A data cartridge of 1 MiB with a 200 KiB early-warning zone.
 pub fn data(barcode: &str) -> Option<Tape> {
     Some(Tape::tagged(barcode).holding(Cartridge::blank(1 << 20, 200 << 10)))

@@ -125,15 +125,7 @@ fn ours() -> Vec<(&'static str, u64)> {
 #[test]
 fn chio_layouts_numbers_and_constants_match_the_system_header() {
     let c = compile_and_run(PROGRAM);
-    let ours = ours();
-    assert_eq!(c.len(), ours.len(), "{c:?}");
-    for ((c_name, c_value), (name, value)) in c.iter().zip(&ours) {
-        assert_eq!(c_name, name);
-        assert_eq!(
-            *c_value, *value,
-            "{name}: C says {c_value:#x}, tapebuf {value:#x}"
-        );
-    }
+    crate::mtio_abi::assert_same(&c, &ours());
 }
 
 /// The numbers the research measured on x86_64, so that a header and a

@@ -111,8 +111,13 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
         ("GMT_DR_OPEN(0xffffffffL)", mtio::GMT_DR_OPEN as u64),
         ("MT_ST_BLKSIZE_MASK", mtio::MT_ST_BLKSIZE_MASK as u64),
     ];
+    assert_same(&c, &ours);
+}
+
+/// The C program's names and values `c` are `ours`, in order.
+pub fn assert_same(c: &[(String, u64)], ours: &[(&str, u64)]) {
     assert_eq!(c.len(), ours.len(), "{c:?}");
-    for ((c_name, c_value), (name, value)) in c.iter().zip(&ours) {
+    for ((c_name, c_value), (name, value)) in c.iter().zip(ours) {
         assert_eq!(c_name, name);
         assert_eq!(
             *c_value, *value,

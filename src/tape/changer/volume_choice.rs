@@ -6,7 +6,7 @@
 
 use super::element::{Element, ElementAddress, ElementKind};
 use super::inventory::Inventory;
-use super::loader::{Current, Loader, Placement, Wanted, Wanting};
+use super::loader::{Current, Loader, Placement, State, Wanted, Wanting};
 use super::lto;
 use super::pool::{unusable, Candidate, Judge, Key, Pool};
 
@@ -40,12 +40,7 @@ impl Loader {
         let mut skips = Vec::new();
         let chosen = {
             let state = self.state();
-            let judge = Judge {
-                access: want.access,
-                generation,
-                refused: &state.refused,
-                used: &state.used,
-            };
+            let judge = judge(&state, want, generation);
             let mut skip = |e: &Element, home: ElementAddress, why: String| {
                 skips.push(format!("skipping {home} ({}): {why}", label(e)));
             };
@@ -67,12 +62,7 @@ impl Loader {
     ) -> Option<Candidate> {
         let generation = self.generation(inventory);
         let state = self.state();
-        let judge = Judge {
-            access: want.access,
-            generation,
-            refused: &state.refused,
-            used: &state.used,
-        };
+        let judge = judge(&state, want, generation);
         inventory
             .portals
             .iter()
@@ -190,4 +180,15 @@ impl Loader {
 /// A cartridge as messages name it: its barcode, or "no barcode".
 pub(super) fn label(element: &Element) -> &str {
     element.barcode.as_deref().unwrap_or("no barcode")
+}
+
+/// How a candidate is judged for `want`, with what this run refused and
+/// used so far.
+fn judge<'s>(state: &'s State, want: &Wanting<'_>, generation: Option<u8>) -> Judge<'s> {
+    Judge {
+        access: want.access,
+        generation,
+        refused: &state.refused,
+        used: &state.used,
+    }
 }

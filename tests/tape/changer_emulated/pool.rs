@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::common::{pattern, sha256};
-use super::{backup, data, slots, Lab};
+use super::{backup, data, placed, slots, Lab};
 use tapebuf::tape::changer::emulated::{EmulatedChanger, Tape};
 use tapebuf::tape::changer::{ElementAddress, ElementKind, MediumChanger, MediumType, Wanting};
 use tapebuf::tape::emulated::Cartridge;
@@ -34,11 +34,7 @@ fn the_pool_skips_cleaning_worm_write_protected_and_wrong_generation_cartridges(
     let input = pattern(2_500_000, 33);
     let summary = backup(&lab, &loader, &input, |d| d).unwrap();
     assert!(summary.is_clean(), "{}", summary.line());
-    let used: Vec<String> = loader
-        .placements()
-        .into_iter()
-        .map(|p| p.barcode.unwrap())
-        .collect();
+    let used = placed(&loader);
     assert_eq!(used, vec!["E01006L6", "E01007L6", "E01008L6"]);
     let on_tapes: Vec<u8> = used.iter().flat_map(|b| lab.data_on(b)).collect();
     assert_eq!(sha256(&on_tapes), sha256(&input));
@@ -197,11 +193,7 @@ fn a_drive_of_unknown_generation_refuses_a_wrong_cartridge_which_is_then_marked(
     let input = pattern(2_500_000, 36);
     let summary = backup(&lab, &loader, &input, |d| d).unwrap();
     assert!(summary.is_clean(), "{}", summary.line());
-    let used: Vec<String> = loader
-        .placements()
-        .into_iter()
-        .map(|p| p.barcode.unwrap())
-        .collect();
+    let used = placed(&loader);
     assert_eq!(used, vec!["E01001L6", "E01002L6", "E01003L6"]);
     let tried = loader
         .moves()

@@ -2,7 +2,7 @@
 //! volume's cartridge by barcode wherever it is now.
 
 use super::common::{pattern, sha256};
-use super::{backup, data, restore, slots, Lab, DRIVE};
+use super::{backup, data, placed, restore, slots, Lab, DRIVE};
 use std::time::Duration;
 use tapebuf::tape::changer::{ElementAddress, Placement, Wanted};
 
@@ -76,11 +76,7 @@ fn a_restore_finds_each_cartridge_by_barcode_after_they_were_shuffled() {
     let writer = lab.loader(slots("1-3"), false, Duration::from_secs(5));
     let input = pattern(2_500_000, 32);
     assert!(backup(&lab, &writer, &input, |d| d).unwrap().is_clean());
-    let barcodes: Vec<String> = writer
-        .placements()
-        .into_iter()
-        .map(|p| p.barcode.unwrap())
-        .collect();
+    let barcodes: Vec<String> = placed(&writer);
     {
         // Volume 1 to slot 5, volume 2 to the import/export slot, volume 3
         // stays in the drive, ejected by nobody.
