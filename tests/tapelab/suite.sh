@@ -910,6 +910,36 @@ sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are
     expect_eq "$rsha" "$(prefix_sha "$seed" "$(jq -r '.volumes[0].bytes' m.json)")" "the cartridge holds the stream's first bytes"
 }
 
+# Without CAP_SYS_RAWIO the kernel refuses SG_IO on /dev/sch0 and on the st
+# nodes, so tapebuf drives the robot through ch's ioctls: barcodes and moves,
+# but no drive identifiers, so --drive-element is needed and said.
+without_cap_sys_rawio_the_ch_ioctls_drive_the_robot_and_drive_element_is_asked_for() {
+    local seed; seed=$(seed150)
+    chmod 666 "$CH" "$D0" "$D1"; chmod 777 .
+    head -c 20000000 "$seed" >in.bin; chmod 644 in.bin
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$@"; }
+    st=0; as_nobody "$TB" library "$CH" --json >lib.json 2>lib.err || st=$?
+    show lib.err
+    expect_status 0 "$st" "tapebuf library as nobody"
+    expect_eq "$(jq -r '[.slots[] | select(.slot <= 3) | .barcode] | join(",")' lib.json)" E01001L6,E01002L6,E01003L6 "barcodes through CHIOGELEM"
+    expect_eq "$(jq -r '[.drives[].node] | map(tostring) | join(",")' lib.json)" null,null "no drive has a node without identifiers"
+    st=0; as_nobody "$TB" -i in.bin -o "$D0" --changer "$CH" --slots 10 2>w1.err || st=$?
+    show w1.err
+    expect_status 1 "$st" "a backup as nobody without --drive-element"
+    expect_grep 'name its drive element with --drive-element N' w1.err "the refusal names --drive-element"
+    expect_eq "$(robot_moves | wc -l)" 0 "nothing moved"
+    st=0; as_nobody "$TB" -i in.bin -o "$D0" --changer "$CH" --slots 10 --drive-element 0 --manifest m.json 2>w.err || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "a backup as nobody with --drive-element 0"
+    expect_eq "$(summary_out w.err)" 20000000 "committed bytes"
+    expect_eq "$(jq -r '.volumes[0].barcode' m.json)" E01010L6 "volume 1's barcode"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01010L6 "the robot loaded E01010L6"
+    reset_library
+    read_back "$D0" --changer "$CH" --manifest m.json
+    expect_status 0 "$rs" "restore as root"
+    expect_eq "$rsha" "$(sha in.bin)" "sha256 of the restore"
+}
+
 # --- the runner -----------------------------------------------------------------
 
 ALL_CASES=(
@@ -956,6 +986,7 @@ ALL_CASES=(
     a_cleaning_request_loads_the_cleaning_cartridge_between_volumes
     a_cleaning_request_without_clean_only_warns
     sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe
+    without_cap_sys_rawio_the_ch_ioctls_drive_the_robot_and_drive_element_is_asked_for
 )
 declare -A CASE_TIMEOUT=(
     [a_250mb_backup_spans_three_cartridges_through_an_mtx_change_command]=300
