@@ -5,7 +5,9 @@
 //!
 //! "Finished" is the drive ejecting the cartridge (its element becomes
 //! accessible again after it was not, or the drive, having held it,
-//! reports itself empty) or the cartridge leaving the drive;
+//! reports itself empty), the drive no longer answering "cleaning
+//! cartridge installed" (30/03) after it did, or the cartridge leaving the
+//! drive;
 //! a drive that never says so (mhvtl's, in the tape lab) is given the
 //! cleaning limit and then the cartridge is taken back anyway. MTOFFL is
 //! never sent to a drive holding a cleaning cartridge (st cannot unload
@@ -21,6 +23,7 @@ use super::loader::{CleaningRecord, Loader};
 use super::volume_choice::label;
 use super::wait_for_operator::human;
 use crate::tape::drive::Drive;
+use crate::tape::sense::Readiness;
 use crate::tape::tape_alert::{CLEAN_NOW, CLEAN_PERIODIC};
 use crate::tape::volume_log::VolumeLog;
 
@@ -142,7 +145,7 @@ impl Loader {
     fn watch_cleaning(&self, drive: &mut dyn Drive, stop: &Receiver<()>) -> Result<Ended, String> {
         let started = Instant::now();
         let limit = self.cleaning_limit();
-        let (mut busy, mut holding) = (false, false);
+        let (mut busy, mut holding, mut cleaning) = (false, false, false);
         loop {
             let waited = started.elapsed();
             if waited >= limit {
@@ -169,7 +172,18 @@ impl Loader {
             }
             // A library that does not show the drive's state: the drive
             // itself says it no longer holds a cartridge.
+            // A drive that said "cleaning cartridge installed" (30/03) and
+            // no longer does has finished with it (mhvtl: after 30 s).
+            let at_work = Readiness::CleaningCartridge.unusable();
             match drive.status_unopened() {
+                Ok(s) if !s.door_open && s.unusable == at_work => {
+                    (holding, cleaning) = (true, true)
+                }
+                Ok(s) if !s.door_open && cleaning => {
+                    return Ok(Ended::Done(
+                        "the drive no longer reports a cleaning cartridge at work".into(),
+                    ));
+                }
                 Ok(s) if !s.door_open => holding = true,
                 Ok(_) if holding => {
                     return Ok(Ended::Done("the drive reports it ejected it".into()))

@@ -315,7 +315,7 @@ impl Drive for Emulated {
             });
         }
         let slot = lib.loaded.expect("loaded");
-        let cleaning = lib.slots[slot].cleaning;
+        let cleaning = lib.slots[slot].cleaning && !lib.cleaning_report_over();
         let incompatible = lib.slots[slot].incompatible;
         let unusable = match (cleaning, incompatible) {
             (true, _) => Some("is a cleaning cartridge"),

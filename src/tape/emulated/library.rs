@@ -68,6 +68,10 @@ pub struct Library {
     /// drive clears its request and ejects it. `None`: it never says it is
     /// done and keeps the cartridge, as mhvtl's drive in the tape lab.
     pub cleaning_takes: Option<Duration>,
+    /// A cleaning cartridge in the drive is reported as one (30/03) only
+    /// this long, then the drive answers "becoming ready" and keeps it, as
+    /// mhvtl's does after 30 s.
+    pub cleaning_reported_for: Option<Duration>,
 }
 
 /// A record that reads back otherwise than it was written. `item` is its
@@ -187,6 +191,14 @@ impl Library {
             self.tape_alerts = TapeAlerts::default();
             self.loaded = None;
             self.log.push("cleaned".into());
+        }
+    }
+
+    /// The cleaning cartridge in the drive is no longer reported as one.
+    pub(crate) fn cleaning_report_over(&self) -> bool {
+        match (self.cleaning_reported_for, self.loaded_at) {
+            (Some(reported), Some(at)) => at.elapsed() >= reported,
+            _ => false,
         }
     }
 

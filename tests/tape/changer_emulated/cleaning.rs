@@ -121,6 +121,33 @@ fn a_tapealert_request_with_a_drive_that_never_finishes_ends_by_the_limit() {
 }
 
 #[test]
+fn a_cleaning_ends_when_the_drive_stops_reporting_the_cleaning_cartridge() {
+    let lab = lab();
+    {
+        let mut shelf = lab.shelf.lock().unwrap();
+        shelf.tape_alerts.insert(20);
+        shelf.cleaning_reported_for = Some(Duration::from_millis(100));
+    }
+    let loader = lab
+        .loader(slots("1-3"), true, Duration::from_secs(5))
+        .timing(Duration::from_millis(10), Duration::from_secs(20));
+    let input = pattern(500_000, 44);
+    let summary = backup(&lab, &loader, &input, |d| d).unwrap();
+    assert!(summary.is_clean(), "{}", summary.line());
+    let cleanings = loader.cleanings();
+    assert_eq!(cleanings.len(), 1);
+    assert_eq!(cleanings[0].error, None);
+    assert!(cleanings[0].seconds >= 0.1, "{cleanings:?}");
+    assert!(
+        cleanings[0].seconds < 10.0,
+        "ended by the limit: {cleanings:?}"
+    );
+    assert_eq!(lab.data_on("E01001L6"), input);
+    let (slots, _) = lab.barcodes();
+    assert_eq!(slots[3].as_deref(), Some("CLN009L1"));
+}
+
+#[test]
 fn without_clean_a_cleaning_request_is_warned_of_and_nothing_moves_for_it() {
     let lab = lab();
     lab.shelf.lock().unwrap().clean_after_bytes = Some(300_000);
