@@ -111,12 +111,7 @@ impl MovesWritten {
     /// Writes a `move` record for every move of a tape library's robot
     /// since the last call, endpoint by endpoint, in order.
     fn write_new(&mut self, stats: &Stats, out: &mut StatsFile) {
-        let logs = (stats.input_volumes.iter().map(|v| ("-i", v))).chain(
-            (stats.outputs.iter())
-                .filter_map(|o| o.volumes.as_ref())
-                .map(|v| ("-o", v)),
-        );
-        for (index, (flag, log)) in logs.enumerate() {
+        for (index, (flag, log)) in stats.flagged_volume_logs().enumerate() {
             let Some(loader) = log.loader() else {
                 continue;
             };

@@ -224,12 +224,9 @@ fn volume_lists(stats: &Stats) -> Vec<VolumeList> {
             cleanings,
         }
     };
-    (stats.input_volumes.iter().map(|v| list("-i", v)))
-        .chain(
-            (stats.outputs.iter())
-                .filter_map(|o| o.volumes.as_ref())
-                .map(|v| list("-o", v)),
-        )
+    stats
+        .flagged_volume_logs()
+        .map(|(flag, log)| list(flag, log))
         .collect()
 }
 

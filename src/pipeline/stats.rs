@@ -254,6 +254,16 @@ impl Stats {
             .chain(self.outputs.iter().filter_map(|o| o.volumes.as_ref()))
     }
 
+    /// Every volume log with the flag that names its endpoint, "-i" or
+    /// "-o", the input's first.
+    pub fn flagged_volume_logs(&self) -> impl Iterator<Item = (&'static str, &Arc<VolumeLog>)> {
+        (self.input_volumes.iter().map(|v| ("-i", v))).chain(
+            (self.outputs.iter())
+                .filter_map(|o| o.volumes.as_ref())
+                .map(|v| ("-o", v)),
+        )
+    }
+
     /// Volumes begun so far over every output that spans volumes: a write
     /// during which this grew waited for a volume change.
     pub fn output_volumes_begun(&self) -> usize {
