@@ -9,6 +9,11 @@ pub const FAILURE: i32 = 1;
 /// The command line is wrong or refused: an unknown option, a bad value, an
 /// impossible combination, or an output file that exists without -f.
 pub const USAGE: i32 = 2;
+/// Every byte was committed, but a drive raised a critical TapeAlert flag
+/// (`tape::health::critical`): the data is there, and someone should look
+/// at the drive or the cartridge before trusting either again. A run that
+/// failed anyway exits with `FAILURE`.
+pub const DRIVE_ALERT: i32 = 3;
 
 /// How the process should end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

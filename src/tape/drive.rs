@@ -132,6 +132,22 @@ pub trait Drive: Send {
         Ok(super::tape_alert::TapeAlerts::default())
     }
 
+    /// Sends one SCSI command to the drive (LOG SENSE, READ ATTRIBUTE,
+    /// INQUIRY for its health): SG_IO on the tape node, or on its sg node
+    /// where st refuses. A drive that cannot take SCSI commands refuses
+    /// them with ENOTTY.
+    fn scsi_command(
+        &mut self,
+        cdb: &[u8],
+        data: super::sg_io::Data<'_>,
+        timeout: Duration,
+    ) -> Result<usize, super::sg_io::ScsiError> {
+        let _ = (cdb, data, timeout);
+        Err(super::sg_io::ScsiError::Ioctl(
+            io::Error::from_raw_os_error(libc::ENOTTY),
+        ))
+    }
+
     /// How often a volume change asks whether the drive is ready.
     fn ready_poll_interval(&self) -> Duration {
         POLL_INTERVAL

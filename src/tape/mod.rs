@@ -20,6 +20,7 @@ pub mod drive;
 #[cfg(any(test, feature = "test-support"))]
 pub mod emulated;
 pub mod first_load;
+pub mod health;
 pub mod limits;
 pub mod load;
 mod local_tape;

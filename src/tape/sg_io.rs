@@ -258,6 +258,29 @@ impl ScsiError {
     }
 }
 
+/// Where SCSI commands go: a device node through SG_IO, a drive
+/// (`tape::health::DriveCommands`), or in tests a device written in code.
+pub trait Commands {
+    /// Sends `cdb` with `data`, waiting up to `timeout`; the bytes moved.
+    fn command(
+        &mut self,
+        cdb: &[u8],
+        data: Data<'_>,
+        timeout: Duration,
+    ) -> Result<usize, ScsiError>;
+}
+
+impl Commands for BorrowedFd<'_> {
+    fn command(
+        &mut self,
+        cdb: &[u8],
+        data: Data<'_>,
+        timeout: Duration,
+    ) -> Result<usize, ScsiError> {
+        command(*self, cdb, data, timeout)
+    }
+}
+
 /// Sends the command `cdb` (6 to 16 bytes) to the device behind `fd` and
 /// waits up to `timeout`; returns how many bytes of `data` moved.
 pub fn command(

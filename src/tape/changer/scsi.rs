@@ -14,14 +14,14 @@
 //! opened, a reset) is retried, as `ch` does.
 
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::path::Path;
 use std::time::Duration;
 
 use super::element::{Element, ElementAddress, ElementKind, Params};
 use super::error::ChangerError;
 use super::smc::{self, AddressMap, StatusRequest};
-use crate::tape::sg_io::{self, Data, ScsiError, Sense};
+pub use crate::tape::sg_io::Commands;
+use crate::tape::sg_io::{Data, ScsiError, Sense};
 
 /// The most elements one READ ELEMENT STATUS asks for.
 pub const ELEMENTS_PER_READ: usize = 128;
@@ -37,29 +37,6 @@ const MOVE_TIMEOUT: Duration = Duration::from_secs(600);
 /// How often a command that met UNIT ATTENTION is sent again.
 const UNIT_ATTENTION_RETRIES: usize = 3;
 const UNIT_ATTENTION: u8 = 0x06;
-
-/// Where SCSI commands go: a device node through SG_IO, or in tests a
-/// library written in code.
-pub trait Commands {
-    /// Sends `cdb` with `data`, waiting up to `timeout`; the bytes moved.
-    fn command(
-        &mut self,
-        cdb: &[u8],
-        data: Data<'_>,
-        timeout: Duration,
-    ) -> Result<usize, ScsiError>;
-}
-
-impl Commands for BorrowedFd<'_> {
-    fn command(
-        &mut self,
-        cdb: &[u8],
-        data: Data<'_>,
-        timeout: Duration,
-    ) -> Result<usize, ScsiError> {
-        sg_io::command(*self, cdb, data, timeout)
-    }
-}
 
 /// A changer driven over SG_IO: its address map and what it accepts.
 #[derive(Debug, Clone)]
