@@ -31,7 +31,7 @@ use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::{Handle, Signals};
 
 use crate::base::console::{self, message, say};
-use crate::base::exit::{Exit, FAILURE, SUCCESS};
+use crate::base::exit::{Exit, DRIVE_ALERT, FAILURE, SUCCESS};
 use crate::base::signals::{signal_name, stop_signals};
 use crate::config::Config;
 use crate::error::Error;
@@ -106,7 +106,10 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
         None if summary.is_clean() && digests_ok && observers_ok && recorded_ok && logged_ok => {
-            Exit::Code(SUCCESS)
+            Exit::Code(match summary.drive_alert() {
+                true => DRIVE_ALERT,
+                false => SUCCESS,
+            })
         }
         None => Exit::Code(FAILURE),
     })

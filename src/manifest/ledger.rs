@@ -13,6 +13,7 @@ use super::tally::{Checksums, Tally};
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
 use crate::tape::changer::Loader;
+use crate::tape::health::HealthLog;
 
 /// What the manifest of a run records, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub struct Ledger {
     state: Mutex<State>,
     /// The tape library's loader, which knows each volume's cartridge.
     loader: OnceLock<Loader>,
+    /// What the drive said of its health, on a local tape.
+    health: OnceLock<Arc<HealthLog>>,
 }
 
 struct State {
@@ -56,7 +59,14 @@ impl Ledger {
                 stream: None,
             }),
             loader: OnceLock::new(),
+            health: OnceLock::new(),
         })
+    }
+
+    /// Keeps what the drive says of its health, so that each volume's
+    /// entry has its cartridge's memory and the drive's alerts and counters.
+    pub fn attach_health(&self, health: Arc<HealthLog>) {
+        let _ = self.health.set(health);
     }
 
     /// Names each volume's cartridge from what `loader` loaded.
@@ -160,6 +170,13 @@ impl Ledger {
                 if let Some(v) = volumes.iter_mut().find(|v| v.number == placed.volume) {
                     v.barcode = placed.barcode;
                     v.slot = placed.slot;
+                }
+            }
+        }
+        if let Some(health) = self.health.get() {
+            for seen in health.volumes() {
+                if let Some(v) = volumes.iter_mut().find(|v| v.number == seen.volume) {
+                    v.health = Some(seen);
                 }
             }
         }

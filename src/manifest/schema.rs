@@ -22,6 +22,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::tape::health::VolumeHealth;
+
 /// The `schema` field of every manifest.
 pub const SCHEMA: &str = "tapebuf-manifest";
 /// The version this tapebuf writes and the newest it reads.
@@ -85,6 +87,13 @@ pub struct Volume {
     /// loaded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<usize>,
+    /// What the drive and the cartridge said while the volume was
+    /// written, on a local tape drive that answers SCSI: the cartridge's
+    /// memory (serial number, barcode, manufacturer, load count, lifetime
+    /// bytes), the TapeAlert flags raised, corrected errors and retries,
+    /// and compression. Restores check the serial number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<VolumeHealth>,
 }
 
 /// `count` records of `bytes` each.

@@ -160,6 +160,7 @@ impl Tally {
             verified: None,
             barcode: None,
             slot: None,
+            health: None,
         }
     }
 

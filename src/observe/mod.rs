@@ -9,6 +9,7 @@
 //! [`Bar`] tells how to clear and redraw itself, so that no line and the
 //! progress bar garble each other.
 
+pub mod drive_health;
 pub mod progress;
 pub mod progress_line;
 pub mod record;

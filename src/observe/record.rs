@@ -12,9 +12,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::observe::drive_health::DriveHealth;
 use crate::observe::summary::Summary;
 use crate::pace::{Mode, PaceReport};
 use crate::pipeline::stats::Snapshot;
+use crate::tape::health::VolumeHealth;
 
 /// The `schema` field of a stats file's `start` record.
 pub const SCHEMA: &str = "tapebuf-stats";
@@ -30,6 +32,9 @@ pub enum Record {
     Sample(Sample),
     /// A tape library's robot moved a cartridge (`--changer`).
     Move(MoveEntry),
+    /// What a local tape drive said of its health over one volume,
+    /// written once the volume has ended.
+    Health(HealthEntry),
     Summary(SummaryRecord),
 }
 
@@ -48,6 +53,15 @@ pub struct MoveEntry {
     pub seconds: f64,
     /// Why the move failed; null when it succeeded.
     pub error: Option<String>,
+}
+
+/// One volume's drive health: the endpoint, and what `VolumeHealth` says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HealthEntry {
+    /// "-i NAME" or "-o NAME".
+    pub endpoint: String,
+    #[serde(flatten)]
+    pub health: VolumeHealth,
 }
 
 /// The run's settings, first in the file.
@@ -191,7 +205,7 @@ pub struct SummaryRecord {
 /// More of the summary's fields: what the line gives only for a tape,
 /// with `--verbose` or after a failure. Each is absent in files from
 /// before it was added, and reads as false, 0, null or empty.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SummaryDetail {
     /// Some output was a tape drive, local or remote, where each underrun
     /// was a stop.
@@ -210,6 +224,10 @@ pub struct SummaryDetail {
     /// volumes, the input first.
     #[serde(default)]
     pub volume_bytes: Vec<VolumeBytes>,
+    /// What each local tape drive said of its health: cartridges,
+    /// TapeAlert flags, errors, compression; absent without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drive_health: Vec<DriveHealth>,
 }
 
 /// One entry of the summary's `volume_bytes`.
@@ -401,6 +419,7 @@ impl SummaryRecord {
                         cleanings: v.cleanings.clone(),
                     })
                     .collect(),
+                drive_health: summary.drives.clone(),
             }),
             line: summary.line(),
         }

@@ -4,7 +4,8 @@
 //! delays the samples (the timer drops ticks it missed), never the data.
 //! At the end it writes a last sample with the final totals, then the
 //! summary record. After each sample comes a `move` record for every move
-//! a tape library's robot made since the one before.
+//! a tape library's robot made since the one before, and a `health` record
+//! for each volume of a local tape drive that has ended since.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -15,7 +16,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, select, tick, Sender};
 
-use super::record::{MoveEntry, Record, Sample, Start, SummaryRecord};
+use super::record::{HealthEntry, MoveEntry, Record, Sample, Start, SummaryRecord};
 use crate::base::console::{message, say};
 use crate::base::utc::utc_timestamp;
 use crate::pipeline::stats::{Snapshot, Stats};
@@ -54,6 +55,7 @@ pub fn spawn(
             let ticks = tick(every);
             let mut previous: Option<Snapshot> = None;
             let mut moves = MovesWritten::default();
+            let mut health = HealthWritten::default();
             loop {
                 select! {
                     recv(ticks) -> _ => {
@@ -61,12 +63,14 @@ pub fn spawn(
                         out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
                         previous = Some(now);
                         moves.write_new(&stats, &mut out);
+                        health.write_new(&stats, &mut out, false);
                     },
                     recv(end_rx) -> end => {
                         // The run is over: the counters are final.
                         let now = stats.snapshot();
                         out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
                         moves.write_new(&stats, &mut out);
+                        health.write_new(&stats, &mut out, true);
                         if let Ok(summary) = end {
                             out.write(&Record::Summary(summary));
                         }
@@ -131,6 +135,37 @@ impl MovesWritten {
                 }));
             }
             self.0[index] = moves.len();
+        }
+    }
+}
+
+/// How many of each endpoint's volumes have their `health` record in the
+/// file already.
+#[derive(Default)]
+struct HealthWritten(Vec<u32>);
+
+impl HealthWritten {
+    /// Writes a `health` record for each volume that ended since the last
+    /// call (one that a later volume followed; every one, `at_end`).
+    fn write_new(&mut self, stats: &Stats, out: &mut StatsFile, at_end: bool) {
+        for (index, (flag, log)) in stats.flagged_volume_logs().enumerate() {
+            let Some(health) = log.health() else {
+                continue;
+            };
+            if self.0.len() <= index {
+                self.0.resize(index + 1, 0);
+            }
+            let begun = log.count() as u32;
+            for v in health.volumes() {
+                let ended = at_end || v.volume < begun;
+                if v.volume > self.0[index] && ended {
+                    self.0[index] = v.volume;
+                    out.write(&Record::Health(HealthEntry {
+                        endpoint: format!("{flag} {}", log.name),
+                        health: v,
+                    }));
+                }
+            }
         }
     }
 }

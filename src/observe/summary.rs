@@ -12,6 +12,7 @@
 //! and bytes read but not committed, so no data is ever lost silently.
 //! `--summary-json` carries every fact whatever the line shows.
 
+use super::drive_health::DriveHealth;
 use crate::base::console::message;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::pace::PaceReport;
@@ -70,6 +71,8 @@ pub struct Summary {
     pub near_empty_s: f64,
     /// `--verbose`: the line gives every detail, as on a tape.
     pub verbose: bool,
+    /// What each local tape drive said of its health.
+    pub drives: Vec<DriveHealth>,
 }
 
 /// The bytes on each volume of one endpoint that spans volumes.
@@ -268,6 +271,7 @@ impl Summary {
                 .load(std::sync::atomic::Ordering::Relaxed) as f64
                 / 1e9,
             verbose: false,
+            drives: DriveHealth::collect(stats),
         }
     }
 
@@ -289,6 +293,12 @@ impl Summary {
             && self.interrupted_by.is_none()
             && self.stalled.is_none()
             && self.uncommitted_bytes() == 0
+    }
+
+    /// True when a drive raised a critical TapeAlert flag: the exit
+    /// status says so even when every byte was committed.
+    pub fn drive_alert(&self) -> bool {
+        self.drives.iter().any(DriveHealth::alarmed)
     }
 
     /// True when the line gives every detail: for a tape, where an
@@ -345,6 +355,7 @@ impl Summary {
             false => v.brief(),
         }));
         parts.extend(self.volumes.iter().flat_map(VolumeList::cleaned));
+        parts.extend(self.drives.iter().filter_map(DriveHealth::describe));
         if detailed {
             parts.push(self.ring.describe(self.peak_held_bytes));
         }
@@ -383,6 +394,7 @@ impl Summary {
         if !self.is_clean() {
             troubles.extend(self.volumes.iter().filter_map(VolumeList::safe));
         }
+        troubles.extend(self.drives.iter().filter_map(DriveHealth::alarm));
         troubles
     }
 }

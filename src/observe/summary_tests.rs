@@ -32,6 +32,7 @@ fn summary(read: u64, written: u64) -> Summary {
         near_full_s: 0.0,
         near_empty_s: 0.0,
         verbose: false,
+        drives: Vec::new(),
     }
 }
 

@@ -74,7 +74,7 @@ impl Timeline {
                     samples.push(s);
                 }
                 // A robot's move: the timeline plots none.
-                (Record::Move(_), Some(_)) => {}
+                (Record::Move(_) | Record::Health(_), Some(_)) => {}
                 (Record::Summary(s), Some(_)) => summary = Some(s),
             }
         }

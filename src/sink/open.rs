@@ -215,11 +215,20 @@ fn open_tape(
     else {
         return Ok(None);
     };
+    let health = tape.health.clone();
     let sink = recorded(
         VolumeSink::new(Box::new(tape), &name, settings),
         &name,
         config,
     );
+    if let Some(health) = health {
+        if let Some(log) = sink.traits().volumes {
+            log.attach_health(health.clone());
+        }
+        if let Some(ledger) = sink.traits().ledger {
+            ledger.attach_health(health);
+        }
+    }
     if let Some(loader) = library.and_then(|p| p.loader) {
         if let Some(log) = sink.traits().volumes {
             log.attach_loader(std::sync::Arc::new(loader.clone()));

@@ -5,7 +5,8 @@
 //!
 //! The invariant it keeps: no byte of a volume is handed on before the
 //! volume's first bytes were read ahead and recognised as the volume
-//! expected. A tape's first record is read whole (a fingerprint never goes
+//! expected, and, where the drive reads the cartridge's memory, held on
+//! the cartridge whose serial number the manifest recorded. A tape's first record is read whole (a fingerprint never goes
 //! past it); from a file or rmt, reading goes on until the longest
 //! fingerprint in the manifest is covered or the volume ends. Only then is
 //! the volume admitted, or refused with the manifest's words ("this is
@@ -163,13 +164,38 @@ impl CheckedMedium {
             self.state = State::Refused(why);
             return Ok(());
         }
-        let mut checker = Checker::new(expected.clone(), self.alg, None);
+        let recorded = expected.health.as_ref().and_then(|h| h.cartridge.as_ref());
+        let recorded = recorded.and_then(|mam| mam.serial.clone());
+        let expected = expected.clone();
+        if let Some(why) = self.serial_differs(recorded) {
+            self.state = State::Refused(why);
+            return Ok(());
+        }
+        let mut checker = Checker::new(expected, self.alg, None);
         let ahead = std::mem::take(&mut self.ahead);
         self.feed(&mut checker, &ahead);
         self.ahead = ahead;
         self.checker = Some(checker);
         self.state = State::Passing;
         Ok(())
+    }
+
+    /// The serial number in the memory of the cartridge in the drive,
+    /// against the one the manifest recorded for the volume: the same data
+    /// on another cartridge (a copy, or another backup of the same input)
+    /// is not the cartridge that was written. Known only on a local drive
+    /// whose health is read; either missing, nothing is said.
+    fn serial_differs(&mut self, recorded: Option<String>) -> Option<String> {
+        let recorded = recorded?;
+        let loaded = self.inner.drive()?.cartridge_serial()?;
+        (loaded != recorded).then(|| {
+            format!(
+                "this cartridge holds volume {}'s data, but its serial number is {loaded}, and \
+                 volume {} was written on the cartridge with serial number {recorded} (a copy, \
+                 or another backup of the same data)",
+                self.volume, self.volume
+            )
+        })
     }
 
     /// Reads the first record of a tape, or the first fingerprint's worth

@@ -164,7 +164,11 @@ fn open_checked(
     let tape = TapeReader::open(path, &plan.policy, config.endpoint.quiet)
         .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(tape) = tape {
+        let health = tape.health.clone();
         let source = checked_source(Box::new(tape), &name, plan, check);
+        if let (Some(log), Some(health)) = (source.volumes(), health) {
+            log.attach_health(health);
+        }
         if let (Some(log), Some(loader)) = (source.volumes(), loader.and_then(|p| p.loader)) {
             log.attach_loader(std::sync::Arc::new(loader));
         }

@@ -165,6 +165,19 @@ impl Drive for CleaningWatch {
         Ok(self.alerts)
     }
 
+    fn scsi_command(
+        &mut self,
+        cdb: &[u8],
+        data: super::sg_io::Data<'_>,
+        timeout: std::time::Duration,
+    ) -> Result<usize, super::sg_io::ScsiError> {
+        self.drive.scsi_command(cdb, data, timeout)
+    }
+
+    fn cartridge_serial(&self) -> Option<String> {
+        self.drive.cartridge_serial()
+    }
+
     fn cleaned(&mut self) {
         self.alerts = TapeAlerts::default();
         self.drive.cleaned();

@@ -148,6 +148,13 @@ pub trait Drive: Send {
         ))
     }
 
+    /// The serial number in the memory of the cartridge in the drive, as
+    /// a health watch (`health::HealthWatch`) read it when the volume
+    /// began; None when nobody read it or the cartridge has none.
+    fn cartridge_serial(&self) -> Option<String> {
+        None
+    }
+
     /// How often a volume change asks whether the drive is ready.
     fn ready_poll_interval(&self) -> Duration {
         POLL_INTERVAL

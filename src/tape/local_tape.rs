@@ -6,7 +6,8 @@
 //!
 //! Volume 1: the drive is opened the careful way (`first_load.rs`: a
 //! cartridge is got in and waited for without st's blind open), watched
-//! for a cleaning request (`cleaning.rs`), and its block-mode notices go
+//! for its health (`health::HealthWatch`, kept in `health`) and for a
+//! cleaning request (`cleaning.rs`), and its block-mode notices go
 //! to stderr unless `-q`. Each later volume, once the change put it in and
 //! the loader waited for it to be ready (`next_volume.rs`, `load.rs`): the
 //! device is opened again, a cartridge that is write-protected is refused
@@ -16,10 +17,13 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::block_mode::{self, ModeCheck, Notify};
 use super::cleaning::{CleanedBy, CleaningWatch};
 use super::first_load::open_tape;
+use super::health::history::state_dir;
+use super::health::{HealthLog, HealthWatch};
 use super::medium::{Medium, MediumKind};
 use super::{Access, ChangePolicy, Drive};
 
@@ -42,6 +46,9 @@ pub struct LocalTape<F> {
     pub records: u64,
     /// What the face keeps.
     pub face: F,
+    /// What the drive says of its health through the run, when it is
+    /// watched (`health::HealthWatch`).
+    pub health: Option<Arc<HealthLog>>,
 }
 
 impl<F: TapeFace> LocalTape<F> {
@@ -52,6 +59,7 @@ impl<F: TapeFace> LocalTape<F> {
             mode: ModeCheck::default(),
             records: 0,
             face,
+            health: None,
         }
     }
 
@@ -70,8 +78,12 @@ impl<F: TapeFace> LocalTape<F> {
             Some(loader) if loader.settings().clean => CleanedBy::Library,
             Some(_) => CleanedBy::PersonInLibrary,
         };
-        let watched = CleaningWatch::to_stderr(Box::new(device), by);
-        let tape = LocalTape::with_face(Box::new(watched), F::default());
+        let log = HealthLog::new();
+        let writing = F::ACCESS == Access::Write;
+        let health = HealthWatch::new(Box::new(device), log.clone(), writing, state_dir());
+        let watched = CleaningWatch::to_stderr(Box::new(health), by);
+        let mut tape = LocalTape::with_face(Box::new(watched), F::default());
+        tape.health = Some(log);
         Ok(Some(tape.with_notify(block_mode::notices(quiet))))
     }
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::changer::LibraryRecords;
+use super::health::HealthLog;
 
 /// What the volume changes under way are doing ("waiting 12 s for
 /// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
@@ -31,6 +32,8 @@ pub struct VolumeLog {
     /// What the tape library's loader did, when a robot changes the
     /// volumes.
     loader: OnceLock<Arc<dyn LibraryRecords>>,
+    /// What the drive says of its health, on a local tape drive.
+    health: OnceLock<Arc<HealthLog>>,
     /// What a changer is doing for the change ("moving E01002L6 slot 2 →
     /// drive 0"), if it is doing something.
     note: Mutex<Option<String>>,
@@ -44,6 +47,7 @@ impl VolumeLog {
             changing: AtomicBool::new(false),
             waiting_since: Mutex::new(None),
             loader: OnceLock::new(),
+            health: OnceLock::new(),
             note: Mutex::new(None),
         })
     }
@@ -52,6 +56,17 @@ impl VolumeLog {
     /// each volume's cartridge and each move of the robot.
     pub fn attach_loader(&self, loader: Arc<dyn LibraryRecords>) {
         let _ = self.loader.set(loader);
+    }
+
+    /// Keeps what the drive says of its health, for the summary, the JSON
+    /// and the stats file.
+    pub fn attach_health(&self, health: Arc<HealthLog>) {
+        let _ = self.health.set(health);
+    }
+
+    /// What the drive said of its health, on a local tape drive.
+    pub fn health(&self) -> Option<&Arc<HealthLog>> {
+        self.health.get()
     }
 
     /// What the tape library's loader did, if a robot changes the volumes.

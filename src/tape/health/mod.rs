@@ -27,6 +27,7 @@ mod log_page;
 mod mam;
 mod record;
 mod snapshot;
+mod volume_figures;
 mod watch;
 
 pub use commands::DriveCommands;
@@ -34,6 +35,7 @@ pub use counters::{Compression, ErrorCounters, VolumeStatistics};
 pub use identity::Identity;
 pub use log_page::{LogPage, LogParameter};
 pub use mam::Mam;
-pub use record::{HealthLog, VolumeHealth};
+pub use record::{Alert, HealthLog, VolumeHealth};
 pub use snapshot::{identify, look, Snapshot};
+pub use volume_figures::medium_kind;
 pub use watch::HealthWatch;

@@ -50,8 +50,12 @@ pub struct VolumeHealth {
     /// Errors the drive could not correct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncorrected_errors: Option<u64>,
-    /// Records tapebuf wrote or read on the volume.
+    /// Records tapebuf wrote or read on the volume, and their bytes.
     pub records: u64,
+    pub bytes: u64,
+    /// The volume was written to the end of the medium.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub full: bool,
     /// The drive's compression ratio on the volume, times 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression_percent: Option<u64>,
@@ -97,6 +101,7 @@ struct Inner {
     volumes: Vec<VolumeHealth>,
     unreadable: Option<String>,
     cleaned: bool,
+    history_problem: Option<String>,
 }
 
 impl HealthLog {
@@ -124,6 +129,24 @@ impl HealthLog {
 
     pub fn unreadable(&self) -> Option<String> {
         self.inner().unreadable.clone()
+    }
+
+    /// Why the drive's history could not be read or kept ("PATH: why").
+    pub fn set_history_problem(&self, why: String) {
+        self.inner().history_problem.get_or_insert(why);
+    }
+
+    pub fn history_problem(&self) -> Option<String> {
+        self.inner().history_problem.clone()
+    }
+
+    /// Volume `number`'s record, if it has one.
+    pub fn volume(&self, number: u32) -> Option<VolumeHealth> {
+        self.inner()
+            .volumes
+            .iter()
+            .find(|v| v.volume == number)
+            .cloned()
     }
 
     /// The library cleaned the drive during the run: "clean now" was
