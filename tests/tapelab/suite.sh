@@ -838,6 +838,8 @@ a_cleaning_request_loads_the_cleaning_cartridge_between_volumes() {
     kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
     show w.err; robot_moves
     expect_status 0 "$st" "a backup with --clean and a cleaning request"
+    expect_grep 'TapeAlert 20 "clean now" during volume 1' w.err "the summary names the request"
+    expect_nogrep 'DRIVE ALERT' w.err "answered by the library, it is no alert"
     expect_eq "$(manifest_barcodes m.json)" E01010L6,E01011L6 "barcodes in the manifest"
     expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01010L6,CLN009L1,E01011L6 "the cleaning cartridge went in between the volumes"
     expect_grep -i 'clean.*CLN009L1|CLN009L1.*clean' w.err "stderr says the drive was cleaned with CLN009L1"
@@ -848,13 +850,15 @@ a_cleaning_request_loads_the_cleaning_cartridge_between_volumes() {
     expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the restore"
 }
 
-a_cleaning_request_without_clean_only_warns() {
+a_cleaning_request_without_clean_warns_and_exits_3() {
     local seed; seed=$(seed150)
     raise_cleaning_request_once_loaded & rpid=$!
     st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json || st=$?
     kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
     show w.err; robot_moves
-    expect_status 0 "$st" "a backup with a cleaning request and no --clean"
+    expect_status 3 "$st" "a complete backup with a cleaning request nobody answered"
+    expect_eq "$(summary_out w.err)" "$S150" "committed bytes"
+    expect_grep 'DRIVE ALERT -o /dev/nst0: TapeAlert 20 "clean now"' w.err "the summary marks clean now critical"
     expect_eq "$(manifest_barcodes m.json)" E01010L6,E01011L6 "barcodes in the manifest"
     expect_grep -i 'clean' w.err "a warning that the drive asks for cleaning"
     expect_grep 'give --clean to let the library clean it' w.err "the warning names --clean"
@@ -940,6 +944,109 @@ without_cap_sys_rawio_the_ch_ioctls_drive_the_robot_and_drive_element_is_asked_f
     expect_eq "$rsha" "$(sha in.bin)" "sha256 of the restore"
 }
 
+# --- drive and cartridge health (TapeAlert, MAM, counters) ----------------------
+# mhvtl: `vtlcmd ID TapeAlert HEX` sets flags (bit n-1 is flag n: 8 is flag 4
+# "media", critical; 2 is flag 2 "write warning"); reading page 0x2E clears them.
+
+# raise_once_loaded BARCODE MASK: once the robot has put BARCODE in drive 0,
+# raise the TapeAlert flags MASK on drive element 0.
+raise_once_loaded() {
+    local i
+    for i in $(seq 1 600); do
+        grep -q " drive 0 $1\$" "$ROBOT_LOG" 2>/dev/null && break
+        sleep 0.2
+    done
+    vtlcmd "$LAB_DRIVE0_ID" TapeAlert "$2"
+    echo "TapeAlert $2 raised on drive element 0 after $1 was loaded"
+}
+
+a_critical_tapealert_flag_raised_during_volume_2_is_in_the_summary_json_stats_and_manifest_and_exits_3() {
+    local seed; seed=$(seed150)
+    raise_once_loaded E01011L6 8 & rpid=$!
+    st=0; head -c "$S150" "$seed" | tb w.err -o "$D0" --changer "$CH" --slots 10-12 --manifest m.json \
+        --stats stats.jsonl --summary-json summary.json || st=$?
+    kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true
+    show w.err
+    expect_status 3 "$st" "a complete backup during which the drive raised TapeAlert 4 (media)"
+    expect_eq "$(summary_out w.err)" "$S150" "committed bytes"
+    expect_grep 'TapeAlert 4 "media" during volume 2' w.err "the summary names the flag and the volume"
+    expect_grep 'DRIVE ALERT -o /dev/nst0: TapeAlert 4 "media"' w.err "the summary marks it critical"
+    expect_grep 'E01010L6 \(LTO-6, [0-9]+(st|nd|rd|th) load\)' w.err "the summary names the cartridge, its kind and its load count"
+    expect_eq "$(jq -r '.drive_health[0].volumes[1].tape_alerts | map(.flag) | join(",")' summary.json)" 4 "--summary-json: volume 2's flags"
+    expect_eq "$(jq -r '.drive_health[0].critical[0].name' summary.json)" media "--summary-json: the critical flag's name"
+    expect_eq "$(jq -r '.volumes[1].health.tape_alerts[0].name' m.json)" media "the manifest: volume 2's flag"
+    expect_eq "$(jq -r '.volumes[0].health.tape_alerts | length' m.json)" 0 "the manifest: no flag on volume 1"
+    expect_eq "$(jq -r 'select(.kind == "health" and .volume == 2) | .tape_alerts[0].flag' stats.jsonl)" 4 "the stats file's health record for volume 2"
+    expect_eq "$(jq -r '.volumes[0].health.cartridge.barcode' m.json)" E01010L6 "the manifest: volume 1's barcode from the cartridge's memory"
+    expect_grep '^E01010L6_' <(jq -r '.volumes[0].health.cartridge.serial' m.json) "the manifest: volume 1's medium serial number (mhvtl: BARCODE_TIME)"
+    expect_grep '^E01011L6_' <(jq -r '.volumes[1].health.cartridge.serial' m.json) "the manifest: volume 2's medium serial number"
+    expect_eq "$(jq -r '.volumes[0].health.cartridge.manufacturer' m.json)" linuxVTL "the manifest: the medium's manufacturer"
+    expect_grep '^[1-9][0-9]*$' <(jq -r '.volumes[0].health.cartridge.load_count' m.json) "the manifest: the load count"
+    expect_grep '^[0-9]+$' <(jq -r '.volumes[0].health.cartridge.lifetime_written_bytes' m.json) "the manifest: lifetime bytes written"
+    expect_eq "$(jq -r '.volumes[0].health.records > 0' m.json)" true "the manifest: records counted"
+    reset_library
+    read_back "$D0" --changer "$CH" --manifest m.json
+    expect_status 0 "$rs" "the restore, each cartridge checked by its serial number too"
+    expect_eq "$rsha" "$(cat "$DATA/seed150.sha")" "sha256 of the restore"
+}
+
+a_warning_tapealert_flag_is_named_and_the_run_exits_0() {
+    random_file in.bin 20000000
+    load 10 0
+    vtlcmd "$LAB_DRIVE0_ID" TapeAlert 2
+    st=0; tb w.err -i in.bin -o "$D0" --manifest m.json || st=$?
+    show w.err
+    expect_status 0 "$st" "a backup on a drive that raised TapeAlert 2 (write warning)"
+    expect_grep 'TapeAlert 2 "write warning" during volume 1' w.err "the summary names the flag"
+    expect_nogrep 'DRIVE ALERT' w.err "a warning is no alert"
+    expect_eq "$(jq -r '.volumes[0].health.tape_alerts[0].critical' m.json)" false "the manifest says it is not critical"
+}
+
+a_cartridge_holding_the_same_data_under_another_serial_number_is_refused() {
+    random_file in.bin 20000000
+    st=0; tb w1.err -i in.bin -o "$D0" --changer "$CH" --slots 10 --manifest m1.json || st=$?
+    show w1.err; expect_status 0 "$st" "the backup on E01010L6"
+    st=0; tb w2.err -i in.bin -o "$D0" --changer "$CH" --slots 11 --manifest m2.json || st=$?
+    show w2.err; expect_status 0 "$st" "the same data on E01011L6"
+    expect_eq "$(jq -r '.volumes[0].fingerprint.xxh3' m1.json)" "$(jq -r '.volumes[0].fingerprint.xxh3' m2.json)" "both volumes have the same fingerprint"
+    # The manifest of the first backup, pointed at the second cartridge.
+    jq '.volumes[0].barcode = "E01011L6"' m1.json >m.json
+    reset_library
+    { "$TB" -i "$D0" --changer "$CH" --manifest m.json 2>r.err | wc -c >count; ps=("${PIPESTATUS[@]}"); } || true
+    show r.err
+    expect_status 1 "${ps[0]}" "a restore from a cartridge with the same data and another serial number"
+    expect_eq "$(cat count)" 0 "bytes that went downstream"
+    expect_grep "serial number is E01011L6_[0-9]+, and volume 1 was written on the cartridge with serial number E01010L6_" r.err "the message names both serial numbers"
+    reset_library
+    read_back "$D0" --changer "$CH" --manifest m1.json
+    expect_status 0 "$rs" "the restore from the right cartridge"
+    expect_eq "$rsha" "$(sha in.bin)" "sha256 of the restore"
+}
+
+tapebuf_drive_reports_the_drive_the_cartridge_and_the_flags_raised() {
+    load 10 0
+    vtlcmd "$LAB_DRIVE0_ID" TapeAlert 80000
+    st=0; "$TB" drive "$D0" >d.txt 2>d.err || st=$?
+    show d.txt; show d.err
+    expect_status 3 "$st" "tapebuf drive with TapeAlert 20 (clean now) raised"
+    expect_grep 'ULT3580-TD6' d.txt "the drive's product"
+    expect_grep 'E01010L6' d.txt "the cartridge's barcode"
+    expect_grep 'clean now' d.txt "the flag by name"
+    st=0; "$TB" drive "$D0" --json >d.json 2>d.err || st=$?
+    expect_status 0 "$st" "tapebuf drive --json again: reading cleared the flag"
+    expect_eq "$(jq -r '.identity.product' d.json)" ULT3580-TD6 "--json: the product"
+    expect_eq "$(jq -r '.cartridge.barcode' d.json)" E01010L6 "--json: the barcode"
+    expect_grep '^E01010L6_' <(jq -r '.cartridge.serial' d.json) "--json: the medium serial number"
+    expect_eq "$(jq -r '.tape_alerts | length' d.json)" 0 "--json: no flag left"
+    expect_grep '^[0-9]+$' <(jq -r '.write_errors.corrected // 0' d.json) "--json: the write error counters"
+    # The other drive is empty: answered at once, the sense decoded.
+    t0=$(date +%s); st=0; "$TB" drive "$D1" >e.txt 2>e.err || st=$?
+    show e.txt; show e.err
+    expect_status 0 "$st" "tapebuf drive on an empty drive"
+    expect_eq "$(( $(date +%s) - t0 < 10 ))" 1 "it did not wait for a cartridge"
+    expect_grep -i 'medium not present|no cartridge' e.txt "it says there is no cartridge"
+}
+
 # --- the runner -----------------------------------------------------------------
 
 ALL_CASES=(
@@ -984,11 +1091,17 @@ ALL_CASES=(
     a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot
     a_pool_that_runs_out_ends_at_the_change_timeout
     a_cleaning_request_loads_the_cleaning_cartridge_between_volumes
-    a_cleaning_request_without_clean_only_warns
+    a_cleaning_request_without_clean_warns_and_exits_3
     sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe
     without_cap_sys_rawio_the_ch_ioctls_drive_the_robot_and_drive_element_is_asked_for
+    a_critical_tapealert_flag_raised_during_volume_2_is_in_the_summary_json_stats_and_manifest_and_exits_3
+    a_warning_tapealert_flag_is_named_and_the_run_exits_0
+    a_cartridge_holding_the_same_data_under_another_serial_number_is_refused
+    tapebuf_drive_reports_the_drive_the_cartridge_and_the_flags_raised
 )
 declare -A CASE_TIMEOUT=(
+    [a_critical_tapealert_flag_raised_during_volume_2_is_in_the_summary_json_stats_and_manifest_and_exits_3]=360
+    [a_cartridge_holding_the_same_data_under_another_serial_number_is_refused]=240
     [a_250mb_backup_spans_three_cartridges_through_an_mtx_change_command]=300
     [a_three_cartridge_restore_with_n_3_is_byte_exact]=240
     [a_three_cartridge_restore_with_the_manifest_is_byte_exact]=240
@@ -1005,7 +1118,7 @@ declare -A CASE_TIMEOUT=(
     [a_pool_that_runs_out_takes_a_cartridge_from_the_import_export_slot]=300
     [a_pool_that_runs_out_ends_at_the_change_timeout]=200
     [a_cleaning_request_loads_the_cleaning_cartridge_between_volumes]=360
-    [a_cleaning_request_without_clean_only_warns]=240
+    [a_cleaning_request_without_clean_warns_and_exits_3]=240
     [sigint_during_a_move_leaves_every_cartridge_in_a_slot_and_says_which_volumes_are_safe]=240
 )
 
