@@ -13,7 +13,8 @@
 #   tests/tapelab/lab.sh CASE...    run only the named cases
 #   tests/tapelab/lab.sh shell      set the lab up, then an interactive shell
 #   tests/tapelab/lab.sh findings [st|changer]   what the drivers answer (FINDINGS.md)
-#   tests/tapelab/lab.sh bench      tapebuf's changer against an mtx script, timed
+#   tests/tapelab/lab.sh bench      tapebuf's changer against an mtx script; tapebuf drive against
+#                                   sg3-utils; an 80 MB write against mbuffer (all timed)
 #
 # Environment: MHVTL_SRC (tarball or unpacked tree), TAPEBUF_BIN (binary under
 # test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds, default 1500).

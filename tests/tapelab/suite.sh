@@ -1244,8 +1244,64 @@ run_bench() {
         # shellcheck disable=SC2086
         echo "bench: $how: median $(printf '%s\n' ${times[$how]} | sort -n | sed -n 2p) s of$(echo "${times[$how]}" | tr -s ' ' ' ')" | tee -a "$log"
     done
+    bench_health "$res" "$log"
     reset_library >/dev/null 2>&1
     echo "DONE" >>"$res"
+}
+
+# bench_health RESULTS LOG: (1) one health report, `tapebuf drive --json`,
+# against sg3-utils asking the same (sg_inq, its VPD 0x80 page, sg_logs -a,
+# sg_read_attr), 5 runs each, alternating; (2) an 80 MB backup to one
+# cartridge with tapebuf (health read at open and at the end) against
+# mbuffer writing the same to the same drive, 3 runs each, alternating,
+# each read back and its sha256 checked.
+bench_health() {
+    local res=$1 log=$2 i how t0 st secs want
+    declare -A times=()
+    reset_library >/dev/null 2>&1
+    cd /run/lab/case || return 1
+    load 10 0
+    for i in 1 2 3 4 5; do
+        for how in drive sg3; do
+            t0=$(date +%s.%N); st=0
+            if [ "$how" = drive ]; then
+                "$TB" drive "$D0" --json >h.json 2>h.err || st=$?
+            else
+                { sg_inq "$D0" && sg_inq -p 0x80 "$D0" && sg_logs -a "$D0" && sg_read_attr "$D0"; } >h.txt 2>&1 || st=$?
+            fi
+            secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+            times[$how]="${times[$how]:-} $secs"
+            echo "BENCH health-$how $secs $st" >>"$res"
+            echo "bench: health report run $i, $how: $secs s (status $st)" | tee -a "$log"
+        done
+    done
+    random_file in80 80000000; want=$(sha in80)
+    for i in 1 2 3; do
+        for how in tapebuf mbuffer; do
+            mt -f "$D0" rewind
+            t0=$(date +%s.%N); st=0
+            if [ "$how" = tapebuf ]; then
+                "$TB" -s 256k -m 64M -i in80 -o "$D0" 2>b.err || st=$?
+            else
+                mbuffer -q -s 256k -m 64M -i in80 -o "$D0" 2>b.err || st=$?
+            fi
+            secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+            mt -f "$D0" rewind
+            got=$(dd if="$D0" bs=256k 2>/dev/null | head -c 80000000 | sha256sum | cut -d' ' -f1)
+            [ "$got" = "$want" ] || st=99
+            times[$how]="${times[$how]:-} $secs"
+            echo "BENCH write-$how $secs $st" >>"$res"
+            echo "bench: 80 MB write run $i, $how: $secs s (status $st, read back $([ "$st" = 99 ] && echo differs || echo byte-exact))" | tee -a "$log"
+        done
+    done
+    for how in drive sg3; do
+        # shellcheck disable=SC2086
+        echo "bench: health report, $how: median $(printf '%s\n' ${times[$how]} | sort -n | sed -n 3p) s of$(echo "${times[$how]}" | tr -s ' ' ' ')" | tee -a "$log"
+    done
+    for how in tapebuf mbuffer; do
+        # shellcheck disable=SC2086
+        echo "bench: 80 MB write, $how: median $(printf '%s\n' ${times[$how]} | sort -n | sed -n 2p) s of$(echo "${times[$how]}" | tr -s ' ' ' ')" | tee -a "$log"
+    done
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
