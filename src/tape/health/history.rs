@@ -207,6 +207,8 @@ impl History {
     /// How `now` compares with this history: judge a run's volumes before
     /// appending them.
     pub fn judge(&self, now: &VolumeFigures) -> Vec<Degradation> {
+        // As it would be kept: a long medium's name matches its own record.
+        let now = &now.for_file();
         let mut found = Vec::new();
         if let Some(rate) = now.rate() {
             if let Some(usual) = usual(self.rates(now.writing)) {

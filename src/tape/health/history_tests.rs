@@ -135,12 +135,30 @@ fn seconds_json_cannot_hold_are_kept_as_zero_and_the_file_stays_readable() {
 }
 
 #[test]
-fn a_long_medium_name_is_kept_to_64_characters() {
+fn a_long_medium_name_is_kept_to_64_characters_and_still_matches_itself() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = History::load(dir.path(), "S").unwrap();
     h.append(&[full(GB, Some(&"é".repeat(100)))]).unwrap();
     let back = History::load(dir.path(), "S").unwrap();
     assert_eq!(back.volumes[0].medium, Some("é".repeat(64)));
+    let long = || full(2400 * GB, Some(&"é".repeat(100)));
+    let h = history(
+        [long(), long(), long()]
+            .iter()
+            .map(VolumeFigures::for_file)
+            .collect(),
+    );
+    let less = VolumeFigures {
+        bytes: GB,
+        ..long()
+    };
+    let found = h.judge(&less);
+    assert!(
+        found
+            .iter()
+            .any(|d| matches!(d, Degradation::Capacity { .. })),
+        "{found:?}"
+    );
 }
 
 #[test]
