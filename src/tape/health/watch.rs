@@ -86,9 +86,8 @@ impl HealthWatch {
         if let (Some(dir), Some(serial)) = (history_dir, serial) {
             match History::load(&dir, &serial) {
                 Ok(history) => watch.history = Some(history),
-                Err(e) => watch
-                    .log
-                    .set_history_problem(format!("{}: {e}", dir.display())),
+                // The error names the file.
+                Err(e) => watch.log.set_history_problem(e.to_string()),
             }
         }
         watch.begin();
@@ -185,8 +184,8 @@ impl HealthWatch {
             self.log.update(self.volume, |v| v.degraded = flagged);
         }
         if let Err(e) = history.append(&[figures]) {
-            let path = history.path.display().to_string();
-            self.log.set_history_problem(format!("{path}: {e}"));
+            // The error names the file.
+            self.log.set_history_problem(e.to_string());
             self.history = None;
         }
     }
