@@ -12,6 +12,7 @@ pub mod base;
 pub mod buffer;
 pub mod cli;
 pub mod config;
+pub mod drive_health;
 pub mod endpoint;
 pub mod error;
 pub mod hash;

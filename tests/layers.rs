@@ -121,6 +121,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("cli", 7),
     ("config", 8),
     ("error.rs", 9),
+    ("drive_health", 10),
     ("library", 10),
     ("probe", 10),
     ("rmt_server", 10),

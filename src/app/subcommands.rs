@@ -15,6 +15,7 @@ use super::tree::{self, Subcommand};
 use crate::base::exit::Exit;
 use crate::cli::command::{self, Command};
 use crate::cli::completions::CompletionsCli;
+use crate::drive_health::DriveHealth;
 use crate::library::Library;
 use crate::probe::Probe;
 use crate::report::Report;
@@ -29,6 +30,9 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     entry::<Verify>("Check the tapes or files of a past backup against its manifest"),
     entry::<Library>(
         "Show a tape library's drives, slots and barcodes, and which /dev/nst is which",
+    ),
+    entry::<DriveHealth>(
+        "Show a tape drive's and its cartridge's health: TapeAlert, errors, MAM, history",
     ),
     entry::<Completions>("Print a completion script for bash, zsh or fish"),
 ];

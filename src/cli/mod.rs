@@ -1,7 +1,7 @@
 //! Command lines: what the user typed, as clap reads it, for the buffer
 //! (`args.rs`, with mbuffer's spellings in `mbuffer.rs`) and for every
 //! subcommand (`probe.rs`, `verify.rs`, `report.rs`, `library.rs`,
-//! `completions.rs`), and the one shape every command's entry has
+//! `drive.rs`, `completions.rs`), and the one shape every command's entry has
 //! (`command.rs`). Nothing here is validated beyond its type; `config/`
 //! checks the buffer's and verify's flags against each other, and each
 //! command its own.
@@ -9,6 +9,7 @@
 pub mod args;
 pub mod command;
 pub mod completions;
+pub mod drive;
 pub mod library;
 pub mod library_args;
 pub mod mbuffer;

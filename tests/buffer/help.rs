@@ -9,7 +9,15 @@ use crate::common;
 
 use common::*;
 
-const SUBCOMMANDS: [&str; 6] = ["rmt", "report", "probe", "verify", "library", "completions"];
+const SUBCOMMANDS: [&str; 7] = [
+    "rmt",
+    "report",
+    "probe",
+    "verify",
+    "library",
+    "drive",
+    "completions",
+];
 
 fn stdout_of(args: &[&str]) -> String {
     let out = run(args, vec![]);
@@ -55,6 +63,7 @@ fn help_with_a_subcommand_shows_that_subcommands_help() {
         ("probe", "--sizes"),
         ("verify", "--changer"),
         ("library", "--json"),
+        ("drive", "--json"),
         ("completions", "<SHELL>"),
     ] {
         let via_help = stdout_of(&["help", name]);

@@ -53,6 +53,7 @@ fn man_page_has_exit_status_examples_and_watermarks() {
         ".SH REPORT",
         ".SH PROBE",
         ".SH LIBRARY",
+        ".SH DRIVE",
         ".SH TAPE LIBRARIES",
     ] {
         assert!(page.contains(section), "missing {section}");

@@ -10,6 +10,7 @@ mod common;
 mod changer_emulated;
 mod chio_abi;
 mod devices;
+mod drive_cli;
 mod library_cli;
 mod library_flags;
 mod mtio_abi;

@@ -1,0 +1,172 @@
+//! Asking a drive for its health and putting the answers into one
+//! `DriveReport`: who it is (`identify`), one look at its pages and its
+//! cartridge's memory (`look`), and its history by serial number. The
+//! drive is any `Drive`, so the same code asks a real one (SG_IO) and the
+//! emulated one; `report` is a pure function of the answers, tested on
+//! values made by hand.
+
+use super::baseline;
+use super::schema::{
+    AlertJson, DriveReport, HistoryJson, IdentityJson, StateJson, SCHEMA, SCHEMA_VERSION,
+};
+use crate::tape::health::critical::is_critical;
+use crate::tape::health::{identify, look, DriveCommands, Identity, Snapshot};
+use crate::tape::tape_alert;
+use crate::tape::{Drive, DriveStatus};
+
+/// What the drive answered, before it is a report.
+#[derive(Debug, Clone, Default)]
+pub struct Answers {
+    /// st's status, read when the drive was probed; None when not read.
+    pub status: Option<DriveStatus>,
+    pub identity: Option<Identity>,
+    pub snapshot: Snapshot,
+    pub history: Option<HistoryJson>,
+}
+
+/// Asks `drive` (named `name`, with `status` already read) for its
+/// health; `history` finds the baseline of a serial number.
+pub fn collect(
+    drive: &mut dyn Drive,
+    name: &str,
+    status: Option<DriveStatus>,
+    history: impl Fn(&str) -> Option<HistoryJson>,
+) -> DriveReport {
+    let identity = identify(&mut DriveCommands(drive));
+    let snapshot = look(&mut DriveCommands(drive));
+    let history = identity
+        .as_ref()
+        .and_then(|i| i.serial.as_deref())
+        .and_then(history);
+    report(
+        name,
+        Answers {
+            status,
+            identity,
+            snapshot,
+            history,
+        },
+    )
+}
+
+/// Asks `drive` as `collect` does, with its history from the user's state
+/// directory.
+pub fn collect_with_history(
+    drive: &mut dyn Drive,
+    name: &str,
+    status: Option<DriveStatus>,
+) -> DriveReport {
+    collect(drive, name, status, baseline::load)
+}
+
+/// The report of the drive named `device` that answered `answers`.
+pub fn report(device: &str, answers: Answers) -> DriveReport {
+    let Answers {
+        status,
+        identity,
+        snapshot,
+        history,
+    } = answers;
+    let tape_alerts: Vec<AlertJson> = snapshot.alerts.flags().map(alert).collect();
+    let critical = tape_alerts.iter().any(|a| a.critical);
+    DriveReport {
+        schema: SCHEMA.to_string(),
+        version: SCHEMA_VERSION,
+        device: device.to_string(),
+        identity: identity.map(|i| IdentityJson {
+            vendor: i.vendor,
+            product: i.product,
+            revision: i.revision,
+            serial: i.serial,
+        }),
+        state: status.map(state).unwrap_or_default(),
+        cartridge: snapshot.mam,
+        tape_alerts,
+        write_errors: snapshot.write_errors,
+        read_errors: snapshot.read_errors,
+        compression: snapshot.compression,
+        volume_statistics: snapshot.volume,
+        history,
+        unreadable: snapshot.unreadable,
+        critical,
+    }
+}
+
+/// Flag `flag`, named and graded.
+fn alert(flag: u8) -> AlertJson {
+    AlertJson {
+        flag,
+        name: tape_alert::name(flag).to_string(),
+        critical: is_critical(flag),
+    }
+}
+
+/// st's status as the report's state.
+fn state(status: DriveStatus) -> StateJson {
+    StateJson {
+        cartridge: Some(!status.door_open),
+        write_protected: Some(status.write_protected),
+        online: Some(status.online),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tape::emulated::{Cartridge, Emulated};
+    use crate::tape::tape_alert::TapeAlerts;
+
+    #[test]
+    fn raised_flags_are_named_and_a_critical_one_marks_the_report() {
+        let mut alerts = TapeAlerts::default();
+        alerts.insert(20);
+        alerts.insert(21);
+        let answers = Answers {
+            snapshot: Snapshot {
+                alerts,
+                ..Snapshot::default()
+            },
+            ..Answers::default()
+        };
+        let r = report("/dev/nst0", answers);
+        let flags: Vec<_> = r.tape_alerts.iter().map(|a| (a.flag, a.critical)).collect();
+        assert_eq!(flags, [(20, true), (21, false)]);
+        assert_eq!(r.tape_alerts[0].name, tape_alert::name(20));
+        assert!(r.critical);
+    }
+
+    #[test]
+    fn an_empty_drive_says_so_in_its_state() {
+        let status = DriveStatus {
+            door_open: true,
+            ..DriveStatus::default()
+        };
+        let answers = Answers {
+            status: Some(status),
+            ..Answers::default()
+        };
+        let r = report("/dev/nst0", answers);
+        assert_eq!(r.state.cartridge, Some(false));
+        assert_eq!(r.state.online, Some(false));
+        assert!(!r.critical);
+        assert!(r.tape_alerts.is_empty());
+    }
+
+    #[test]
+    fn the_history_is_looked_up_by_the_drives_serial_only() {
+        let (mut drive, _shelf) = Emulated::new("nst9", vec![Cartridge::blank(1 << 20, 1 << 10)]);
+        let asked = std::cell::RefCell::new(Vec::new());
+        let r = collect(&mut drive, "/dev/nst9", None, |serial: &str| {
+            asked.borrow_mut().push(serial.to_string());
+            None
+        });
+        assert_eq!(r.device, "/dev/nst9");
+        match &r.identity {
+            Some(IdentityJson {
+                serial: Some(serial),
+                ..
+            }) => assert_eq!(*asked.borrow(), std::slice::from_ref(serial)),
+            _ => assert!(asked.borrow().is_empty()),
+        }
+    }
+}

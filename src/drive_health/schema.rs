@@ -1,0 +1,101 @@
+//! The report as `tapebuf drive --json` writes it: one compact JSON object
+//! on one line. The field names are an API (documented in tapebuf(1),
+//! DRIVE): snake_case; every top-level field and every field of
+//! `identity`, `state` and `history` is always there, with `null` where a
+//! value is unknown or was not read. Inside `cartridge`, the error
+//! counters, `compression` and `volume_statistics` (the drive's pages as
+//! `tape::health` reads them), a value the drive does not give is left
+//! out. Readers ignore fields they do not know; a field that changes
+//! meaning or goes away bumps [`SCHEMA_VERSION`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::tape::health::{Compression, ErrorCounters, Mam, VolumeStatistics};
+
+/// The `schema` field of the report.
+pub const SCHEMA: &str = "tapebuf-drive";
+/// The version this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One drive's and its cartridge's health.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DriveReport {
+    pub schema: String,
+    pub version: u32,
+    /// The drive as the user named it.
+    pub device: String,
+    /// INQUIRY and VPD 0x80; null when the drive did not answer.
+    pub identity: Option<IdentityJson>,
+    /// What st says of the drive (MTIOCGET, opened without waiting).
+    pub state: StateJson,
+    /// The cartridge's memory (MAM); null when there is none to read.
+    pub cartridge: Option<Mam>,
+    /// TapeAlert flags raised now, in flag order.
+    pub tape_alerts: Vec<AlertJson>,
+    /// The write (0x02) and read (0x03) error counter pages.
+    pub write_errors: Option<ErrorCounters>,
+    pub read_errors: Option<ErrorCounters>,
+    /// The data compression page (0x1B).
+    pub compression: Option<Compression>,
+    /// The volume statistics page (0x17).
+    pub volume_statistics: Option<VolumeStatistics>,
+    /// The drive's own past runs; null when the drive gave no serial
+    /// number or no state directory is known.
+    pub history: Option<HistoryJson>,
+    /// Why the drive could not be asked at all; null when it was.
+    pub unreadable: Option<String>,
+    /// A critical TapeAlert flag is raised: the exit status is 3.
+    pub critical: bool,
+}
+
+/// Who the drive is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdentityJson {
+    pub vendor: String,
+    pub product: String,
+    pub revision: String,
+    /// The unit serial number (VPD 0x80), the key of its history.
+    pub serial: Option<String>,
+}
+
+/// The drive's state, as st reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateJson {
+    /// A cartridge is in the drive; null when st did not say.
+    pub cartridge: Option<bool>,
+    pub write_protected: Option<bool>,
+    /// The drive is ready (GMT_ONLINE).
+    pub online: Option<bool>,
+}
+
+/// One TapeAlert flag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlertJson {
+    /// Its number, 1 to 64.
+    pub flag: u8,
+    /// Its name, as SSC gives it.
+    pub name: String,
+    /// It makes the exit status 3 (`tape::health::critical`).
+    pub critical: bool,
+}
+
+/// The drive's baseline, from its history file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistoryJson {
+    /// Volumes written or read by past runs, as recorded.
+    pub volumes_on_record: usize,
+    /// The median rate of the volumes written, in bytes/s.
+    pub usual_write_rate: Option<f64>,
+    /// The median rate of the volumes read, in bytes/s.
+    pub usual_read_rate: Option<f64>,
+    /// The median bytes a full cartridge took, per kind of cartridge.
+    pub usual_capacity: Vec<CapacityJson>,
+}
+
+/// What a full cartridge of one kind usually holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CapacityJson {
+    /// The kind (LTO generation or density), null when unknown.
+    pub medium: Option<String>,
+    pub bytes: u64,
+}
