@@ -9,9 +9,7 @@ use super::baseline;
 use super::schema::{
     AlertJson, DriveReport, HistoryJson, IdentityJson, StateJson, SCHEMA, SCHEMA_VERSION,
 };
-use crate::tape::health::critical::is_critical;
 use crate::tape::health::{identify, look, DriveCommands, Identity, Snapshot};
-use crate::tape::tape_alert;
 use crate::tape::{Drive, DriveStatus};
 
 /// What the drive answered, before it is a report.
@@ -67,7 +65,7 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         snapshot,
         history,
     } = answers;
-    let tape_alerts: Vec<AlertJson> = snapshot.alerts.flags().map(alert).collect();
+    let tape_alerts: Vec<AlertJson> = snapshot.alerts.flags().map(AlertJson::of).collect();
     let critical = tape_alerts.iter().any(|a| a.critical);
     DriveReport {
         schema: SCHEMA.to_string(),
@@ -93,13 +91,6 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
 }
 
 /// Flag `flag`, named and graded.
-fn alert(flag: u8) -> AlertJson {
-    AlertJson {
-        flag,
-        name: tape_alert::name(flag).to_string(),
-        critical: is_critical(flag),
-    }
-}
 
 /// st's status as the report's state.
 fn state(status: DriveStatus) -> StateJson {

@@ -68,16 +68,9 @@ pub struct StateJson {
     pub online: Option<bool>,
 }
 
-/// One TapeAlert flag.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AlertJson {
-    /// Its number, 1 to 64.
-    pub flag: u8,
-    /// Its name, as SSC gives it.
-    pub name: String,
-    /// It makes the exit status 3 (`tape::health::critical`).
-    pub critical: bool,
-}
+/// One TapeAlert flag: its number, its name as SSC gives it, and whether
+/// it is critical (`tape::health::critical`, exit status 3).
+pub type AlertJson = crate::tape::health::Alert;
 
 /// The drive's baseline, from its history file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
