@@ -146,3 +146,26 @@ fn random_bytes_never_panic_the_mam_or_identity_parsers() {
         let _ = Identity::parse(&b, Some(&b));
     }
 }
+
+#[test]
+fn a_damaged_mam_or_inquiry_never_panics() {
+    let replies = [
+        fixtures::mam(7, [3000, 500], [2_384_185, 2_000_000]),
+        fixtures::inquiry(),
+        fixtures::serial_page("XYZZY_A1"),
+    ];
+    let mut random = XorShift(7);
+    for i in 0..30_000 {
+        let mut reply = replies[i % replies.len()].clone();
+        for _ in 0..random.next() % 4 + 1 {
+            let at = random.next() as usize % reply.len();
+            reply[at] = random.next() as u8;
+        }
+        reply.truncate(random.next() as usize % (reply.len() + 1));
+        if let Some(mam) = Mam::parse(&reply) {
+            let serial = mam.serial.unwrap_or_default();
+            assert!(serial.len() <= 4 * TEXT_BYTES && !serial.contains('\n'));
+        }
+        let _ = Identity::parse(&reply, Some(&reply));
+    }
+}

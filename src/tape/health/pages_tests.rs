@@ -238,3 +238,34 @@ fn random_bytes_never_panic_and_parse_quickly() {
     }
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+/// `page` with a few bytes changed at random and cut at random.
+fn damaged(page: &[u8], random: &mut XorShift) -> Vec<u8> {
+    let mut page = page.to_vec();
+    for _ in 0..random.next() % 4 + 1 {
+        let at = random.next() as usize % page.len();
+        page[at] = random.next() as u8;
+    }
+    page.truncate(random.next() as usize % (page.len() + 1));
+    page
+}
+
+#[test]
+fn damaged_mhvtl_pages_never_panic() {
+    let pages = [
+        fixtures::supported_pages(),
+        fixtures::error_counters(0x02, [1, 2, 3, 4, 5, 6, 7]),
+        fixtures::compression(0x32, [150, 200], [(1, 2), (3, 4), (5, 6), (7, 8)]),
+        fixtures::volume_statistics(9, [100, 50], [2_500_000, 1_000]),
+    ];
+    let mut random = XorShift(42);
+    for i in 0..40_000 {
+        let page = damaged(&pages[i % pages.len()], &mut random);
+        let code = page.first().map_or(0, |c| c & 0x3f);
+        let _ = LogPage::parse(&page, code).map(|p| p.signed(3));
+        let _ = ErrorCounters::parse(&page, code);
+        let _ = Compression::parse(&page);
+        let _ = VolumeStatistics::parse(&page);
+        let _ = log_page::supported(&page);
+    }
+}
