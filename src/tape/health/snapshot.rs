@@ -7,10 +7,13 @@
 //!
 //! The order: page 0x00; then pages 0x02, 0x03, 0x17, 0x1B (else the
 //! vendor's 0x32) and 0x2E, those the drive lists (every one when the
-//! drive refuses page 0x00 itself); then READ ATTRIBUTE. Reading 0x2E
-//! clears the drive's TapeAlert flags. A command answered with UNIT
-//! ATTENTION (a cartridge was loaded, the drive was reset) is sent once
-//! more.
+//! drive refuses page 0x00 with sense, none when page 0x00 fails without,
+//! as on a timeout); then READ ATTRIBUTE. Reading 0x2E clears the drive's
+//! TapeAlert flags. A command answered with UNIT ATTENTION (a cartridge
+//! was loaded, the drive was reset) is sent once more. On st's node the
+//! kernel passes LOG SENSE and INQUIRY to anyone who opened it, READ
+//! ATTRIBUTE only with CAP_SYS_RAWIO: then the look has the pages and
+//! ends with that refusal.
 
 use std::time::Duration;
 
@@ -78,10 +81,10 @@ fn look_into(device: &mut dyn Commands, snapshot: &mut Snapshot) -> Result<(), R
     snapshot.pages = listed.clone().unwrap_or_default();
     let wanted = |page: u8| listed.as_ref().is_none_or(|l| l.contains(&page));
     let page = |device: &mut dyn Commands, code: u8| -> Result<Option<Vec<u8>>, Refused> {
-        Ok(match wanted(code) {
-            true => log_sense(device, code)?.ok(),
-            false => None,
-        })
+        if !wanted(code) {
+            return Ok(None);
+        }
+        Ok(log_sense(device, code)?.ok())
     };
     let write = page(device, counters::WRITE_ERRORS)?;
     snapshot.write_errors = write.and_then(|r| ErrorCounters::parse(&r, counters::WRITE_ERRORS));

@@ -13,6 +13,8 @@ enum Reply {
     Bytes(Vec<u8>),
     Sense(u8, u8, u8),
     Errno(i32),
+    /// A failure without sense, as a timeout is.
+    Status,
 }
 
 /// A drive answering CDBs from a map; a CDB not in it gets `otherwise`.
@@ -75,6 +77,11 @@ impl Commands for FakeDrive {
                 ascq: *ascq,
             })),
             Reply::Errno(errno) => Err(ScsiError::Ioctl(io::Error::from_raw_os_error(*errno))),
+            Reply::Status => Err(ScsiError::Status {
+                status: 0,
+                host: 0x0003,
+                driver: 0,
+            }),
         }
     }
 }
@@ -183,6 +190,15 @@ fn a_drive_with_no_log_pages_gives_no_counters_and_is_not_unreadable() {
         drive.pages_asked(),
         vec![0x00, 0x02, 0x03, 0x17, 0x1b, 0x32, 0x2e]
     );
+}
+
+#[test]
+fn a_supported_pages_page_that_times_out_skips_the_log_pages() {
+    let mut drive = mhvtl_drive().answer(log_sense_cdb(0x00), Reply::Status);
+    let s = look(&mut drive);
+    assert_eq!(drive.pages_asked(), vec![0x00]);
+    assert_eq!((s.write_errors, s.unreadable), (None, None));
+    assert!(s.mam.is_some());
 }
 
 #[test]
