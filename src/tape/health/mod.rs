@@ -21,6 +21,8 @@
 mod commands;
 mod counters;
 pub mod critical;
+#[cfg(test)]
+mod fixtures;
 pub mod history;
 mod identity;
 mod log_page;

@@ -4,14 +4,39 @@
 //! own bounded buffer and timeout; a page the drive lacks (ILLEGAL
 //! REQUEST) leaves its field empty, and a kernel that refuses the ioctl
 //! ends the look with the reason.
+//!
+//! The order: page 0x00; then pages 0x02, 0x03, 0x17, 0x1B (else the
+//! vendor's 0x32) and 0x2E, those the drive lists (every one when the
+//! drive refuses page 0x00 with sense, none when page 0x00 fails without,
+//! as on a timeout); then READ ATTRIBUTE. Reading 0x2E clears the drive's
+//! TapeAlert flags. A command answered with UNIT ATTENTION (a cartridge
+//! was loaded, the drive was reset) is sent once more. On st's node the
+//! kernel passes LOG SENSE and INQUIRY to anyone who opened it, READ
+//! ATTRIBUTE only with CAP_SYS_RAWIO: then the look has the pages and
+//! ends with that refusal.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::counters::{Compression, ErrorCounters, VolumeStatistics};
-use super::identity::Identity;
+use super::counters::{self, Compression, ErrorCounters, VolumeStatistics};
+use super::identity::{self, Identity};
+use super::log_page;
 use super::mam::Mam;
-use crate::tape::sg_io::Commands;
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::sg_io::{Commands, Data, ScsiError};
+use crate::tape::tape_alert::{self, TapeAlerts};
+
+/// The most bytes asked of one log page.
+const LOG_BYTES: usize = 8 * 1024;
+/// The most bytes asked of the cartridge's memory.
+const MAM_BYTES: usize = 16 * 1024;
+/// The most bytes asked of INQUIRY and of VPD page 0x80.
+const INQUIRY_BYTES: usize = 255;
+const LOG_TIMEOUT: Duration = Duration::from_secs(15);
+const MAM_TIMEOUT: Duration = Duration::from_secs(30);
+const INQUIRY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Sense key 6: the device's state changed since it was last asked.
+const UNIT_ATTENTION: u8 = 0x06;
 
 /// What one look found.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -31,14 +56,132 @@ pub struct Snapshot {
     pub unreadable: Option<String>,
 }
 
-/// Asks `device` for its health (contract stub).
+/// Why a look stops: the kernel would not pass a command on, in words.
+struct Refused(String);
+
+/// A command's outcome: its reply, or how the device refused it.
+type Answer = Result<Vec<u8>, ScsiError>;
+
+/// Asks `device` for its health.
 pub fn look(device: &mut dyn Commands) -> Snapshot {
-    let _ = device;
-    Snapshot::default()
+    let mut snapshot = Snapshot::default();
+    if let Err(Refused(why)) = look_into(device, &mut snapshot) {
+        snapshot.unreadable = Some(why);
+    }
+    snapshot
 }
 
-/// Asks `device` who it is: INQUIRY and VPD 0x80 (contract stub).
-pub fn identify(device: &mut dyn Commands) -> Option<Identity> {
-    let _ = device;
-    None
+/// Fills `snapshot`, command by command, until the kernel refuses one.
+fn look_into(device: &mut dyn Commands, snapshot: &mut Snapshot) -> Result<(), Refused> {
+    let listed = match log_sense(device, log_page::SUPPORTED_PAGES)? {
+        Ok(reply) => log_page::supported(&reply),
+        Err(e) if e.sense().is_some() => None,
+        Err(_) => Some(Vec::new()),
+    };
+    snapshot.pages = listed.clone().unwrap_or_default();
+    let wanted = |page: u8| listed.as_ref().is_none_or(|l| l.contains(&page));
+    let page = |device: &mut dyn Commands, code: u8| -> Result<Option<Vec<u8>>, Refused> {
+        if !wanted(code) {
+            return Ok(None);
+        }
+        Ok(log_sense(device, code)?.ok())
+    };
+    let write = page(device, counters::WRITE_ERRORS)?;
+    snapshot.write_errors = write.and_then(|r| ErrorCounters::parse(&r, counters::WRITE_ERRORS));
+    let read = page(device, counters::READ_ERRORS)?;
+    snapshot.read_errors = read.and_then(|r| ErrorCounters::parse(&r, counters::READ_ERRORS));
+    let volume = page(device, counters::VOLUME_STATISTICS)?;
+    snapshot.volume = volume.and_then(|r| VolumeStatistics::parse(&r));
+    let compression = match page(device, counters::COMPRESSION)? {
+        Some(reply) => Some(reply),
+        None => page(device, counters::VENDOR_COMPRESSION)?,
+    };
+    snapshot.compression = compression.and_then(|r| Compression::parse(&r));
+    if let Some(reply) = page(device, tape_alert::PAGE)? {
+        snapshot.alerts = TapeAlerts::parse(&reply);
+    }
+    snapshot.mam = read_attribute(device)?.ok().and_then(|r| Mam::parse(&r));
+    Ok(())
 }
+
+/// Asks `device` who it is: INQUIRY and VPD 0x80. None when INQUIRY
+/// fails or its reply is too short; the serial is left out when only
+/// VPD 0x80 fails.
+pub fn identify(device: &mut dyn Commands) -> Option<Identity> {
+    let length = INQUIRY_BYTES as u8;
+    let standard = [0x12, 0, 0, 0, length, 0];
+    let inquiry = ask(device, &standard, INQUIRY_BYTES, INQUIRY_TIMEOUT, "INQUIRY")
+        .ok()?
+        .ok()?;
+    let vpd = [0x12, 0x01, identity::SERIAL_PAGE, 0, length, 0];
+    let serial = ask(device, &vpd, INQUIRY_BYTES, INQUIRY_TIMEOUT, "INQUIRY")
+        .ok()
+        .and_then(Result::ok);
+    Identity::parse(&inquiry, serial.as_deref())
+}
+
+/// LOG SENSE (10) for page `code`, cumulative values (PC 01b).
+fn log_sense(device: &mut dyn Commands, code: u8) -> Result<Answer, Refused> {
+    let [high, low] = (LOG_BYTES as u16).to_be_bytes();
+    let cdb = [0x4d, 0, 0x40 | (code & 0x3f), 0, 0, 0, 0, high, low, 0];
+    ask(device, &cdb, LOG_BYTES, LOG_TIMEOUT, "LOG SENSE")
+}
+
+/// READ ATTRIBUTE (16), ATTRIBUTE VALUES (service action 00h) of
+/// partition 0 from the first attribute on.
+fn read_attribute(device: &mut dyn Commands) -> Result<Answer, Refused> {
+    let mut cdb = [0u8; 16];
+    cdb[0] = 0x8c;
+    cdb[10..14].copy_from_slice(&(MAM_BYTES as u32).to_be_bytes());
+    ask(device, &cdb, MAM_BYTES, MAM_TIMEOUT, "READ ATTRIBUTE")
+}
+
+/// Sends `cdb` (named `what` in a refusal) for at most `bytes` bytes,
+/// again once after a UNIT ATTENTION; the reply, cut to what moved.
+fn ask(
+    device: &mut dyn Commands,
+    cdb: &[u8],
+    bytes: usize,
+    timeout: Duration,
+    what: &str,
+) -> Result<Answer, Refused> {
+    let mut buffer = vec![0u8; bytes];
+    let mut outcome = device.command(cdb, Data::In(&mut buffer), timeout);
+    if outcome.as_ref().is_err_and(is_unit_attention) {
+        outcome = device.command(cdb, Data::In(&mut buffer), timeout);
+    }
+    match outcome {
+        Ok(moved) => {
+            buffer.truncate(moved.min(bytes));
+            Ok(Ok(buffer))
+        }
+        Err(e) => match refusal(&e, what) {
+            Some(why) => Err(Refused(why)),
+            None => Ok(Err(e)),
+        },
+    }
+}
+
+fn is_unit_attention(e: &ScsiError) -> bool {
+    e.sense().is_some_and(|s| s.key == UNIT_ATTENTION)
+}
+
+/// Why no command can be sent, when `e` says so: the kernel refused the
+/// ioctl, or the node takes no SCSI commands (ENOTTY).
+fn refusal(e: &ScsiError, what: &str) -> Option<String> {
+    if e.is_refused_by_kernel() {
+        return Some(format!(
+            "the kernel refused SG_IO ({what} needs CAP_SYS_RAWIO on st's node): {e}"
+        ));
+    }
+    match e {
+        ScsiError::Ioctl(io) if io.raw_os_error() == Some(libc::ENOTTY) => Some(format!(
+            "the device takes no SCSI commands ({what} through SG_IO): {e}"
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod tests;
