@@ -122,7 +122,7 @@ mod tests {
         let r = report("/dev/nst0", answers);
         let flags: Vec<_> = r.tape_alerts.iter().map(|a| (a.flag, a.critical)).collect();
         assert_eq!(flags, [(20, true), (21, false)]);
-        assert_eq!(r.tape_alerts[0].name, tape_alert::name(20));
+        assert_eq!(r.tape_alerts[0].name, crate::tape::tape_alert::name(20));
         assert!(r.critical);
     }
 
