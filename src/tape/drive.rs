@@ -10,6 +10,10 @@
 //! - a read into a buffer smaller than the record fails with ENOMEM, and
 //!   the tape is left after that record;
 //! - closing after a write writes a filemark.
+//!
+//! SCSI commands (`Drive::scsi_command`) go through SG_IO on the tape
+//! node, or where st refuses them on the drive's sg node (`sg_node.rs`);
+//! the TapeAlert flags are read through them (`tape_alerts_by_scsi`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -19,6 +23,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::mtio;
+use super::sg_io::{Data, ScsiError};
+use super::sg_node::open_unblocked;
+use super::tape_alert::TapeAlerts;
 
 /// How often a real drive is asked whether it is ready.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -128,8 +135,8 @@ pub trait Drive: Send {
 
     /// The TapeAlert flags the drive raises now (reading clears them in
     /// the drive). A drive that cannot say gives none.
-    fn tape_alerts(&mut self) -> io::Result<super::tape_alert::TapeAlerts> {
-        Ok(super::tape_alert::TapeAlerts::default())
+    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
+        Ok(TapeAlerts::default())
     }
 
     /// Sends one SCSI command to the drive (LOG SENSE, READ ATTRIBUTE,
@@ -139,13 +146,11 @@ pub trait Drive: Send {
     fn scsi_command(
         &mut self,
         cdb: &[u8],
-        data: super::sg_io::Data<'_>,
+        data: Data<'_>,
         timeout: Duration,
-    ) -> Result<usize, super::sg_io::ScsiError> {
+    ) -> Result<usize, ScsiError> {
         let _ = (cdb, data, timeout);
-        Err(super::sg_io::ScsiError::Ioctl(
-            io::Error::from_raw_os_error(libc::ENOTTY),
-        ))
+        Err(ScsiError::Ioctl(io::Error::from_raw_os_error(libc::ENOTTY)))
     }
 
     /// The serial number in the memory of the cartridge in the drive, as
@@ -166,12 +171,15 @@ pub trait Drive: Send {
     fn cleaned(&mut self) {}
 }
 
-/// A real tape device, driven through read(2), write(2) and mtio.
+/// A real tape device, driven through read(2), write(2) and mtio; SCSI
+/// commands go through SG_IO on it, or on its sg node where st refuses
+/// them (`sg_node.rs`).
 pub struct Device {
     path: PathBuf,
     name: String,
     access: Access,
     file: Option<File>,
+    sg: super::sg_node::SgFallback,
 }
 
 impl Device {
@@ -194,6 +202,7 @@ impl Device {
             name: path.display().to_string(),
             access,
             file: Some(file),
+            sg: Default::default(),
         }))
     }
 
@@ -213,6 +222,7 @@ impl Device {
             name: path.display().to_string(),
             access,
             file: None,
+            sg: Default::default(),
         };
         match device.status_unopened() {
             Ok(status) => Ok(Some((device, Some(status)))),
@@ -344,43 +354,44 @@ impl Drive for Device {
         ejected
     }
 
-    /// LOG SENSE for the TapeAlert page (0x2E, current cumulative values)
-    /// over SG_IO on the open device, or on one opened without waiting
-    /// when it is closed. A drive that has no such page (ILLEGAL REQUEST)
-    /// raises none.
-    fn tape_alerts(&mut self) -> io::Result<super::tape_alert::TapeAlerts> {
-        use super::sg_io::{self, Data};
-        use super::tape_alert::{TapeAlerts, PAGE};
-        /// The reply's most bytes: 64 flags of 5 bytes and a header.
-        const ALERT_BYTES: u16 = 2048;
-        /// How long a drive may take to answer.
-        const TIMEOUT: Duration = Duration::from_secs(10);
-        let [l0, l1] = ALERT_BYTES.to_be_bytes();
-        // LOG SENSE: PC 01 (current cumulative values) and the page code.
-        let cdb = [0x4d, 0, 0x40 | PAGE, 0, 0, 0, 0, l0, l1, 0];
-        let mut page = vec![0u8; usize::from(ALERT_BYTES)];
-        let probe;
-        let fd = match &self.file {
-            Some(file) => file.as_fd(),
-            None => {
-                probe = open_unblocked(&self.path)?;
-                probe.as_fd()
-            }
-        };
-        match sg_io::command(fd, &cdb, Data::In(&mut page), TIMEOUT) {
-            Ok(got) => Ok(TapeAlerts::parse(&page[..got])),
-            Err(e) if e.is_illegal_request() => Ok(TapeAlerts::default()),
-            Err(e) => Err(e.into_io()),
-        }
+    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
+        tape_alerts_by_scsi(self)
+    }
+
+    /// See `SgFallback::command`: the tape node, open or opened without
+    /// waiting, or where st refuses, the drive's sg node.
+    fn scsi_command(
+        &mut self,
+        cdb: &[u8],
+        data: Data,
+        timeout: Duration,
+    ) -> Result<usize, ScsiError> {
+        let Device { path, file, sg, .. } = self;
+        sg.command(path, file.as_ref(), cdb, data, timeout)
     }
 }
 
-/// st opens a drive with no medium, or one still loading, at once when
-/// asked with O_NONBLOCK; MTIOCGET then says GMT_DR_OPEN or clears
-/// GMT_ONLINE. A blocking open would wait ST_BLOCK_SECONDS (120 s) and fail.
-fn open_unblocked(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK)
-        .open(path)
+/// LOG SENSE for the TapeAlert page (0x2E, current cumulative values; up
+/// to 2048 bytes, 64 flags of 5 bytes and a header) through
+/// `scsi_command`, waiting up to 10 s. A drive that has no such page
+/// (ILLEGAL REQUEST) raises none.
+pub(crate) fn tape_alerts_by_scsi(drive: &mut dyn Drive) -> io::Result<TapeAlerts> {
+    let cdb = [
+        0x4d,
+        0,
+        0x40 | super::tape_alert::PAGE,
+        0,
+        0,
+        0,
+        0,
+        0x08,
+        0x00,
+        0,
+    ];
+    let mut page = vec![0u8; 2048];
+    match drive.scsi_command(&cdb, Data::In(&mut page), Duration::from_secs(10)) {
+        Ok(got) => Ok(TapeAlerts::parse(&page[..got])),
+        Err(e) if e.is_illegal_request() => Ok(TapeAlerts::default()),
+        Err(e) => Err(e.into_io()),
+    }
 }

@@ -5,7 +5,8 @@
 //! medium and its kind (`medium.rs`), whose read and write faces are
 //! `source::ReadMedium` and `sink::WriteMedium`, a local drive opened one
 //! way for both (`local_tape.rs`), and one volume change (`next_volume.rs`).
-//! SCSI commands through SG_IO, to a drive or a changer, are `sg_io.rs`.
+//! SCSI commands through SG_IO, to a drive or a changer, are `sg_io.rs`;
+//! a drive's sg node, where st refuses them, is `sg_node.rs`.
 //! Tape libraries' robots are `changer/`. The emulated
 //! drive (`emulated/`) is a test double, compiled only for tests and with
 //! the `test-support` feature.
@@ -31,6 +32,7 @@ pub mod next_volume;
 pub mod ready;
 pub mod sense;
 pub mod sg_io;
+pub mod sg_node;
 pub mod tape_alert;
 pub mod trailer;
 mod volume_log;

@@ -33,6 +33,8 @@ pub struct Cartridge {
     /// TEST UNIT READY with sense 30/00, as drives do for incompatible
     /// media.
     pub incompatible: bool,
+    /// Its memory chip and the drive's statistics on it (`memory.rs`).
+    pub memory: super::memory::CartridgeMemory,
 }
 
 impl Cartridge {
@@ -53,7 +55,6 @@ impl Cartridge {
         Cartridge {
             capacity_bytes,
             early_warning_bytes: 0,
-            write_protected: false,
             items,
             ..Cartridge::default()
         }

@@ -15,6 +15,7 @@ use super::cartridge::{Cartridge, Item};
 use super::library::{no_medium, Library, Shelf};
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};
 use crate::tape::limits::TransferLimits;
+use crate::tape::sg_io::{Data, ScsiError};
 
 /// How often a volume change polls the emulated drive: often, so that
 /// tests of a slow load stay fast.
@@ -44,13 +45,15 @@ impl Emulated {
     /// A drive named `name` in front of `slots`, with the first loaded and
     /// the device open.
     pub fn new(name: &str, slots: Vec<Cartridge>) -> (Emulated, Shelf) {
-        let shelf = Arc::new(Mutex::new(Library {
+        let mut library = Library {
             slots,
             loaded: Some(0),
             next_slot: 1,
             log: vec!["open 0".into()],
             ..Library::default()
-        }));
+        };
+        library.mounted(0);
+        let shelf = Arc::new(Mutex::new(library));
         let drive = Emulated {
             name: name.to_string(),
             shelf: Arc::clone(&shelf),
@@ -157,7 +160,9 @@ impl Drive for Emulated {
     }
 
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.read(buf)
+        let got = self.read(buf)?;
+        self.count_read(got);
+        Ok(got)
     }
 
     fn op(&mut self, op: TapeOp) -> io::Result<()> {
@@ -344,10 +349,19 @@ impl Drive for Emulated {
         Ok(())
     }
 
+    /// LOG SENSE of page 0x2E through `scsi_command`, as the real device.
     fn tape_alerts(&mut self) -> io::Result<crate::tape::tape_alert::TapeAlerts> {
-        let mut lib = self.library();
-        lib.settle();
-        Ok(std::mem::take(&mut lib.tape_alerts))
+        crate::tape::drive::tape_alerts_by_scsi(self)
+    }
+
+    fn scsi_command(
+        &mut self,
+        cdb: &[u8],
+        data: Data,
+        timeout: Duration,
+    ) -> Result<usize, ScsiError> {
+        let _ = timeout;
+        self.answer(cdb, data)
     }
 
     fn ready_poll_interval(&self) -> Duration {

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cartridge::Cartridge;
+use super::memory::ScsiFace;
 use crate::tape::tape_alert::TapeAlerts;
 
 /// The cartridges an autoloader holds, and what happened to the drive.
@@ -72,6 +73,9 @@ pub struct Library {
     /// this long, then the drive answers "becoming ready" and keeps it, as
     /// mhvtl's does after 30 s.
     pub cleaning_reported_for: Option<Duration>,
+    /// How the drive answers SCSI commands, and its counters
+    /// (`memory.rs`, `scsi.rs`).
+    pub scsi: ScsiFace,
 }
 
 /// A record that reads back otherwise than it was written. `item` is its
@@ -119,6 +123,7 @@ impl Library {
         self.settle();
         if !self.changer && self.loaded.is_none() && self.next_slot < self.slots.len() {
             self.loaded = Some(self.next_slot);
+            self.mounted(self.next_slot);
             self.next_slot += 1;
             self.loaded_at = Some(Instant::now());
             // A new cartridge brings st's default block size back.
@@ -152,6 +157,7 @@ impl Library {
         self.slots.push(cartridge);
         let index = self.slots.len() - 1;
         self.loaded = Some(index);
+        self.mounted(index);
         self.loaded_at = Some(Instant::now());
         self.block_bytes = self.default_block_bytes;
         self.log.push(format!("changer load {index}"));
@@ -261,5 +267,19 @@ impl Library {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
         }
         Ok(())
+    }
+}
+
+impl Library {
+    /// Cartridge `index` has been loaded into the drive.
+    pub(super) fn mounted(&mut self, index: usize) {
+        let Some(cartridge) = self.slots.get_mut(index) else {
+            return;
+        };
+        let memory = &mut cartridge.memory;
+        memory.load_count += 1;
+        memory
+            .serial
+            .get_or_insert_with(|| format!("EMU{index:04}"));
     }
 }

@@ -39,15 +39,31 @@
 //! autoloader and the drive's lasting state, `drive.rs` the drive as a
 //! [`Drive`](crate::tape::Drive), and `records.rs` st's rules for writing
 //! and reading records.
+//!
+//! The drive also answers SCSI commands (`scsi.rs`) as mhvtl's IBM
+//! ULT3580-TD6 does in the tape lab: INQUIRY and its serial number, LOG
+//! SENSE pages (`log_pages.rs`: error counters, volume statistics, data
+//! compression, TapeAlert) and the cartridge's memory by READ ATTRIBUTE
+//! (`mam.rs`), from counters kept as records go on and off the tape and
+//! per cartridge (`memory.rs`). `Library::scsi` holds the knobs: the
+//! identity, `no_log_pages`, `refused`, `retries_every`,
+//! `compression_percent`; `Cartridge::memory` each cartridge's MAM.
 
 mod cartridge;
 mod drive;
 mod library;
+mod log_pages;
+mod mam;
+mod memory;
 mod records;
+mod scsi;
 
 pub use cartridge::{Cartridge, Item};
 pub use drive::{Emulated, POLL_INTERVAL};
 pub use library::{Library, ReadFault, Shelf, TransferLimit};
+pub use memory::{CartridgeMemory, Direction, DriveCounters, ScsiFace};
 
+#[cfg(test)]
+mod scsi_tests;
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,7 @@ use std::io;
 
 use super::cartridge::Item;
 use super::drive::Emulated;
-use super::library::no_medium;
+use super::library::{no_medium, Library};
 
 impl Emulated {
     pub(super) fn write_filemark(&mut self) -> io::Result<()> {
@@ -89,6 +89,7 @@ impl Emulated {
         lib.log.push(format!("write {}", record.len()));
         lib.writes_accepted += 1;
         lib.written_bytes += record.len() as u64;
+        lib.count_transfer(true, record.len() as u64, records as u64);
         drop(lib);
         self.refuse_next = false;
         self.position += records;
@@ -139,6 +140,18 @@ impl Emulated {
         }
     }
 
+    /// Counts a read of `got` bytes on the drive and the cartridge.
+    pub(super) fn count_read(&mut self, got: usize) {
+        let mut lib = self.library();
+        let records = match lib.block_bytes {
+            0 => 1,
+            block => got as u64 / block,
+        };
+        if got > 0 {
+            lib.count_transfer(false, got as u64, records);
+        }
+    }
+
     /// A read at blank tape after the recorded data: 0 the first time
     /// (st's ST_EOD_1, GMT_EOD), EIO after that.
     fn blank(&mut self) -> io::Result<usize> {
@@ -178,5 +191,40 @@ impl Emulated {
             }
         }
         Ok(got)
+    }
+}
+
+impl Library {
+    /// The host wrote (`write`) or read `bytes` in `records` records on
+    /// the loaded cartridge.
+    pub(super) fn count_transfer(&mut self, write: bool, bytes: u64, records: u64) {
+        let percent = self.scsi.compression_percent.max(1);
+        let every = self.scsi.retries_every.filter(|&n| n > 0);
+        let counters = &mut self.scsi.counters;
+        let direction = if write {
+            &mut counters.write
+        } else {
+            &mut counters.read
+        };
+        let before = direction.records;
+        direction.records += records;
+        direction.host_bytes += bytes;
+        direction.medium_bytes += bytes * 100 / percent;
+        let retries = every.map_or(0, |n| direction.records / n - before / n);
+        direction.retries += retries;
+        direction.corrected += retries;
+        let Some(slot) = self.loaded else {
+            return;
+        };
+        let memory = &mut self.slots[slot].memory;
+        if write {
+            memory.written_bytes += bytes;
+            memory.datasets_written += records;
+            memory.write_retries += retries;
+        } else {
+            memory.read_bytes += bytes;
+            memory.datasets_read += records;
+            memory.read_retries += retries;
+        }
     }
 }

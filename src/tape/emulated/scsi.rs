@@ -1,0 +1,196 @@
+//! The emulated drive answers SCSI commands (`Drive::scsi_command`) from
+//! the library's state, as mhvtl's drive does in the tape lab
+//! (`usr/spc.c`, `usr/ssc.c`), so that the health readers are tested
+//! against it as against mhvtl:
+//!
+//! - INQUIRY: the standard 64 bytes (peripheral type 1, removable, vendor,
+//!   product and revision at bytes 8, 16 and 32, padded with spaces), VPD
+//!   page 0x00 (pages 0x00 and 0x80) and 0x80 (the unit serial number);
+//! - TEST UNIT READY: ready, or NOT READY with 3A/00 (no medium), 04/01
+//!   (becoming ready), 30/03 (cleaning cartridge) or 30/00;
+//! - LOG SENSE: the pages of `log_pages.rs`, whatever the page control
+//!   asks (every page holds cumulative values); reading page 0x2E clears
+//!   the TapeAlert flags when more than its 4-byte header is asked for, as
+//!   mhvtl does;
+//! - READ ATTRIBUTE, service action 0 (ATTRIBUTE VALUES), partition 0:
+//!   the cartridge's memory (`mam.rs`).
+//!
+//! A reply longer than the allocation length or the buffer is cut, its
+//! length fields still saying the whole. A page or field the drive does
+//! not have is refused with ILLEGAL REQUEST, invalid field in the command
+//! (05/24/00), an unknown command with 05/20/00; the volume statistics
+//! page and READ ATTRIBUTE need a cartridge (NOT READY, 3A/00 without
+//! one). The knobs in `ScsiFace` refuse every command in the kernel
+//! (`refused`) or every LOG SENSE (`no_log_pages`). A query loads no
+//! cartridge and moves no tape.
+
+use std::io;
+
+use super::drive::Emulated;
+use super::library::Library;
+use super::{log_pages, mam};
+use crate::tape::sg_io::{Data, ScsiError, Sense};
+
+const TEST_UNIT_READY: u8 = 0x00;
+const INQUIRY: u8 = 0x12;
+const LOG_SENSE: u8 = 0x4d;
+const READ_ATTRIBUTE: u8 = 0x8c;
+
+/// CHECK CONDITION with this sense.
+fn check(key: u8, asc: u8, ascq: u8) -> ScsiError {
+    ScsiError::Check(Sense { key, asc, ascq })
+}
+
+/// ILLEGAL REQUEST, invalid field in the command.
+fn invalid_field() -> ScsiError {
+    check(0x05, 0x24, 0x00)
+}
+
+/// NOT READY, medium not present.
+fn no_medium() -> ScsiError {
+    check(0x02, 0x3a, 0x00)
+}
+
+/// The big-endian number in `cdb[range]`, 0 where the CDB is short.
+fn field(cdb: &[u8], range: std::ops::Range<usize>) -> usize {
+    cdb.get(range)
+        .map_or(0, |b| b.iter().fold(0, |n, &x| n << 8 | usize::from(x)))
+}
+
+/// Copies what fits of `reply` into the data buffer: at most `allocation`
+/// bytes. Returns the bytes moved.
+fn send(data: Data<'_>, reply: &[u8], allocation: usize) -> usize {
+    match data {
+        Data::In(buf) => {
+            let n = reply.len().min(buf.len()).min(allocation);
+            buf[..n].copy_from_slice(&reply[..n]);
+            n
+        }
+        Data::None | Data::Out(_) => 0,
+    }
+}
+
+impl Emulated {
+    /// Answers one command, as `scsi_command`.
+    pub(super) fn answer(&mut self, cdb: &[u8], data: Data<'_>) -> Result<usize, ScsiError> {
+        let mut lib = self.library();
+        lib.settle();
+        if lib.scsi.refused {
+            return Err(ScsiError::Ioctl(io::Error::from_raw_os_error(libc::EPERM)));
+        }
+        let reply = match cdb.first().copied() {
+            Some(TEST_UNIT_READY) => lib.test_unit_ready().map(|()| Vec::new()),
+            Some(INQUIRY) => lib.inquiry(cdb),
+            Some(LOG_SENSE) => lib.log_sense(cdb),
+            Some(READ_ATTRIBUTE) => lib.read_attribute(cdb),
+            _ => Err(check(0x05, 0x20, 0x00)),
+        }?;
+        let allocation = match cdb[0] {
+            INQUIRY => field(cdb, 3..5),
+            LOG_SENSE => field(cdb, 7..9),
+            READ_ATTRIBUTE => field(cdb, 10..14),
+            _ => 0,
+        };
+        Ok(send(data, &reply, allocation))
+    }
+}
+
+impl Library {
+    /// The loaded cartridge's slot, once it is ready.
+    fn ready_slot(&self) -> Result<usize, ScsiError> {
+        let slot = self.loaded.ok_or_else(no_medium)?;
+        if !self.loaded_is_ready() {
+            return Err(check(0x02, 0x04, 0x01));
+        }
+        Ok(slot)
+    }
+
+    fn test_unit_ready(&self) -> Result<(), ScsiError> {
+        let slot = self.ready_slot()?;
+        match &self.slots[slot] {
+            c if c.cleaning && !self.cleaning_report_over() => Err(check(0x02, 0x30, 0x03)),
+            c if c.cleaning => Err(check(0x02, 0x04, 0x01)),
+            c if c.incompatible => Err(check(0x02, 0x30, 0x00)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The standard INQUIRY data, or VPD page 0x00 or 0x80.
+    fn inquiry(&self, cdb: &[u8]) -> Result<Vec<u8>, ScsiError> {
+        use log_pages::padded;
+        /// Peripheral device type 1: a sequential-access device.
+        const TAPE: u8 = 0x01;
+        let flags = cdb.get(1).copied().unwrap_or(0);
+        let page = cdb.get(2).copied().unwrap_or(0);
+        let face = &self.scsi;
+        match (flags & 0x03, page) {
+            (0, 0) => {
+                // Removable; SPC-3; response data format 2; 59 more bytes.
+                let mut data = vec![TAPE, 0x80, 0x05, 0x02, 59, 0, 0x01, 0x20];
+                data.extend(padded(&face.vendor, 8));
+                data.extend(padded(&face.product, 16));
+                data.extend(padded(&face.revision, 4));
+                data.resize(64, 0);
+                Ok(data)
+            }
+            (1, 0x00) => Ok(vec![TAPE, 0x00, 0, 2, 0x00, 0x80]),
+            (1, 0x80) => {
+                let serial = face.serial.as_bytes();
+                let mut data = vec![TAPE, 0x80, 0, serial.len().min(255) as u8];
+                data.extend(serial.iter().take(255));
+                Ok(data)
+            }
+            _ => Err(invalid_field()),
+        }
+    }
+
+    fn log_sense(&mut self, cdb: &[u8]) -> Result<Vec<u8>, ScsiError> {
+        use log_pages::*;
+        if self.scsi.no_log_pages {
+            return Err(invalid_field());
+        }
+        let page = cdb.get(2).map_or(0, |b| b & 0x3f);
+        let counters = self.scsi.counters;
+        Ok(match page {
+            SUPPORTED => supported(),
+            WRITE_ERRORS => error_counters(page, &counters.write),
+            READ_ERRORS => error_counters(page, &counters.read),
+            VOLUME_STATISTICS => {
+                let slot = self.ready_slot()?;
+                volume_statistics(&self.slots[slot], &self.medium_serial(slot))
+            }
+            COMPRESSION | IBM_COMPRESSION => compression(page, &self.scsi),
+            crate::tape::tape_alert::PAGE => {
+                let page = tape_alert(&self.tape_alerts);
+                // mhvtl clears the flags only for a read of more than the
+                // header.
+                if field(cdb, 7..9) > 4 {
+                    self.tape_alerts = Default::default();
+                }
+                page
+            }
+            _ => return Err(invalid_field()),
+        })
+    }
+
+    fn read_attribute(&self, cdb: &[u8]) -> Result<Vec<u8>, ScsiError> {
+        let slot = self.ready_slot()?;
+        let service_action = cdb.get(1).map_or(0, |b| b & 0x1f);
+        let partition = field(cdb, 7..8);
+        if service_action != 0 || partition != 0 {
+            return Err(invalid_field());
+        }
+        let first = field(cdb, 8..10) as u16;
+        let serial = self.medium_serial(slot);
+        mam::attribute_values(&self.slots[slot], &serial, first).ok_or_else(invalid_field)
+    }
+
+    /// The MAM serial number of the cartridge in `slot`.
+    fn medium_serial(&self, slot: usize) -> String {
+        let memory = &self.slots[slot].memory;
+        memory
+            .serial
+            .clone()
+            .unwrap_or_else(|| format!("EMU{slot:04}"))
+    }
+}
