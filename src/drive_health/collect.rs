@@ -79,6 +79,7 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         }),
         state: status.map(state).unwrap_or_default(),
         cartridge: snapshot.mam,
+        cartridge_unread: snapshot.memory_unread,
         tape_alerts,
         write_errors: snapshot.write_errors,
         read_errors: snapshot.read_errors,
@@ -89,8 +90,6 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         critical,
     }
 }
-
-/// Flag `flag`, named and graded.
 
 /// st's status as the report's state.
 fn state(status: DriveStatus) -> StateJson {

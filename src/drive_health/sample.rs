@@ -35,6 +35,7 @@ pub fn full_report() -> DriveReport {
         compression: Some(compression()),
         volume: Some(volume()),
         pages: vec![0x00, 0x02, 0x03, 0x17, 0x1b, 0x2e],
+        memory_unread: None,
         unreadable: None,
     };
     let history = HistoryJson {

@@ -30,6 +30,10 @@ pub struct DriveReport {
     pub state: StateJson,
     /// The cartridge's memory (MAM); null when there is none to read.
     pub cartridge: Option<Mam>,
+    /// Why the cartridge's memory was not read, the drive's sense in
+    /// words ("not ready: medium not present (sense 02/3A/00)"); null when
+    /// it was read.
+    pub cartridge_unread: Option<String>,
     /// TapeAlert flags raised now, in flag order.
     pub tape_alerts: Vec<AlertJson>,
     /// The write (0x02) and read (0x03) error counter pages.

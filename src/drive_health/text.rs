@@ -10,7 +10,7 @@
 use super::schema::{AlertJson, DriveReport, HistoryJson, IdentityJson, StateJson};
 use crate::base::escape::one_line;
 use crate::base::size::{Bytes, Rate};
-use crate::tape::health::{Compression, ErrorCounters, Mam, VolumeStatistics};
+use crate::tape::health::{Compression, ErrorCounters};
 
 /// What a section with nothing in it says.
 const NONE: &str = "none";
@@ -46,7 +46,7 @@ impl Section {
 pub fn render(report: &DriveReport) -> String {
     let sections = [
         drive(report),
-        cartridge(report.cartridge.as_ref(), report.volume_statistics.as_ref()),
+        cartridge(report),
         alerts(&report.tape_alerts, report.unreadable.is_none()),
         errors(report.write_errors.as_ref(), report.read_errors.as_ref()),
         compression(report.compression.as_ref()),
@@ -111,9 +111,14 @@ fn drive(report: &DriveReport) -> Section {
     s
 }
 
-/// The cartridge's memory and the drive's volume statistics for it.
-fn cartridge(mam: Option<&Mam>, stats: Option<&VolumeStatistics>) -> Section {
+/// The cartridge's memory (or why it was not read) and the drive's
+/// volume statistics for it.
+fn cartridge(report: &DriveReport) -> Section {
+    let (mam, stats) = (report.cartridge.as_ref(), report.volume_statistics.as_ref());
     let mut s = Section::new("Cartridge");
+    s.some("Memory", report.cartridge_unread.clone(), |why| {
+        format!("not read: {why}")
+    });
     let bytes = |b: u64| Bytes(b).to_string();
     if let Some(m) = mam {
         s.some("Barcode", m.barcode.clone(), |t| t);

@@ -10,6 +10,7 @@
 //! progress bar garble each other.
 
 pub mod drive_health;
+mod library_facts;
 pub mod progress;
 pub mod progress_line;
 pub mod record;

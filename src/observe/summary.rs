@@ -13,6 +13,8 @@
 //! `--summary-json` carries every fact whatever the line shows.
 
 use super::drive_health::DriveHealth;
+use super::library_facts::library_facts;
+pub use super::library_facts::Cartridge;
 use crate::base::console::message;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::pace::PaceReport;
@@ -89,27 +91,6 @@ pub struct VolumeList {
     pub cleanings: Vec<String>,
 }
 
-/// The cartridge a tape library loaded for one volume.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Cartridge {
-    pub barcode: Option<String>,
-    pub slot: Option<usize>,
-}
-
-impl Cartridge {
-    /// "E01001L6 from slot 1", or what is known of it.
-    fn describe(&self) -> String {
-        let barcode = self
-            .barcode
-            .as_deref()
-            .unwrap_or("a cartridge without a barcode");
-        match self.slot {
-            Some(slot) => format!("{barcode} from slot {slot}"),
-            None => barcode.to_string(),
-        }
-    }
-}
-
 impl VolumeList {
     /// "-o /dev/nst0 volumes: #1 1048576 bytes, #2 524288 bytes", and
     /// each cartridge when a library loaded them: "#1 E01001L6 from slot 1
@@ -168,41 +149,6 @@ impl VolumeList {
             .iter()
             .map(|c| format!("{}: {c}", self.endpoint))
     }
-}
-
-/// What a tape library's loader says of its volumes and cleanings.
-fn library_facts(log: &crate::tape::VolumeLog) -> (Vec<Cartridge>, Vec<String>) {
-    let Some(loader) = log.loader() else {
-        return (Vec::new(), Vec::new());
-    };
-    let mut cartridges = vec![Cartridge::default(); log.count()];
-    for placed in loader.placements() {
-        let index = placed.volume.saturating_sub(1) as usize;
-        if let Some(slot) = cartridges.get_mut(index) {
-            *slot = Cartridge {
-                barcode: placed.barcode,
-                slot: placed.slot,
-            };
-        }
-    }
-    let cleanings = loader
-        .cleanings()
-        .iter()
-        .map(|c| {
-            let with = c.barcode.as_deref().unwrap_or("the cleaning cartridge");
-            match &c.error {
-                None => format!(
-                    "drive cleaned with {with} before volume {} ({:.0} s)",
-                    c.before_volume, c.seconds
-                ),
-                Some(e) => format!(
-                    "cleaning with {with} before volume {} failed: {e}",
-                    c.before_volume
-                ),
-            }
-        })
-        .collect();
-    (cartridges, cleanings)
 }
 
 /// The most bytes the ring held at once, counted in whole blocks: the

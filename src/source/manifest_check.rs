@@ -3,14 +3,14 @@
 //! input (a tape drive, file volumes, an rmt reader), so the check is the
 //! same for all of them.
 //!
-//! The invariant it keeps: no byte of a volume is handed on before the
-//! volume's first bytes were read ahead and recognised as the volume
-//! expected, and, where the drive reads the cartridge's memory, held on
-//! the cartridge whose serial number the manifest recorded. A tape's first record is read whole (a fingerprint never goes
-//! past it); from a file or rmt, reading goes on until the longest
-//! fingerprint in the manifest is covered or the volume ends. Only then is
-//! the volume admitted, or refused with the manifest's words ("this is
-//! volume 3 of the backup, volume 2 was expected").
+//! The invariant it keeps: no byte of a volume is handed on before its
+//! first bytes were read ahead and recognised as the volume expected (and
+//! its cartridge's serial number, where read, as the one recorded). A
+//! tape's first record is read whole (a fingerprint never goes past it);
+//! from a file or rmt, reading goes on until the longest fingerprint in
+//! the manifest is covered or the volume ends. Only then is the volume
+//! admitted, or refused in the manifest's words ("this is volume 3 of the
+//! backup, volume 2 was expected").
 //!
 //! After that every byte goes through `manifest::Checker`, by record on a
 //! local tape, else as data. A restore fails at the first difference,
@@ -164,8 +164,8 @@ impl CheckedMedium {
             self.state = State::Refused(why);
             return Ok(());
         }
-        let recorded = expected.health.as_ref().and_then(|h| h.cartridge.as_ref());
-        let recorded = recorded.and_then(|mam| mam.serial.clone());
+        let recorded = (expected.health.as_ref().and_then(|h| h.cartridge.as_ref()))
+            .and_then(|mam| mam.serial.clone());
         let expected = expected.clone();
         if let Some(why) = self.serial_differs(recorded) {
             self.state = State::Refused(why);
@@ -180,20 +180,17 @@ impl CheckedMedium {
         Ok(())
     }
 
-    /// The serial number in the memory of the cartridge in the drive,
-    /// against the one the manifest recorded for the volume: the same data
-    /// on another cartridge (a copy, or another backup of the same input)
-    /// is not the cartridge that was written. Known only on a local drive
-    /// whose health is read; either missing, nothing is said.
+    /// The loaded cartridge's serial number (its memory, on a local drive
+    /// whose health is read) against the one the manifest recorded: the
+    /// same data on another cartridge is not the one written.
     fn serial_differs(&mut self, recorded: Option<String>) -> Option<String> {
         let recorded = recorded?;
-        let loaded = self.inner.drive()?.cartridge_serial()?;
+        let (loaded, n) = (self.inner.drive()?.cartridge_serial()?, self.volume);
         (loaded != recorded).then(|| {
             format!(
-                "this cartridge holds volume {}'s data, but its serial number is {loaded}, and \
-                 volume {} was written on the cartridge with serial number {recorded} (a copy, \
-                 or another backup of the same data)",
-                self.volume, self.volume
+                "this cartridge holds volume {n}'s data, but its serial number is {loaded}, and \
+                 volume {n} was written on the cartridge with serial number {recorded} (a copy, \
+                 or another backup of the same data)"
             )
         })
     }

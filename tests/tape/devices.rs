@@ -12,6 +12,7 @@
 use crate::common;
 
 mod cleaning;
+mod health;
 
 use std::ffi::CString;
 use std::fs::File;

@@ -18,6 +18,7 @@ use tapebuf::pipeline::Running;
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{checked_source, Check, End, Outcome, ReadVolumes, Source, TapeReader};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Item};
+use tapebuf::tape::health::{HealthLog, HealthWatch};
 use tapebuf::tape::{AtEnd, ChangePolicy};
 
 const BLOCK: usize = 64 * 1024;
@@ -52,6 +53,11 @@ fn backup(data: &[u8]) -> (Vec<Cartridge>, Manifest) {
         quiet: true,
     };
     let ledger = Ledger::new(recording, BLOCK, "/dev/nst0");
+    // Watched for its health, as a local drive is: the manifest records
+    // each cartridge's memory.
+    let health = HealthLog::new();
+    ledger.attach_health(Arc::clone(&health));
+    let drive = HealthWatch::new(Box::new(drive), health, true, None);
     let settings = VolumeSettings {
         policy: change_by("true"),
         ..VolumeSettings::default()
@@ -86,6 +92,7 @@ fn checked(
     report: Option<tapebuf::source::Report>,
 ) -> tapebuf::source::VolumeSource {
     let (drive, _shelf) = Emulated::new("/dev/nst0", slots);
+    let drive = HealthWatch::new(Box::new(drive), HealthLog::new(), false, None);
     let check = Check {
         manifest: Arc::new(manifest.clone()),
         block_bytes: BLOCK,
@@ -223,6 +230,28 @@ fn cartridges_in_the_wrong_order_stop_before_the_wrong_one_is_passed_on() {
     assert_eq!(
         summary.input_error.unwrap(),
         format!("/dev/nst0: read failed at byte {one}: volume 2 (/dev/nst0): this is volume 3 of the backup, volume 2 was expected; nothing of it was passed on")
+    );
+}
+
+#[test]
+fn a_cartridge_with_the_right_data_under_another_serial_number_is_refused() {
+    let data = pattern(LEN, 9);
+    let (mut slots, manifest) = backup(&data);
+    let recorded = manifest.volumes[1].health.as_ref().unwrap();
+    let serial = recorded.cartridge.as_ref().unwrap().serial.clone().unwrap();
+    // A copy of volume 2: the same records on a cartridge of its own.
+    slots[1].memory.serial = Some("COPY0002".into());
+    let (summary, back) = restore(slots, &manifest);
+    assert_eq!(back.len(), bytes(&manifest, 1), "volume 1 only");
+    assert_eq!(
+        summary.input_error.unwrap(),
+        format!(
+            "/dev/nst0: read failed at byte {}: volume 2 (/dev/nst0): this cartridge holds volume \
+             2's data, but its serial number is COPY0002, and volume 2 was written on the \
+             cartridge with serial number {serial} (a copy, or another backup of the same data); \
+             nothing of it was passed on",
+            bytes(&manifest, 1)
+        )
     );
 }
 

@@ -33,6 +33,10 @@ pub struct Library {
     /// The drive starts asking once it has written this many bytes, as a
     /// real drive does when its head's hours or error counts run up.
     pub clean_after_bytes: Option<u64>,
+    /// The drive raises TapeAlert flag `.1` once it has written `.0`
+    /// bytes, as a drive does when a cartridge or its head goes bad
+    /// during a run.
+    pub alert_after_bytes: Option<(u64, u8)>,
     /// The record bytes the drive has written, on every cartridge.
     pub written_bytes: u64,
     /// The drive's block size now: 0 is variable-block mode.

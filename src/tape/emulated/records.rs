@@ -89,6 +89,12 @@ impl Emulated {
         lib.log.push(format!("write {}", record.len()));
         lib.writes_accepted += 1;
         lib.written_bytes += record.len() as u64;
+        if let Some((at, flag)) = lib.alert_after_bytes {
+            if lib.written_bytes >= at {
+                lib.tape_alerts.insert(flag);
+                lib.alert_after_bytes = None;
+            }
+        }
         lib.count_transfer(true, record.len() as u64, records as u64);
         drop(lib);
         self.refuse_next = false;

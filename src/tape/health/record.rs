@@ -50,7 +50,8 @@ pub struct VolumeHealth {
     /// Errors the drive could not correct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncorrected_errors: Option<u64>,
-    /// Records tapebuf wrote or read on the volume, and their bytes.
+    /// Records tapebuf wrote or read on the volume, and their bytes (the
+    /// volume's trailer included: the drive wrote it too).
     pub records: u64,
     pub bytes: u64,
     /// The volume was written to the end of the medium.

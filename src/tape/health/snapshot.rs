@@ -10,10 +10,11 @@
 //! drive refuses page 0x00 with sense, none when page 0x00 fails without,
 //! as on a timeout); then READ ATTRIBUTE. Reading 0x2E clears the drive's
 //! TapeAlert flags. A command answered with UNIT ATTENTION (a cartridge
-//! was loaded, the drive was reset) is sent once more. On st's node the
-//! kernel passes LOG SENSE and INQUIRY to anyone who opened it, READ
-//! ATTRIBUTE only with CAP_SYS_RAWIO: then the look has the pages and
-//! ends with that refusal.
+//! was loaded, the drive was reset) is sent once more. Where the kernel
+//! passes LOG SENSE and INQUIRY but not READ ATTRIBUTE (its filter wants
+//! CAP_SYS_RAWIO for it), the look has the pages and says why the memory
+//! was not read (`memory_unread`), as it does for a drive's refusal
+//! (no cartridge: "not ready: medium not present").
 
 use std::time::Duration;
 
@@ -51,6 +52,11 @@ pub struct Snapshot {
     pub volume: Option<VolumeStatistics>,
     /// The log pages the drive lists (page 0x00), empty when it lists none.
     pub pages: Vec<u8>,
+    /// Why the cartridge's memory was not read, in words: the drive's
+    /// sense decoded ("not ready: medium not present (sense 02/3A/00)"),
+    /// or the kernel's refusal; None when it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_unread: Option<String>,
     /// Why the drive could not be asked at all ("the kernel refused
     /// SG_IO on /dev/nst0 and its sg node: ..."); None when it was asked.
     pub unreadable: Option<String>,
@@ -100,7 +106,19 @@ fn look_into(device: &mut dyn Commands, snapshot: &mut Snapshot) -> Result<(), R
     if let Some(reply) = page(device, tape_alert::PAGE)? {
         snapshot.alerts = TapeAlerts::parse(&reply);
     }
-    snapshot.mam = read_attribute(device)?.ok().and_then(|r| Mam::parse(&r));
+    let answered_pages = !snapshot.pages.is_empty() || snapshot.write_errors.is_some();
+    match read_attribute(device) {
+        Ok(Ok(reply)) => {
+            snapshot.mam = Mam::parse(&reply);
+            if snapshot.mam.is_none() {
+                snapshot.memory_unread = Some("the reply held no attributes".into());
+            }
+        }
+        Ok(Err(e)) => snapshot.memory_unread = Some(e.to_string()),
+        // The log pages came through: only the memory is out of reach.
+        Err(Refused(why)) if answered_pages => snapshot.memory_unread = Some(why),
+        Err(refused) => return Err(refused),
+    }
     Ok(())
 }
 

@@ -228,7 +228,8 @@ fn a_node_that_takes_no_scsi_commands_is_unreadable() {
 fn a_refusal_of_read_attribute_alone_keeps_the_pages_read() {
     let mut drive = mhvtl_drive().answer(read_attribute_cdb(), Reply::Errno(libc::EACCES));
     let s = look(&mut drive);
-    assert!(s.unreadable.unwrap().contains("READ ATTRIBUTE"));
+    assert_eq!(s.unreadable, None, "the pages were read");
+    assert!(s.memory_unread.unwrap().contains("READ ATTRIBUTE"));
     assert!(s.write_errors.is_some());
     assert_eq!(s.mam, None);
 }
@@ -239,6 +240,11 @@ fn no_cartridge_leaves_the_mam_out() {
     let s = look(&mut drive);
     assert_eq!(s.mam, None);
     assert_eq!(s.unreadable, None);
+    assert_eq!(
+        s.memory_unread.as_deref(),
+        Some("not ready: medium not present (sense 02/3A/00)"),
+        "the drive's sense, decoded"
+    );
     assert!(s.volume.is_some());
 }
 
