@@ -225,7 +225,8 @@ fn compression(c: Option<&Compression>) -> Section {
 /// "1.50:1, 3.00 GiB from the host, 2.00 GiB on tape".
 fn direction(ratio: Option<u64>, host: Option<u64>, medium: Option<u64>) -> Option<String> {
     let mut parts = Vec::new();
-    if let Some(r) = ratio {
+    // 0 is no ratio: nothing counted yet (mhvtl never counts).
+    if let Some(r) = ratio.filter(|&r| r > 0) {
         parts.push(format!("{}.{:02}:1", r / 100, r % 100));
     }
     if let Some(b) = host {

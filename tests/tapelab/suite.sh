@@ -13,6 +13,9 @@ CH=${LAB_CHANGER:-/dev/sch0}
 D0=${LAB_DRIVE0:-/dev/nst0}
 D1=${LAB_DRIVE1:-/dev/nst1}
 DATA=/var/tmp/lab            # guest tmpfs: seed data, made once per boot
+# The drives' histories (tape/health/history.rs): a writable state directory
+# for the boot, as a user's ~/.local/state is.
+export XDG_STATE_HOME=/var/tmp/lab-state
 CHANGE=$LAB_HERE/guest/change.sh
 
 # --- assertions and helpers (used inside cases) -----------------------------
@@ -75,6 +78,8 @@ wait_ready() {
 }
 # random_file PATH BYTES: fresh random bytes (tmpfs).
 random_file() { head -c "$2" /dev/urandom >"$1"; }
+# as_nobody CMD...: CMD as user nobody, without any capability.
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$@"; }
 # tb ERRFILE ARGS...: run tapebuf with its stderr to ERRFILE.
 # Usage: st=0; tb w.err ARGS... || st=$?
 tb() { local e=$1; shift; echo "+ tapebuf $*" >&2; "$TB" "$@" 2>"$e"; }
@@ -921,7 +926,6 @@ without_cap_sys_rawio_the_ch_ioctls_drive_the_robot_and_drive_element_is_asked_f
     local seed; seed=$(seed150)
     chmod 666 "$CH" "$D0" "$D1"; chmod 777 .
     head -c 20000000 "$seed" >in.bin; chmod 644 in.bin
-    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$@"; }
     st=0; as_nobody "$TB" library "$CH" --json >lib.json 2>lib.err || st=$?
     show lib.err
     expect_status 0 "$st" "tapebuf library as nobody"
@@ -1024,27 +1028,61 @@ a_cartridge_holding_the_same_data_under_another_serial_number_is_refused() {
 }
 
 tapebuf_drive_reports_the_drive_the_cartridge_and_the_flags_raised() {
+    random_file in.bin 20000000
     load 10 0
+    st=0; tb w.err -i in.bin -o "$D0" || st=$?
+    show w.err; expect_status 0 "$st" "a backup, which the drive's history keeps"
+    expect_grep '"writing": true' "$XDG_STATE_HOME/tapebuf/drives/LABDRV01.json" "the history file of drive LABDRV01"
     vtlcmd "$LAB_DRIVE0_ID" TapeAlert 80000
     st=0; "$TB" drive "$D0" >d.txt 2>d.err || st=$?
     show d.txt; show d.err
     expect_status 3 "$st" "tapebuf drive with TapeAlert 20 (clean now) raised"
     expect_grep 'ULT3580-TD6' d.txt "the drive's product"
     expect_grep 'E01010L6' d.txt "the cartridge's barcode"
-    expect_grep 'clean now' d.txt "the flag by name"
+    expect_grep 'clean now \(critical\)' d.txt "the flag by name, marked critical"
+    expect_grep 'Volumes on record: +[1-9]' d.txt "the drive's history"
     st=0; "$TB" drive "$D0" --json >d.json 2>d.err || st=$?
     expect_status 0 "$st" "tapebuf drive --json again: reading cleared the flag"
     expect_eq "$(jq -r '.identity.product' d.json)" ULT3580-TD6 "--json: the product"
     expect_eq "$(jq -r '.cartridge.barcode' d.json)" E01010L6 "--json: the barcode"
     expect_grep '^E01010L6_' <(jq -r '.cartridge.serial' d.json) "--json: the medium serial number"
     expect_eq "$(jq -r '.tape_alerts | length' d.json)" 0 "--json: no flag left"
+    expect_eq "$(jq -r '.identity.serial' d.json)" LABDRV01 "--json: the drive's serial number"
+    expect_grep '^[1-9][0-9]*$' <(jq -r '.history.volumes_on_record' d.json) "--json: volumes on record"
     expect_grep '^[0-9]+$' <(jq -r '.write_errors.corrected // 0' d.json) "--json: the write error counters"
     # The other drive is empty: answered at once, the sense decoded.
     t0=$(date +%s); st=0; "$TB" drive "$D1" >e.txt 2>e.err || st=$?
     show e.txt; show e.err
     expect_status 0 "$st" "tapebuf drive on an empty drive"
     expect_eq "$(( $(date +%s) - t0 < 10 ))" 1 "it did not wait for a cartridge"
-    expect_grep -i 'medium not present|no cartridge' e.txt "it says there is no cartridge"
+    expect_grep 'Memory: +not read: not ready: medium not present \(sense 02/3A/00\)' e.txt "the drive's sense, decoded"
+}
+
+without_cap_sys_rawio_drive_health_is_read_through_the_drives_sg_node_or_said_unread() {
+    random_file in.bin 20000000; chmod 644 in.bin; chmod 777 .
+    load 10 0
+    chmod 666 "$D0"
+    local sg; sg=$(ls -d "/sys/class/scsi_tape/$(basename "$D0")/device/scsi_generic/"sg* | head -1)
+    sg=/dev/$(basename "$sg"); echo "the drive's sg node: $sg"
+    chmod 600 "$sg"
+    st=0; as_nobody "$TB" -i in.bin -o "$D0" 2>w1.err || st=$?
+    show w1.err
+    expect_status 0 "$st" "a backup as nobody, the sg node closed to nobody"
+    expect_grep 'drive health: not read: the kernel refused SG_IO' w1.err "the summary says why health was not read"
+    mt -f "$D0" rewind
+    chmod 666 "$sg"
+    st=0; as_nobody "$TB" -i in.bin -o "$D0" --manifest m.json 2>w2.err || st=$?
+    show w2.err
+    expect_status 0 "$st" "a backup as nobody, the sg node open to nobody"
+    expect_nogrep 'not read: the kernel' w2.err "health was read through the sg node"
+    expect_eq "$(jq -r '.volumes[0].health.records > 0' m.json)" true "the manifest has the volume's health"
+    st=0; as_nobody "$TB" drive "$D0" --json >d.json 2>d.err || st=$?
+    show d.err; jq . d.json
+    expect_status 0 "$st" "tapebuf drive as nobody through the sg node"
+    expect_eq "$(jq -r '.identity.product' d.json)" ULT3580-TD6 "INQUIRY through the sg node"
+    expect_eq "$(jq -r '.write_errors != null' d.json)" true "LOG SENSE through the sg node"
+    echo "READ ATTRIBUTE as nobody through the sg node: $(jq -r '.cartridge_unread // "read"' d.json)"
+    chmod 600 "$sg"
 }
 
 # --- the runner -----------------------------------------------------------------
@@ -1098,6 +1136,7 @@ ALL_CASES=(
     a_warning_tapealert_flag_is_named_and_the_run_exits_0
     a_cartridge_holding_the_same_data_under_another_serial_number_is_refused
     tapebuf_drive_reports_the_drive_the_cartridge_and_the_flags_raised
+    without_cap_sys_rawio_drive_health_is_read_through_the_drives_sg_node_or_said_unread
 )
 declare -A CASE_TIMEOUT=(
     [a_critical_tapealert_flag_raised_during_volume_2_is_in_the_summary_json_stats_and_manifest_and_exits_3]=360

@@ -167,9 +167,15 @@ pub struct History {
     pub volumes: Vec<VolumeFigures>,
 }
 
-/// The directory that holds the drives' histories, from the environment.
+/// The directory that holds the drives' histories, from the environment;
+/// without HOME (a cron job or a service may have none), from the user's
+/// home directory in the password database.
 pub fn state_dir() -> Option<PathBuf> {
-    file::state_dir_from(std::env::var_os("XDG_STATE_HOME"), std::env::var_os("HOME"))
+    let home = std::env::var_os("HOME").or_else(|| {
+        let user = nix::unistd::User::from_uid(nix::unistd::getuid()).ok()??;
+        Some(user.dir.into_os_string())
+    });
+    file::state_dir_from(std::env::var_os("XDG_STATE_HOME"), home)
 }
 
 /// The median of `values`, which is not empty; the mean of the middle two

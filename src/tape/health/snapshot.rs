@@ -189,7 +189,8 @@ fn is_unit_attention(e: &ScsiError) -> bool {
 fn refusal(e: &ScsiError, what: &str) -> Option<String> {
     if e.is_refused_by_kernel() {
         return Some(format!(
-            "the kernel refused SG_IO ({what} needs CAP_SYS_RAWIO on st's node): {e}"
+            "the kernel refused SG_IO for {what} ({e}): st passes it only with CAP_SYS_RAWIO; \
+             run as root, or let this user open the drive's sg node"
         ));
     }
     match e {
