@@ -31,6 +31,9 @@ pub struct DriveHealth {
     /// Why the drive's history could not be read or kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_problem: Option<String>,
+    /// Seconds spent asking the drive for its health, in all.
+    #[serde(default)]
+    pub asking_seconds: f64,
 }
 
 impl DriveHealth {
@@ -47,6 +50,7 @@ impl DriveHealth {
                     critical: health.critical().flags().map(Alert::of).collect(),
                     unreadable: health.unreadable(),
                     history_problem: health.history_problem(),
+                    asking_seconds: (health.asking().as_secs_f64() * 1000.0).round() / 1000.0,
                 })
             })
             .collect()

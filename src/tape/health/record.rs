@@ -103,6 +103,7 @@ struct Inner {
     unreadable: Option<String>,
     cleaned: bool,
     history_problem: Option<String>,
+    asking: std::time::Duration,
 }
 
 impl HealthLog {
@@ -130,6 +131,16 @@ impl HealthLog {
 
     pub fn unreadable(&self) -> Option<String> {
         self.inner().unreadable.clone()
+    }
+
+    /// Adds `spent` to the time spent asking the drive.
+    pub fn add_asking(&self, spent: std::time::Duration) {
+        self.inner().asking += spent;
+    }
+
+    /// The time spent asking the drive for its health, in all.
+    pub fn asking(&self) -> std::time::Duration {
+        self.inner().asking
     }
 
     /// Why the drive's history could not be read or kept ("PATH: why").

@@ -80,7 +80,9 @@ impl HealthWatch {
             full: false,
             history: None,
         };
+        let began = Instant::now();
         let identity = identify(&mut DriveCommands(watch.drive.as_mut()));
+        watch.log.add_asking(began.elapsed());
         let serial = identity.as_ref().and_then(|i| i.serial.clone());
         watch.log.set_identity(identity);
         if let (Some(dir), Some(serial)) = (history_dir, serial) {
@@ -103,7 +105,9 @@ impl HealthWatch {
         if self.blind {
             return None;
         }
+        let began = Instant::now();
         let snapshot = look(&mut DriveCommands(self.drive.as_mut()));
+        self.log.add_asking(began.elapsed());
         if let Some(why) = &snapshot.unreadable {
             self.log.set_unreadable(why.clone());
             self.blind = true;
@@ -264,7 +268,10 @@ impl Drive for HealthWatch {
         let now = if self.blind {
             TapeAlerts::default()
         } else {
-            self.drive.tape_alerts()?
+            let began = Instant::now();
+            let now = self.drive.tape_alerts();
+            self.log.add_asking(began.elapsed());
+            now?
         };
         let volume = self.volume;
         self.log.update(volume, |v| v.add_alerts(now));
