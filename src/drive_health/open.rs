@@ -8,14 +8,13 @@
 //! for a cartridge (`Device::probe`, O_NONBLOCK), then closed again with
 //! st's status read.
 
-use std::fs::FileType;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use crate::base::console::message;
 use crate::base::exit::{FAILURE, USAGE};
 use crate::rmt::name::RemoteName;
-use crate::tape::char_devices::{CharDevice, Verdict};
+use crate::tape::char_devices::{not_a_device, CharDevice, Verdict};
 use crate::tape::limits::plain;
 use crate::tape::{Access, Device, DriveStatus};
 
@@ -88,21 +87,6 @@ fn look_before_opening(path: &Path) -> Result<(), Refusal> {
             &format!("{}; not opened", device.describe()),
         )),
         None => Err(Refusal::not_a_drive(path, "not a character device")),
-    }
-}
-
-/// What a path that is not a character device is, in words.
-fn not_a_device(kind: FileType) -> &'static str {
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "a regular file"
     }
 }
 

@@ -9,14 +9,13 @@
 //! terminal). Opening never waits (`Changer::open`), and reading the
 //! inventory moves nothing.
 
-use std::fs::FileType;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use crate::base::console::message;
 use crate::base::exit::{FAILURE, USAGE};
 use crate::tape::changer::{Changer, ChangerError, Inventory};
-use crate::tape::char_devices::{CharDevice, Verdict};
+use crate::tape::char_devices::{not_a_device, CharDevice, Verdict};
 use crate::tape::limits::plain;
 
 /// Drivers, as `/proc/devices` names them, whose nodes may be changers.
@@ -73,21 +72,6 @@ fn look_before_opening(path: &Path) -> Result<(), Refusal> {
 fn may_open(device: &CharDevice) -> bool {
     let driver = device.driver.as_deref().unwrap_or("");
     device.verdict() != Verdict::Unknown || CHANGER_DRIVERS.contains(&driver)
-}
-
-/// What a path that is not a character device is, in words.
-fn not_a_device(kind: FileType) -> &'static str {
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "a regular file"
-    }
 }
 
 /// The refusal for `error` from opening the changer at `path`.

@@ -228,6 +228,23 @@ fn refusal(name: &str, device: &CharDevice, direction: Direction) -> ConfigError
     )
 }
 
+/// What a path that is not a character device is, in words ("a
+/// directory", "a regular file"), for a refusal.
+pub fn not_a_device(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a regular file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

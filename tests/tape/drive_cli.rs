@@ -121,38 +121,8 @@ fn the_main_help_lists_it_and_help_drive_is_its_help() {
     );
 }
 
-/// Every key of `value`, at any depth.
-fn keys(value: &serde_json::Value, into: &mut Vec<String>) {
-    match value {
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                into.push(k.clone());
-                keys(v, into);
-            }
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|v| keys(v, into)),
-        _ => {}
-    }
-}
-
 #[test]
 fn every_json_field_is_documented_in_the_manual() {
     let view = serde_json::to_value(full_report()).unwrap();
-    let mut names = Vec::new();
-    keys(&view, &mut names);
-    let page =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/tapebuf.1")).unwrap();
-    let section = page
-        .split(".SH DRIVE")
-        .nth(1)
-        .expect("a DRIVE section")
-        .split("\n.SH ")
-        .next()
-        .unwrap();
-    for name in names {
-        assert!(
-            section.contains(&format!(".B {name}\n")),
-            "{name} undocumented"
-        );
-    }
+    crate::common::manual::assert_every_field_documented(&view, "DRIVE");
 }

@@ -116,20 +116,6 @@ fn the_main_help_lists_it_and_help_library_is_its_help() {
     );
 }
 
-/// Every key of `value`, at any depth.
-fn keys(value: &serde_json::Value, into: &mut Vec<String>) {
-    match value {
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                into.push(k.clone());
-                keys(v, into);
-            }
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|v| keys(v, into)),
-        _ => {}
-    }
-}
-
 #[test]
 fn every_json_field_is_documented_in_the_manual() {
     let mut changer = EmulatedChanger::new(1, vec![Some(Tape::tagged("E01001L6")), None], 1);
@@ -143,21 +129,5 @@ fn every_json_field_is_documented_in_the_manual() {
         serial: Some("LABDRV01".into()),
     }];
     let view = serde_json::to_value(library_json("/dev/sch0", &inventory, &nodes)).unwrap();
-    let mut names = Vec::new();
-    keys(&view, &mut names);
-    let page =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/tapebuf.1")).unwrap();
-    let section = page
-        .split(".SH LIBRARY")
-        .nth(1)
-        .expect("a LIBRARY section")
-        .split("\n.SH ")
-        .next()
-        .unwrap();
-    for name in names {
-        assert!(
-            section.contains(&format!(".B {name}\n")),
-            "{name} undocumented"
-        );
-    }
+    crate::common::manual::assert_every_field_documented(&view, "LIBRARY");
 }
