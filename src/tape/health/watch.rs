@@ -182,7 +182,7 @@ impl HealthWatch {
         let flagged: Vec<String> = history
             .judge(&figures)
             .iter()
-            .map(|d| format!("{d:?}"))
+            .map(|d| d.words(self.writing))
             .collect();
         if !flagged.is_empty() {
             self.log.update(self.volume, |v| v.degraded = flagged);

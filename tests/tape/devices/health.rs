@@ -244,3 +244,44 @@ fn each_volume_goes_into_the_drives_history_under_its_serial_number() {
     );
     assert_eq!(run.summary.drives[0].history_problem, None);
 }
+
+#[test]
+fn a_full_cartridge_holding_well_below_the_drives_usual_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    // The drive's past: three full cartridges of this kind held 8 MB each.
+    let serial = "1068000001";
+    let mut history = History::load(dir.path(), serial).unwrap();
+    let past = tapebuf::tape::health::history::VolumeFigures {
+        when: 0,
+        writing: true,
+        bytes: 8_000_000,
+        drive_seconds: 0.1,
+        full: true,
+        medium: Some("1048576 bytes native".into()),
+    };
+    history.append(&[past.clone(), past.clone(), past]).unwrap();
+    let data = pattern(1_200_000, 17);
+    let run = write(&data, blanks(2), Some(dir.path()), |_| {});
+    assert!(run.summary.is_clean(), "{}", run.summary.line());
+    let drive = &run.summary.drives[0];
+    assert_eq!(
+        drive.drive.as_ref().unwrap().serial.as_deref(),
+        Some(serial)
+    );
+    assert_eq!(drive.volumes[0].degraded.len(), 1, "{:?}", drive.volumes[0]);
+    assert!(
+        drive.volumes[0].degraded[0].contains("well below"),
+        "{:?}",
+        drive.volumes[0]
+    );
+    assert!(
+        drive.volumes[1].degraded.is_empty(),
+        "volume 2 was not filled"
+    );
+    let line = run.summary.line();
+    assert!(line.contains("volume 1: the cartridge held"), "{line}");
+    assert!(
+        !run.summary.drive_alert(),
+        "a degraded drive is said, not an alarm"
+    );
+}
