@@ -272,10 +272,12 @@ fn report(config: &Config, summary: &Summary) {
     for f in &summary.failed_outputs {
         say(&message!("{f}"));
     }
-    // The -l file gets the summary even with -q, unless mbuffer's -Q.
+    // The -l file gets the summary even with -q, unless mbuffer's -Q;
+    // stderr gets it with -q too when something went wrong, or a drive
+    // raised a critical flag (exit status 3 must not come without words).
     let line = summary.line();
     match (
-        !config.quiet() || !summary.is_clean(),
+        !config.quiet() || !summary.is_clean() || summary.drive_alert(),
         config.observe.log_summary,
     ) {
         (true, true) => say(&line),

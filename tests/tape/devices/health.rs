@@ -285,3 +285,24 @@ fn a_full_cartridge_holding_well_below_the_drives_usual_is_flagged() {
         "a degraded drive is said, not an alarm"
     );
 }
+
+#[test]
+fn a_write_runs_verify_reads_are_not_counted_as_the_volumes_figures() {
+    let (drive, shelf) = Emulated::new("/dev/nst0", blanks(1));
+    let log = HealthLog::new();
+    let mut watched = HealthWatch::new(Box::new(drive), log.clone(), true, None);
+    use tapebuf::tape::{Drive, TapeOp};
+    for _ in 0..4 {
+        assert_eq!(watched.write_record(&[7u8; 4096]).unwrap(), 4096);
+    }
+    watched.op(TapeOp::WriteFilemarks(1)).unwrap();
+    watched.op(TapeOp::Rewind).unwrap();
+    let mut back = vec![0u8; 4096];
+    for _ in 0..4 {
+        assert_eq!(watched.read_record(&mut back).unwrap(), 4096);
+    }
+    watched.close().unwrap();
+    let v = log.volume(1).unwrap();
+    assert_eq!((v.records, v.bytes), (4, 4 * 4096), "the writes alone");
+    assert_eq!(shelf.lock().unwrap().slots[0].first_file().len(), 4 * 4096);
+}
