@@ -8,8 +8,10 @@
 //! layers; each only imports from the layers below it.
 
 pub mod app;
+pub mod archive;
 pub mod base;
 pub mod buffer;
+pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod drive_health;
