@@ -3,3 +3,34 @@
 //! own that lists a million members in well under a second, written
 //! beside the manifest (and later onto the tape after the data), so that
 //! one file can be found and restored without reading the whole backup.
+//!
+//! The file (`layout.rs` draws it byte by byte): a header with the
+//! format and member count; the members in blocks of 256, each path
+//! front-coded against the one before it and every number a varint
+//! (`block.rs`), each block framed with its length, count and XXH3-64
+//! checksum; an index of the blocks; a fixed footer pointing at the index,
+//! so the file is one blob that can go onto a tape and be read back.
+//! `writer.rs` writes it atomically; `reader.rs` opens it, refusing a
+//! damaged or hostile file with a reason and bounded memory;
+//! `members.rs` lists it; `select.rs` chooses members by glob as `tar`
+//! chooses them by name.
+
+mod block;
+mod layout;
+mod members;
+mod reader;
+mod select;
+mod varint;
+mod writer;
+
+#[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
+mod round_trip_tests;
+#[cfg(test)]
+mod select_tests;
+
+pub use members::Members;
+pub use reader::Catalog;
+pub use select::Matching;
+pub use writer::{CatalogSummary, CatalogWriter};

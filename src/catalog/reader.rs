@@ -1,0 +1,211 @@
+//! Opening a catalog: the header, the footer and the index are read and
+//! checked against each other and against the file's size before any
+//! member is, so a damaged or hostile file is refused with a reason
+//! (InvalidData), never a panic, and nothing is allocated beyond what the
+//! file itself holds. Blocks are read later, one at a time, with ordinary
+//! positioned reads (no mmap: a file that shrinks under us is an error,
+//! not a signal).
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::archive::Format;
+
+use super::layout::{
+    Footer, Header, FOOTER_BYTES, FRAME_BYTES, HEADER_BYTES, INDEX_ENTRY_MIN, MAX_BLOCK_MEMBERS,
+    MAX_BODY_BYTES, MAX_PATH_BYTES, MIN_MEMBER_BYTES,
+};
+use super::varint::Cursor;
+
+/// Where a block is and what it starts with.
+#[derive(Debug, Clone)]
+pub(crate) struct BlockEntry {
+    pub offset: u64,
+    /// Its whole length, frame included.
+    pub bytes: u64,
+    pub first_header_offset: u64,
+    pub members: u32,
+    pub first_path: String,
+}
+
+/// An open catalog: its header and index in memory, its blocks on disk.
+pub struct Catalog {
+    pub(crate) path: PathBuf,
+    pub(crate) file: File,
+    format: Format,
+    members: u64,
+    pub(crate) blocks: Vec<BlockEntry>,
+}
+
+impl Catalog {
+    /// Opens the catalog at `path` and checks its header, footer and index.
+    pub fn open(path: &Path) -> io::Result<Catalog> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        let bad = |msg: String| invalid(path, msg);
+        if len < HEADER_BYTES + FOOTER_BYTES {
+            return Err(bad(format!("{len} bytes, too short for a catalog")));
+        }
+        let header = Header::decode(&read_at(&file, 0, HEADER_BYTES)?).map_err(bad)?;
+        let footer = Footer::decode(&read_at(&file, len - FOOTER_BYTES, FOOTER_BYTES)?)
+            .map_err(|e| bad(format!("footer: {e}")))?;
+        check_footer(&footer, &header, len).map_err(bad)?;
+        let index = read_at(&file, footer.index_offset, footer.index_bytes)?;
+        if xxhash_rust::xxh3::xxh3_64(&index) != footer.index_checksum {
+            return Err(bad(format!(
+                "index at byte {}: checksum mismatch",
+                footer.index_offset
+            )));
+        }
+        let blocks = parse_index(&index, &footer)
+            .map_err(|e| bad(format!("index at byte {}: {e}", footer.index_offset)))?;
+        Ok(Catalog {
+            path: path.to_path_buf(),
+            file,
+            format: header.format,
+            members: header.members,
+            blocks,
+        })
+    }
+
+    /// The format of the archive it catalogs.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// How many members it holds.
+    pub fn len(&self) -> u64 {
+        self.members
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members == 0
+    }
+
+    /// Reads block `i` (frame and body) into `buf` and checks its frame
+    /// against the index and its checksum; returns the body's range.
+    pub(crate) fn read_block(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        let entry = &self.blocks[i];
+        let bad = |msg: String| {
+            invalid(
+                &self.path,
+                format!("block {i} at byte {}: {msg}", entry.offset),
+            )
+        };
+        buf.resize(entry.bytes as usize, 0);
+        self.file
+            .read_exact_at(buf, entry.offset)
+            .map_err(|e| bad(format!("reading it: {e}")))?;
+        let mut c = Cursor::new(buf);
+        let body_bytes = c.u32_le("body length").map_err(bad)?;
+        let members = c.u32_le("member count").map_err(bad)?;
+        let checksum = c.u64_le("checksum").map_err(bad)?;
+        if u64::from(body_bytes) != entry.bytes - FRAME_BYTES || members != entry.members {
+            return Err(bad(format!(
+                "its frame says {body_bytes} bytes and {members} members, the index {} and {}",
+                entry.bytes - FRAME_BYTES,
+                entry.members
+            )));
+        }
+        if xxhash_rust::xxh3::xxh3_64(&buf[FRAME_BYTES as usize..]) != checksum {
+            return Err(bad("checksum mismatch".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The footer fits the file: the index lies between the header and the
+/// footer, and could hold as many entries as it claims.
+fn check_footer(footer: &Footer, header: &Header, len: u64) -> Result<(), String> {
+    let index_end = footer.index_offset.checked_add(footer.index_bytes);
+    if footer.index_offset < HEADER_BYTES || index_end != Some(len - FOOTER_BYTES) {
+        return Err(format!(
+            "footer puts the index at byte {} for {} bytes, in a file of {len}",
+            footer.index_offset, footer.index_bytes
+        ));
+    }
+    if footer.members != header.members {
+        return Err(format!(
+            "header counts {} members, footer {}",
+            header.members, footer.members
+        ));
+    }
+    if footer.blocks > footer.index_bytes / INDEX_ENTRY_MIN {
+        return Err(format!(
+            "{} blocks cannot fit an index of {} bytes",
+            footer.blocks, footer.index_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// The index's entries, each block checked to lie back to back with the
+/// others between the header and the index, long enough for its members
+/// and no longer than a body may be.
+fn parse_index(index: &[u8], footer: &Footer) -> Result<Vec<BlockEntry>, String> {
+    let mut c = Cursor::new(index);
+    let mut blocks: Vec<BlockEntry> = Vec::with_capacity(footer.blocks as usize);
+    for i in 0..footer.blocks {
+        let offset = c.u64_le("block offset")?;
+        let first_header_offset = c.u64_le("first header offset")?;
+        let members = c.u32_le("member count")?;
+        let path_len = c.u32_le("first path length")? as usize;
+        if path_len > MAX_PATH_BYTES {
+            return Err(format!("block {i}: first path of {path_len} bytes"));
+        }
+        let path = std::str::from_utf8(c.take(path_len, "first path")?)
+            .map_err(|_| format!("block {i}: first path is not UTF-8"))?;
+        if members == 0 || members > MAX_BLOCK_MEMBERS {
+            return Err(format!("block {i} at byte {offset}: {members} members"));
+        }
+        blocks.push(BlockEntry {
+            offset,
+            bytes: 0,
+            first_header_offset,
+            members,
+            first_path: path.to_owned(),
+        });
+    }
+    if c.remaining() != 0 {
+        return Err(format!("{} bytes after the last entry", c.remaining()));
+    }
+    let mut start = HEADER_BYTES;
+    let mut members = 0u64;
+    for i in 0..blocks.len() {
+        let end = blocks.get(i + 1).map_or(footer.index_offset, |b| b.offset);
+        let b = &mut blocks[i];
+        let least = FRAME_BYTES + u64::from(b.members) * MIN_MEMBER_BYTES;
+        let bytes = end.saturating_sub(b.offset);
+        if b.offset != start || bytes < least || bytes - FRAME_BYTES > MAX_BODY_BYTES {
+            return Err(format!(
+                "block {i} at byte {} ending at {end} (expected to start at {start})",
+                b.offset
+            ));
+        }
+        b.bytes = bytes;
+        start = end;
+        members += u64::from(b.members);
+    }
+    if start != footer.index_offset || members != footer.members {
+        return Err(format!(
+            "blocks end at byte {start} holding {members} members; the footer says {} and {}",
+            footer.index_offset, footer.members
+        ));
+    }
+    Ok(blocks)
+}
+
+fn read_at(file: &File, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; len as usize];
+    file.read_exact_at(&mut buf, offset)?;
+    Ok(buf)
+}
+
+pub(crate) fn invalid(path: &Path, msg: String) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("catalog {}: {msg}", path.display()),
+    )
+}

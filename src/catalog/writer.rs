@@ -1,0 +1,159 @@
+//! Writing a catalog: members arrive in stream order and go into blocks as
+//! they come, so memory stays one block and the index (a few bytes per
+//! 256 members). The file is written beside its final name and renamed
+//! into place only once whole and synced: a reader sees the old catalog or
+//! the new one, never part of one.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::archive::{Format, Member};
+
+use super::block::BlockWriter;
+use super::layout::{Footer, Header, BLOCK_SOFT_BYTES, BLOCK_TARGET, HEADER_BYTES, MAX_PATH_BYTES};
+
+/// What a finished catalog holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogSummary {
+    /// Members written.
+    pub members: u64,
+    /// The catalog file's size in bytes.
+    pub bytes: u64,
+}
+
+/// A catalog being written; `finish` puts it in place.
+pub struct CatalogWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<BufWriter<File>>,
+    format: Format,
+    block: BlockWriter,
+    index: Vec<u8>,
+    blocks: u64,
+    members: u64,
+    /// Bytes written to the file so far.
+    offset: u64,
+    /// Renamed into place: nothing to clean up.
+    done: bool,
+}
+
+impl CatalogWriter {
+    /// Starts a catalog of a `format` archive, to be put at `path` by
+    /// `finish` (a temporary file beside it until then).
+    pub fn create(path: &Path, format: Format) -> io::Result<CatalogWriter> {
+        let dir = parent_of(path);
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "names no file"))?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".{}.tmp", std::process::id()));
+        let tmp = dir.join(tmp_name);
+        let mut file = BufWriter::with_capacity(1 << 16, File::create(&tmp)?);
+        file.write_all(&Header { format, members: 0 }.encode())?;
+        Ok(CatalogWriter {
+            path: path.to_path_buf(),
+            tmp,
+            file: Some(file),
+            format,
+            block: BlockWriter::default(),
+            index: Vec::new(),
+            blocks: 0,
+            members: 0,
+            offset: HEADER_BYTES,
+            done: false,
+        })
+    }
+
+    /// Adds the next member in stream order. A path or link target over
+    /// 64 KiB is refused (InvalidInput) and nothing is added.
+    pub fn add(&mut self, member: &Member) -> io::Result<()> {
+        let link_bytes = member.link.as_ref().map_or(0, |l| l.len());
+        if member.path.len() > MAX_PATH_BYTES || link_bytes > MAX_PATH_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "catalog: a path or link of {} bytes is over the limit of {MAX_PATH_BYTES}",
+                    member.path.len().max(link_bytes)
+                ),
+            ));
+        }
+        self.block.add(member);
+        self.members += 1;
+        if self.block.members >= BLOCK_TARGET || self.block.body.len() >= BLOCK_SOFT_BYTES {
+            self.write_block()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last block, the index and the footer, syncs the file and
+    /// renames it over the catalog's path.
+    pub fn finish(mut self) -> io::Result<CatalogSummary> {
+        if self.block.members > 0 {
+            self.write_block()?;
+        }
+        let footer = Footer {
+            index_offset: self.offset,
+            index_bytes: self.index.len() as u64,
+            blocks: self.blocks,
+            members: self.members,
+            index_checksum: xxhash_rust::xxh3::xxh3_64(&self.index),
+        };
+        let mut writer = self.file.take().expect("open until finish");
+        writer.write_all(&self.index)?;
+        writer.write_all(&footer.encode())?;
+        let file = writer.into_inner().map_err(|e| e.into_error())?;
+        let header = Header {
+            format: self.format,
+            members: self.members,
+        };
+        file.write_all_at(&header.encode(), 0)?;
+        file.sync_all()?;
+        std::fs::rename(&self.tmp, &self.path)?;
+        self.done = true;
+        File::open(parent_of(&self.path))?.sync_all()?;
+        Ok(CatalogSummary {
+            members: self.members,
+            bytes: self.offset + self.index.len() as u64 + footer.encode().len() as u64,
+        })
+    }
+
+    /// Frames the block, writes it and notes it in the index.
+    fn write_block(&mut self) -> io::Result<()> {
+        let block = &self.block;
+        let file = self.file.as_mut().expect("open until finish");
+        file.write_all(&(block.body.len() as u32).to_le_bytes())?;
+        file.write_all(&block.members.to_le_bytes())?;
+        file.write_all(&xxhash_rust::xxh3::xxh3_64(&block.body).to_le_bytes())?;
+        file.write_all(&block.body)?;
+        self.index.extend_from_slice(&self.offset.to_le_bytes());
+        self.index
+            .extend_from_slice(&block.first_header_offset.to_le_bytes());
+        self.index.extend_from_slice(&block.members.to_le_bytes());
+        self.index
+            .extend_from_slice(&(block.first_path.len() as u32).to_le_bytes());
+        self.index.extend_from_slice(block.first_path.as_bytes());
+        self.offset += 16 + block.body.len() as u64;
+        self.blocks += 1;
+        self.block.clear();
+        Ok(())
+    }
+}
+
+impl Drop for CatalogWriter {
+    /// A catalog never finished leaves no temporary file behind.
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
