@@ -49,7 +49,7 @@ const STEMS: [&str; 10] = [
 const EXTS: [&str; 5] = ["txt", "rs", "jpg", "tex", "json"];
 const FILES_PER_DIR: usize = 49;
 /// What the glob chooses: two module directories' files.
-const GLOB: &str = "home/alice/Documents/project-07/module_0[34]/*";
+const GLOB: &str = "home/alice/Documents/project-07/src/module_0[34]/*";
 const GLOB_CHOOSES: usize = 2 * FILES_PER_DIR;
 
 /// The members of a tar of /home: directories before their contents,
@@ -89,11 +89,13 @@ fn home_tree() -> Vec<Member> {
             for project in 0..10 {
                 let project = format!("{area}/project-{project:02}");
                 push(format!("{project}/"), MemberKind::Directory, &mut seed);
+                push(format!("{project}/src/"), MemberKind::Directory, &mut seed);
                 for module in 0..10 {
-                    let dir = format!("{project}/module_{module:02}");
+                    let dir = format!("{project}/src/module_{module:02}");
                     push(format!("{dir}/"), MemberKind::Directory, &mut seed);
                     for f in 0..FILES_PER_DIR {
-                        let name = format!("{}_{:04}.{}", STEMS[f % 10], f * 37, EXTS[f % 5]);
+                        let name =
+                            format!("{}_v{}_{:05}.{}", STEMS[f % 10], f % 3, f * 37, EXTS[f % 5]);
                         push(format!("{dir}/{name}"), MemberKind::File, &mut seed);
                     }
                 }
@@ -133,7 +135,8 @@ fn read_json(path: &Path, globs: Option<&GlobSet>) -> Vec<Member> {
     BufReader::with_capacity(1 << 16, File::open(path).unwrap())
         .lines()
         .map(|line| serde_json::from_str::<Member>(&line.unwrap()).unwrap())
-        .filter(|m| globs.is_none_or(|g| g.is_match(&m.path)))
+        // As the catalog compares them: a directory's trailing '/' left off.
+        .filter(|m| globs.is_none_or(|g| g.is_match(m.path.trim_end_matches('/'))))
         .collect()
 }
 

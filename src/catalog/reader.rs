@@ -85,7 +85,7 @@ impl Catalog {
     }
 
     /// Reads block `i` (frame and body) into `buf` and checks its frame
-    /// against the index and its checksum; returns the body's range.
+    /// against the index and its checksum; the body follows the frame.
     pub(crate) fn read_block(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<()> {
         let entry = &self.blocks[i];
         let bad = |msg: String| {
