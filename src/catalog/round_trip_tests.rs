@@ -179,3 +179,48 @@ fn only_a_finished_catalog_appears_and_no_temporary_file_is_left() {
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("c.catalog")]);
 }
+
+fn any_member() -> impl proptest::strategy::Strategy<Value = Member> {
+    use proptest::prelude::*;
+    let kind = proptest::sample::select(vec![
+        MemberKind::File,
+        MemberKind::HardLink,
+        MemberKind::Symlink,
+        MemberKind::Directory,
+        MemberKind::Sparse,
+        MemberKind::Other,
+    ]);
+    (
+        "[a-c/é]{0,12}",
+        kind,
+        any::<u64>(),
+        any::<i64>(),
+        proptest::option::of("[x-z日]{0,5}"),
+        any::<u64>(),
+        any::<u64>(),
+        proptest::option::of(any::<(u64, u64)>()),
+    )
+        .prop_map(
+            |(path, kind, size, mtime, link, header, end, inode)| Member {
+                path,
+                kind,
+                size,
+                mtime,
+                link,
+                header_offset: header,
+                end_offset: end,
+                inode,
+            },
+        )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    #[test]
+    fn any_members_read_back_as_written(members in proptest::collection::vec(any_member(), 0..600)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.catalog");
+        write(&path, Format::Pax, &members);
+        proptest::prop_assert_eq!(read(&path), members);
+    }
+}
