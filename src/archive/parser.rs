@@ -29,7 +29,21 @@ enum Stream {
     Cpio(CpioStream),
 }
 
-/// Follows one tar or cpio stream. See the module's header.
+/// Follows one tar or cpio stream. See the module's header. Its choices
+/// where the formats leave room:
+/// - a v7 tar header (no magic, a valid checksum) is followed as ustar
+///   (without a prefix; a regular file whose name ends in '/' is a
+///   directory, as old tars wrote them);
+/// - a lone zero block followed by a header turns it off (GNU tar ends
+///   there too, with a warning), but the stream may end after one;
+/// - after tar's two zero blocks or cpio's trailer nothing is read, zero
+///   or not: `end()` says where the archive ended;
+/// - the first two bytes of old binary cpio (either byte order), 'M'
+///   (GNU multi-volume) and 'N' (old GNU long names) turn it off;
+/// - a tar hard link skips data only when the archive is pax and says it
+///   has some (a pax `size`, or a non-zero size field);
+/// - cpio magic must stay the same from member to member, and crc's data
+///   sums are not checked (data is counted, never read).
 pub struct Parser {
     /// Stream offset of the next byte fed.
     offset: u64,

@@ -61,3 +61,30 @@ fn members_are_handed_out_once_their_end_is_fed() {
     assert_eq!(parser.take_members().len(), 1);
     assert!(parser.take_members().is_empty());
 }
+
+#[test]
+fn finish_names_the_member_or_header_the_stream_ended_in() {
+    let stream = [member(b"a", b'0', 1000, POSIX), end()].concat();
+    let (_, result, _) = parse(&stream[..1000], 0);
+    assert_eq!(
+        result,
+        Err("byte 1000: the stream ended inside member a (it ends at byte 1536)".to_string())
+    );
+    let (_, result, _) = parse(&stream[..300], 0);
+    assert_eq!(
+        result,
+        Err("byte 300: the stream ended inside a header".to_string())
+    );
+    let (_, result, parser) = parse(&stream[..2048], 0);
+    assert_eq!((result, parser.end()), (Ok(()), None));
+}
+
+#[test]
+fn an_empty_tar_archive_ends_cleanly_without_a_format() {
+    let (members, result, parser) = parse(&[0; 10240], 0);
+    assert!(members.is_empty());
+    assert_eq!(
+        (result, parser.format(), parser.end()),
+        (Ok(()), None, Some(1024))
+    );
+}

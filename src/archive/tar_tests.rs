@@ -259,7 +259,11 @@ fn a_bad_checksum_turns_the_parser_off_at_its_offset_for_good() {
 
 #[test]
 fn headers_the_parser_does_not_follow_turn_it_off_with_their_reason() {
-    let cases: [(Vec<u8>, &str); 6] = [
+    let cases: [(Vec<u8>, &str); 7] = [
+        (
+            header(b"././@LongLink", b'L', MAX_HEADER_BYTES + 1, GNU),
+            "byte 0: a 'L' header of 1048577 bytes, over the 1048576",
+        ),
         (
             header(b"a", b'0', 0, b"ustax\x0000"),
             "byte 0: a tar header with an unknown magic",
@@ -330,4 +334,18 @@ fn the_stream_may_end_at_a_member_boundary_but_not_inside_one() {
     }
     let after_end = [member(b"a", b'0', 0, POSIX), end(), b"not zero".to_vec()].concat();
     assert_eq!(parse_every_split(&after_end).1, Ok(()));
+}
+
+#[test]
+fn a_pax_header_of_almost_the_limit_is_read_and_its_memory_given_back() {
+    let comment = "c".repeat(MAX_HEADER_BYTES as usize - 100);
+    let stream = [
+        extension(b'x', record("comment", &comment).as_bytes(), POSIX),
+        member(b"a", b'0', 0, POSIX),
+        end(),
+    ]
+    .concat();
+    let (members, result, parser) = parse(&stream, 65536);
+    assert_eq!((members.len(), result), (1, Ok(())));
+    assert!(parser.buffered() <= 64 << 10, "{}", parser.buffered());
 }

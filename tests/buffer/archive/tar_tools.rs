@@ -125,3 +125,43 @@ fn ustar_members_match_its_listing_and_each_range_is_an_archive_of_itself() {
         "the prefix field was read"
     );
 }
+
+#[test]
+fn every_pax_sparse_version_gives_the_real_name_and_size() {
+    for version in ["0.0", "0.1", "1.0"] {
+        let root = tempfile::tempdir().unwrap();
+        let extra = format!("--sparse-version={version}");
+        let (bytes, members, globals, _) = archive(root.path(), "pax", &extra);
+        check(root.path(), &bytes, &members, &globals);
+        let sparse = kind_of(&members, "sparse");
+        assert_eq!(
+            (sparse.path.as_str(), sparse.kind, sparse.size),
+            ("d/sparse", MemberKind::Sparse, (10 << 20) + 2),
+            "version {version}"
+        );
+    }
+}
+
+#[test]
+fn real_archives_with_bytes_changed_or_cut_never_panic() {
+    let root = tempfile::tempdir().unwrap();
+    let (bytes, members, _, _) = archive(root.path(), "pax", "--pax-option=comment=hi");
+    // Change bytes in the headers, where the parser looks.
+    let headers: Vec<u64> = members.iter().map(|m| m.header_offset).collect();
+    for seed in 0..300u64 {
+        let noise = common::pattern(16, seed);
+        let mut stream = bytes.clone();
+        for pair in noise.chunks(2).take(4) {
+            let start = headers[usize::from(pair[0]) % headers.len()] as usize;
+            stream[start + usize::from(pair[1]) * 4 % 1536] = pair[0] ^ pair[1];
+        }
+        let cut = stream.len() - usize::from(noise[8]) * 1000;
+        let mut parser = tapebuf::archive::Parser::new();
+        for piece in stream[..cut].chunks(4096 + usize::from(noise[9])) {
+            parser.feed(piece);
+            parser.take_members();
+            assert!(parser.buffered() <= tapebuf::archive::MAX_HEADER_BYTES as usize + 512);
+        }
+        let _ = parser.finish();
+    }
+}
