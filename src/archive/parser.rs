@@ -174,7 +174,8 @@ impl Parser {
         let clean = match &self.stream {
             Stream::Unknown => false,
             Stream::Tar(tar) => {
-                tar.at_boundary()
+                matches!(self.want, Some(Want::Tar(TarWant::Header)))
+                    && tar.at_boundary()
                     && self.in_flight.is_none()
                     && self.buf.is_empty()
                     && self.skip == 0

@@ -88,3 +88,18 @@ fn an_empty_tar_archive_ends_cleanly_without_a_format() {
         (Ok(()), None, Some(1024))
     );
 }
+
+#[test]
+fn a_stream_that_ends_after_a_header_whose_blocks_are_due_does_not_end_cleanly() {
+    let mut sparse = header(b"sp", b'S', 0, GNU);
+    sparse[482] = 1;
+    seal(&mut sparse);
+    let global = extension(b'g', record("comment", "hi").as_bytes(), POSIX);
+    for stream in [sparse, global[..512].to_vec()] {
+        let (_, result, _) = parse(&stream, 0);
+        assert_eq!(
+            result,
+            Err("byte 512: the stream ended inside a header".to_string())
+        );
+    }
+}

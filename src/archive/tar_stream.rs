@@ -235,7 +235,7 @@ fn kind_of(
 }
 
 fn sparse_block(
-    mut member: Member,
+    member: Member,
     size: u64,
     blocks: u64,
     block: &[u8],
@@ -256,7 +256,6 @@ fn sparse_block(
             },
         ));
     }
-    member.end_offset = 0;
     finish_member(member, at + BLOCK_U64, data_blocks(size)?)
 }
 
