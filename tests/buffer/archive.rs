@@ -17,7 +17,8 @@ use tapebuf::archive::{Member, Parser};
 use crate::common;
 
 /// Names over 100 bytes (one ustar can split), one over 255, a symbolic link
-/// target over 100, a hard link, empty, sparse and larger files.
+/// target over 100, a hard link, empty, sparse (one with many holes)
+/// and larger files.
 pub fn tree(root: &Path) {
     let long_dir = root.join("d").join("x".repeat(120)).join("y".repeat(150));
     fs::create_dir_all(&long_dir).unwrap();
@@ -33,6 +34,10 @@ pub fn tree(root: &Path) {
     std::os::unix::fs::symlink("t".repeat(200), d.join("sl")).unwrap();
     fs::write(d.join("big"), common::pattern(300 << 10, 35)).unwrap();
     shell(root, "truncate -s 10M d/sparse && echo x >> d/sparse");
+    // Thirty chunks: more than an old GNU sparse header's four map
+    // entries, so its map goes on in extension blocks.
+    let holes = "for i in $(seq 0 29); do printf x | dd of=d/holes bs=1 seek=$((i * 65536)) conv=notrunc 2>/dev/null; done";
+    shell(root, holes);
 }
 
 /// Runs `script` with sh in `dir`: its standard output. `check` asks for

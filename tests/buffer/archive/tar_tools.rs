@@ -92,6 +92,18 @@ fn gnu_tar_members_match_its_listing_and_each_range_is_an_archive_of_itself() {
         (sparse.kind, sparse.size),
         (MemberKind::Sparse, (10 << 20) + 2)
     );
+    let holes = kind_of(&members, "/holes");
+    assert_eq!(
+        (holes.kind, holes.size),
+        (MemberKind::Sparse, 29 * 65536 + 1)
+    );
+    let extension_blocks = &bytes[holes.header_offset as usize + 512..][..512];
+    assert_eq!(
+        bytes[holes.header_offset as usize + 482],
+        1,
+        "a map in extension blocks"
+    );
+    assert!(!extension_blocks.iter().all(|&b| b == 0));
     assert_eq!(kind_of(&members, "/hl").kind, MemberKind::HardLink);
     assert_eq!(kind_of(&members, "/sl").link, Some("t".repeat(200)));
 }
