@@ -133,7 +133,8 @@ impl Parser {
     /// Stream offsets of tar's pax global ('g') headers, in order. They
     /// belong to no member, but apply to every member after them: an
     /// archive of a subset copies each one before the first member it
-    /// precedes.
+    /// precedes. One offset per 'g' header (each at least 512 bytes of
+    /// stream), the one list that grows with the archive besides members.
     pub fn globals(&self) -> &[u64] {
         match &self.stream {
             Stream::Tar(tar) => &tar.globals,

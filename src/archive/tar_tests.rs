@@ -259,7 +259,22 @@ fn a_bad_checksum_turns_the_parser_off_at_its_offset_for_good() {
 
 #[test]
 fn headers_the_parser_does_not_follow_turn_it_off_with_their_reason() {
-    let cases: [(Vec<u8>, &str); 7] = [
+    let huge = |size: &[u8; 12]| {
+        let mut block = header(b"huge", b'0', 0, GNU);
+        block[124..136].copy_from_slice(size);
+        seal(&mut block);
+        block
+    };
+    let over_u64 = huge(&[0x80, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let near_u64 = huge(&[
+        0x80, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0,
+    ]);
+    let cases: [(Vec<u8>, &str); 9] = [
+        (
+            over_u64,
+            "byte 0: a tar header whose size field is not a size",
+        ),
+        (near_u64, "byte 0: a size too large (18446744073709551600)"),
         (
             header(b"././@LongLink", b'L', MAX_HEADER_BYTES + 1, GNU),
             "byte 0: a 'L' header of 1048577 bytes, over the 1048576",
