@@ -29,4 +29,6 @@ mod fuzz_tests;
 #[cfg(test)]
 mod parser_tests;
 #[cfg(test)]
+mod tar_refusal_tests;
+#[cfg(test)]
 mod tar_tests;
