@@ -6,6 +6,29 @@
 //! it never fails the backup. Nothing here imports from tapebuf outside
 //! `base/`.
 
+mod cpio;
+mod gnu;
 mod member;
+mod numbers;
+mod parser;
+mod pax;
+mod step;
+mod tar;
+mod tar_stream;
 
 pub use member::{Format, Member, MemberKind};
+pub use parser::Parser;
+pub use step::MAX_HEADER_BYTES;
+
+#[cfg(test)]
+mod build_tests;
+#[cfg(test)]
+mod cpio_tests;
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod parser_tests;
+#[cfg(test)]
+mod tar_refusal_tests;
+#[cfg(test)]
+mod tar_tests;

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod archive;
 mod errors;
 mod hash;
 mod help;
