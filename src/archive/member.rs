@@ -38,6 +38,21 @@ pub enum MemberKind {
     Other,
 }
 
+impl MemberKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [MemberKind; 9] = [
+        MemberKind::File,
+        MemberKind::HardLink,
+        MemberKind::Symlink,
+        MemberKind::Directory,
+        MemberKind::CharDevice,
+        MemberKind::BlockDevice,
+        MemberKind::Fifo,
+        MemberKind::Sparse,
+        MemberKind::Other,
+    ];
+}
+
 /// One member and where it lies in the stream (byte offsets from the
 /// stream's first byte, across volumes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

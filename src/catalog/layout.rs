@@ -167,17 +167,7 @@ pub(crate) fn format_from(code: u8) -> Option<Format> {
     .copied()
 }
 
-const KINDS: [MemberKind; 9] = [
-    MemberKind::File,
-    MemberKind::HardLink,
-    MemberKind::Symlink,
-    MemberKind::Directory,
-    MemberKind::CharDevice,
-    MemberKind::BlockDevice,
-    MemberKind::Fifo,
-    MemberKind::Sparse,
-    MemberKind::Other,
-];
+const KINDS: [MemberKind; 9] = MemberKind::ALL;
 
 /// The low bits of a member's kind byte (its high bits are flags).
 pub(crate) fn kind_code(kind: MemberKind) -> u8 {

@@ -51,17 +51,7 @@ fn read(path: &std::path::Path) -> Vec<Member> {
 fn every_kind_with_links_inodes_and_offsets_past_4_gib_reads_back_as_written() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.catalog");
-    let kinds = [
-        MemberKind::File,
-        MemberKind::HardLink,
-        MemberKind::Symlink,
-        MemberKind::Directory,
-        MemberKind::CharDevice,
-        MemberKind::BlockDevice,
-        MemberKind::Fifo,
-        MemberKind::Sparse,
-        MemberKind::Other,
-    ];
+    let kinds = MemberKind::ALL;
     let mut members = Vec::new();
     let mut offset = (5u64 << 30) - 1024;
     for (i, kind) in kinds.iter().enumerate() {
