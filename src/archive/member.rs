@@ -21,6 +21,18 @@ pub enum Format {
     CpioOdc,
 }
 
+impl Format {
+    /// Every format, in declaration order.
+    pub const ALL: [Format; 6] = [
+        Format::Ustar,
+        Format::Gnu,
+        Format::Pax,
+        Format::CpioNewc,
+        Format::CpioCrc,
+        Format::CpioOdc,
+    ];
+}
+
 /// What a member is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

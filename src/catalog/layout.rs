@@ -155,16 +155,7 @@ pub(crate) fn format_code(format: Format) -> u8 {
 }
 
 pub(crate) fn format_from(code: u8) -> Option<Format> {
-    [
-        Format::Ustar,
-        Format::Gnu,
-        Format::Pax,
-        Format::CpioNewc,
-        Format::CpioCrc,
-        Format::CpioOdc,
-    ]
-    .get(code as usize)
-    .copied()
+    Format::ALL.get(code as usize).copied()
 }
 
 const KINDS: [MemberKind; 9] = MemberKind::ALL;

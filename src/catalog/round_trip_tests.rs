@@ -121,14 +121,7 @@ fn an_empty_catalog_opens_with_no_members() {
 fn every_format_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.catalog");
-    for format in [
-        Format::Ustar,
-        Format::Gnu,
-        Format::Pax,
-        Format::CpioNewc,
-        Format::CpioCrc,
-        Format::CpioOdc,
-    ] {
+    for format in Format::ALL {
         write(&path, format, &walk(3));
         assert_eq!(Catalog::open(&path).unwrap().format(), format);
     }

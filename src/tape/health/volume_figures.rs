@@ -3,6 +3,7 @@
 //! achieved, and what kind of cartridge it was (for comparing capacity
 //! only between cartridges of one kind).
 
+use super::counters::Compression;
 use super::record::VolumeHealth;
 use super::snapshot::Snapshot;
 use crate::tape::changer::media;
@@ -35,23 +36,18 @@ pub fn counters(v: &mut VolumeHealth, start: Option<&Snapshot>, end: &Snapshot, 
 fn compression(start: Option<&Snapshot>, end: &Snapshot, writing: bool) -> Option<u64> {
     let c = end.compression?;
     let before = start.and_then(|s| s.compression).unwrap_or_default();
-    let (host, medium, ratio) = if writing {
-        let host = c
-            .host_written_bytes?
-            .checked_sub(before.host_written_bytes.unwrap_or(0));
-        let medium = c
-            .medium_written_bytes?
-            .checked_sub(before.medium_written_bytes.unwrap_or(0));
-        (host, medium, c.write_ratio_percent)
-    } else {
-        let host = c
-            .host_read_bytes?
-            .checked_sub(before.host_read_bytes.unwrap_or(0));
-        let medium = c
-            .medium_read_bytes?
-            .checked_sub(before.medium_read_bytes.unwrap_or(0));
-        (host, medium, c.read_ratio_percent)
+    // One direction's host bytes, medium bytes and ratio.
+    let side = |c: &Compression| match writing {
+        true => (
+            c.host_written_bytes,
+            c.medium_written_bytes,
+            c.write_ratio_percent,
+        ),
+        false => (c.host_read_bytes, c.medium_read_bytes, c.read_ratio_percent),
     };
+    let ((host, medium, ratio), (host_before, medium_before, _)) = (side(&c), side(&before));
+    let host = host?.checked_sub(host_before.unwrap_or(0));
+    let medium = medium?.checked_sub(medium_before.unwrap_or(0));
     match (host, medium) {
         (Some(h), Some(m)) if m > 0 => Some(h.saturating_mul(100) / m),
         _ => ratio.filter(|&r| r > 0),
