@@ -200,6 +200,7 @@ impl Ledger {
             digest_algorithm: s.recording.alg.name().to_string(),
             stream: Stream { bytes, digest },
             volumes,
+            catalog: None,
         }
     }
 }

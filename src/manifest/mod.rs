@@ -11,6 +11,7 @@ pub mod check;
 pub mod identify;
 pub mod ledger;
 pub mod load;
+pub mod locate;
 pub mod schema;
 pub mod tally;
 pub mod validate;
@@ -19,7 +20,8 @@ pub use check::{Checker, Problem};
 pub use identify::Identity;
 pub use ledger::{Ledger, Recording};
 pub use load::LoadError;
-pub use schema::{Manifest, Verified, Volume};
+pub use locate::Location;
+pub use schema::{CatalogRef, Manifest, Verified, Volume};
 pub use validate::Invalid;
 
 #[cfg(test)]

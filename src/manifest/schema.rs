@@ -16,6 +16,9 @@
 //!   differs), `complete`, `verified` when `--verify` read it back, and
 //!   `barcode` and `slot` when a tape library loaded the cartridge.
 //!   Both are optional: a manifest without them reads as before.
+//! - `catalog` (with `--catalog`): the catalog file of the archive's
+//!   members, or why there is none; each tape volume's `first_block`, the
+//!   drive's block address of its first record, lets a restore seek.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -52,6 +55,32 @@ pub struct Manifest {
     pub digest_algorithm: String,
     pub stream: Stream,
     pub volumes: Vec<Volume>,
+    /// `--catalog`: where the archive's members were catalogued, or why
+    /// they were not. Optional: a manifest without it reads as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<CatalogRef>,
+}
+
+/// The catalog a backup with `--catalog` wrote (`catalog::Catalog`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogRef {
+    /// The catalog file, as a name in the manifest's own directory.
+    pub file: String,
+    /// The archive format followed (`archive::Format`, snake case), once
+    /// the first header was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Members catalogued.
+    pub members: u64,
+    /// Why the stream was not followed to its end (the parser's reason,
+    /// naming the byte offset): then no catalog file was written, and
+    /// `file` names the one that would have been. None when whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<String>,
+    /// A copy of the catalog was written to the tape as its own tape file
+    /// after the last volume's trailer.
+    #[serde(default)]
+    pub on_tape: bool,
 }
 
 /// The whole stream as committed to the output.
@@ -94,6 +123,11 @@ pub struct Volume {
     /// and compression. Restores check the serial number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<VolumeHealth>,
+    /// On a local tape drive that reports its position (MTIOCPOS): the
+    /// logical block address of the volume's first record. A seek to
+    /// record `r` of the volume goes to `first_block + r`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_block: Option<u64>,
 }
 
 /// `count` records of `bytes` each.

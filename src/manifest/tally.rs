@@ -161,6 +161,7 @@ impl Tally {
             barcode: None,
             slot: None,
             health: None,
+            first_block: None,
         }
     }
 

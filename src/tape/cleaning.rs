@@ -140,6 +140,10 @@ impl Drive for CleaningWatch {
         self.drive.name()
     }
 
+    fn position(&mut self) -> io::Result<u64> {
+        self.drive.position()
+    }
+
     // Every method with a default must be passed on too, or the wrapped
     // drive would lose it.
     fn transfer_limits(&self) -> super::limits::TransferLimits {

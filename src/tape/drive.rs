@@ -43,6 +43,12 @@ pub enum TapeOp {
     /// Space forward over this many filemarks, stopping just after the
     /// last (MTFSF).
     ForwardFiles(u32),
+    /// Space forward over this many records (MTFSR); a filemark met on
+    /// the way stops it with an error, the tape left after the filemark.
+    ForwardRecords(u32),
+    /// Go to this logical block address (MTSEEK, SCSI LOCATE). Addresses
+    /// count filemarks as blocks, as `Drive::position` reports them.
+    SeekBlock(u32),
     Rewind,
     /// Rewind and eject (MTOFFL).
     Unload,
@@ -158,6 +164,14 @@ pub trait Drive: Send {
     /// began; None when nobody read it or the cartridge has none.
     fn cartridge_serial(&self) -> Option<String> {
         None
+    }
+
+    /// The logical block address the tape is at (MTIOCPOS, SCSI READ
+    /// POSITION): the number of records and filemarks before it since the
+    /// beginning of the tape. A drive that cannot say refuses with
+    /// Unsupported.
+    fn position(&mut self) -> io::Result<u64> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
     /// How often a volume change asks whether the drive is ready.
@@ -280,6 +294,8 @@ impl Drive for Device {
             TapeOp::BackspaceRecords(n) => (mtio::MTBSR, n),
             TapeOp::BackspaceFiles(n) => (mtio::MTBSF, n),
             TapeOp::ForwardFiles(n) => (mtio::MTFSF, n),
+            TapeOp::ForwardRecords(n) => (mtio::MTFSR, n),
+            TapeOp::SeekBlock(n) => (mtio::MTSEEK, n),
             TapeOp::Rewind => (mtio::MTREW, 1),
             TapeOp::Unload => (mtio::MTOFFL, 1),
             TapeOp::SetBlockBytes(n) => (mtio::MTSETBLK, n),
@@ -352,6 +368,10 @@ impl Drive for Device {
         let ejected = self.op(TapeOp::Unload);
         self.file = saved;
         ejected
+    }
+
+    fn position(&mut self) -> io::Result<u64> {
+        mtio::position(self.file()?.as_fd())
     }
 
     fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {

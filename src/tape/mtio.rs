@@ -51,6 +51,8 @@ pub const MTNOP: c_short = 8;
 pub const MTEOM: c_short = 12;
 /// Set the block size; 0 selects variable-block mode.
 pub const MTSETBLK: c_short = 20;
+/// Go to a logical block address (SCSI LOCATE).
+pub const MTSEEK: c_short = 22;
 
 /// `mt_gstat` bits (GMT_*).
 pub const GMT_EOF: c_long = 0x8000_0000;
@@ -72,6 +74,17 @@ pub const MTIOCTOP: libc::c_ulong =
 /// `MTIOCGET`, `_IOR('m', 2, struct mtget)`.
 pub const MTIOCGET: libc::c_ulong =
     nix::request_code_read!(b'm', 2, std::mem::size_of::<MtGet>()) as libc::c_ulong;
+
+/// `struct mtpos`: the logical block address MTIOCPOS reports.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MtPos {
+    pub mt_blkno: c_long,
+}
+
+/// `MTIOCPOS`, `_IOR('m', 3, struct mtpos)`.
+pub const MTIOCPOS: libc::c_ulong =
+    nix::request_code_read!(b'm', 3, std::mem::size_of::<MtPos>()) as libc::c_ulong;
 
 /// Runs tape operation `op` `count` times.
 pub fn op(fd: BorrowedFd<'_>, op: c_short, count: c_int) -> io::Result<()> {
@@ -99,6 +112,18 @@ pub fn status(fd: BorrowedFd<'_>) -> io::Result<MtGet> {
         return Err(io::Error::last_os_error());
     }
     Ok(out)
+}
+
+/// Reads the logical block address the tape is at (MTIOCPOS).
+pub fn position(fd: BorrowedFd<'_>) -> io::Result<u64> {
+    let mut out = MtPos::default();
+    // SAFETY: MTIOCPOS writes one `struct mtpos` into `out`, which has the
+    // C layout (checked by tests/tape/mtio_abi.rs); `fd` is open.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), MTIOCPOS as _, &mut out as *mut MtPos) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    u64::try_from(out.mt_blkno).map_err(|_| io::Error::other("a negative block address"))
 }
 
 #[cfg(test)]

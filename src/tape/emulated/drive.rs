@@ -216,6 +216,10 @@ impl Drive for Emulated {
                 lib.block_bytes = u64::from(n);
                 lib.log.push(format!("setblk {n}"));
             }
+            TapeOp::ForwardRecords(_) | TapeOp::SeekBlock(_) => {
+                // The positioning helper gives the emulation these.
+                return Err(io::Error::from(io::ErrorKind::Unsupported));
+            }
         }
         Ok(())
     }

@@ -256,6 +256,10 @@ impl Drive for HealthWatch {
         self.drive.name()
     }
 
+    fn position(&mut self) -> io::Result<u64> {
+        self.drive.position()
+    }
+
     // Every method with a default is passed on, or the wrapped drive
     // would lose it.
     fn transfer_limits(&self) -> crate::tape::limits::TransferLimits {
