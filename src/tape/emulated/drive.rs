@@ -5,7 +5,9 @@
 //! none (ENOMEDIUM), or when it is write-protected and the drive is opened
 //! for writing (EROFS). Closing or rewinding after a write adds the
 //! filemark. A cartridge the changer brings in reports no GMT_BOT until it
-//! is rewound, as st's did in the tape lab. How records go on and off the tape is in `records.rs`.
+//! is rewound, as st's did in the tape lab. How records go on and off the
+//! tape is in `records.rs`; block addresses, MTFSR and MTSEEK in
+//! `positioning.rs`.
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -216,10 +218,8 @@ impl Drive for Emulated {
                 lib.block_bytes = u64::from(n);
                 lib.log.push(format!("setblk {n}"));
             }
-            TapeOp::ForwardRecords(_) | TapeOp::SeekBlock(_) => {
-                // The positioning helper gives the emulation these.
-                return Err(io::Error::from(io::ErrorKind::Unsupported));
-            }
+            TapeOp::ForwardRecords(n) => self.forward_records(n)?,
+            TapeOp::SeekBlock(address) => self.seek_block(address)?,
         }
         Ok(())
     }
@@ -351,6 +351,11 @@ impl Drive for Emulated {
         lib.loaded = None;
         lib.log.push("unload".into());
         Ok(())
+    }
+
+    /// MTIOCPOS, by `positioning.rs`.
+    fn position(&mut self) -> io::Result<u64> {
+        self.block_address()
     }
 
     /// LOG SENSE of page 0x2E through `scsi_command`, as the real device.

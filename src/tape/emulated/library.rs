@@ -45,6 +45,12 @@ pub struct Library {
     pub default_block_bytes: u64,
     /// MTSETBLK fails with EIO.
     pub refuse_setblk: bool,
+    /// MTSEEK fails with this errno and does not move the tape, as on a
+    /// drive or driver that cannot seek (`positioning.rs`).
+    pub refuse_seek: Option<i32>,
+    /// MTIOCPOS fails with this errno, as on a drive that cannot say
+    /// where it is.
+    pub refuse_position: Option<i32>,
     /// Reads and writes of more bytes than this are refused.
     pub transfer_limit: Option<TransferLimit>,
     /// The write with this index (from 0, over the drive's life) fails

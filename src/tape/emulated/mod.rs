@@ -37,8 +37,11 @@
 //! through the crate's dev-dependency on itself), never into a release
 //! build. `cartridge.rs` holds what a tape holds, `library.rs` the
 //! autoloader and the drive's lasting state, `drive.rs` the drive as a
-//! [`Drive`](crate::tape::Drive), and `records.rs` st's rules for writing
-//! and reading records.
+//! [`Drive`](crate::tape::Drive), `records.rs` st's rules for writing
+//! and reading records, and `positioning.rs` block addresses as MTIOCPOS
+//! reports them (every record and filemark from the beginning counts),
+//! MTFSR and MTSEEK, as st does them against mhvtl's drive; the knobs
+//! `Library::refuse_seek` and `refuse_position` make a drive that cannot.
 //!
 //! The drive also answers SCSI commands (`scsi.rs`) as mhvtl's IBM
 //! ULT3580-TD6 does in the tape lab: INQUIRY and its serial number, LOG
@@ -55,6 +58,7 @@ mod library;
 mod log_pages;
 mod mam;
 mod memory;
+mod positioning;
 mod records;
 mod scsi;
 
@@ -63,6 +67,8 @@ pub use drive::{Emulated, POLL_INTERVAL};
 pub use library::{Library, ReadFault, Shelf, TransferLimit};
 pub use memory::{CartridgeMemory, Direction, DriveCounters, ScsiFace};
 
+#[cfg(test)]
+mod positioning_tests;
 #[cfg(test)]
 mod scsi_tests;
 #[cfg(test)]
