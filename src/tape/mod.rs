@@ -1,5 +1,6 @@
 //! Tapes and volumes: the mtio ioctls, the drive trait with the real
-//! device, volume names, and volume changes. The sinks and sources that
+//! device (`drive/`: `interface.rs` and `device.rs`), volume names, and
+//! volume changes. The sinks and sources that
 //! write and read volumes live in `sink/volumes.rs` and
 //! `source/volumes.rs`; this module holds what they share: the volume
 //! medium and its kind (`medium.rs`), whose read and write faces are

@@ -1,0 +1,184 @@
+//! What a tape drive is to tapebuf: the `Drive` trait, the operations
+//! asked of it (`TapeOp`), what it reports (`DriveStatus`), how it is
+//! opened (`Access`), and the TapeAlert flags read through its SCSI
+//! commands (`tape_alerts_by_scsi`). The semantics every implementation
+//! keeps are st's, in `drive/mod.rs`.
+
+use std::io;
+use std::time::Duration;
+
+use crate::tape::limits::TransferLimits;
+use crate::tape::sg_io::{Data, ScsiError};
+use crate::tape::tape_alert::{TapeAlerts, PAGE};
+
+/// How often a real drive is asked whether it is ready.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Positioning and housekeeping operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapeOp {
+    /// Write this many filemarks.
+    WriteFilemarks(u32),
+    /// Space back over this many records.
+    BackspaceRecords(u32),
+    /// Space back over this many filemarks, stopping on the side of the
+    /// last one nearer the beginning (MTBSF).
+    BackspaceFiles(u32),
+    /// Space forward over this many filemarks, stopping just after the
+    /// last (MTFSF).
+    ForwardFiles(u32),
+    /// Space forward over this many records (MTFSR); a filemark met on
+    /// the way stops it with an error, the tape left after the filemark.
+    ForwardRecords(u32),
+    /// Go to this logical block address (MTSEEK, SCSI LOCATE). Addresses
+    /// count filemarks as blocks, as `Drive::position` reports them.
+    SeekBlock(u32),
+    Rewind,
+    /// Rewind and eject (MTOFFL).
+    Unload,
+    /// Set the block size (MTSETBLK): 0 selects variable-block mode, where
+    /// one write(2) is one record of its own size.
+    SetBlockBytes(u32),
+}
+
+/// What the drive reports about itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DriveStatus {
+    pub online: bool,
+    pub write_protected: bool,
+    pub at_bot: bool,
+    /// Past the early-warning point.
+    pub at_eot: bool,
+    /// 0 in variable-block mode.
+    pub fixed_block_bytes: u64,
+    /// The drive asks for a cleaning cartridge (GMT_CLN).
+    pub needs_cleaning: bool,
+    /// No cartridge in the drive (GMT_DR_OPEN).
+    pub door_open: bool,
+    /// At the end of the recorded data (GMT_EOD): a read there found
+    /// blank tape, not a filemark.
+    pub at_eod: bool,
+    /// A cartridge no wait will make ready, and why ("is a cleaning
+    /// cartridge"): asked of the drive itself (`sense.rs`) when it is not
+    /// online.
+    pub unusable: Option<&'static str>,
+}
+
+impl DriveStatus {
+    /// A cartridge is in and the drive answers READY (GMT_ONLINE).
+    pub fn ready(&self) -> bool {
+        self.online && !self.door_open
+    }
+}
+
+/// How a drive is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// A tape drive with a medium that can be changed.
+pub trait Drive: Send {
+    /// Writes `record` as one record with one write(2). Returns the bytes
+    /// written: fewer than asked only at the end of the medium.
+    fn write_record(&mut self, record: &[u8]) -> io::Result<usize>;
+
+    /// Reads the next record with one read(2). 0 means a filemark.
+    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize>;
+
+    fn op(&mut self, op: TapeOp) -> io::Result<()>;
+
+    fn status(&mut self) -> io::Result<DriveStatus>;
+
+    /// Closes the device; after a write the drive writes a filemark. Errors
+    /// that the device reports only at close are returned.
+    fn close(&mut self) -> io::Result<()>;
+
+    /// Opens the device again, after a volume change.
+    fn reopen(&mut self) -> io::Result<()>;
+
+    /// The device name, for messages and the change command.
+    fn name(&self) -> &str;
+
+    /// What is known about the largest transfer the drive, st and the
+    /// controller take, one fact per line, for messages (sysfs on Linux).
+    fn transfer_limits(&self) -> TransferLimits {
+        TransferLimits::default()
+    }
+
+    /// With the device closed: opens it without waiting for a medium
+    /// (O_NONBLOCK, read-only), reads its status and closes it again, as a
+    /// volume change watches a drive that is still loading.
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        Ok(DriveStatus {
+            online: true,
+            ..DriveStatus::default()
+        })
+    }
+
+    /// With the device closed: ejects the cartridge in it (one refused for
+    /// this volume), opening the device as `status_unopened` does.
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// The TapeAlert flags the drive raises now (reading clears them in
+    /// the drive). A drive that cannot say gives none.
+    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
+        Ok(TapeAlerts::default())
+    }
+
+    /// Sends one SCSI command to the drive (LOG SENSE, READ ATTRIBUTE,
+    /// INQUIRY for its health): SG_IO on the tape node, or on its sg node
+    /// where st refuses. A drive that cannot take SCSI commands refuses
+    /// them with ENOTTY.
+    fn scsi_command(
+        &mut self,
+        cdb: &[u8],
+        data: Data<'_>,
+        timeout: Duration,
+    ) -> Result<usize, ScsiError> {
+        let _ = (cdb, data, timeout);
+        Err(ScsiError::Ioctl(io::Error::from_raw_os_error(libc::ENOTTY)))
+    }
+
+    /// The serial number in the memory of the cartridge in the drive, as
+    /// a health watch (`health::HealthWatch`) read it when the volume
+    /// began; None when nobody read it or the cartridge has none.
+    fn cartridge_serial(&self) -> Option<String> {
+        None
+    }
+
+    /// The logical block address the tape is at (MTIOCPOS, SCSI READ
+    /// POSITION): the number of records and filemarks before it since the
+    /// beginning of the tape. A drive that cannot say refuses with
+    /// Unsupported.
+    fn position(&mut self) -> io::Result<u64> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    /// How often a volume change asks whether the drive is ready.
+    fn ready_poll_interval(&self) -> Duration {
+        POLL_INTERVAL
+    }
+
+    /// A cleaning cartridge has been through the drive: the cleaning
+    /// requests seen so far are answered, and a wrapper that keeps them
+    /// (`cleaning.rs`) forgets them.
+    fn cleaned(&mut self) {}
+}
+
+/// LOG SENSE for the TapeAlert page (0x2E, current cumulative values; up
+/// to 2048 bytes, 64 flags of 5 bytes and a header) through
+/// `scsi_command`, waiting up to 10 s. A drive that has no such page
+/// (ILLEGAL REQUEST) raises none.
+pub(crate) fn tape_alerts_by_scsi(drive: &mut dyn Drive) -> io::Result<TapeAlerts> {
+    let cdb = [0x4d, 0, 0x40 | PAGE, 0, 0, 0, 0, 0x08, 0x00, 0];
+    let mut page = vec![0u8; 2048];
+    match drive.scsi_command(&cdb, Data::In(&mut page), Duration::from_secs(10)) {
+        Ok(got) => Ok(TapeAlerts::parse(&page[..got])),
+        Err(e) if e.is_illegal_request() => Ok(TapeAlerts::default()),
+        Err(e) => Err(e.into_io()),
+    }
+}
