@@ -1,6 +1,7 @@
 //! Linux's magnetic-tape ioctls (`<sys/mtio.h>`), which neither libc nor
-//! nix define: the two structures, the two request numbers and the few
-//! operation codes tapebuf uses. This is the only module that talks mtio;
+//! nix define: the three structures (`mtop`, `mtget`, `mtpos`), the three
+//! request numbers (MTIOCTOP, MTIOCGET, MTIOCPOS) and the few operation
+//! codes tapebuf uses. This is the only module that talks mtio;
 //! `tests/tape/mtio_abi.rs` compiles a C program against the system header and
 //! checks every size and number here against it.
 

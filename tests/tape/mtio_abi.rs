@@ -15,12 +15,13 @@ fn c_values() -> Vec<(String, u64)> {
 #include <sys/mtio.h>
 #define SHOW(x) printf("%s %llu\n", #x, (unsigned long long)(x))
 int main(void) {
-    SHOW(sizeof(struct mtop)); SHOW(sizeof(struct mtget));
+    SHOW(sizeof(struct mtop)); SHOW(sizeof(struct mtget)); SHOW(sizeof(struct mtpos));
     SHOW(offsetof(struct mtop, mt_count)); SHOW(offsetof(struct mtget, mt_gstat));
     SHOW(offsetof(struct mtget, mt_fileno)); SHOW(offsetof(struct mtget, mt_blkno));
-    SHOW(MTIOCTOP); SHOW(MTIOCGET);
+    SHOW(offsetof(struct mtpos, mt_blkno));
+    SHOW(MTIOCTOP); SHOW(MTIOCGET); SHOW(MTIOCPOS);
     SHOW(MTFSF); SHOW(MTBSF); SHOW(MTFSR); SHOW(MTBSR); SHOW(MTWEOF);
-    SHOW(MTREW); SHOW(MTOFFL); SHOW(MTNOP); SHOW(MTEOM); SHOW(MTSETBLK);
+    SHOW(MTREW); SHOW(MTOFFL); SHOW(MTNOP); SHOW(MTEOM); SHOW(MTSETBLK); SHOW(MTSEEK);
     SHOW(GMT_EOF(0xffffffffL)); SHOW(GMT_BOT(0xffffffffL)); SHOW(GMT_EOT(0xffffffffL));
     SHOW(GMT_EOD(0xffffffffL)); SHOW(GMT_WR_PROT(0xffffffffL)); SHOW(GMT_ONLINE(0xffffffffL));
     SHOW(GMT_DR_OPEN(0xffffffffL)); SHOW(MT_ST_BLKSIZE_MASK);
@@ -75,6 +76,10 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
             std::mem::size_of::<mtio::MtGet>() as u64,
         ),
         (
+            "sizeof(struct mtpos)",
+            std::mem::size_of::<mtio::MtPos>() as u64,
+        ),
+        (
             "offsetof(struct mtop, mt_count)",
             std::mem::offset_of!(mtio::MtOp, mt_count) as u64,
         ),
@@ -90,8 +95,13 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
             "offsetof(struct mtget, mt_blkno)",
             std::mem::offset_of!(mtio::MtGet, mt_blkno) as u64,
         ),
+        (
+            "offsetof(struct mtpos, mt_blkno)",
+            std::mem::offset_of!(mtio::MtPos, mt_blkno) as u64,
+        ),
         ("MTIOCTOP", mtio::MTIOCTOP as u64),
         ("MTIOCGET", mtio::MTIOCGET as u64),
+        ("MTIOCPOS", mtio::MTIOCPOS as u64),
         ("MTFSF", mtio::MTFSF as u64),
         ("MTBSF", mtio::MTBSF as u64),
         ("MTFSR", mtio::MTFSR as u64),
@@ -102,6 +112,7 @@ fn mtio_layouts_and_numbers_match_the_system_header() {
         ("MTNOP", mtio::MTNOP as u64),
         ("MTEOM", mtio::MTEOM as u64),
         ("MTSETBLK", mtio::MTSETBLK as u64),
+        ("MTSEEK", mtio::MTSEEK as u64),
         ("GMT_EOF(0xffffffffL)", mtio::GMT_EOF as u64),
         ("GMT_BOT(0xffffffffL)", mtio::GMT_BOT as u64),
         ("GMT_EOT(0xffffffffL)", mtio::GMT_EOT as u64),
