@@ -4,10 +4,9 @@
 //! whose drive fails with ENOSPC exactly where a real one would.
 //!
 //! W is one `write_record`, R one `read_record`; I maps the Linux codes
-//! 1 (MTFSF), 2 (MTBSF), 4 (MTBSR), 5 (MTWEOF), 6 (MTREW) and 7 (MTOFFL) to
-//! [`TapeOp`]s and
-//! 8 (MTNOP) to nothing, and fails every other with ENOTTY, as a driver
-//! without that operation would; L fails with ESPIPE, as on a tape; S
+//! 1 (MTFSF), 2 (MTBSF), 3 (MTFSR), 4 (MTBSR), 5 (MTWEOF), 6 (MTREW) and
+//! 7 (MTOFFL) to [`TapeOp`]s and 8 (MTNOP) to nothing, and fails every
+//! other with ENOTTY, as a driver without that operation would; L fails with ESPIPE, as on a tape; S
 //! builds a `struct mtget` from the drive's status.
 //!
 //! Invariant: the drive is owned by exactly one place at a time, the
@@ -83,6 +82,7 @@ impl Target for DriveTarget {
         let op = match libc::c_short::try_from(op) {
             Ok(mtio::MTBSR) => TapeOp::BackspaceRecords(count),
             Ok(mtio::MTBSF) => TapeOp::BackspaceFiles(count),
+            Ok(mtio::MTFSR) => TapeOp::ForwardRecords(count),
             Ok(mtio::MTFSF) => TapeOp::ForwardFiles(count),
             Ok(mtio::MTWEOF) => TapeOp::WriteFilemarks(count),
             Ok(mtio::MTREW) => TapeOp::Rewind,
@@ -183,8 +183,9 @@ mod tests {
         let e = t.write(&[3; 10]).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
         t.ioctl(5, 1).unwrap();
+        // MTEOM: not an operation of the drive trait.
         assert_eq!(
-            t.ioctl(3, 1).unwrap_err().raw_os_error(),
+            t.ioctl(12, 1).unwrap_err().raw_os_error(),
             Some(libc::ENOTTY)
         );
         assert_eq!(t.seek(0, 0).unwrap_err().raw_os_error(), Some(libc::ESPIPE));
@@ -193,6 +194,34 @@ mod tests {
         let lib = shelf.lock().unwrap();
         assert_eq!(lib.slots[0].record_sizes(), vec![40, 40]);
         assert_eq!(lib.slots[0].filemarks(), 1);
+    }
+
+    #[test]
+    fn forward_records_reach_the_drive_and_stop_after_a_filemark() {
+        let cart = Cartridge::with_records(vec![vec![1; 10], vec![2; 10], vec![3; 10]]);
+        let (drive, shelf) = Emulated::new("emu", vec![cart]);
+        let mut opener = DriveOpener::new(Box::new(drive));
+        let mut t = opener
+            .open(Path::new("/dev/nst0"), OpenFlags::READ)
+            .unwrap();
+        t.ioctl(i32::from(mtio::MTFSR), 2).unwrap();
+        let mut buf = [0u8; 10];
+        assert_eq!(t.read(&mut buf).unwrap(), 10);
+        assert_eq!(buf[0], 3, "the third record");
+        t.ioctl(6, 1).unwrap();
+        // Over the filemark after the three records: EIO, as st.
+        assert_eq!(t.ioctl(3, 5).unwrap_err().raw_os_error(), Some(libc::EIO));
+        assert_eq!(
+            t.ioctl(3, -1).unwrap_err().raw_os_error(),
+            Some(libc::EINVAL)
+        );
+        t.close().unwrap();
+        let log = shelf.lock().unwrap().log.clone();
+        assert!(log.contains(&"forward records 2".to_string()), "{log:?}");
+        assert!(
+            log.contains(&"forward records 5: filemark".to_string()),
+            "{log:?}"
+        );
     }
 
     #[test]

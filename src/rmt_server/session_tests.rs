@@ -108,7 +108,7 @@ fn status_is_a_raw_mtget_and_seek_on_a_tape_is_espipe() {
     let (drive, _shelf) = Emulated::new("emu", vec![Cartridge::blank(100, 0)]);
     let mut opener = DriveOpener::new(Box::new(drive));
     let ran = run(
-        b"O/dev/nst0\n0 O_RDONLY\nS\nL0\n0\nI3\n1\n",
+        b"O/dev/nst0\n0 O_RDONLY\nS\nL0\n0\nI12\n1\n",
         &Policy::tape_devices(),
         &mut opener,
     );
