@@ -20,6 +20,7 @@ pub mod error;
 pub mod extract;
 pub mod hash;
 pub mod library;
+pub mod ls;
 pub mod manifest;
 pub mod net;
 pub mod observe;
