@@ -353,3 +353,59 @@ fn a_glob_on_a_directory_counts_as_matched_by_what_is_under_it() {
     assert!(plan.unmatched.is_empty());
     assert_eq!(plan.members.len(), 2);
 }
+
+/// A catalog of `members` (path, header offset, end offset), tar-like.
+fn synthetic(dir: &Path, members: &[(&str, u64, u64)]) -> Catalog {
+    let path = dir.join("s.catalog");
+    let mut w = CatalogWriter::create(&path, crate::archive::Format::Pax).unwrap();
+    for &(p, start, end) in members {
+        w.add(&crate::archive::Member {
+            path: p.into(),
+            kind: crate::archive::MemberKind::File,
+            size: 0,
+            mtime: 0,
+            link: None,
+            header_offset: start,
+            end_offset: end,
+            inode: None,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    Catalog::open(&path).unwrap()
+}
+
+#[test]
+fn a_global_header_comes_before_the_first_chosen_member_after_it_and_never_after_the_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let members = [
+        ("a", 0, 1024),
+        ("b", 2048, 3072),
+        ("c", 3072, 4096),
+        ("d", 5120, 6144),
+    ];
+    let catalog = synthetic(dir.path(), &members);
+    let tail = Tail {
+        globals: vec![(1024, 2048), (4096, 5120)],
+        trailer: None,
+    };
+    let stream = |start, end| Piece::Stream { start, end };
+    let p = plan_with(&catalog, &tail, &globs(&["b", "d"])).unwrap();
+    assert_eq!(p.pieces[..2], [stream(1024, 3072), stream(4096, 6144)]);
+    assert_eq!(p.bytes(), 10240);
+    let p = plan_with(&catalog, &tail, &globs(&["a"])).unwrap();
+    assert_eq!(p.pieces[..1], [stream(0, 1024)]);
+    assert_eq!(p.pieces.len(), 2);
+    let p = plan_with(&catalog, &tail, &globs(&["c"])).unwrap();
+    assert_eq!(p.pieces[..2], [stream(1024, 2048), stream(3072, 4096)]);
+}
+
+#[test]
+fn a_member_that_ends_before_it_starts_is_a_damaged_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = synthetic(dir.path(), &[("a", 0, 1024), ("b", 2048, 1536)]);
+    match plan(&catalog, &globs(&["*"])) {
+        Err(PlanError::Catalog(e)) => assert!(e.to_string().contains("member b ends at byte 1536")),
+        other => panic!("{other:?}"),
+    }
+}
