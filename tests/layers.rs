@@ -125,6 +125,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("error.rs", 9),
     ("drive_health", 10),
     ("library", 10),
+    ("extract", 10),
+    ("ls", 10),
     ("probe", 10),
     ("rmt_server", 10),
     ("buffer", 10),

@@ -17,6 +17,7 @@ use crate::cli::command::{self, Command};
 use crate::cli::completions::CompletionsCli;
 use crate::drive_health::DriveHealth;
 use crate::library::Library;
+use crate::ls::Ls;
 use crate::probe::Probe;
 use crate::report::Report;
 use crate::rmt_server::RmtServer;
@@ -34,6 +35,7 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     entry::<DriveHealth>(
         "Show a tape drive's and its cartridge's health: TapeAlert, errors, MAM, history",
     ),
+    entry::<Ls>("List the members of a backup made with --catalog, with volume and barcode"),
     entry::<Completions>("Print a completion script for bash, zsh or fish"),
 ];
 

@@ -12,6 +12,7 @@ pub mod completions;
 pub mod drive;
 pub mod library;
 pub mod library_args;
+pub mod ls;
 pub mod mbuffer;
 pub mod probe;
 pub mod report;

@@ -13,6 +13,7 @@ mod devices;
 mod drive_cli;
 mod library_cli;
 mod library_flags;
+mod ls_cli;
 mod mtio_abi;
 mod probe_cli;
 mod probe_emulated;

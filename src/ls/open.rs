@@ -1,0 +1,100 @@
+//! Finding and opening the catalog `tapebuf ls` lists, and every way that
+//! can fail as one line and an exit status. With `--manifest` the catalog
+//! is the file the manifest names (`catalog.file`, a name in the
+//! manifest's own directory); a manifest without one, or whose catalog was
+//! turned off, says why. Everything refused here, before a member is
+//! listed, is exit status 2: an unreadable manifest, no catalog, and a
+//! catalog file that is missing, unreadable or damaged in its header,
+//! footer or index (`Catalog::open` checks those).
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use crate::base::console::message;
+use crate::base::exit::USAGE;
+use crate::catalog::Catalog;
+use crate::cli::ls::LsCli;
+use crate::manifest::Manifest;
+use crate::tape::limits::plain;
+
+/// What is listed: the catalog, and the manifest it came with.
+pub struct Opened {
+    pub catalog: Catalog,
+    pub catalog_path: PathBuf,
+    pub manifest: Option<Manifest>,
+}
+
+/// Why nothing is listed: the one line, and the exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub line: String,
+    pub status: i32,
+}
+
+fn refused(line: String) -> Refusal {
+    Refusal {
+        line,
+        status: USAGE,
+    }
+}
+
+/// Opens what `cli` names.
+pub fn open(cli: &LsCli) -> Result<Opened, Refusal> {
+    let (catalog_path, manifest) = match (&cli.manifest, &cli.catalog) {
+        (Some(path), _) => {
+            let manifest = Manifest::load(path)
+                .map_err(|e| refused(message!("ls: --manifest {}: {e}", path.display())))?;
+            (catalog_of(path, &manifest)?, Some(manifest))
+        }
+        (None, Some(path)) => (path.clone(), None),
+        (None, None) => return Err(refused(message!("ls: --manifest or --catalog is needed"))),
+    };
+    let catalog =
+        Catalog::open(&catalog_path).map_err(|e| refused(open_error(&catalog_path, &e)))?;
+    Ok(Opened {
+        catalog,
+        catalog_path,
+        manifest,
+    })
+}
+
+/// The catalog file `manifest` (read from `path`) names, or why none.
+fn catalog_of(path: &Path, manifest: &Manifest) -> Result<PathBuf, Refusal> {
+    let shown = path.display();
+    let Some(catalog) = &manifest.catalog else {
+        return Err(refused(message!(
+            "ls: --manifest {shown}: the backup has no catalog (a backup with --manifest and --catalog makes one)"
+        )));
+    };
+    if let Some(why) = &catalog.off {
+        return Err(refused(message!(
+            "ls: --manifest {shown}: the backup has no catalog: it stopped following the archive at {why}"
+        )));
+    }
+    let mut parts = Path::new(&catalog.file).components();
+    if !matches!(
+        (parts.next(), parts.next()),
+        (Some(Component::Normal(_)), None)
+    ) {
+        return Err(refused(message!(
+            "ls: --manifest {shown}: its catalog {:?} is not a file name in the manifest's directory",
+            catalog.file
+        )));
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    Ok(dir.join(&catalog.file))
+}
+
+/// The line for a catalog that would not open: a damaged one names
+/// itself and where (`Catalog::open`'s error); any other names the path.
+fn open_error(path: &Path, e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::InvalidData {
+        message!("ls: {e}")
+    } else {
+        message!(
+            "ls: catalog {}: cannot read it: {}",
+            path.display(),
+            plain(e)
+        )
+    }
+}
