@@ -134,6 +134,11 @@ impl Volumes {
         // it must not look like a stall to the watchdog.
         self.log.set_changing(true);
         let ends = if stopping { Ends::Cut } else { Ends::Last };
+        if let Some(ledger) = self.ledger.as_ref().filter(|_| !stopping) {
+            // The stream ended: the catalog is ended too, before the last
+            // trailer, so that a copy can follow it onto the tape.
+            ledger.finish_catalog();
+        }
         let trailer = self.trailer(ends);
         let closed = close_volume(medium, self.ledger.as_deref(), &trailer, then, stopping);
         self.log.set_changing(false);
