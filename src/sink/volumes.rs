@@ -145,6 +145,14 @@ impl Volumes {
         closed
     }
 
+    /// The drive's block address of the volume in use's first record,
+    /// for the manifest.
+    pub fn first_block(&self, block: Option<u64>) {
+        if let Some(ledger) = &self.ledger {
+            ledger.set_first_block(block);
+        }
+    }
+
     /// Bytes committed to the volume in use.
     pub fn on_volume(&self) -> u64 {
         self.on_volume
@@ -283,6 +291,9 @@ impl VolumeSink {
             } else {
                 match self.medium.write(&rest[..want]) {
                     Ok(n) => {
+                        if self.volumes.on_volume() == 0 && n > 0 {
+                            self.volumes.first_block(self.medium.first_block());
+                        }
                         self.volumes.add(&rest[..n]);
                         rest = &rest[n..];
                         n == 0 || (tape && n < want)
