@@ -123,7 +123,7 @@ pub struct Cli {
     /// Catalog the tar or cpio archive's members beside the manifest
     ///
     /// As the manifest's name with the extension `.catalog`; needs --manifest.
-    #[arg(long = "catalog")]
+    #[arg(long = "catalog", hide_short_help = true)]
     pub catalog: bool,
 
     #[command(flatten)]
