@@ -249,3 +249,96 @@ pub fn format_name(format: Format) -> String {
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    /// A ustar header for a regular file `name` of `size` bytes.
+    fn header(name: &str, size: usize) -> Vec<u8> {
+        let mut h = vec![0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(b"0000644");
+        h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
+        h[136..147].copy_from_slice(b"00000000000");
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        h
+    }
+
+    /// Two members and the end blocks: 2560 bytes.
+    fn tar() -> Vec<u8> {
+        [
+            header("a", 5),
+            vec![b'a'; 512],
+            header("b", 0),
+            vec![0; 1024],
+        ]
+        .concat()
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn members_and_every_records_checksum_reach_the_catalog_across_volumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.catalog");
+        let mut tap = CatalogTap::new(&path);
+        let stream = tar();
+        let records: Vec<&[u8]> = stream.chunks(1024).collect();
+        tap.begin(1);
+        tap.record(records[0]);
+        tap.record(&[]);
+        tap.record(records[1]);
+        tap.begin(2);
+        tap.record(records[2]);
+        let done = tap.finish();
+        assert_eq!(done, tap.finish(), "finished once");
+        assert_eq!((done.members, done.off.as_deref()), (2, None));
+        assert_eq!(done.format.as_deref(), Some("ustar"));
+        assert_eq!(done.file, "m.catalog");
+        assert_eq!(files(dir.path()), ["m.catalog"]);
+        let catalog = Catalog::open(&path).unwrap();
+        assert_eq!(catalog.volumes_with_sums(), [(1, 2), (2, 1)]);
+        let sum = |r: &[u8]| xxh3_64(r) as u32;
+        let want = [sum(records[0]), sum(records[1])];
+        assert_eq!(catalog.record_sums(1, 0, 2).unwrap(), want);
+        assert_eq!(catalog.record_sums(2, 0, 1).unwrap(), [sum(records[2])]);
+        assert_eq!(catalog.end(), Some(2560));
+        assert_eq!(tap.file(), Some(path.as_path()));
+    }
+
+    #[test]
+    fn a_stream_that_is_no_archive_or_is_cut_leaves_no_file_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.catalog");
+        let mut tap = CatalogTap::new(&path);
+        tap.begin(1);
+        tap.record(&[0x55; 4096]);
+        let off = tap.finish().off.expect("off");
+        assert!(off.starts_with("byte 0: "), "{off}");
+        assert_eq!(files(dir.path()), Vec::<String>::new());
+        assert_eq!(tap.file(), None);
+
+        let mut tap = CatalogTap::new(&path);
+        tap.begin(1);
+        tap.record(&tar()[..700]);
+        let done = tap.finish();
+        assert_eq!(done.members, 0, "cut inside a's data");
+        let off = done.off.expect("off");
+        assert!(off.contains("ended"), "{off}");
+        assert_eq!(files(dir.path()), Vec::<String>::new());
+    }
+}
