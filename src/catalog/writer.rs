@@ -13,7 +13,8 @@ use crate::archive::{Format, Member};
 
 use super::block::BlockWriter;
 use super::layout::{
-    Footer, Header, BLOCK_SOFT_BYTES, BLOCK_TARGET, FOOTER_BYTES, HEADER_BYTES, MAX_PATH_BYTES,
+    Footer, Header, BLOCK_SOFT_BYTES, BLOCK_TARGET, FOOTER_BYTES, HEADER_BYTES, MAGIC,
+    MAX_PATH_BYTES,
 };
 use super::sections::CatalogExtras;
 
@@ -68,6 +69,23 @@ impl CatalogWriter {
             offset: HEADER_BYTES,
             done: false,
         })
+    }
+
+    /// Removes the catalog at `path` left by an earlier run, when there is
+    /// one (a file that begins as a catalog does; anything else is left
+    /// alone): a run whose catalog turned off leaves none that its new
+    /// manifest would seem to name. True when one was removed.
+    pub fn remove_stale(path: &Path) -> io::Result<bool> {
+        let mut magic = [0u8; 16];
+        let is_catalog = match File::open(path) {
+            Ok(mut file) => file.read_exact(&mut magic).is_ok() && &magic == MAGIC,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(e),
+        };
+        if is_catalog {
+            std::fs::remove_file(path)?;
+        }
+        Ok(is_catalog)
     }
 
     /// Adds the next member in stream order. A path or link target over

@@ -9,7 +9,8 @@
 //! The tap never fails a backup: when the parser turns off (a stream that
 //! is not tar or cpio, or one it does not understand), or the catalog
 //! cannot be written, it says so in one line on stderr, stops, leaves no
-//! file behind, and the manifest's `catalog.off` says why.
+//! file behind (an earlier run's catalog of the same name is removed too),
+//! and the manifest's `catalog.off` says why.
 
 use std::fs::File;
 use std::fs::OpenOptions;
@@ -134,6 +135,8 @@ impl CatalogTap {
         }
         self.writer = None;
         self.sums = None;
+        // An earlier run's catalog of this name would seem to be this one's.
+        let _ = CatalogWriter::remove_stale(&self.path);
         say(&message!(
             "--catalog: off: {reason}; the backup goes on without a catalog"
         ));
@@ -324,6 +327,8 @@ mod tests {
     fn a_stream_that_is_no_archive_or_is_cut_leaves_no_file_and_says_why() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.catalog");
+        let earlier = CatalogWriter::create(&path, Format::Pax).unwrap();
+        earlier.finish().unwrap();
         let mut tap = CatalogTap::new(&path);
         tap.begin(1);
         tap.record(&[0x55; 4096]);
@@ -332,6 +337,7 @@ mod tests {
         assert_eq!(files(dir.path()), Vec::<String>::new());
         assert_eq!(tap.file(), None);
 
+        std::fs::write(&path, b"not a catalog: kept").unwrap();
         let mut tap = CatalogTap::new(&path);
         tap.begin(1);
         tap.record(&tar()[..700]);
@@ -339,6 +345,7 @@ mod tests {
         assert_eq!(done.members, 0, "cut inside a's data");
         let off = done.off.expect("off");
         assert!(off.contains("ended"), "{off}");
-        assert_eq!(files(dir.path()), Vec::<String>::new());
+        assert_eq!(files(dir.path()), ["m.catalog"]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"not a catalog: kept");
     }
 }
