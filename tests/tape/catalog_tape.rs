@@ -32,10 +32,29 @@ const BLOCK: usize = 64 * 1024;
 struct Counting {
     drive: Emulated,
     at: u64,
+    /// Filemarks written since the volume was opened.
+    marks: u64,
+    /// Refuse every write after a volume's second filemark (its data's
+    /// and its trailer's) with ENOSPC, as a full tape would.
+    full_after_trailer: bool,
+}
+
+impl Counting {
+    fn new(drive: Emulated, at: u64, full_after_trailer: bool) -> Counting {
+        Counting {
+            drive,
+            at,
+            marks: 0,
+            full_after_trailer,
+        }
+    }
 }
 
 impl Drive for Counting {
     fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
+        if self.full_after_trailer && self.marks >= 2 {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
         let n = self.drive.write_record(record)?;
         self.at += 1;
         Ok(n)
@@ -46,7 +65,10 @@ impl Drive for Counting {
     fn op(&mut self, op: TapeOp) -> io::Result<()> {
         self.drive.op(op)?;
         match op {
-            TapeOp::WriteFilemarks(n) => self.at += u64::from(n),
+            TapeOp::WriteFilemarks(n) => {
+                self.at += u64::from(n);
+                self.marks += u64::from(n);
+            }
             TapeOp::Rewind | TapeOp::Unload => self.at = 0,
             _ => {}
         }
@@ -59,6 +81,7 @@ impl Drive for Counting {
         self.drive.close()
     }
     fn reopen(&mut self) -> io::Result<()> {
+        self.marks = 0;
         self.drive.reopen()
     }
     fn name(&self) -> &str {
@@ -168,10 +191,7 @@ fn a_verified_tape_backup_gets_first_blocks_and_a_catalog_copy_after_its_last_tr
     let data = archive(dir.path());
     let (mut emulated, shelf) = Emulated::new("/dev/nst0", blanks());
     emulated.for_writing();
-    let drive = Counting {
-        drive: emulated,
-        at: 7,
-    };
+    let drive = Counting::new(emulated, 7, false);
     let path = dir.path().join("m.catalog");
     let (summary, manifest) = write(Box::new(drive), &data, true, &path);
     assert!(summary.is_clean(), "{}", summary.line());
@@ -226,4 +246,31 @@ fn a_drive_that_cannot_say_its_position_leaves_first_block_out() {
         Running::start(Box::new(source), vec![Box::new(sink)], params(BLOCK, false)).unwrap();
     assert!(running.wait(None));
     assert!(*out.lock().unwrap() == data, "the restore differs");
+}
+
+#[test]
+fn a_catalog_copy_with_no_room_on_the_tape_fails_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = archive(dir.path());
+    let (mut emulated, shelf) = Emulated::new("/dev/nst0", blanks());
+    emulated.for_writing();
+    let path = dir.path().join("m.catalog");
+    let drive = Counting::new(emulated, 0, true);
+    let (summary, manifest) = write(Box::new(drive), &data, true, &path);
+    assert!(summary.is_clean(), "{}", summary.line());
+    assert!(manifest
+        .volumes
+        .iter()
+        .all(|v| v.verified.as_ref().unwrap().ok));
+    let reference = manifest.catalog.unwrap();
+    assert!(!reference.on_tape);
+    assert_eq!((reference.members, reference.off), (21, None));
+    assert_eq!(Catalog::open(&path).unwrap().len(), 21);
+    let lib = shelf.lock().unwrap();
+    // Nothing of it went on; the filemark that ends what did is all.
+    assert!(tape_file(&lib.slots[2], 2).is_empty());
+    assert_eq!(
+        lib.slots[2].trailer().unwrap().ends,
+        tapebuf::tape::Ends::Last
+    );
 }
