@@ -130,12 +130,14 @@ impl Parser {
         self.off.as_deref()
     }
 
-    /// Stream offsets of tar's pax global ('g') headers, in order. They
-    /// belong to no member, but apply to every member after them: an
-    /// archive of a subset copies each one before the first member it
-    /// precedes. One offset per 'g' header (each at least 512 bytes of
-    /// stream), the one list that grows with the archive besides members.
-    pub fn globals(&self) -> &[u64] {
+    /// Tar's pax global ('g') headers, in order, each as its `[start,
+    /// end)` stream range (its header block, its records and their
+    /// padding). They belong to no member, but apply to every member after
+    /// them: an archive of a subset copies each one before the first
+    /// member it precedes. One range per 'g' header (each at least 512
+    /// bytes of stream), the one list that grows with the archive besides
+    /// members.
+    pub fn globals(&self) -> &[(u64, u64)] {
         match &self.stream {
             Stream::Tar(tar) => &tar.globals,
             _ => &[],

@@ -31,8 +31,9 @@ pub(super) enum TarWant {
 #[derive(Debug, Default)]
 pub(super) struct TarStream {
     pub format: Option<Format>,
-    /// Stream offsets of the pax global ('g') headers.
-    pub globals: Vec<u64>,
+    /// The pax global ('g') headers, as `[start, end)` stream ranges
+    /// (header, records and padding).
+    pub globals: Vec<(u64, u64)>,
     global: Attrs,
     /// The extended headers read for the next member.
     pending: Pending,
@@ -121,7 +122,8 @@ impl TarStream {
             ));
         }
         if typeflag == b'g' {
-            self.globals.push(at);
+            let records = pad512(header.size).ok_or("a 'g' header too long")?;
+            self.globals.push((at, at + BLOCK as u64 + records));
         } else {
             self.pending.start.get_or_insert(at);
         }

@@ -139,7 +139,7 @@ fn a_pax_global_header_belongs_to_no_member_and_a_local_empty_value_cancels_it()
         ]
     );
     let (_, _, parser) = parse(&stream, 0);
-    assert_eq!(parser.globals(), &[512]);
+    assert_eq!(parser.globals(), &[(512, 1536)]);
 }
 
 #[test]

@@ -1,14 +1,20 @@
-//! The end of a run that records its output: the `--verify` line, and the
-//! manifest written atomically, also after a failed or stopped run (then
-//! marked unclean, with what was committed).
+//! The end of a run that records its output: the `--catalog` file ended,
+//! the `--verify` line, and the manifest written atomically, also after a
+//! failed or stopped run (then marked unclean, with what was committed).
 
 use std::sync::Arc;
 
 use crate::base::console::{message, say};
 use crate::config::Config;
-use crate::manifest::Ledger;
+use crate::manifest::{CatalogRef, Ledger};
 use crate::observe::summary::Summary;
 use crate::sink::read_back::verify_line;
+
+/// Ends `--catalog`'s file (already ended where the last volume closed
+/// cleanly), for the summary; None without `--catalog`.
+pub fn finish_catalog(ledgers: &[Arc<Ledger>]) -> Option<CatalogRef> {
+    ledgers.first()?.finish_catalog()
+}
 
 /// Says what `--verify` found and writes `--manifest`. False when a
 /// volume failed its read-back or the manifest could not be written.

@@ -94,7 +94,8 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     signal_handle.close();
 
     let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled)
-        .verbose(config.observe.verbose);
+        .verbose(config.observe.verbose)
+        .with_catalog(manifest::finish_catalog(&ledgers));
     let observers_ok = observers.finish(&summary);
     let digests_ok = report_digests(config, &digests, summary.is_clean());
     report(config, &summary);

@@ -64,7 +64,7 @@ fn a_damaged_block_is_named_with_its_offset_after_the_members_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let (mut bytes, members) = small_catalog(dir.path());
     let index_offset = u64::from_le_bytes(
-        bytes[bytes.len() - 48..bytes.len() - 40]
+        bytes[bytes.len() - FOOTER_BYTES as usize..][..8]
             .try_into()
             .unwrap(),
     ) as usize;
@@ -135,7 +135,7 @@ fn a_block_claiming_more_members_than_its_bytes_hold_is_refused() {
     let first = footer.index_offset as usize;
     // The first block's count in the index, with a matching checksum.
     bytes[first + 16..first + 20].copy_from_slice(&60_000u32.to_le_bytes());
-    let index = &bytes[first..tail];
+    let index = &bytes[first..first + footer.index_bytes as usize];
     let fixed = Footer {
         index_checksum: xxhash_rust::xxh3::xxh3_64(index),
         members: footer.members - 256 + 60_000,

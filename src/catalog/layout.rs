@@ -14,23 +14,37 @@
 //!    4  members                               u32
 //!    8  XXH3-64 of the body                   u64
 //!   16  body: the members, front-coded
+//! record checksums, from the footer's sums offset: for each volume of
+//! the tail's volume table, in its order, one u32 per record (the low 32
+//! bits of the record's XXH3-64), back to back (none without a table)
 //! index, one entry per block, in order:
 //!    0  the block's file offset               u64
 //!    8  its first member's header_offset      u64
 //!   16  its member count                      u32
 //!   20  its first path's length               u32
 //!   24  its first path                        that many bytes
-//! footer, the last 48 bytes:
+//! tail, right after the index (sections.rs):
+//!    globals   u32 count, then per pax 'g' header its [start, end) as two u64
+//!    trailer   u8 0 or 1, then if 1 cpio's TRAILER!!! [start, end) as two u64
+//!    end       u8 0 or 1, then if 1 the stream offset where the archive ended, u64
+//!    volumes   u32 count, then per volume its number u32 and records u64
+//! footer, the last 80 bytes:
 //!    0  index offset                          u64
 //!    8  index bytes                           u64
 //!   16  blocks                                u64
 //!   24  members                               u64 (as in the header)
 //!   32  XXH3-64 of the index                  u64
-//!   40  magic "TBCATEND"                      8 bytes
+//!   40  sums offset                           u64 (where the blocks end)
+//!   48  sums bytes                            u64 (4 x the volumes' records)
+//!   56  tail bytes                            u64
+//!   64  XXH3-64 of the tail                   u64
+//!   72  magic "TBCATEND"                      8 bytes
 //! ```
 //!
 //! The footer makes the file one self-describing blob: a reader finds the
-//! index from the end, and the blocks from the index.
+//! index, the tail and the sums from the end, and the blocks from the
+//! index. The parts lie back to back: header, blocks, sums, index, tail,
+//! footer.
 
 use crate::archive::{Format, MemberKind};
 
@@ -40,7 +54,7 @@ pub(crate) const MAGIC: &[u8; 16] = b"TAPEBUF-CATALOG\n";
 pub(crate) const END_MAGIC: &[u8; 8] = b"TBCATEND";
 pub(crate) const VERSION: u16 = 1;
 pub(crate) const HEADER_BYTES: u64 = 32;
-pub(crate) const FOOTER_BYTES: u64 = 48;
+pub(crate) const FOOTER_BYTES: u64 = 80;
 pub(crate) const FRAME_BYTES: u64 = 16;
 /// Smallest index entry: the fixed fields and an empty path.
 pub(crate) const INDEX_ENTRY_MIN: u64 = 24;
@@ -107,6 +121,10 @@ pub(crate) struct Footer {
     pub blocks: u64,
     pub members: u64,
     pub index_checksum: u64,
+    pub sums_offset: u64,
+    pub sums_bytes: u64,
+    pub tail_bytes: u64,
+    pub tail_checksum: u64,
 }
 
 impl Footer {
@@ -118,11 +136,15 @@ impl Footer {
             self.blocks,
             self.members,
             self.index_checksum,
+            self.sums_offset,
+            self.sums_bytes,
+            self.tail_bytes,
+            self.tail_checksum,
         ];
         for (i, v) in fields.iter().enumerate() {
             out[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
         }
-        out[40..].copy_from_slice(END_MAGIC);
+        out[72..].copy_from_slice(END_MAGIC);
         out
     }
 
@@ -134,6 +156,10 @@ impl Footer {
             blocks: c.u64_le("the block count")?,
             members: c.u64_le("the member count")?,
             index_checksum: c.u64_le("the index checksum")?,
+            sums_offset: c.u64_le("the sums offset")?,
+            sums_bytes: c.u64_le("the sums length")?,
+            tail_bytes: c.u64_le("the tail length")?,
+            tail_checksum: c.u64_le("the tail checksum")?,
         };
         if c.take(8, "the end magic")? != END_MAGIC {
             return Err("no TBCATEND footer at the end (cut short?)".into());

@@ -8,8 +8,11 @@
 //! format and member count; the members in blocks of 256, each path
 //! front-coded against the one before it and every number a varint
 //! (`block.rs`), each block framed with its length, count and XXH3-64
-//! checksum; an index of the blocks; a fixed footer pointing at the index,
-//! so the file is one blob that can go onto a tape and be read back.
+//! checksum; the record checksums of the volumes the archive was written
+//! to; an index of the blocks; a tail with tar's global headers, cpio's
+//! trailer, where the archive ended and the checksums' volume table
+//! (`sections.rs`); a fixed footer pointing at them, so the file is one
+//! blob that can go onto a tape and be read back.
 //! `writer.rs` writes it atomically; `reader.rs` opens it, refusing a
 //! damaged or hostile file with a reason and bounded memory;
 //! `members.rs` lists it; `select.rs` chooses members by glob as `tar`
@@ -19,6 +22,7 @@ mod block;
 mod layout;
 mod members;
 mod reader;
+mod sections;
 mod select;
 mod varint;
 mod writer;
@@ -28,9 +32,12 @@ mod hostile_tests;
 #[cfg(test)]
 mod round_trip_tests;
 #[cfg(test)]
+mod sections_tests;
+#[cfg(test)]
 mod select_tests;
 
 pub use members::Members;
 pub use reader::Catalog;
+pub use sections::CatalogExtras;
 pub use select::Matching;
 pub use writer::{CatalogSummary, CatalogWriter};

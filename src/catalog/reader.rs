@@ -17,6 +17,7 @@ use super::layout::{
     Footer, Header, FOOTER_BYTES, FRAME_BYTES, HEADER_BYTES, INDEX_ENTRY_MIN, MAX_BLOCK_MEMBERS,
     MAX_BODY_BYTES, MAX_PATH_BYTES, MIN_MEMBER_BYTES,
 };
+use super::sections::{CatalogExtras, SUM_BYTES};
 use super::varint::Cursor;
 
 /// Where a block is and what it starts with.
@@ -37,6 +38,9 @@ pub struct Catalog {
     format: Format,
     members: u64,
     pub(crate) blocks: Vec<BlockEntry>,
+    extras: CatalogExtras,
+    /// Where the record checksums start.
+    sums_offset: u64,
 }
 
 impl Catalog {
@@ -61,13 +65,87 @@ impl Catalog {
         }
         let blocks = parse_index(&index, &footer)
             .map_err(|e| bad(format!("index at byte {}: {e}", footer.index_offset)))?;
+        let tail_at = footer.index_offset + footer.index_bytes;
+        let tail = read_at(&file, tail_at, footer.tail_bytes)?;
+        if xxhash_rust::xxh3::xxh3_64(&tail) != footer.tail_checksum {
+            return Err(bad(format!("tail at byte {tail_at}: checksum mismatch")));
+        }
+        let extras = CatalogExtras::decode(&tail, footer.sums_bytes)
+            .map_err(|e| bad(format!("tail at byte {tail_at}: {e}")))?;
         Ok(Catalog {
             path: path.to_path_buf(),
             file,
             format: header.format,
             members: header.members,
             blocks,
+            extras,
+            sums_offset: footer.sums_offset,
         })
+    }
+
+    /// Tar's pax global ('g') headers, as `[start, end)` stream ranges in
+    /// order.
+    pub fn globals(&self) -> &[(u64, u64)] {
+        &self.extras.globals
+    }
+
+    /// cpio's TRAILER!!! member, `[start, end)`.
+    pub fn trailer(&self) -> Option<(u64, u64)> {
+        self.extras.trailer
+    }
+
+    /// Where the archive ended in the stream (after tar's end blocks, or
+    /// cpio's trailer and its padding).
+    pub fn end(&self) -> Option<u64> {
+        self.extras.end
+    }
+
+    /// The volumes whose record checksums it holds, and how many records
+    /// each has.
+    pub fn volumes_with_sums(&self) -> Vec<(u32, u64)> {
+        self.extras.volumes.clone()
+    }
+
+    /// The checksums (low 32 bits of XXH3-64) of `count` records of
+    /// `volume` from record `first` (from 0). An error names what is
+    /// missing: a volume without checksums (NotFound), records past the
+    /// volume's (InvalidInput), or a read that failed.
+    pub fn record_sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Vec<u32>> {
+        let mut before = 0u64;
+        let mut records = None;
+        for (n, r) in &self.extras.volumes {
+            if *n == volume {
+                records = Some(*r);
+                break;
+            }
+            before += r;
+        }
+        let Some(records) = records else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "catalog {}: no record checksums for volume {volume}",
+                    self.path.display()
+                ),
+            ));
+        };
+        if first.checked_add(count).is_none_or(|end| end > records) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "catalog {}: records {first}..{} of volume {volume}, which has {records}",
+                    self.path.display(),
+                    first.saturating_add(count)
+                ),
+            ));
+        }
+        let at = self.sums_offset + (before + first) * SUM_BYTES;
+        let bytes = read_at(&self.file, at, count * SUM_BYTES)
+            .map_err(|e| invalid(&self.path, format!("record checksums at byte {at}: {e}")))?;
+        Ok(bytes
+            .chunks_exact(SUM_BYTES as usize)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .collect())
     }
 
     /// The format of the archive it catalogs.
@@ -116,14 +194,23 @@ impl Catalog {
     }
 }
 
-/// The footer fits the file: the index lies between the header and the
-/// footer, and could hold as many entries as it claims.
+/// The footer fits the file: the sums, the index and the tail lie back
+/// to back between the blocks and the footer, and the index could hold as
+/// many entries as it claims.
 fn check_footer(footer: &Footer, header: &Header, len: u64) -> Result<(), String> {
-    let index_end = footer.index_offset.checked_add(footer.index_bytes);
-    if footer.index_offset < HEADER_BYTES || index_end != Some(len - FOOTER_BYTES) {
+    let sums_end = footer.sums_offset.checked_add(footer.sums_bytes);
+    let tail_end = footer
+        .index_offset
+        .checked_add(footer.index_bytes)
+        .and_then(|end| end.checked_add(footer.tail_bytes));
+    if footer.sums_offset < HEADER_BYTES
+        || sums_end != Some(footer.index_offset)
+        || !footer.sums_bytes.is_multiple_of(SUM_BYTES)
+        || tail_end != Some(len - FOOTER_BYTES)
+    {
         return Err(format!(
-            "footer puts the index at byte {} for {} bytes, in a file of {len}",
-            footer.index_offset, footer.index_bytes
+            "footer puts the sums at byte {} for {} bytes, the index at byte {} for {} and the tail for {}, in a file of {len}",
+            footer.sums_offset, footer.sums_bytes, footer.index_offset, footer.index_bytes, footer.tail_bytes
         ));
     }
     if footer.members != header.members {
@@ -174,7 +261,7 @@ fn parse_index(index: &[u8], footer: &Footer) -> Result<Vec<BlockEntry>, String>
     let mut start = HEADER_BYTES;
     let mut members = 0u64;
     for i in 0..blocks.len() {
-        let end = blocks.get(i + 1).map_or(footer.index_offset, |b| b.offset);
+        let end = blocks.get(i + 1).map_or(footer.sums_offset, |b| b.offset);
         let b = &mut blocks[i];
         let least = FRAME_BYTES + u64::from(b.members) * MIN_MEMBER_BYTES;
         let bytes = end.saturating_sub(b.offset);
@@ -188,10 +275,10 @@ fn parse_index(index: &[u8], footer: &Footer) -> Result<Vec<BlockEntry>, String>
         start = end;
         members += u64::from(b.members);
     }
-    if start != footer.index_offset || members != footer.members {
+    if start != footer.sums_offset || members != footer.members {
         return Err(format!(
             "blocks end at byte {start} holding {members} members; the footer says {} and {}",
-            footer.index_offset, footer.members
+            footer.sums_offset, footer.members
         ));
     }
     Ok(blocks)

@@ -5,14 +5,18 @@
 //! the new one, never part of one.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{Format, Member};
 
 use super::block::BlockWriter;
-use super::layout::{Footer, Header, BLOCK_SOFT_BYTES, BLOCK_TARGET, HEADER_BYTES, MAX_PATH_BYTES};
+use super::layout::{
+    Footer, Header, BLOCK_SOFT_BYTES, BLOCK_TARGET, FOOTER_BYTES, HEADER_BYTES, MAGIC,
+    MAX_PATH_BYTES,
+};
+use super::sections::CatalogExtras;
 
 /// What a finished catalog holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +71,23 @@ impl CatalogWriter {
         })
     }
 
+    /// Removes the catalog at `path` left by an earlier run, when there is
+    /// one (a file that begins as a catalog does; anything else is left
+    /// alone): a run whose catalog turned off leaves none that its new
+    /// manifest would seem to name. True when one was removed.
+    pub fn remove_stale(path: &Path) -> io::Result<bool> {
+        let mut magic = [0u8; 16];
+        let is_catalog = match File::open(path) {
+            Ok(mut file) => file.read_exact(&mut magic).is_ok() && &magic == MAGIC,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(e),
+        };
+        if is_catalog {
+            std::fs::remove_file(path)?;
+        }
+        Ok(is_catalog)
+    }
+
     /// Adds the next member in stream order. A path or link target over
     /// 64 KiB is refused (InvalidInput) and nothing is added.
     pub fn add(&mut self, member: &Member) -> io::Result<()> {
@@ -89,20 +110,46 @@ impl CatalogWriter {
     }
 
     /// Writes the last block, the index and the footer, syncs the file and
-    /// renames it over the catalog's path.
-    pub fn finish(mut self) -> io::Result<CatalogSummary> {
+    /// renames it over the catalog's path: a catalog of members alone.
+    pub fn finish(self) -> io::Result<CatalogSummary> {
+        self.finish_with(&CatalogExtras::default(), &mut io::empty())
+    }
+
+    /// As `finish`, with what the archive holds besides its members and
+    /// the record checksums: `sums` gives exactly the 4-byte checksums of
+    /// `extras.volumes`, volume after volume (InvalidInput otherwise).
+    pub fn finish_with(
+        mut self,
+        extras: &CatalogExtras,
+        sums: &mut dyn Read,
+    ) -> io::Result<CatalogSummary> {
         if self.block.members > 0 {
             self.write_block()?;
         }
+        let sums_bytes = extras
+            .sums_bytes()
+            .ok_or_else(|| invalid_input("a volume table past u64".into()))?;
+        let mut writer = self.file.take().expect("open until finish");
+        let copied = io::copy(&mut sums.take(sums_bytes), &mut writer)?;
+        if copied != sums_bytes {
+            return Err(invalid_input(format!(
+                "{copied} bytes of record checksums, the volume table counts {sums_bytes}"
+            )));
+        }
+        let tail = extras.encode();
         let footer = Footer {
-            index_offset: self.offset,
+            index_offset: self.offset + sums_bytes,
             index_bytes: self.index.len() as u64,
             blocks: self.blocks,
             members: self.members,
             index_checksum: xxhash_rust::xxh3::xxh3_64(&self.index),
+            sums_offset: self.offset,
+            sums_bytes,
+            tail_bytes: tail.len() as u64,
+            tail_checksum: xxhash_rust::xxh3::xxh3_64(&tail),
         };
-        let mut writer = self.file.take().expect("open until finish");
         writer.write_all(&self.index)?;
+        writer.write_all(&tail)?;
         writer.write_all(&footer.encode())?;
         let file = writer.into_inner().map_err(|e| e.into_error())?;
         let header = Header {
@@ -116,7 +163,7 @@ impl CatalogWriter {
         File::open(parent_of(&self.path))?.sync_all()?;
         Ok(CatalogSummary {
             members: self.members,
-            bytes: self.offset + self.index.len() as u64 + footer.encode().len() as u64,
+            bytes: footer.index_offset + footer.index_bytes + footer.tail_bytes + FOOTER_BYTES,
         })
     }
 
@@ -149,6 +196,10 @@ impl Drop for CatalogWriter {
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
+}
+
+fn invalid_input(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, format!("catalog: {msg}"))
 }
 
 fn parent_of(path: &Path) -> &Path {

@@ -120,6 +120,12 @@ pub struct Cli {
     #[arg(long = "verify")]
     pub verify: bool,
 
+    /// Catalog the tar or cpio archive's members beside the manifest
+    ///
+    /// As the manifest's name with the extension `.catalog`; needs --manifest.
+    #[arg(long = "catalog", hide_short_help = true)]
+    pub catalog: bool,
+
     #[command(flatten)]
     pub remote: RemoteArgs,
 

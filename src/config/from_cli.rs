@@ -49,6 +49,7 @@ impl Config {
             written_paths::manifest_apart(path, &input, &outputs)?;
         }
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
+        let catalog = super::catalog_flag::resolve(cli, &manifest, &input, &outputs)?;
         let pipeline = pipeline(
             cli,
             ring,
@@ -84,6 +85,7 @@ impl Config {
             volume_size: volumes.volume_size,
             net,
             recording: manifest.recording(),
+            catalog,
             input_volumes: numbered_input(&input),
         };
         Ok(Config {

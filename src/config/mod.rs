@@ -21,6 +21,7 @@ use crate::pipeline::Params;
 use crate::sink::OutputSettings;
 use crate::source::InputSettings;
 
+mod catalog_flag;
 mod from_cli;
 mod library_flags;
 mod manifest_flags;

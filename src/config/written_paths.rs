@@ -106,6 +106,20 @@ pub fn manifest_apart(
     )
 }
 
+/// `--catalog`'s file must be none the run reads or writes to.
+pub fn catalog_apart(
+    path: &Path,
+    input: &InputSpec,
+    outputs: &[OutputSpec],
+) -> Result<(), ConfigError> {
+    apart_from_endpoints(
+        "--catalog",
+        path,
+        &input_files(input),
+        &output_files(outputs),
+    )
+}
+
 /// Refuses the report file `flag path` when it is a file read or an output.
 fn apart_from_endpoints(
     flag: &str,

@@ -3,12 +3,16 @@
 //! volume) and the command (which writes the manifest at the end, also
 //! for a run that failed or was stopped: then it holds what was
 //! committed, and says the run was not clean). With a tape library, each
-//! volume's barcode and slot come from the loader that loaded it.
+//! volume's barcode and slot come from the loader that loaded it. With
+//! `--catalog` every committed record also goes to the catalog's tap
+//! (`catalog_tap.rs`), which the manifest names.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::SystemTime;
 
-use super::schema::{Manifest, Stream, Verified, Volume, SCHEMA, VERSION};
+use super::catalog_tap::CatalogTap;
+use super::schema::{CatalogRef, Manifest, Stream, Verified, Volume, SCHEMA, VERSION};
 use super::tally::{Checksums, Tally};
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
@@ -44,6 +48,8 @@ struct State {
     /// The stream's digest once a second volume began: until then it is
     /// the first volume's.
     stream: Option<Hasher>,
+    /// `--catalog`: the tap that catalogs the stream.
+    catalog: Option<CatalogTap>,
 }
 
 impl Ledger {
@@ -57,6 +63,7 @@ impl Ledger {
                 done: Vec::new(),
                 current: None,
                 stream: None,
+                catalog: None,
             }),
             loader: OnceLock::new(),
             health: OnceLock::new(),
@@ -74,6 +81,42 @@ impl Ledger {
         let _ = self.loader.set(loader);
     }
 
+    /// `--catalog`: catalogs the stream from here on into `path` (before
+    /// the first record).
+    pub fn attach_catalog(&self, path: &Path) {
+        let mut s = self.lock();
+        let mut tap = CatalogTap::new(path);
+        if let Some(tally) = &s.current {
+            tap.begin(tally.number());
+        }
+        s.catalog = Some(tap);
+    }
+
+    /// Ends the catalog, if there is one (once: later calls say the same).
+    pub fn finish_catalog(&self) -> Option<CatalogRef> {
+        self.lock().catalog.as_mut().map(CatalogTap::finish)
+    }
+
+    /// The catalog file, once finished whole.
+    pub fn catalog_file(&self) -> Option<PathBuf> {
+        let s = self.lock();
+        s.catalog.as_ref()?.file().map(Path::to_path_buf)
+    }
+
+    /// A copy of the catalog went onto the tape after the last trailer.
+    pub fn set_catalog_on_tape(&self) {
+        if let Some(tap) = self.lock().catalog.as_mut() {
+            tap.set_on_tape();
+        }
+    }
+
+    /// The drive's block address of the volume in use's first record.
+    pub fn set_first_block(&self, block: Option<u64>) {
+        if let Some(tally) = self.lock().current.as_mut() {
+            tally.set_first_block(block);
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -87,6 +130,9 @@ impl Ledger {
         let mut s = self.lock();
         let r = s.recording;
         s.current = Some(Tally::new(number, name, r.alg, r.verify));
+        if let Some(tap) = s.catalog.as_mut() {
+            tap.begin(number);
+        }
     }
 
     /// One record or write, as committed to the volume in use.
@@ -98,6 +144,9 @@ impl Ledger {
         }
         if let Some(tally) = s.current.as_mut() {
             tally.record(data);
+        }
+        if let Some(tap) = s.catalog.as_mut() {
+            tap.record(data);
         }
     }
 
@@ -160,6 +209,7 @@ impl Ledger {
     /// The manifest of what was committed. A volume still open is in it,
     /// marked incomplete.
     pub fn manifest(&self, clean: bool, unclean_because: Option<String>) -> Manifest {
+        let catalog = self.finish_catalog();
         let s = self.lock();
         let mut volumes = s.done.clone();
         if let Some(tally) = &s.current {
@@ -200,7 +250,7 @@ impl Ledger {
             digest_algorithm: s.recording.alg.name().to_string(),
             stream: Stream { bytes, digest },
             volumes,
-            catalog: None,
+            catalog,
         }
     }
 }

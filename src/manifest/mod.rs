@@ -2,11 +2,12 @@
 //! the checks that read it back (`--verify`, `tapebuf verify`, a restore
 //! with `--manifest`). The schema is in `schema.rs`; `tally.rs` counts a
 //! volume as it is written, `ledger.rs` holds a run's manifest in the
-//! making, `load.rs` reads one back and `validate.rs` checks its bounds
+//! making (and `catalog_tap.rs` its catalog, with `--catalog`), `load.rs` reads one back and `validate.rs` checks its bounds
 //! and self-consistency before any of it is used, `check.rs` compares a
 //! volume read back, and `identify.rs` says which volume a medium is from
 //! its first bytes.
 
+pub mod catalog_tap;
 pub mod check;
 pub mod identify;
 pub mod ledger;

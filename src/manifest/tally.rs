@@ -100,6 +100,8 @@ pub struct Tally {
     fingerprint: Fingerprinting,
     segments: Segments,
     checksums: Option<Checksums>,
+    /// The drive's block address of the first record, when it said.
+    first_block: Option<u64>,
 }
 
 impl Tally {
@@ -114,7 +116,13 @@ impl Tally {
             fingerprint: Fingerprinting::new(None),
             segments: Segments::default(),
             checksums: keep_checksums.then(Vec::new),
+            first_block: None,
         }
+    }
+
+    /// The drive's block address of the volume's first record.
+    pub fn set_first_block(&mut self, block: Option<u64>) {
+        self.first_block = block;
     }
 
     /// One record (a tape) or write (a file), as committed.
@@ -161,7 +169,7 @@ impl Tally {
             barcode: None,
             slot: None,
             health: None,
-            first_block: None,
+            first_block: self.first_block,
         }
     }
 

@@ -9,6 +9,7 @@
 //! [`Bar`] tells how to clear and redraw itself, so that no line and the
 //! progress bar garble each other.
 
+mod catalog_clause;
 pub mod drive_health;
 mod library_facts;
 pub mod progress;

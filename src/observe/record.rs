@@ -228,6 +228,10 @@ pub struct SummaryDetail {
     /// TapeAlert flags, errors, compression; absent without one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drive_health: Vec<DriveHealth>,
+    /// `--catalog`: the catalog file, its format and members, or why
+    /// there is none; absent without `--catalog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<crate::manifest::CatalogRef>,
 }
 
 /// One entry of the summary's `volume_bytes`.
@@ -420,6 +424,7 @@ impl SummaryRecord {
                     })
                     .collect(),
                 drive_health: summary.drives.clone(),
+                catalog: summary.catalog.clone(),
             }),
             line: summary.line(),
         }

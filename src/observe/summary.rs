@@ -17,6 +17,7 @@ use super::library_facts::library_facts;
 pub use super::library_facts::Cartridge;
 use crate::base::console::message;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
+use crate::manifest::CatalogRef;
 use crate::pace::PaceReport;
 use crate::pipeline::stats::{Snapshot, Stats};
 use crate::pipeline::RingPath;
@@ -75,6 +76,8 @@ pub struct Summary {
     pub verbose: bool,
     /// What each local tape drive said of its health.
     pub drives: Vec<DriveHealth>,
+    /// `--catalog`: the catalog written, or why not.
+    pub catalog: Option<CatalogRef>,
 }
 
 /// The bytes on each volume of one endpoint that spans volumes.
@@ -218,7 +221,13 @@ impl Summary {
                 / 1e9,
             verbose: false,
             drives: DriveHealth::collect(stats),
+            catalog: None,
         }
+    }
+
+    /// The same summary, with what `--catalog` made.
+    pub fn with_catalog(self, catalog: Option<CatalogRef>) -> Summary {
+        Summary { catalog, ..self }
     }
 
     /// The same summary, with every detail in its line when `verbose`.
@@ -302,6 +311,7 @@ impl Summary {
         }));
         parts.extend(self.volumes.iter().flat_map(VolumeList::cleaned));
         parts.extend(self.drives.iter().filter_map(DriveHealth::describe));
+        parts.extend(self.catalog.as_ref().map(super::catalog_clause::clause));
         if detailed {
             parts.push(self.ring.describe(self.peak_held_bytes));
         }

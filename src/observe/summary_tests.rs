@@ -33,6 +33,7 @@ fn summary(read: u64, written: u64) -> Summary {
         near_empty_s: 0.0,
         verbose: false,
         drives: Vec::new(),
+        catalog: None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! rmt sink instead).
 
 use std::io;
+use std::path::Path;
 
 use crate::manifest::Checker;
 use crate::tape::{AtEnd, Medium, Trailer};
@@ -40,6 +41,27 @@ pub trait WriteMedium: Medium {
     /// closes what was kept open.
     fn after_read_back(&mut self, _then: AtEnd) -> io::Result<()> {
         Ok(())
+    }
+
+    /// The drive's block address of the volume's first record, taken just
+    /// before it was written; None when the drive could not say or the
+    /// medium is no local tape.
+    fn first_block(&self) -> Option<u64> {
+        None
+    }
+
+    /// `--catalog`: asks for `file` to be written as a tape file of its own
+    /// after this (the last) volume's trailer, before the tape is rewound
+    /// or ejected. False when the medium has no place for one (it is no
+    /// local tape).
+    fn copy_after_trailer(&mut self, _file: &Path) -> bool {
+        false
+    }
+
+    /// What became of that copy once the volume ended: its bytes, or why
+    /// it failed; None when it was not tried.
+    fn copied(&mut self) -> Option<io::Result<u64>> {
+        None
     }
 }
 

@@ -252,7 +252,7 @@ fn recorded(sink: VolumeSink, name: &str, config: &OutputSettings) -> VolumeSink
 
 /// Refuses an output that `--manifest` or `--verify` cannot record: one
 /// that is not a tape, a file or an rmt target (standard output, a pipe,
-/// a TCP peer).
+/// a TCP peer). One that records gets the `--catalog` tap.
 fn recordable(
     sink: Box<dyn Sink>,
     spec: &OutputSpec,
@@ -261,7 +261,10 @@ fn recordable(
     let Some(recording) = config.recording else {
         return Ok(sink);
     };
-    if sink.traits().ledger.is_some() {
+    if let Some(ledger) = sink.traits().ledger {
+        if let Some(catalog) = &config.catalog {
+            ledger.attach_catalog(catalog);
+        }
         return Ok(sink);
     }
     let flag = if recording.verify {

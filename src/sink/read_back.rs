@@ -25,7 +25,7 @@ use crate::base::console::{message, say};
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
 use crate::tape::limits::space_steps;
-use crate::tape::{AtEnd, Drive, TapeOp, Trailer};
+use crate::tape::{AtEnd, Drive, Ends, TapeOp, Trailer};
 
 /// Bytes read at a time from a file: large, since each O_DIRECT read is
 /// one request to the disk and nothing reads ahead of it.
@@ -37,7 +37,35 @@ const READ_AHEAD: usize = 1;
 /// with a ledger, notes its end, and with `--verify` reads it back in
 /// between (after the trailer is written), unless the run was stopped
 /// (`stopping`): then it closes at once.
+///
+/// With `--catalog`, the last volume of a stream that ended (`Ends::Last`)
+/// gets the catalog as a tape file of its own after its trailer, on a
+/// local tape; a copy that fails is said in one line and fails nothing.
 pub fn close_volume<M: WriteMedium + ?Sized>(
+    medium: &mut M,
+    ledger: Option<&Ledger>,
+    trailer: &Trailer,
+    then: AtEnd,
+    stopping: bool,
+) -> io::Result<()> {
+    let catalog = ledger
+        .filter(|_| trailer.ends == Ends::Last)
+        .and_then(Ledger::catalog_file);
+    let copying = catalog.is_some_and(|file| medium.copy_after_trailer(&file));
+    let closed = end_and_check(medium, ledger, trailer, then, stopping);
+    match medium.copied().filter(|_| copying) {
+        Some(Ok(_)) => ledger.into_iter().for_each(Ledger::set_catalog_on_tape),
+        Some(Err(e)) => say(&message!(
+            "--catalog: no copy on the tape after volume {}'s trailer: {e}; the catalog beside the manifest is whole",
+            trailer.volume
+        )),
+        None => {}
+    }
+    closed
+}
+
+/// `close_volume` without the catalog's copy.
+fn end_and_check<M: WriteMedium + ?Sized>(
     medium: &mut M,
     ledger: Option<&Ledger>,
     trailer: &Trailer,

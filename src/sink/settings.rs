@@ -21,6 +21,8 @@ pub struct OutputSettings {
     pub net: NetSettings,
     /// `--manifest`/`--verify`: what to record of each output.
     pub recording: Option<Recording>,
+    /// `--catalog`: where the recorded output's catalog is written.
+    pub catalog: Option<std::path::PathBuf>,
     /// The input's numbered volumes (`-i v.%02d`), which no output volume
     /// may be: each is checked again before it is written.
     pub input_volumes: Option<VolumeNames>,

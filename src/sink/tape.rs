@@ -17,8 +17,17 @@
 //! volume-change messages call safe is already exact: it counts a volume
 //! only once its filemark was written, and writing a filemark makes st
 //! flush its buffer and report any write still pending.
+//!
+//! The drive's position is taken just before each volume's first record
+//! (MTIOCPOS, for the manifest's `first_block`; None when it cannot say).
+//! With `--catalog`, the last volume gets the catalog as one more tape
+//! file after its trailer (records of `COPY_RECORD_BYTES`, then a
+//! filemark), written after a `--verify` read-back, which spaces back over
+//! the data and trailer only.
 
-use std::io;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 
 use super::medium::{Writable, WriteMedium};
 use crate::manifest::Checker;
@@ -35,13 +44,26 @@ pub struct Writing {
     /// run is on it, so no filemark or trailer is written there either,
     /// which at the beginning of the tape would erase what it held.
     refused_first: bool,
+    /// The drive was asked its position before the volume's first record.
+    asked_position: bool,
+    /// What it said.
+    first_block: Option<u64>,
+    /// `--catalog`: the file to write after the last trailer.
+    copy: Option<PathBuf>,
+    /// What became of it.
+    copied: Option<io::Result<u64>>,
 }
+
+/// The records a catalog copy is written in.
+const COPY_RECORD_BYTES: usize = 64 << 10;
 
 impl TapeFace for Writing {
     const ACCESS: Access = Access::Write;
 
     fn new_volume(&mut self) {
         self.refused_first = false;
+        self.asked_position = false;
+        self.first_block = None;
     }
 }
 
@@ -55,6 +77,10 @@ impl LocalTape<Writing> {
 impl Writable for LocalTape<Writing> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.check_mode()?;
+        if self.records == 0 && !self.face.asked_position {
+            self.face.asked_position = true;
+            self.face.first_block = self.drive.position().ok();
+        }
         let written = self.drive.write_record(data);
         if let Err(e) = &written {
             self.face.refused_first |= self.records == 0 && !benign(e);
@@ -112,6 +138,57 @@ impl LocalTape<Writing> {
         }
         self.drive.op(TapeOp::WriteFilemarks(1)).map_err(failed)
     }
+
+    /// Writes the catalog copy asked for, if any, where the tape stands
+    /// (after the last trailer), and keeps what became of it.
+    fn put_copy(&mut self) {
+        if let Some(path) = self.face.copy.take() {
+            let copied = self.write_file(&path);
+            if copied.is_err() {
+                // Ends what part of it went on, so the tape file is whole
+                // as a file (a reader refuses the cut catalog in it).
+                let _ = self.drive.op(TapeOp::WriteFilemarks(1));
+            }
+            self.face.copied = Some(copied);
+        }
+    }
+
+    fn write_file(&mut self, path: &Path) -> io::Result<u64> {
+        let limit = self.drive.transfer_limits().max_bytes;
+        let record = limit.map_or(COPY_RECORD_BYTES, |m| COPY_RECORD_BYTES.min(m as usize));
+        let mut file = File::open(path)?;
+        let mut buf = vec![0u8; record.max(512)];
+        let mut total = 0u64;
+        loop {
+            let n = fill(&mut file, &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            let written = self.drive.write_record(&buf[..n])?;
+            if written != n {
+                return Err(io::Error::other(format!(
+                    "the drive took {written} of a record's {n} bytes"
+                )));
+            }
+            total += n as u64;
+        }
+        self.drive.op(TapeOp::WriteFilemarks(1))?;
+        Ok(total)
+    }
+}
+
+/// Reads until `buf` is full or the file ends; the bytes read.
+fn fill(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 /// Errors the volume logic acts on, which must keep their errno.
@@ -124,6 +201,7 @@ impl WriteMedium for LocalTape<Writing> {
         if !self.face.refused_first {
             self.drive.op(TapeOp::WriteFilemarks(1))?;
             self.put_trailer(trailer)?;
+            self.put_copy();
         }
         then.finish(self.drive.as_mut())
     }
@@ -141,6 +219,20 @@ impl WriteMedium for LocalTape<Writing> {
     /// tape file again, where the next backup may be appended.
     fn after_read_back(&mut self, then: AtEnd) -> io::Result<()> {
         self.drive.op(TapeOp::ForwardFiles(1))?;
+        self.put_copy();
         then.finish(self.drive.as_mut())
+    }
+
+    fn first_block(&self) -> Option<u64> {
+        self.face.first_block
+    }
+
+    fn copy_after_trailer(&mut self, file: &Path) -> bool {
+        self.face.copy = Some(file.to_path_buf());
+        true
+    }
+
+    fn copied(&mut self) -> Option<io::Result<u64>> {
+        self.face.copied.take()
     }
 }

@@ -134,10 +134,23 @@ impl Volumes {
         // it must not look like a stall to the watchdog.
         self.log.set_changing(true);
         let ends = if stopping { Ends::Cut } else { Ends::Last };
+        if let Some(ledger) = self.ledger.as_ref().filter(|_| !stopping) {
+            // The stream ended: the catalog is ended too, before the last
+            // trailer, so that a copy can follow it onto the tape.
+            ledger.finish_catalog();
+        }
         let trailer = self.trailer(ends);
         let closed = close_volume(medium, self.ledger.as_deref(), &trailer, then, stopping);
         self.log.set_changing(false);
         closed
+    }
+
+    /// The drive's block address of the volume in use's first record,
+    /// for the manifest.
+    pub fn first_block(&self, block: Option<u64>) {
+        if let Some(ledger) = &self.ledger {
+            ledger.set_first_block(block);
+        }
     }
 
     /// Bytes committed to the volume in use.
@@ -278,6 +291,9 @@ impl VolumeSink {
             } else {
                 match self.medium.write(&rest[..want]) {
                     Ok(n) => {
+                        if self.volumes.on_volume() == 0 && n > 0 {
+                            self.volumes.first_block(self.medium.first_block());
+                        }
                         self.volumes.add(&rest[..n]);
                         rest = &rest[n..];
                         n == 0 || (tape && n < want)

@@ -9,6 +9,7 @@
 mod common;
 
 mod archive;
+mod catalog_write;
 mod errors;
 mod hash;
 mod help;

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod catalog_tape;
 mod changer_emulated;
 mod chio_abi;
 mod devices;

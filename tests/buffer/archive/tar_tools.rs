@@ -7,13 +7,16 @@ use tapebuf::archive::{Format, Member, MemberKind};
 use super::{listing, pairs, parse, run, shell, tree};
 use crate::common;
 
+/// The pax global headers' `[start, end)` ranges.
+type Globals = Vec<(u64, u64)>;
+
 /// Archives the tree in `format`: the archive, the parser's members and
-/// the pax global headers' offsets.
+/// the pax global headers' ranges.
 fn archive(
     root: &Path,
     format: &str,
     extra: &str,
-) -> (Vec<u8>, Vec<Member>, Vec<u64>, Option<Format>) {
+) -> (Vec<u8>, Vec<Member>, Globals, Option<Format>) {
     common::needs::tool("tar", "tar");
     tree(root);
     // ustar cannot hold the longest names (tar says so and goes on), nor
@@ -29,16 +32,17 @@ fn archive(
 
 /// The parser lists what `tar tv` lists, and each member's byte range,
 /// after the global headers and before two zero blocks, lists itself.
-fn check(root: &Path, bytes: &[u8], members: &[Member], globals: &[u64]) {
+fn check(root: &Path, bytes: &[u8], members: &[Member], globals: &[(u64, u64)]) {
     let tv = listing(&shell(root, "tar tvf archive.tar"), 2, 5);
     assert_eq!(pairs(members), tv);
     let mut prelude = Vec::new();
-    for &at in globals {
-        let at = at as usize;
+    for &(start, end) in globals {
+        let at = start as usize;
         let size =
             usize::from_str_radix(std::str::from_utf8(&bytes[at + 124..at + 135]).unwrap(), 8)
                 .unwrap();
-        prelude.extend_from_slice(&bytes[at..at + 512 + size.div_ceil(512) * 512]);
+        assert_eq!(end as usize, at + 512 + size.div_ceil(512) * 512);
+        prelude.extend_from_slice(&bytes[at..end as usize]);
     }
     for member in members {
         let mut slice = prelude.clone();
@@ -113,7 +117,8 @@ fn pax_tar_members_match_its_listing_and_each_range_with_the_globals_is_an_archi
     let root = tempfile::tempdir().unwrap();
     let (bytes, members, globals, format) = archive(root.path(), "pax", "--pax-option=comment=hi");
     assert_eq!(format, Some(Format::Pax));
-    assert_eq!(globals, [0]);
+    assert_eq!(globals.len(), 1);
+    assert_eq!(globals[0].0, 0);
     check(root.path(), &bytes, &members, &globals);
     check_block_numbers(root.path(), &members, false);
     let sparse = kind_of(&members, "/sparse");
