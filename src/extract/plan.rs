@@ -112,25 +112,6 @@ pub fn plan(catalog: &Catalog, globs: &GlobSet) -> Result<Plan, PlanError> {
     plan_with(catalog, &Tail::of(catalog), globs)
 }
 
-// until catalog-write lands: `Catalog::globals` and `Catalog::trailer`
-// come from catalog/ (the contract in the plan). This stand-in
-// says the catalog kept none; the inherent methods take over once they
-// exist, and this trait and its impl are then to be deleted.
-trait CatalogTail {
-    fn globals(&self) -> &[(u64, u64)];
-    fn trailer(&self) -> Option<(u64, u64)>;
-}
-
-impl CatalogTail for Catalog {
-    fn globals(&self) -> &[(u64, u64)] {
-        &[]
-    }
-
-    fn trailer(&self) -> Option<(u64, u64)> {
-        None
-    }
-}
-
 /// What the catalog keeps of the archive besides its members.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Tail {

@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::archive::{Format, Member, MemberKind, Parser};
-use crate::catalog::{Catalog, CatalogWriter};
+use crate::catalog::{Catalog, CatalogExtras, CatalogWriter};
 
 use super::plan::{made_trailer, plan, plan_with, Piece, Plan, PlanError, Tail};
 
@@ -73,24 +73,32 @@ fn made(script: &str) -> Made {
     parser.feed(&archive);
     parser.finish().unwrap();
     let format = parser.format().unwrap();
-    let path = dir.path().join("a.catalog");
-    let mut writer = CatalogWriter::create(&path, format).unwrap();
-    for m in parser.take_members() {
-        writer.add(&m).unwrap();
-    }
-    writer.finish().unwrap();
-    // A pax global header: one block of header, its records padded.
-    let globals = parser
+    // A pax global header: one block of header, its records padded; the
+    // parser's ranges must say the same.
+    let globals: Vec<(u64, u64)> = parser
         .globals()
         .iter()
-        .map(|&at| {
+        .map(|&(at, _)| {
             let header = &archive[at as usize..at as usize + 512];
             let size = std::str::from_utf8(&header[124..135]).unwrap();
             let size = u64::from_str_radix(size.trim_matches('\0'), 8).unwrap();
             (at, at + 512 + size.div_ceil(512) * 512)
         })
         .collect();
+    assert_eq!(globals, parser.globals());
     let trailer = parser.trailer();
+    let path = dir.path().join("a.catalog");
+    let mut writer = CatalogWriter::create(&path, format).unwrap();
+    for m in parser.take_members() {
+        writer.add(&m).unwrap();
+    }
+    let extras = CatalogExtras {
+        globals: globals.clone(),
+        trailer,
+        end: parser.end(),
+        volumes: Vec::new(),
+    };
+    writer.finish_with(&extras, &mut std::io::empty()).unwrap();
     Made {
         catalog: Catalog::open(&path).unwrap(),
         _dir: dir,
@@ -202,6 +210,11 @@ const CHOSEN: &[&str] = &["d/small", "d/empty", "d/sl", "d/x*", "d/nothing*"];
 fn tar_case(script: &str) {
     let m = made(script);
     let plan = plan_with(&m.catalog, &m.tail, &globs(CHOSEN)).unwrap();
+    let from_file = super::plan::plan(&m.catalog, &globs(CHOSEN)).unwrap();
+    assert_eq!(
+        from_file.pieces, plan.pieces,
+        "the catalog file keeps what the plan needs"
+    );
     assert_eq!(plan.unmatched, vec![4], "d/nothing* chose nothing");
     assert_eq!(plan.needed.len(), 1);
     assert_eq!(plan.needed[0].path, format!("d/{LONG_LINK}"));
