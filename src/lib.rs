@@ -17,6 +17,7 @@ pub mod config;
 pub mod drive_health;
 pub mod endpoint;
 pub mod error;
+pub mod extract;
 pub mod hash;
 pub mod library;
 pub mod manifest;

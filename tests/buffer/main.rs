@@ -10,6 +10,7 @@ mod common;
 
 mod archive;
 mod errors;
+mod extract;
 mod hash;
 mod help;
 mod inherited_fds;
