@@ -32,3 +32,10 @@ mod walk;
 
 pub use run::Extract;
 pub use sums::{record_sum, RecordSums};
+
+#[cfg(test)]
+mod copy_tests;
+#[cfg(test)]
+mod tape_tests;
+#[cfg(test)]
+mod test_backup;
