@@ -312,3 +312,41 @@ fn volumes_named_with_a_numbered_input_are_read_from_there() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_terminal_as_standard_output_is_refused() {
+    let b = Backup::new();
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes two descriptors into the two ints; the other
+    // arguments may be null.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave))
+    };
+    let out = common::tapebuf()
+        .current_dir(b.dir.path())
+        .args(["extract", "--manifest", "home.json", "d/a"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    drop(master);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("extract: standard output is a terminal"),
+        "{}",
+        stderr(&out)
+    );
+}
