@@ -6,164 +6,14 @@
 //! whole archive; damage, a glob that chooses nothing, remote input and
 //! a terminal as the output are each refused with their exit status.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+mod backup;
 
-use tapebuf::archive::Parser;
-use tapebuf::catalog::CatalogWriter;
+use std::fs;
+use std::process::Stdio;
+
+use backup::{said, stderr, summary, Backup};
 
 use crate::common;
-
-/// A backup of a small tree on three file volumes of 256 KiB, in records
-/// of 16 KiB: `d/mid` (700 000 bytes) spans volumes 1 to 3, `d/z_last`
-/// is the archive's last member.
-struct Backup {
-    dir: tempfile::TempDir,
-}
-
-impl Backup {
-    fn new() -> Backup {
-        Backup::made_with("tar --sort=name --format=gnu -cf full.tar d", "gnu")
-    }
-
-    /// A backup of the tree as `script` archives it into `full.tar`.
-    fn made_with(script: &str, format: &str) -> Backup {
-        common::needs::tool("tar", "tar");
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::create_dir_all(root.join("d/sub")).unwrap();
-        fs::write(root.join("d/a"), b"hello\n").unwrap();
-        fs::write(root.join("d/mid"), common::pattern(700_000, 7)).unwrap();
-        fs::write(root.join("d/sub/s1"), common::pattern(5000, 8)).unwrap();
-        fs::write(root.join("d/sub/s2"), common::pattern(40_000, 9)).unwrap();
-        fs::write(root.join("d/sub").join("l".repeat(150)), b"long\n").unwrap();
-        fs::write(root.join("d/z_last"), b"last\n").unwrap();
-        sh(root, script);
-        let out = common::tapebuf()
-            .current_dir(root)
-            .args([
-                "-i", "full.tar", "-o", "vol.%03d", "-D", "256k", "-s", "16k",
-            ])
-            .args(["--manifest", "home.json", "-q"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let backup = Backup { dir };
-        backup.write_catalog(format);
-        backup
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    /// The catalog `--catalog` would have written, named in the manifest.
-    fn write_catalog(&self, format: &str) {
-        let archive = fs::read(self.path("full.tar")).unwrap();
-        let mut parser = Parser::new();
-        parser.feed(&archive);
-        parser.finish().unwrap();
-        let members = parser.take_members();
-        let format = parser.format().unwrap();
-        let mut writer = CatalogWriter::create(&self.path("home.catalog"), format).unwrap();
-        for member in &members {
-            writer.add(member).unwrap();
-        }
-        writer.finish().unwrap();
-        let manifest_path = self.path("home.json");
-        let mut manifest: serde_json::Value =
-            serde_json::from_slice(&fs::read(&manifest_path).unwrap()).unwrap();
-        manifest["catalog"] = serde_json::json!({
-            "file": "home.catalog",
-            "format": format,
-            "members": members.len(),
-        });
-        fs::write(
-            &manifest_path,
-            serde_json::to_vec_pretty(&manifest).unwrap(),
-        )
-        .unwrap();
-    }
-
-    /// `tapebuf extract --manifest home.json ARGS -o out.tar`.
-    fn extract(&self, args: &[&str]) -> Output {
-        let _ = fs::remove_file(self.path("out.tar"));
-        common::tapebuf()
-            .current_dir(self.dir.path())
-            .args(["extract", "--manifest", "home.json", "-o", "out.tar"])
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
-    /// The files `tar xf` gives from `archive`, by path, with their
-    /// checksums.
-    fn unpacked(&self, archive: &str, names: &[&str]) -> Vec<(String, String)> {
-        let script = format!("tar xf ../{archive} {}", names.join(" "));
-        self.unpacked_by(archive, &script)
-    }
-
-    /// The files `script` unpacks, run in a new directory.
-    fn unpacked_by(&self, archive: &str, script: &str) -> Vec<(String, String)> {
-        let into = self.path(&format!("x-{archive}"));
-        let _ = fs::remove_dir_all(&into);
-        fs::create_dir(&into).unwrap();
-        sh(&into, script);
-        let mut found = Vec::new();
-        walk(&into, &into, &mut found);
-        found.sort();
-        found
-    }
-}
-
-fn walk(root: &Path, dir: &Path, found: &mut Vec<(String, String)>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            walk(root, &path, found);
-        } else {
-            let name = path.strip_prefix(root).unwrap().display().to_string();
-            found.push((name, common::sha256_file(&path)));
-        }
-    }
-}
-
-fn sh(dir: &Path, script: &str) {
-    let out = common::command("sh")
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{script}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The last line on stderr: the summary.
-fn summary(out: &Output) -> String {
-    stderr(out).lines().last().unwrap_or_default().to_string()
-}
-
-/// What stderr says beside the stand-in's warning that records are not
-/// checked (until the catalog keeps their checksums).
-fn said(out: &Output) -> Vec<String> {
-    let text = stderr(out);
-    let lines = text.lines().filter(|l| !l.contains("were not checked"));
-    lines.map(str::to_string).collect()
-}
 
 #[test]
 fn a_member_near_the_end_and_one_spanning_volumes_extract_as_tar_gives_them() {
@@ -364,7 +214,7 @@ fn a_terminal_as_standard_output_is_refused() {
 
 #[test]
 fn pax_members_with_long_names_extract_as_tar_gives_them() {
-    let b = Backup::made_with("tar --sort=name --format=pax -cf full.tar d", "pax");
+    let b = Backup::made_with("tar --sort=name --format=pax -cf full.tar d");
     let long = format!("d/sub/{}", "l".repeat(150));
     for glob in [long.as_str(), "d/sub", "d/mid"] {
         let out = b.extract(&[glob]);
@@ -381,10 +231,7 @@ fn pax_members_with_long_names_extract_as_tar_gives_them() {
 #[ignore = "needs the plan's cpio trailer (the ls + plan helper's plan.rs)"]
 fn cpio_members_extract_as_cpio_gives_them() {
     common::needs::tool("cpio", "cpio");
-    let b = Backup::made_with(
-        "find d | sort | cpio --quiet -o -H newc > full.tar",
-        "cpio_newc",
-    );
+    let b = Backup::made_with("find d | sort | cpio --quiet -o -H newc > full.tar");
     let out = b.extract(&["d/sub/*", "d/z_last"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let full = b.unpacked_by(
