@@ -34,6 +34,8 @@ pub use run::Extract;
 pub use sums::{record_sum, RecordSums};
 
 #[cfg(test)]
+mod changer_tests;
+#[cfg(test)]
 mod copy_tests;
 #[cfg(test)]
 mod tape_tests;
