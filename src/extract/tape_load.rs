@@ -13,10 +13,11 @@
 use crossbeam_channel::never;
 
 use super::tape_volumes::TapeVolumes;
+use crate::base::console::{message, say};
 use crate::manifest::Identity;
 use crate::tape::health::{look, DriveCommands};
 use crate::tape::load::{eject_refused, Change, Load, LoadFailed, MAX_REFUSALS};
-use crate::tape::{Access, ChangeRequest, Drive, TapeOp, VolumeLog};
+use crate::tape::{ready, Access, ChangeRequest, Drive, TapeOp, VolumeLog};
 
 /// The drive as a volume change opens it.
 struct Opening<'d> {
@@ -52,7 +53,13 @@ impl TapeVolumes<'_> {
         self.loaded_once = true;
         for _ in 0..=MAX_REFUSALS {
             if let Some(why) = refused.take() {
-                if self.policy.loader.is_some() || !self.can_ask() {
+                if self.policy.loader.is_some() {
+                    return Err(self.needed(n, &why));
+                }
+                if !self.can_ask() {
+                    let why = format!(
+                        "{why}, and there is no -A/--change-command and no terminal to ask for another"
+                    );
                     return Err(self.needed(n, &why));
                 }
                 self.unload();
@@ -71,7 +78,7 @@ impl TapeVolumes<'_> {
     }
 
     /// The first cartridge of the run: through the loader, or the one in
-    /// the drive if it is ready, or one asked for.
+    /// the drive (waited for while it loads), or one asked for.
     fn first_load(&mut self, n: u32) -> Result<(), String> {
         if self.opened && self.policy.loader.is_none() {
             return Ok(());
@@ -80,24 +87,42 @@ impl TapeVolumes<'_> {
             let _ = self.drive.close();
             self.opened = false;
         }
-        let status = self
-            .drive
-            .status_unopened()
-            .map_err(|e| format!("{}: {e}", self.drive.name()))?;
-        if self.policy.loader.is_none() && status.ready() && status.unusable.is_none() {
+        if self.policy.loader.is_some() {
+            return self.change(n, None);
+        }
+        let name = self.drive.name().to_string();
+        let mut status = (self.drive.status_unopened()).map_err(|e| format!("{name}: {e}"))?;
+        if !status.ready() && !status.door_open && status.unusable.is_none() {
+            let limit = self.policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
+            if !self.quiet {
+                say(&message!(
+                    "{name}: the cartridge is still loading; waiting up to {} s for it (--change-timeout)",
+                    limit.as_secs()
+                ));
+            }
+            let log = VolumeLog::new(&name);
+            status = ready::wait_until_ready(self.drive.as_mut(), n, limit, &never(), &log)
+                .map_err(|why| self.needed(n, &why))?;
+        }
+        if status.ready() && status.unusable.is_none() {
             self.drive
                 .reopen()
-                .map_err(|e| format!("cannot open {}: {e}", self.drive.name()))?;
+                .map_err(|e| format!("cannot open {name}: {e}"))?;
             self.opened = true;
             return Ok(());
         }
-        if self.policy.loader.is_none() && !self.can_ask() {
+        if !self.can_ask() {
             let why = status
                 .unusable
                 .map_or("there is no cartridge in it".to_string(), |r| {
                     format!("the cartridge in it {r}")
                 });
-            return Err(self.needed(n, &why));
+            return Err(self.needed(
+                n,
+                &format!(
+                    "{why}, and there is no -A/--change-command and no terminal to ask for it"
+                ),
+            ));
         }
         self.change(n, None)
     }

@@ -148,3 +148,33 @@ fn a_far_record_is_seeked_to_or_spaced_to() {
     read(&mut tape, &b, 1, 10);
     assert_eq!(tape.cost().seeks, 3);
 }
+
+#[test]
+fn an_empty_drive_with_nobody_to_ask_fails_at_once_naming_volume_and_barcode() {
+    let mut b = TestBackup::new(&[&[100; 2], &[100; 2]]);
+    b.manifest.volumes[1].barcode = Some("E01002L6".into());
+    // An autoloader with one cartridge, unloaded: nothing left to load.
+    let mut only_first = cartridges(&b);
+    only_first.truncate(1);
+    let (mut drive, _shelf) = Emulated::new("/dev/nst0", only_first);
+    use crate::tape::{Drive, TapeOp};
+    drive.op(TapeOp::Unload).unwrap();
+    drive.close().unwrap();
+    if std::fs::File::open("/dev/tty").is_ok() {
+        return; // It would ask on the terminal.
+    }
+    let mut tape = TapeVolumes::new(
+        Box::new(drive),
+        false,
+        ChangePolicy::default(),
+        &b.manifest,
+        true,
+    );
+    let started = std::time::Instant::now();
+    let e = tape.read(&at(&b, 2, 1), &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        e,
+        "volume 2 (barcode E01002L6) is needed in /dev/nst0: there is no cartridge in it, and there is no -A/--change-command and no terminal to ask for it"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
