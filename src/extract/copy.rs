@@ -40,6 +40,7 @@ pub fn copy(
                 write(out, bytes)?;
                 copied.bytes += bytes.len() as u64;
             }
+            Piece::Stream { start, end } if start >= end => {}
             Piece::Stream { start, end } => {
                 let walk = Walk::new(manifest, *start, *end).ok_or_else(|| {
                     format!("stream byte {start} is past the backup's end, by its manifest")

@@ -243,3 +243,13 @@ fn cpio_members_extract_as_cpio_gives_them() {
         full
     );
 }
+
+#[test]
+#[ignore = "needs the plan's hard-link targets (the ls + plan helper's plan.rs)"]
+fn a_hard_link_chosen_alone_brings_its_target() {
+    let b = Backup::new();
+    let out = b.extract(&["d/hl"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let full = b.unpacked("full.tar", &["d/a", "d/hl"]);
+    assert_eq!(b.unpacked("out.tar", &[]), full);
+}

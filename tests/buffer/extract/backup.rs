@@ -35,6 +35,7 @@ impl Backup {
         fs::write(root.join("d/sub/s2"), common::pattern(40_000, 9)).unwrap();
         fs::write(root.join("d/sub").join("l".repeat(150)), b"long\n").unwrap();
         fs::write(root.join("d/z_last"), b"last\n").unwrap();
+        fs::hard_link(root.join("d/a"), root.join("d/hl")).unwrap();
         sh(root, script);
         let out = common::tapebuf()
             .current_dir(root)
