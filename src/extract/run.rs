@@ -55,14 +55,21 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
     let manifest =
         Manifest::load(&args.manifest).map_err(|e| usage(&manifest_flag(&args.manifest), &e))?;
     let catalog_path = catalog_path(&args.manifest, &manifest)?;
-    let catalog =
-        Catalog::open(&catalog_path).map_err(|e| usage(&manifest_flag(&args.manifest), &e))?;
+    let catalog = Catalog::open(&catalog_path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => usage(&manifest_flag(&args.manifest), &e),
+        _ => Failure::Usage(format!(
+            "extract: {}: its catalog {}: {e}",
+            manifest_flag(&args.manifest),
+            catalog_path.display()
+        )),
+    })?;
     output::check(args.output.as_deref(), args.force)?;
     let Plan { members, pieces } = plan(&catalog, &globs.set).map_err(|e| match e {
         PlanError::NothingMatches => Failure::Failed(unmatched_line(
             &args.globs.iter().map(String::as_str).collect::<Vec<_>>(),
         )),
-        other => Failure::Failed(format!("extract: {other}")),
+        // The catalog could not be read.
+        other => Failure::Usage(format!("extract: {other}")),
     })?;
     let unmatched = globs.unmatched(&members);
     let input = args

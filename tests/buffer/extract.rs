@@ -147,6 +147,14 @@ fn remote_input_and_a_manifest_without_catalog_are_usage_errors() {
         "{}",
         stderr(&out)
     );
+    fs::remove_file(b.path("home.catalog")).unwrap();
+    let out = b.extract(&["d/a"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--manifest home.json: its catalog "),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
