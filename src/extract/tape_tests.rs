@@ -178,3 +178,49 @@ fn an_empty_drive_with_nobody_to_ask_fails_at_once_naming_volume_and_barcode() {
     );
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[test]
+fn a_member_spanning_two_cartridges_is_followed_onto_the_second() {
+    use super::copy::copy;
+    use super::stand_in::Piece;
+    use super::sums::{record_sum, RecordSums};
+
+    struct Sums(Vec<Vec<u32>>);
+    impl RecordSums for Sums {
+        fn sums(&self, v: u32, first: u64, count: u64) -> std::io::Result<Option<Vec<u32>>> {
+            let sums = &self.0[v as usize - 1][first as usize..(first + count) as usize];
+            Ok(Some(sums.to_vec()))
+        }
+    }
+    let b = TestBackup::new(&[&[100; 3], &[100; 3]]);
+    let sums = Sums(
+        (b.volumes.iter())
+            .map(|v| v.iter().map(|r| record_sum(r)).collect())
+            .collect(),
+    );
+    let (drive, shelf) = Emulated::new("/dev/nst0", cartridges(&b));
+    let policy = ChangePolicy {
+        command: Some("true".into()),
+        timeout: Some(Duration::from_secs(10)),
+        loader: None,
+    };
+    let mut tape = TapeVolumes::new(Box::new(drive), true, policy, &b.manifest, true);
+    let pieces = [Piece::Stream {
+        start: 250,
+        end: 420,
+    }];
+    let mut out = Vec::new();
+    copy(&pieces, &b.manifest, &mut tape, &sums, &mut out).unwrap();
+    assert_eq!(out, b.stream[250..420]);
+    let rewinds = shelf
+        .lock()
+        .unwrap()
+        .log
+        .iter()
+        .filter(|l| *l == "rewind")
+        .count();
+    assert_eq!(rewinds, 2);
+    let cost = tape.cost();
+    // Volume 1 read to its record 2 (read through), volume 2 to its record 1.
+    assert_eq!((cost.volumes, cost.bytes), (2, 500));
+}

@@ -176,16 +176,30 @@ impl<'m> TapeVolumes<'m> {
     }
 }
 
-impl VolumeReader for TapeVolumes<'_> {
-    fn read(&mut self, at: &RecordAt, buf: &mut Vec<u8>) -> Result<(), String> {
-        if let Some((v, r, bytes)) = &self.held {
-            if (*v, *r) == (at.volume, at.record) {
+impl TapeVolumes<'_> {
+    /// Copies record `at` into `buf` when it is the last one read.
+    fn take_held(&self, at: &RecordAt, buf: &mut Vec<u8>) -> bool {
+        match &self.held {
+            Some((v, r, bytes)) if (*v, *r) == (at.volume, at.record) => {
                 buf.clear();
                 buf.extend_from_slice(bytes);
-                return Ok(());
+                true
             }
+            _ => false,
+        }
+    }
+}
+
+impl VolumeReader for TapeVolumes<'_> {
+    fn read(&mut self, at: &RecordAt, buf: &mut Vec<u8>) -> Result<(), String> {
+        if self.take_held(at, buf) {
+            return Ok(());
         }
         self.get_volume(at.volume)?;
+        // Recognising the volume read its first record.
+        if self.take_held(at, buf) {
+            return Ok(());
+        }
         self.position(at.volume, at.record)?;
         buf.resize(at.bytes as usize, 0);
         self.read_record(at.volume, at.record, buf)?;
