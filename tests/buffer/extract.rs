@@ -261,3 +261,32 @@ fn a_hard_link_chosen_alone_brings_its_target() {
     let full = b.unpacked("full.tar", &["d/a", "d/hl"]);
     assert_eq!(b.unpacked("out.tar", &[]), full);
 }
+
+#[test]
+fn an_output_file_that_exists_is_kept_unless_forced() {
+    let b = Backup::new();
+    fs::write(b.path("kept.tar"), b"mine").unwrap();
+    let run = |extra: &[&str]| {
+        common::tapebuf()
+            .current_dir(b.dir.path())
+            .args(["extract", "--manifest", "home.json", "-o", "kept.tar"])
+            .args(extra)
+            .arg("d/a")
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("-o kept.tar: exists; give -f"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fs::read(b.path("kept.tar")).unwrap(), b"mine");
+    let out = run(&["-f", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        b.unpacked("kept.tar", &[]),
+        b.unpacked("full.tar", &["d/a"])
+    );
+}
