@@ -124,6 +124,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("config", 8),
     ("error.rs", 9),
     ("drive_health", 10),
+    ("extract", 10),
     ("library", 10),
     ("extract", 10),
     ("ls", 10),

@@ -16,6 +16,7 @@ use crate::base::exit::Exit;
 use crate::cli::command::{self, Command};
 use crate::cli::completions::CompletionsCli;
 use crate::drive_health::DriveHealth;
+use crate::extract::Extract;
 use crate::library::Library;
 use crate::ls::Ls;
 use crate::probe::Probe;
@@ -29,6 +30,9 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     entry::<Report>("Summarise and draw a --stats recording or a probe sweep"),
     entry::<Probe>("Find the best block size for a tape, file or device"),
     entry::<Verify>("Check the tapes or files of a past backup against its manifest"),
+    entry::<Extract>(
+        "Write an archive of chosen members, read by seeking with the backup's catalog",
+    ),
     entry::<Library>(
         "Show a tape library's drives, slots and barcodes, and which /dev/nst is which",
     ),

@@ -19,6 +19,7 @@
 //! chooses them by name.
 
 mod block;
+pub mod globs;
 mod layout;
 mod members;
 mod reader;
@@ -36,6 +37,7 @@ mod sections_tests;
 #[cfg(test)]
 mod select_tests;
 
+pub use globs::GlobTally;
 pub use members::Members;
 pub use reader::Catalog;
 pub use sections::CatalogExtras;

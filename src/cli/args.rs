@@ -2,6 +2,8 @@
 //! text only. Nothing here is validated beyond its own type; every check that
 //! involves more than one flag, and every default that depends on the
 //! machine, lives in `config/`.
+//! Length: the buffer's whole command line is one clap struct, a field and
+//! its help per flag; its groups (remote, library, mbuffer's) are apart.
 
 use std::path::PathBuf;
 
@@ -225,7 +227,12 @@ pub struct Cli {
     pub input_rate: Option<String>,
 
     /// Limit the output rate, in bytes per second (e.g. 80M)
-    #[arg(short = 'R', long = "output-rate", value_name = "RATE")]
+    #[arg(
+        short = 'R',
+        long = "output-rate",
+        value_name = "RATE",
+        hide_short_help = true
+    )]
     pub output_rate: Option<String>,
 
     /// Pace the writer to the input's smoothed rate, between a floor and
@@ -267,7 +274,7 @@ pub struct Cli {
     pub rewind: bool,
 
     /// Rewind and eject the tape at the end (MTOFFL)
-    #[arg(long = "eject")]
+    #[arg(long = "eject", hide_short_help = true)]
     pub eject: bool,
 
     /// Run CMD to load the next volume when one is full (or, reading, done)

@@ -10,6 +10,7 @@ pub mod args;
 pub mod command;
 pub mod completions;
 pub mod drive;
+pub mod extract;
 pub mod library;
 pub mod library_args;
 pub mod ls;

@@ -41,10 +41,12 @@ pub use crate::base::errors::ConfigError;
 pub use crate::sink::spec::{ExistingFile, OutputSpec};
 pub use crate::source::spec::InputSpec;
 
+pub use library_flags::check_library;
 pub use manifest_flags::ManifestPlan;
 pub use ring_size::{
     MachineInfo, DEFAULT_BLOCK_BYTES, DEFAULT_MEMORY_BYTES, MAX_BLOCKS, MIN_BLOCKS, MIN_BLOCK_BYTES,
 };
+pub use volume_flags::change_policy;
 
 /// The validated settings of one run.
 #[derive(Debug, Clone)]

@@ -1,12 +1,47 @@
-//! `tapebuf extract`: an archive of just the members a glob chooses,
-//! read from a past backup's volumes with the catalog's help instead of
-//! reading the whole backup. `plan.rs` says which byte ranges of the
-//! stream (and which bytes made here) that archive is, as a pure function
-//! of the catalog, with `linked.rs` for what a chosen member needs; the
-//! command that reads them lives here too.
+//! `tapebuf extract --manifest M GLOB...`: an archive of just the members
+//! the globs choose, read from the backup's volumes by seeking to where
+//! its catalog places them, instead of reading the whole backup.
+//!
+//! `run.rs` is the command; `plan.rs` says which stream bytes and made
+//! bytes form the archive, as a pure function of the catalog, with
+//! `linked.rs` for what a chosen member needs (a hard link's target, a
+//! cpio link group's data); `walk.rs` turns a stream range into the
+//! records of the volumes that hold it; `copy.rs` reads each record,
+//! checks it against the catalog's checksum (`sums.rs`) and writes the
+//! wanted bytes; `volume_reader.rs` is what it reads through: file
+//! volumes (`file_volumes.rs`) or a tape drive (`tape_volumes.rs`, with
+//! `tape_load.rs` getting each cartridge in and recognising it), chosen
+//! by `open.rs`. `output.rs`, `summary.rs` and `failure.rs` are the output, the
+//! last line and the exit status (the globs are `catalog::globs`). The
+//! invariant: no byte of a record is written before the record matched
+//! its checksum, and an archive is only ended when every piece was
+//! written.
 
+mod copy;
+mod failure;
+mod file_volumes;
 mod linked;
+mod open;
+mod output;
 pub mod plan;
+mod run;
+mod summary;
+mod sums;
+mod tape_load;
+mod tape_volumes;
+mod volume_reader;
+mod walk;
+
+pub use run::Extract;
+pub use sums::{record_sum, RecordSums};
 
 #[cfg(test)]
+mod changer_tests;
+#[cfg(test)]
+mod copy_tests;
+#[cfg(test)]
 mod plan_tests;
+#[cfg(test)]
+mod tape_tests;
+#[cfg(test)]
+mod test_backup;

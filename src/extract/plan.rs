@@ -30,7 +30,7 @@ use std::io;
 use globset::GlobSet;
 
 use crate::archive::{Format, Member};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, GlobTally};
 
 pub use super::linked::Needed;
 use super::linked::{add_needed, checked};
@@ -165,45 +165,6 @@ pub(crate) fn plan_with(
 
 fn is_cpio(format: Format) -> bool {
     matches!(format, Format::CpioNewc | Format::CpioCrc | Format::CpioOdc)
-}
-
-/// Which globs chose something: the globs matching a chosen member's path
-/// or a directory above it, tested only while some glob has chosen
-/// nothing yet.
-struct GlobTally<'a> {
-    globs: &'a GlobSet,
-    hit: Vec<bool>,
-    left: usize,
-    scratch: Vec<usize>,
-}
-
-impl<'a> GlobTally<'a> {
-    fn new(globs: &'a GlobSet) -> GlobTally<'a> {
-        GlobTally {
-            globs,
-            hit: vec![false; globs.len()],
-            left: globs.len(),
-            scratch: Vec::new(),
-        }
-    }
-
-    fn count(&mut self, path: &str) {
-        let mut at = path.trim_end_matches('/');
-        while self.left > 0 && !at.is_empty() {
-            self.globs.matches_into(at, &mut self.scratch);
-            for &i in &self.scratch {
-                if !self.hit[i] {
-                    self.hit[i] = true;
-                    self.left -= 1;
-                }
-            }
-            at = at.rfind('/').map_or("", |i| at[..i].trim_end_matches('/'));
-        }
-    }
-
-    fn unmatched(&self) -> Vec<usize> {
-        (0..self.hit.len()).filter(|&i| !self.hit[i]).collect()
-    }
 }
 
 /// Appends `[start, end)`, merged into the last piece when they touch.

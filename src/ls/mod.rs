@@ -4,8 +4,8 @@
 //! its manifest places it on.
 //!
 //! The parts: `open` (the manifest, the catalog it names, and every
-//! refusal as one line and exit status 2), `globs` (which members a glob
-//! chooses, as tar does, and which globs chose nothing), `schema` (a
+//! refusal as one line and exit status 2; the globs are
+//! `catalog::globs`, as tar chooses members), `schema` (a
 //! member as one value, with its place on the volumes; its JSON field
 //! names are an API, tapebuf(1) LS), `text` (that value for people) and
 //! `write` (the listing, a member at a time).
@@ -17,7 +17,6 @@
 //! away, `| head`, is no error); 2 a usage error, a manifest that cannot
 //! be read, no catalog, or a catalog that cannot be opened.
 
-pub mod globs;
 pub mod open;
 pub mod schema;
 pub mod text;
@@ -41,7 +40,7 @@ impl Command for Ls {
     type Args = LsCli;
 
     fn run(cli: LsCli) -> Exit {
-        let globs = match globs::build(&cli.globs) {
+        let globs = match crate::catalog::globs::build(&cli.globs) {
             Ok(globs) => globs,
             Err(why) => {
                 say(&Self::usage_error(&why));

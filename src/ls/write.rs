@@ -10,10 +10,10 @@ use globset::GlobSet;
 
 use crate::archive::Member;
 
-use super::globs::GlobTally;
 use super::open::Opened;
 use super::schema::{MemberJson, SCHEMA, SCHEMA_VERSION};
 use super::text::line;
+use crate::catalog::GlobTally;
 
 /// Why the listing stopped.
 #[derive(Debug)]

@@ -11,6 +11,7 @@ mod common;
 mod archive;
 mod catalog_write;
 mod errors;
+mod extract;
 mod hash;
 mod help;
 mod inherited_fds;

@@ -1,8 +1,9 @@
-//! The globs of `tapebuf ls`: built as globset's defaults (`*` matches
-//! `/` too, as GNU tar's extraction does) and applied as
-//! `Catalog::matching` applies them (a glob on a directory chooses what is
-//! under it), and which of them chose nothing, counted only while one has
-//! not yet chosen anything.
+//! The globs that choose members (`tapebuf ls`, `tapebuf extract`):
+//! built as globset's defaults (`*` matches `/` too, as GNU tar's
+//! extraction does) and applied as `Catalog::matching` applies them (a
+//! glob on a directory chooses what is under it), and which of them chose
+//! nothing, counted only while one has not yet chosen anything. The one
+//! tally both commands and the extract plan use.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 

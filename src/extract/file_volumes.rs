@@ -1,0 +1,111 @@
+//! File volumes read at random: volume n is the file its numbered name
+//! gives (`backup.%03d`), or the one file of a single-volume backup; a
+//! record is read at its offset with one positioned read. Each file is
+//! recognised by its fingerprint (the manifest's hash of its first
+//! bytes) when first opened, as a restore recognises it, so a file of
+//! another backup or volume is named, not read.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+use super::volume_reader::{Cost, VolumeReader};
+use super::walk::RecordAt;
+use crate::manifest::{Identity, Manifest};
+use crate::tape::VolumeNames;
+
+/// A backup's volumes as files.
+pub struct FileVolumes<'m> {
+    manifest: &'m Manifest,
+    names: VolumeNames,
+    /// The volume open, and where the last read ended in it.
+    open: Option<(u32, File, u64)>,
+    cost: Cost,
+}
+
+impl<'m> FileVolumes<'m> {
+    /// `names` names the volumes; un-numbered only for a backup of one.
+    pub fn new(manifest: &'m Manifest, names: VolumeNames) -> Result<FileVolumes<'m>, String> {
+        if !names.is_numbered() && manifest.volumes.len() > 1 {
+            return Err(format!(
+                "-i {}: the backup has {} volumes; name them with a number (-i {}.%03d)",
+                names.volume_name(1),
+                manifest.volumes.len(),
+                names.volume_name(1)
+            ));
+        }
+        Ok(FileVolumes {
+            manifest,
+            names,
+            open: None,
+            cost: Cost::default(),
+        })
+    }
+
+    /// Opens volume `n` and checks its first bytes against the manifest.
+    fn open(&mut self, n: u32) -> Result<(), String> {
+        let path = self.names.volume(n);
+        let file = File::open(&path).map_err(|e| format!("cannot open it: {e}"))?;
+        self.cost.volumes += 1;
+        let want = self
+            .manifest
+            .volume(n)
+            .map_or(0, |v| v.fingerprint.bytes as usize);
+        let mut first = vec![0u8; want];
+        let got = read_at(&file, &mut first, 0).map_err(|e| format!("reading it: {e}"))?;
+        self.cost.bytes += got as u64;
+        let identity = self.manifest.identify(&first[..got], n);
+        if identity != Identity::Volume(n) {
+            return Err(self.manifest.wrong_volume_line(&identity, n, "file"));
+        }
+        self.open = Some((n, file, 0));
+        Ok(())
+    }
+}
+
+/// Reads into `buf` from `offset` until it is full or the file ends.
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+impl VolumeReader for FileVolumes<'_> {
+    fn read(&mut self, at: &RecordAt, buf: &mut Vec<u8>) -> Result<(), String> {
+        if self.open.as_ref().map(|o| o.0) != Some(at.volume) {
+            self.open = None;
+            self.open(at.volume)?;
+        }
+        let Some((_, file, last_end)) = self.open.as_mut() else {
+            unreachable!("opened above");
+        };
+        if *last_end != at.offset {
+            self.cost.seeks += 1;
+        }
+        buf.resize(at.bytes as usize, 0);
+        let got = read_at(file, buf, at.offset).map_err(|e| e.to_string())?;
+        self.cost.bytes += got as u64;
+        *last_end = at.offset + got as u64;
+        if got < buf.len() {
+            return Err(format!(
+                "the file ends at byte {}, inside the record",
+                at.offset + got as u64
+            ));
+        }
+        Ok(())
+    }
+
+    fn volume_name(&self, n: u32) -> String {
+        self.names.volume_name(n)
+    }
+
+    fn cost(&self) -> Cost {
+        self.cost
+    }
+}

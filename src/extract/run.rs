@@ -1,0 +1,141 @@
+//! Running `tapebuf extract`: the manifest and its catalog are read (an
+//! unreadable one, or a backup made without `--catalog`, is a usage
+//! error), the globs choose the members and the plan says which stream
+//! bytes and made bytes form the archive, the output is checked before
+//! any volume is touched, and the pieces are copied (`copy.rs`) from the
+//! volumes (`open.rs`). The summary line says what it cost.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::copy::copy;
+use super::failure::Failure;
+use super::open::{reader, Getting};
+use super::output;
+use super::plan::{plan, Plan, PlanError};
+use super::summary;
+use crate::base::console::{message, say};
+use crate::base::exit::{Exit, SUCCESS};
+use crate::catalog::Catalog;
+use crate::cli::command::Command;
+use crate::cli::extract::ExtractCli;
+use crate::config::{change_policy, check_library};
+use crate::manifest::Manifest;
+
+/// `tapebuf extract`.
+pub struct Extract;
+
+impl Command for Extract {
+    const NAME: &'static str = "extract";
+    type Args = ExtractCli;
+
+    fn run(args: ExtractCli) -> Exit {
+        match extract(&args) {
+            Ok(None) => Exit::Code(SUCCESS),
+            Ok(Some(failure)) | Err(failure) => {
+                say(&message!("{}", failure.line()));
+                Exit::Code(failure.exit_code())
+            }
+        }
+    }
+}
+
+/// Extracts; Ok(Some) when the archive was written but a glob chose
+/// nothing.
+fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
+    let started = Instant::now();
+    let usage =
+        |flag: &str, e: &dyn std::fmt::Display| Failure::Usage(format!("extract: {flag}: {e}"));
+    let globs = crate::catalog::globs::build(&args.globs).map_err(|e| usage("GLOB", &e))?;
+    let policy = change_policy(args.change_command.as_deref(), args.change_timeout)
+        .map_err(|e| Failure::Usage(format!("extract: {e}")))?;
+    let library = check_library(&args.library, args.change_command.is_some())
+        .map_err(|e| Failure::Usage(format!("extract: {e}")))?;
+    let manifest =
+        Manifest::load(&args.manifest).map_err(|e| usage(&manifest_flag(&args.manifest), &e))?;
+    let catalog_path = catalog_path(&args.manifest, &manifest)?;
+    let catalog = Catalog::open(&catalog_path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => usage(&manifest_flag(&args.manifest), &e),
+        _ => Failure::Usage(format!(
+            "extract: {}: its catalog {}: {e}",
+            manifest_flag(&args.manifest),
+            catalog_path.display()
+        )),
+    })?;
+    output::check(args.output.as_deref(), args.force)?;
+    let Plan {
+        members,
+        pieces,
+        unmatched,
+        ..
+    } = plan(&catalog, &globs).map_err(|e| match e {
+        PlanError::NoMatch { .. } => Failure::Failed(unmatched_line(
+            &args.globs.iter().map(String::as_str).collect::<Vec<_>>(),
+        )),
+        // The catalog could not be read.
+        other => Failure::Usage(format!("extract: {other}")),
+    })?;
+    let unmatched: Vec<&str> = unmatched.iter().map(|&i| args.globs[i].as_str()).collect();
+    let input = args
+        .input
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&manifest.output));
+    let getting = Getting {
+        policy,
+        library: library.as_ref(),
+        quiet: args.quiet,
+    };
+    let mut volumes = reader(&input, &manifest, getting)?;
+    let mut out = output::open(args.output.as_deref())?;
+    let copied = copy(&pieces, &manifest, volumes.as_mut(), &catalog, out.as_mut());
+    let cost = volumes.cost();
+    let copied = copied.map_err(|why| {
+        Failure::Failed(format!("extract: {why}; the archive written is cut short"))
+    })?;
+    drop(out);
+    if copied.unchecked {
+        say(&message!(
+            "extract: the catalog keeps no record checksums: the records read were not checked"
+        ));
+    }
+    if !args.quiet {
+        let backup = manifest.stream.bytes;
+        say(&message!(
+            "{}",
+            summary::line(members.len(), &cost, backup, started.elapsed())
+        ));
+    }
+    Ok((!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(&unmatched))))
+}
+
+/// `--manifest FILE`, for messages.
+fn manifest_flag(path: &Path) -> String {
+    format!("--manifest {}", path.display())
+}
+
+/// The catalog the manifest names, beside it; a usage error when the
+/// backup kept none.
+fn catalog_path(manifest_path: &Path, manifest: &Manifest) -> Result<PathBuf, Failure> {
+    let flag = manifest_flag(manifest_path);
+    let Some(catalog) = &manifest.catalog else {
+        return Err(Failure::Usage(format!(
+            "extract: {flag}: the backup has no catalog (back up with --catalog to make one)"
+        )));
+    };
+    if let Some(why) = &catalog.off {
+        return Err(Failure::Usage(format!(
+            "extract: {flag}: the backup's catalog was turned off ({why})"
+        )));
+    }
+    let dir = manifest_path.parent().unwrap_or(Path::new(""));
+    Ok(dir.join(&catalog.file))
+}
+
+/// The line for globs that chose no member.
+fn unmatched_line(globs: &[&str]) -> String {
+    let quoted: Vec<String> = globs.iter().map(|g| format!("'{g}'")).collect();
+    match quoted.len() {
+        1 => format!("extract: {}: matches no member", quoted[0]),
+        _ => format!("extract: {}: match no member", quoted.join(", ")),
+    }
+}
