@@ -117,7 +117,6 @@ fn the_next_volume_is_asked_for_with_the_change_command() {
 }
 
 #[test]
-#[ignore = "needs the emulated drive's MTFSR and MTSEEK (the positioning helper)"]
 fn a_far_record_is_seeked_to_or_spaced_to() {
     let b = TestBackup::new(&[&[100; 40]]);
     let (drive, _shelf) = Emulated::new("/dev/nst0", cartridges(&b));

@@ -213,10 +213,24 @@ fn a_verified_tape_backup_gets_first_blocks_and_a_catalog_copy_after_its_last_tr
 }
 
 #[test]
+fn each_volume_from_the_beginning_of_its_cartridge_starts_at_block_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = archive(dir.path());
+    let (mut emulated, _shelf) = Emulated::new("/dev/nst0", blanks());
+    emulated.for_writing();
+    let path = dir.path().join("m.catalog");
+    let (summary, manifest) = write(Box::new(emulated), &data, false, &path);
+    assert!(summary.is_clean(), "{}", summary.line());
+    let first: Vec<_> = manifest.volumes.iter().map(|v| v.first_block).collect();
+    assert_eq!(first, vec![Some(0); manifest.volumes.len()]);
+}
+
+#[test]
 fn a_drive_that_cannot_say_its_position_leaves_first_block_out() {
     let dir = tempfile::tempdir().unwrap();
     let data = archive(dir.path());
     let (mut emulated, shelf) = Emulated::new("/dev/nst0", blanks());
+    shelf.lock().unwrap().refuse_position = Some(libc::ENOTTY);
     emulated.for_writing();
     let path = dir.path().join("m.catalog");
     let (summary, manifest) = write(Box::new(emulated), &data, false, &path);
