@@ -1088,6 +1088,93 @@ without_cap_sys_rawio_drive_health_is_read_through_the_drives_sg_node_or_said_un
 
 # --- the runner -----------------------------------------------------------------
 
+# --- issue 35: a catalog from the stream, and seek-based restores ----------
+# A tree of 240 files of 1 MB, archived by GNU tar (--sort=name), then zz/
+# with a small file last: about 250 MB, three 100 MB cartridges.
+catalog_tree() {
+    [ -s "$DATA/tree.sha" ] && return 0
+    local seed i; seed=$(seed250)
+    rm -rf "$DATA/tree"; mkdir -p "$DATA/tree/a" "$DATA/tree/zz"
+    for i in $(seq -w 0 239); do
+        dd if="$seed" of="$DATA/tree/a/f$i" bs=1000000 skip="$i" count=1 status=none
+    done
+    head -c 300000 "$seed" | tail -c 123457 >"$DATA/tree/zz/last.bin"
+    printf 'short\n' >"$DATA/tree/zz/note.txt"
+    sha "$DATA/tree/zz/last.bin" >"$DATA/tree.sha"
+}
+catalog_tar() { tar -C "$DATA/tree" --sort=name -cf - a zz; }
+
+a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge() {
+    catalog_tree
+    rm -f "$DATA/catalog.json" "$DATA/catalog.catalog"
+    st=0; catalog_tar | tb w.err -o "$D0" --changer "$CH" --slots 4-6 \
+        --manifest "$DATA/catalog.json" --catalog || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "the catalogued 3-cartridge backup"
+    expect_eq "$(jq '.volumes | length' "$DATA/catalog.json")" 3 "volumes"
+    expect_eq "$(manifest_barcodes "$DATA/catalog.json")" E01004L6,E01005L6,E01006L6 "barcodes"
+    expect_eq "$(jq -r '.catalog.members' "$DATA/catalog.json")" "$(catalog_tar | tar -tf - | wc -l)" "members catalogued = tar tf's lines"
+    expect_eq "$(jq -r '.catalog.off // "none"' "$DATA/catalog.json")" none "the parser followed the whole stream"
+    expect_eq "$(jq -r '[.volumes[].first_block] | map(tostring) | join(",")' "$DATA/catalog.json")" 0,0,0 "each volume's first block, from MTIOCPOS"
+    expect_grep 'catalog: [0-9,]+ members' w.err "the summary names the catalog"
+    st=0; "$TB" ls --manifest "$DATA/catalog.json" 'zz/*' >ls.out 2>ls.err || st=$?
+    show ls.out; show ls.err
+    expect_status 0 "$st" "tapebuf ls"
+    expect_grep 'E01006L6 .*zz/last.bin' ls.out "zz/last.bin is on the third cartridge"
+    expect_eq "$(wc -l <ls.out)" 2 "two members under zz/"
+    # The tape describes itself: the catalog's copy is the last cartridge's
+    # third tape file (data, trailer, catalog), read with mt and dd alone.
+    expect_eq "$(jq -r '.catalog.on_tape' "$DATA/catalog.json")" true "the catalog is on the tape"
+    [ "$(where_is E01006L6)" = "drive 0" ] || load 6 0
+    mt -f "$D0" rewind; mt -f "$D0" fsf 2
+    dd if="$D0" bs=256k of=tape.catalog status=none
+    expect_eq "$(sha tape.catalog)" "$(sha "$DATA/catalog.catalog")" "the tape's copy equals the catalog file"
+    st=0; "$TB" ls --catalog tape.catalog >ls2.out 2>&1 || st=$?
+    expect_status 0 "$st" "tapebuf ls --catalog of the tape's copy"
+    expect_eq "$(wc -l <ls2.out)" "$(jq -r '.catalog.members' "$DATA/catalog.json")" "every member listed from the tape's copy"
+}
+
+needs_catalog_backup() {
+    [ -s "$DATA/catalog.json" ] && return 0
+    note "no catalogued backup yet in this boot: making it"
+    a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge
+    reset_library; : >"$ROBOT_LOG"
+}
+
+one_file_near_the_end_of_a_three_cartridge_backup_is_extracted_reading_under_1_percent() {
+    needs_catalog_backup
+    local total; total=$(jq '.stream.bytes' "$DATA/catalog.json")
+    st=0; "$TB" extract --manifest "$DATA/catalog.json" --changer "$CH" zz/last.bin >sub.tar 2>x.err || st=$?
+    show x.err; robot_moves
+    expect_status 0 "$st" "tapebuf extract"
+    mkdir out; tar -C out -xf sub.tar
+    expect_eq "$(tar -tf sub.tar | paste -sd,)" zz/last.bin "the archive holds the one member"
+    expect_eq "$(sha out/zz/last.bin)" "$(cat "$DATA/tree.sha")" "the file extracted is byte-exact"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01006L6 "only the third cartridge was loaded"
+    # "extract: 1 member, 512.00 KiB read of the backup's 238.42 MiB (0.21%), ..."
+    local pct; pct=$(sed -n 's/.*extract: .* read of the backup.s .* (\([0-9.]*\)%).*/\1/p' x.err)
+    [ -n "$pct" ] || fail "the summary says the share of the backup read"
+    awk -v p="$pct" 'BEGIN { exit !(p < 1) }' || fail "read $pct% of the backup, not under 1%"
+    echo "ok: read $pct% of the $total-byte backup"
+    expect_grep 'extract: 1 member, .* 1 volume, [12] seeks?' x.err "one volume, one or two seeks"
+}
+
+a_member_spanning_two_cartridges_is_followed_onto_the_second() {
+    needs_catalog_backup
+    local v1 path
+    v1=$(jq '.volumes[0].bytes' "$DATA/catalog.json")
+    "$TB" ls --manifest "$DATA/catalog.json" --json >ls.json
+    path=$(jq -r --argjson v1 "$v1" '.members[] | select(.header_offset < $v1 and .end_offset > $v1 + 512) | .path' ls.json | head -1)
+    [ -n "$path" ] || fail "no member spans cartridges 1 and 2"
+    note "$path spans cartridges 1 and 2"
+    st=0; "$TB" extract --manifest "$DATA/catalog.json" --changer "$CH" "$path" >sub.tar 2>x.err || st=$?
+    show x.err; robot_moves
+    expect_status 0 "$st" "tapebuf extract of the spanning member"
+    mkdir out; tar -C out -xf sub.tar
+    expect_eq "$(sha "out/$path")" "$(sha "$DATA/tree/$path")" "the spanning member is byte-exact"
+    expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01004L6,E01005L6 "cartridges 1 and 2 loaded, in order"
+}
+
 ALL_CASES=(
     a_round_trip_at_64k_256k_and_512k_records_is_byte_exact
     a_1m_record_beyond_the_controller_limit_is_refused_naming_the_size_to_use
@@ -1138,8 +1225,14 @@ ALL_CASES=(
     a_cartridge_holding_the_same_data_under_another_serial_number_is_refused
     tapebuf_drive_reports_the_drive_the_cartridge_and_the_flags_raised
     without_cap_sys_rawio_drive_health_is_read_through_the_drives_sg_node_or_said_unread
+    a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge
+    one_file_near_the_end_of_a_three_cartridge_backup_is_extracted_reading_under_1_percent
+    a_member_spanning_two_cartridges_is_followed_onto_the_second
 )
 declare -A CASE_TIMEOUT=(
+    [a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge]=400
+    [one_file_near_the_end_of_a_three_cartridge_backup_is_extracted_reading_under_1_percent]=400
+    [a_member_spanning_two_cartridges_is_followed_onto_the_second]=400
     [a_critical_tapealert_flag_raised_during_volume_2_is_in_the_summary_json_stats_and_manifest_and_exits_3]=360
     [a_cartridge_holding_the_same_data_under_another_serial_number_is_refused]=240
     [a_250mb_backup_spans_three_cartridges_through_an_mtx_change_command]=300
