@@ -14,7 +14,16 @@
 //!
 //! Each run's file is checked byte for byte against the original. Wall
 //! time and the bytes read from disk (wait4's ru_inblock, of the whole
-//! pipeline) are reported as medians, with the ratio.
+//! pipeline) are reported as medians, with the ratio. Both programs'
+//! binaries are read into the cache first, so that only data is counted.
+//!
+//! Then what `--catalog` costs the backup: the archive, read from a file
+//! in /dev/shm, written into volumes in /dev/shm with `--manifest` and
+//! with `--manifest --catalog`, alternating, medians of wall and CPU time.
+//!
+//! Then what `--catalog` costs the backup: the archive, read from a file
+//! in /dev/shm, written into volumes in /dev/shm with `--manifest` and
+//! with `--manifest --catalog`, alternating, medians of wall and CPU time.
 //!
 //!     cargo bench --bench extract
 //!
@@ -95,6 +104,7 @@ fn main() {
             for v in &volumes {
                 assert!(drop_cached(v), "could not drop {}'s cache", v.display());
             }
+            shell(&format!("cat {TAPEBUF} \"$(command -v tar)\" >/dev/null"));
             let line = if tool == "tapebuf" {
                 format!(
                     "{TAPEBUF} extract -q --manifest {m} -i {p} {TARGET} | tar -xf - -C {o}",
@@ -133,7 +143,47 @@ fn main() {
         &peer,
         archive_bytes,
     );
+    catalog_cost(&base, runs);
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The backup's cost of `--catalog`: the same archive written with and
+/// without it, in memory, alternating.
+fn catalog_cost(base: &Path, runs: usize) {
+    let shm =
+        PathBuf::from("/dev/shm").join(format!("tapebuf-extract-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&shm).unwrap();
+    let tar = shm.join("full.tar");
+    shell(&format!(
+        "tar -C {tree} --sort=name --hard-dereference -cf {tar} a zz",
+        tree = base.join("tree").display(),
+        tar = tar.display()
+    ));
+    let mut times: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    for _ in 0..runs {
+        for (i, extra) in ["", "--catalog"].iter().enumerate() {
+            let line = format!(
+                "{TAPEBUF} -q -f -s 256k -i {tar} -o {out}/vol.%03d -D {VOLUME_BYTES} --manifest {out}/m.json {extra}",
+                tar = tar.display(),
+                out = shm.display()
+            );
+            let started = Instant::now();
+            let child = Command::new("sh").arg("-c").arg(&line).spawn().unwrap();
+            let sample = common::reap(&child, &line, started);
+            times[i].push((sample.wall_s, sample.cpu_s));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&shm);
+    let med = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| median(v.iter().map(f).collect());
+    let (pw, pc) = (med(&times[0], |t| t.0), med(&times[0], |t| t.1));
+    let (cw, cc) = (med(&times[1], |t| t.0), med(&times[1], |t| t.1));
+    println!("backup --manifest           : median {pw:.3} s wall, {pc:.3} s CPU");
+    println!("backup --manifest --catalog : median {cw:.3} s wall, {cc:.3} s CPU");
+    println!(
+        "ratio (--catalog / without): wall {:.3}x, CPU {:.3}x",
+        cw / pw,
+        cc / pc
+    );
 }
 
 /// The numbered volume files tapebuf wrote, in order.
