@@ -93,9 +93,10 @@ impl VolumeReader for FileVolumes<'_> {
         self.cost.bytes += got as u64;
         *last_end = at.offset + got as u64;
         if got < buf.len() {
+            let len = (file.metadata()).map_or(at.offset + got as u64, |m| m.len());
+            let place = if len <= at.offset { "before" } else { "inside" };
             return Err(format!(
-                "the file ends at byte {}, inside the record",
-                at.offset + got as u64
+                "the file is cut short: it ends at byte {len}, {place} the record"
             ));
         }
         Ok(())

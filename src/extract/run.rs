@@ -102,7 +102,13 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         let backup = manifest.stream.bytes;
         say(&message!(
             "{}",
-            summary::line(members.len(), &cost, backup, started.elapsed())
+            summary::line(
+                members.len(),
+                &cost,
+                backup,
+                started.elapsed(),
+                summary::backup_seconds(&manifest.started, &manifest.ended)
+            )
         ));
     }
     Ok((!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(&unmatched))))

@@ -31,7 +31,7 @@ fn a_member_near_the_end_and_one_spanning_volumes_extract_as_tar_gives_them() {
         assert_eq!(b.unpacked("out.tar", &[]), expected, "{glob}");
         let line = stderr(&out);
         assert!(
-            line.contains("; a full read would have read 740.00 KiB"),
+            line.contains("; a full read would have read 740.00 KiB (the backup took "),
             "{line}"
         );
     }
@@ -111,6 +111,24 @@ fn a_damaged_record_fails_naming_it_and_the_archive_is_left_unended() {
     }
     assert!(line.contains(&format!("record {record} ")), "{line}");
     assert!(line.contains("stream byte"), "{line}");
+    let written = fs::read(b.path("out.tar")).unwrap_or_default();
+    assert!(!written.ends_with(&[0; 1024]), "the archive was ended");
+}
+
+#[test]
+fn a_volume_cut_short_fails_naming_where_it_ends_and_the_archive_is_left_unended() {
+    let b = Backup::new();
+    let path = b.path("vol.003");
+    let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(20_000).unwrap();
+    let out = b.extract(&["d/z_last"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let line = stderr(&out);
+    assert!(line.contains("volume 3 ("), "{line}");
+    assert!(
+        line.contains("the file is cut short: it ends at byte 20000, before the record"),
+        "{line}"
+    );
     let written = fs::read(b.path("out.tar")).unwrap_or_default();
     assert!(!written.ends_with(&[0; 1024]), "the archive was ended");
 }
