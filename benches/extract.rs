@@ -149,6 +149,7 @@ fn main() {
 
 /// The backup's cost of `--catalog`: the same archive written with and
 /// without it, in memory, alternating.
+#[allow(clippy::zombie_processes)] // reaped by common::reap
 fn catalog_cost(base: &Path, runs: usize) {
     let shm =
         PathBuf::from("/dev/shm").join(format!("tapebuf-extract-bench-{}", std::process::id()));
@@ -195,6 +196,7 @@ fn volume_files(base: &Path) -> Vec<PathBuf> {
 }
 
 /// Runs `line` through sh, asserts it succeeded, and measures it.
+#[allow(clippy::zombie_processes)] // reaped by wait4 below
 fn shell(line: &str) -> Run {
     let started = Instant::now();
     let child = Command::new("sh")
