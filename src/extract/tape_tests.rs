@@ -1,7 +1,8 @@
 //! The tape reader against the emulated drive. Records near the tape are
-//! read through, one behind it is reached by rewinding; a far record
-//! needs MTSEEK or MTFSR, which the emulated drive refuses until the
-//! positioning helper gives it them (those tests are ignored until then).
+//! read through, one behind it is reached by rewinding; a far record is
+//! reached by MTSEEK to the volume's first block plus the record, or by
+//! MTFSR where the drive refuses the seek or the manifest has no first
+//! block.
 
 use std::time::Duration;
 
@@ -23,6 +24,17 @@ fn cartridges(b: &TestBackup) -> Vec<Cartridge> {
         }
     };
     b.volumes.iter().map(each).collect()
+}
+
+/// The reader of `b` on `drive`, the cartridge in it, no change policy.
+fn changed_by_nobody<'a>(drive: Emulated, b: &'a TestBackup) -> TapeVolumes<'a> {
+    TapeVolumes::new(
+        Box::new(drive),
+        true,
+        ChangePolicy::default(),
+        &b.manifest,
+        true,
+    )
 }
 
 fn at(b: &TestBackup, volume: u32, record: u64) -> RecordAt {
@@ -49,13 +61,7 @@ fn read(tape: &mut TapeVolumes<'_>, b: &TestBackup, volume: u32, record: u64) ->
 fn records_near_the_tape_are_read_through_and_one_behind_it_rewound_to() {
     let b = TestBackup::new(&[&[100; 8]]);
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges(&b));
-    let mut tape = TapeVolumes::new(
-        Box::new(drive),
-        true,
-        ChangePolicy::default(),
-        &b.manifest,
-        true,
-    );
+    let mut tape = changed_by_nobody(drive, &b);
     read(&mut tape, &b, 1, 1);
     read(&mut tape, &b, 1, 4);
     let cost = tape.cost();
@@ -80,13 +86,7 @@ fn a_cartridge_of_another_backup_is_named_and_not_read_further() {
     let b = TestBackup::new(&[&[100; 4]]);
     let other = TestBackup::new(&[&[90; 4]]);
     let (drive, _shelf) = Emulated::new("/dev/nst0", cartridges(&other));
-    let mut tape = TapeVolumes::new(
-        Box::new(drive),
-        true,
-        ChangePolicy::default(),
-        &b.manifest,
-        true,
-    );
+    let mut tape = changed_by_nobody(drive, &b);
     if std::fs::File::open("/dev/tty").is_ok() {
         return; // It would ask on the terminal.
     }
@@ -120,13 +120,7 @@ fn the_next_volume_is_asked_for_with_the_change_command() {
 fn a_far_record_is_seeked_to_or_spaced_to() {
     let b = TestBackup::new(&[&[100; 40]]);
     let (drive, _shelf) = Emulated::new("/dev/nst0", cartridges(&b));
-    let mut tape = TapeVolumes::new(
-        Box::new(drive),
-        true,
-        ChangePolicy::default(),
-        &b.manifest,
-        true,
-    );
+    let mut tape = changed_by_nobody(drive, &b);
     read(&mut tape, &b, 1, 30);
     read(&mut tape, &b, 1, 10);
     read(&mut tape, &b, 1, 39);
@@ -136,16 +130,32 @@ fn a_far_record_is_seeked_to_or_spaced_to() {
     let mut b = b;
     b.manifest.volumes[0].first_block = Some(0);
     let (drive, _shelf) = Emulated::new("/dev/nst0", cartridges(&b));
-    let mut tape = TapeVolumes::new(
-        Box::new(drive),
-        true,
-        ChangePolicy::default(),
-        &b.manifest,
-        true,
-    );
+    let mut tape = changed_by_nobody(drive, &b);
     read(&mut tape, &b, 1, 30);
     read(&mut tape, &b, 1, 10);
     assert_eq!(tape.cost().seeks, 3);
+    let seeks: Vec<String> = (_shelf.lock().unwrap().log.iter())
+        .filter(|l| l.starts_with("seek"))
+        .cloned()
+        .collect();
+    // The first block, to recognise the cartridge by its first record.
+    assert_eq!(seeks, ["seek 0", "seek 30", "seek 10"]);
+
+    // A drive that refuses MTSEEK is spaced forward instead, and the
+    // records read are the same.
+    let (drive, shelf) = Emulated::new("/dev/nst0", cartridges(&b));
+    shelf.lock().unwrap().refuse_seek = Some(libc::EINVAL);
+    let mut tape = changed_by_nobody(drive, &b);
+    read(&mut tape, &b, 1, 30);
+    read(&mut tape, &b, 1, 39);
+    let log = shelf.lock().unwrap().log.join(" | ");
+    assert!(log.contains("seek 30 refused"), "{log}");
+    // After the first record (read to recognise the cartridge), record 30
+    // is 29 on, then 39 is 8 on from 31: spaced from where the tape is.
+    assert!(
+        log.ends_with("rewind | forward records 29 | forward records 8"),
+        "{log}"
+    );
 }
 
 #[test]

@@ -89,7 +89,9 @@ impl<'m> TapeVolumes<'m> {
             _ => {}
         }
         self.cost.seeks += 1;
-        self.at = None;
+        // Where the tape is, for spacing on from there; a seek that fails
+        // leaves it unknown, and spacing then starts from a rewind.
+        let was = self.at.take();
         let first = self.first_block(n);
         if let (false, Some(first)) = (self.seek_refused, first) {
             let block = u32::try_from(first + record).map_err(|_| "block address too large")?;
@@ -106,9 +108,11 @@ impl<'m> TapeVolumes<'m> {
                             self.drive.name()
                         ));
                     }
+                    return self.space_to(n, record, first);
                 }
             }
         }
+        self.at = was;
         self.space_to(n, record, first.unwrap_or(0))
     }
 
