@@ -11,6 +11,7 @@ pub mod exit;
 pub mod file_id;
 pub mod kernel_pipe;
 pub mod pipe_size;
+pub mod read_full;
 pub mod signals;
 pub mod size;
 pub mod utc;

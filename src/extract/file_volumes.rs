@@ -6,10 +6,10 @@
 //! another backup or volume is named, not read.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 
 use super::volume_reader::{Cost, VolumeReader};
 use super::walk::RecordAt;
+use crate::base::read_full::read_full_at;
 use crate::manifest::{Identity, Manifest};
 use crate::tape::VolumeNames;
 
@@ -51,7 +51,7 @@ impl<'m> FileVolumes<'m> {
             .volume(n)
             .map_or(0, |v| v.fingerprint.bytes as usize);
         let mut first = vec![0u8; want];
-        let got = read_at(&file, &mut first, 0).map_err(|e| format!("reading it: {e}"))?;
+        let got = read_full_at(&file, &mut first, 0).map_err(|e| format!("reading it: {e}"))?;
         self.cost.bytes += got as u64;
         let identity = self.manifest.identify(&first[..got], n);
         if identity != Identity::Volume(n) {
@@ -60,20 +60,6 @@ impl<'m> FileVolumes<'m> {
         self.open = Some((n, file, 0));
         Ok(())
     }
-}
-
-/// Reads into `buf` from `offset` until it is full or the file ends.
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], offset + got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 impl VolumeReader for FileVolumes<'_> {
@@ -89,7 +75,7 @@ impl VolumeReader for FileVolumes<'_> {
             self.cost.seeks += 1;
         }
         buf.resize(at.bytes as usize, 0);
-        let got = read_at(file, buf, at.offset).map_err(|e| e.to_string())?;
+        let got = read_full_at(file, buf, at.offset).map_err(|e| e.to_string())?;
         self.cost.bytes += got as u64;
         *last_end = at.offset + got as u64;
         if got < buf.len() {

@@ -13,7 +13,7 @@
 //! empty, so the test stream is never left behind.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -225,17 +225,7 @@ impl ProbeTarget for FileTarget {
     }
 
     fn read_block(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let file = self.file()?;
-        let mut got = 0;
-        while got < buf.len() {
-            match file.read(&mut buf[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(got)
+        crate::base::read_full::read_full(self.file()?, buf)
     }
 
     fn end(&mut self) -> io::Result<()> {

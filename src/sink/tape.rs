@@ -26,10 +26,11 @@
 //! the data and trailer only.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::medium::{Writable, WriteMedium};
+use crate::base::read_full::read_full;
 use crate::manifest::Checker;
 use crate::tape::limits::{is_refused_size, refused_error};
 use crate::tape::{Access, AtEnd, Drive, LocalTape, TapeFace, TapeOp, Trailer};
@@ -160,7 +161,7 @@ impl LocalTape<Writing> {
         let mut buf = vec![0u8; record.max(512)];
         let mut total = 0u64;
         loop {
-            let n = fill(&mut file, &mut buf)?;
+            let n = read_full(&mut file, &mut buf)?;
             if n == 0 {
                 break;
             }
@@ -175,20 +176,6 @@ impl LocalTape<Writing> {
         self.drive.op(TapeOp::WriteFilemarks(1))?;
         Ok(total)
     }
-}
-
-/// Reads until `buf` is full or the file ends; the bytes read.
-fn fill(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// Errors the volume logic acts on, which must keep their errno.
