@@ -63,22 +63,7 @@ fn main() {
         base.display(),
         filesystem_type(&base)
     );
-    let one = base.join("one-mib");
-    pattern_file(&one, 1 << 20);
-    for i in 0..mib {
-        std::fs::hard_link(&one, base.join(format!("tree/a/f{i:05}"))).unwrap();
-    }
-    pattern_file(&base.join("tree").join(TARGET), TARGET_BYTES);
-    let manifest = base.join("home.json");
-    let pattern = base.join("vol.%03d");
-    // --hard-dereference: every file is archived with its data, not as a
-    // link to the first (they share an inode here only to save the disk).
-    shell(&format!(
-        "tar -C {tree} --sort=name --hard-dereference -cf - a zz | {TAPEBUF} -q -s 256k -o {pattern} -D {VOLUME_BYTES} --manifest {manifest} --catalog",
-        tree = base.join("tree").display(),
-        pattern = pattern.display(),
-        manifest = manifest.display(),
-    ));
+    let (manifest, pattern) = back_up(&base, mib);
     let volumes = volume_files(&base);
     let archive_bytes: u64 = volumes
         .iter()
@@ -185,6 +170,29 @@ fn catalog_cost(base: &Path, runs: usize) {
         cw / pw,
         cc / pc
     );
+}
+
+/// The tree of `mib` files of 1 MiB and the target, archived by tar
+/// through tapebuf into volumes with `--manifest --catalog`: the manifest
+/// and the volumes' pattern.
+fn back_up(base: &Path, mib: u64) -> (PathBuf, PathBuf) {
+    let one = base.join("one-mib");
+    pattern_file(&one, 1 << 20);
+    for i in 0..mib {
+        std::fs::hard_link(&one, base.join(format!("tree/a/f{i:05}"))).unwrap();
+    }
+    pattern_file(&base.join("tree").join(TARGET), TARGET_BYTES);
+    let manifest = base.join("home.json");
+    let pattern = base.join("vol.%03d");
+    // --hard-dereference: every file is archived with its data, not as a
+    // link to the first (they share an inode here only to save the disk).
+    shell(&format!(
+        "tar -C {tree} --sort=name --hard-dereference -cf - a zz | {TAPEBUF} -q -s 256k -o {pattern} -D {VOLUME_BYTES} --manifest {manifest} --catalog",
+        tree = base.join("tree").display(),
+        pattern = pattern.display(),
+        manifest = manifest.display(),
+    ));
+    (manifest, pattern)
 }
 
 /// The numbered volume files tapebuf wrote, in order.
