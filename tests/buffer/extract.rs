@@ -134,6 +134,37 @@ fn a_volume_cut_short_fails_naming_where_it_ends_and_the_archive_is_left_unended
 }
 
 #[test]
+fn a_reader_that_goes_away_or_a_full_output_fails_the_run_and_the_archive_is_left_unended() {
+    let b = Backup::new();
+    // d/mid is 700 000 bytes, more than a pipe holds: `head -c 1` reads
+    // one byte and leaves, and the next write finds no reader.
+    let out = common::command("sh")
+        .current_dir(b.dir.path())
+        .arg("-c")
+        .arg(format!(
+            "{{ {} extract --manifest home.json d/mid; echo \"status $?\" >&2; }} | head -c 1 >/dev/null",
+            common::BIN
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = stderr(&out);
+    assert!(
+        text.contains("extract: writing the output: Broken pipe"),
+        "{text}"
+    );
+    assert!(text.contains("the archive written is cut short"), "{text}");
+    assert!(text.ends_with("status 1\n"), "{text}");
+    let out = b.extract_to("/dev/full", &["-f", "d/a"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("No space left on device"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_glob_matching_nothing_is_named_and_fails_the_run() {
     let b = Backup::new();
     let out = b.extract(&["d/nothing*"]);

@@ -57,9 +57,14 @@ impl Backup {
     /// `tapebuf extract --manifest home.json ARGS -o out.tar`.
     pub fn extract(&self, args: &[&str]) -> Output {
         let _ = fs::remove_file(self.path("out.tar"));
+        self.extract_to("out.tar", args)
+    }
+
+    /// `tapebuf extract --manifest home.json ARGS -o OUT`.
+    pub fn extract_to(&self, out: &str, args: &[&str]) -> Output {
         common::tapebuf()
             .current_dir(self.dir.path())
-            .args(["extract", "--manifest", "home.json", "-o", "out.tar"])
+            .args(["extract", "--manifest", "home.json", "-o", out])
             .args(args)
             .stdin(Stdio::null())
             .output()
