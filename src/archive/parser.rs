@@ -56,6 +56,9 @@ pub struct Parser {
     done: Vec<Member>,
     end: Option<u64>,
     off: Option<String>,
+    /// Bytes fed so far: the stream offset of the next byte fed, also
+    /// after the end (where `offset` stops following).
+    fed: u64,
 }
 
 impl Default for Parser {
@@ -77,13 +80,36 @@ impl Parser {
             done: Vec::new(),
             end: None,
             off: None,
+            fed: 0,
         }
     }
 
     /// The next bytes of the stream, in order, any length; a header may
-    /// straddle calls. Does nothing once the parser is off or the archive
-    /// has ended.
-    pub fn feed(&mut self, mut bytes: &[u8]) {
+    /// straddle calls. Does nothing once the parser is off; once the
+    /// archive has ended, only checks that its padding is all zeros.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let start = self.fed;
+        self.fed += bytes.len() as u64;
+        self.follow(bytes);
+        if let (None, Some(end)) = (&self.off, self.end) {
+            self.only_zeros_after(end, start, bytes);
+        }
+    }
+
+    /// After the archive's end only its padding may follow, all zeros: a
+    /// second archive appended (`tar cf - a; tar cf - b`) would be missing
+    /// from a catalog of the first, so anything else turns the parser off.
+    fn only_zeros_after(&mut self, end: u64, start: u64, bytes: &[u8]) {
+        let from = end.saturating_sub(start).min(bytes.len() as u64) as usize;
+        if let Some(i) = bytes[from..].iter().position(|&b| b != 0) {
+            self.off = Some(format!(
+                "byte {}: data after the archive's end at byte {end} (a second archive appended?)",
+                start + (from + i) as u64
+            ));
+        }
+    }
+
+    fn follow(&mut self, mut bytes: &[u8]) {
         while self.following() {
             if self.skip > 0 {
                 let n = self.skip.min(bytes.len() as u64);

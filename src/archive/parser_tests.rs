@@ -103,3 +103,32 @@ fn a_stream_that_ends_after_a_header_whose_blocks_are_due_does_not_end_cleanly()
         );
     }
 }
+
+#[test]
+fn only_zeros_may_follow_the_end_and_a_second_archive_turns_the_parser_off() {
+    let first = member(b"a", b'0', 5, POSIX);
+    let ends_at = first.len() + 1024;
+    let mut one = first.clone();
+    one.extend(end());
+    let padded_to = one.len() + 4096;
+    let mut padded = one.clone();
+    padded.resize(padded_to, 0);
+    let (members, result) = parse_every_split(&padded);
+    assert_eq!((members.len(), result), (1, Ok(())));
+    // `tar cf - a; tar cf - b`: a second archive after the first's end.
+    let mut two = padded.clone();
+    two.extend(member(b"b", b'0', 5, POSIX));
+    two.extend(end());
+    let (members, result) = parse_every_split(&two);
+    assert_eq!(
+        members.len(),
+        1,
+        "the first archive's member is still handed out"
+    );
+    assert_eq!(
+        result,
+        Err(format!(
+            "byte {padded_to}: data after the archive's end at byte {ends_at} (a second archive appended?)"
+        ))
+    );
+}

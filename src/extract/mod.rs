@@ -36,6 +36,8 @@ pub use run::Extract;
 pub use sums::{record_sum, RecordSums};
 
 #[cfg(test)]
+mod appended_tests;
+#[cfg(test)]
 mod changer_tests;
 #[cfg(test)]
 mod copy_tests;

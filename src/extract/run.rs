@@ -12,15 +12,17 @@ use super::copy::copy;
 use super::failure::Failure;
 use super::open::{reader, Getting};
 use super::output;
-use super::plan::{plan, Plan, PlanError};
+use super::plan::{plan, Needed, Plan, PlanError};
 use super::summary;
 use crate::base::console::{message, say};
+use crate::base::escape::one_line;
 use crate::base::exit::{Exit, SUCCESS};
 use crate::catalog::Catalog;
 use crate::cli::command::Command;
 use crate::cli::extract::ExtractCli;
 use crate::config::{change_policy, check_library};
 use crate::manifest::Manifest;
+use crate::tape::VolumeNames;
 
 /// `tapebuf extract`.
 pub struct Extract;
@@ -62,12 +64,17 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
             catalog_path.display()
         )),
     })?;
-    output::check(args.output.as_deref(), args.force)?;
+    let input = args
+        .input
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&manifest.output));
+    let reads = files_read(&input, &manifest, &args.manifest, &catalog_path);
+    output::check(args.output.as_deref(), args.force, &reads)?;
     let Plan {
         members,
         pieces,
         unmatched,
-        ..
+        needed,
     } = plan(&catalog, &globs).map_err(|e| match e {
         PlanError::NoMatch { .. } => Failure::Failed(unmatched_line(
             &args.globs.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -75,11 +82,10 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         // The catalog could not be read.
         other => Failure::Usage(format!("extract: {other}")),
     })?;
+    if !args.quiet {
+        say_needed(&needed);
+    }
     let unmatched: Vec<&str> = unmatched.iter().map(|&i| args.globs[i].as_str()).collect();
-    let input = args
-        .input
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&manifest.output));
     let getting = Getting {
         policy,
         library: library.as_ref(),
@@ -114,6 +120,38 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
     Ok((!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(&unmatched))))
 }
 
+/// One line for each member added because a chosen one needs it.
+fn say_needed(needed: &[Needed]) {
+    for n in needed {
+        say(&message!(
+            "extract: also {}: {} needs it (a hard link's target, or the data of its cpio link group)",
+            one_line(&n.path),
+            one_line(&n.by)
+        ));
+    }
+}
+
+/// The files an extract reads, with what each is: the manifest, the
+/// catalog and every volume's file (for a tape, the device, which is no
+/// file that holds data).
+fn files_read(
+    input: &Path,
+    manifest: &Manifest,
+    manifest_path: &Path,
+    catalog: &Path,
+) -> Vec<(String, PathBuf)> {
+    let mut reads = vec![
+        ("the manifest".to_string(), manifest_path.to_path_buf()),
+        ("the catalog".to_string(), catalog.to_path_buf()),
+    ];
+    if let Ok(names) = VolumeNames::parse(input) {
+        for v in &manifest.volumes {
+            reads.push((format!("volume {}", v.number), names.volume(v.number)));
+        }
+    }
+    reads
+}
+
 /// `--manifest FILE`, for messages.
 fn manifest_flag(path: &Path) -> String {
     format!("--manifest {}", path.display())
@@ -133,8 +171,9 @@ fn catalog_path(manifest_path: &Path, manifest: &Manifest) -> Result<PathBuf, Fa
             "extract: {flag}: the backup's catalog was turned off ({why})"
         )));
     }
-    let dir = manifest_path.parent().unwrap_or(Path::new(""));
-    Ok(dir.join(&catalog.file))
+    catalog
+        .path_beside(manifest_path)
+        .map_err(|why| Failure::Usage(format!("extract: {flag}: {why}")))
 }
 
 /// The line for globs that chose no member.

@@ -65,13 +65,13 @@ impl TapeVolumes<'_> {
                 self.unload();
                 self.change(n, Some(&why))?;
             }
-            match self.admit(n) {
-                Ok(()) => {
+            match self.admit(n)? {
+                None => {
                     self.volume = Some(n);
                     self.cost.volumes += 1;
                     return Ok(());
                 }
-                Err(why) => refused = Some(why),
+                Some(why) => refused = Some(why),
             }
         }
         Err(self.needed(n, refused.as_deref().unwrap_or("refused")))
@@ -190,15 +190,27 @@ impl TapeVolumes<'_> {
     }
 
     /// Reads volume `n`'s first record and checks it is that volume's,
-    /// and the cartridge's serial number where one was recorded.
-    fn admit(&mut self, n: u32) -> Result<(), String> {
+    /// and the cartridge's serial number where one was recorded: None
+    /// when it is, else why the cartridge is refused. Err when the tape
+    /// could not be put at the volume's start: no other cartridge mends
+    /// that.
+    fn admit(&mut self, n: u32) -> Result<Option<String>, String> {
+        // Seek to the volume's first block where the manifest has it and
+        // the drive seeks; else the volume starts where the tape is.
+        let seeks = self.first_block(n).is_some() && !self.seek_refused;
+        self.at = if seeks { None } else { Some(0) };
         self.position(n, 0)?;
         let mut first = vec![0u8; self.record_bytes(n, 0)? as usize];
-        self.read_record(n, 0, &mut first)
-            .map_err(|e| format!("its first record: {e}"))?;
+        if let Err(e) = self.read_record(n, 0, &mut first) {
+            return Ok(Some(format!("its first record: {e}")));
+        }
         let identity = self.manifest.identify(&first, n);
         if identity != Identity::Volume(n) {
-            return Err(self.manifest.wrong_volume_line(&identity, n, "cartridge"));
+            return Ok(Some(self.manifest.wrong_volume_line(
+                &identity,
+                n,
+                "cartridge",
+            )));
         }
         self.held = Some((n, 0, first));
         let recorded = (self.manifest.volume(n))
@@ -210,11 +222,11 @@ impl TapeVolumes<'_> {
                 .mam
                 .and_then(|m| m.serial);
             if let Some(loaded) = loaded.filter(|l| *l != recorded) {
-                return Err(format!(
+                return Ok(Some(format!(
                     "this cartridge holds volume {n}'s data, but its serial number is {loaded}, and volume {n} was written on the one with serial number {recorded}"
-                ));
+                )));
             }
         }
-        Ok(())
+        Ok(None)
     }
 }

@@ -3,11 +3,16 @@
 //! and read whole, one read(2) a record.
 //!
 //! Positioning: `TapeOp::SeekBlock(first_block + record)` (MTSEEK, SCSI
-//! LOCATE) when the manifest has the volume's first block; when it has
-//! none, or the drive refuses the seek, the tape is spaced forward over
-//! records (MTFSR) from where it is, or from the rewound start. A record
-//! a few records ahead is read through instead (`READ_THROUGH_RECORDS`):
-//! a seek costs more than reading them. Every seek is counted.
+//! LOCATE) when the manifest has the volume's first block. When it has
+//! none, a volume starts where the tape is when it is got, as a restore
+//! reads it (a cartridge just loaded is at its start; one a user put at
+//! the backup with `mt fsf` is there), and records are spaced over from
+//! there, forward (MTFSR) or back (MTBSR). A drive that refuses the seek
+//! is rewound and spaced over, which reaches a volume at block 0 only:
+//! spacing over records stops at the filemarks of tape files before it.
+//! A record a few records ahead is read through instead
+//! (`READ_THROUGH_RECORDS`): a seek costs more than reading them. Every
+//! seek is counted.
 
 use std::io;
 
@@ -41,7 +46,7 @@ pub struct TapeVolumes<'m> {
     /// The last record read (volume, record) and its bytes.
     pub(super) held: Option<(u32, u64, Vec<u8>)>,
     /// The drive refused a seek: records are spaced over from now on.
-    seek_refused: bool,
+    pub(super) seek_refused: bool,
     pub(super) cost: Cost,
 }
 
@@ -70,7 +75,7 @@ impl<'m> TapeVolumes<'m> {
     }
 
     /// The manifest's first block of volume `n`: where its record 0 is.
-    fn first_block(&self, n: u32) -> Option<u64> {
+    pub(super) fn first_block(&self, n: u32) -> Option<u64> {
         self.manifest.volume(n).and_then(|v| v.first_block)
     }
 
@@ -89,51 +94,63 @@ impl<'m> TapeVolumes<'m> {
             _ => {}
         }
         self.cost.seeks += 1;
-        // Where the tape is, for spacing on from there; a seek that fails
-        // leaves it unknown, and spacing then starts from a rewind.
         let was = self.at.take();
-        let first = self.first_block(n);
-        if let (false, Some(first)) = (self.seek_refused, first) {
+        if let (false, Some(first)) = (self.seek_refused, self.first_block(n)) {
             let block = u32::try_from(first + record).map_err(|_| "block address too large")?;
             match self.drive.op(TapeOp::SeekBlock(block)) {
                 Ok(()) => {
                     self.at = Some(record);
                     return Ok(());
                 }
-                Err(e) => {
-                    self.seek_refused = true;
-                    if !self.quiet {
-                        say(&message!(
-                            "extract: {}: the drive refused to seek (MTSEEK: {e}); spacing over records (MTFSR) instead",
-                            self.drive.name()
-                        ));
-                    }
-                    return self.space_to(n, record, first);
-                }
+                Err(e) => return self.unsought(n, record, first, &e),
             }
         }
-        self.at = was;
-        self.space_to(n, record, first.unwrap_or(0))
+        // No seek: within a volume there is no filemark, so records are
+        // spaced over from where the tape is, forward or back.
+        let Some(at) = was else {
+            return Err(format!(
+                "cannot reach record {record} of volume {n}: where the tape is is not known, and the drive does not seek"
+            ));
+        };
+        self.space(n, at, record)
     }
 
-    /// Spaces forward to `record`, from where the tape is if that is
-    /// before it, else from the rewound start (`first`: the volume's first
-    /// block, records before it spaced over too).
-    fn space_to(&mut self, n: u32, record: u64, first: u64) -> Result<(), String> {
+    /// The drive refused to seek to `record` of volume `n`, which starts
+    /// at block `first`: said once, and from now on records are spaced
+    /// over. A refused seek leaves the tape anywhere, so it is rewound;
+    /// only a volume at the tape's start (block 0) is reached that way, as
+    /// spacing over records stops at the filemarks of tape files before it.
+    fn unsought(&mut self, n: u32, record: u64, first: u64, e: &io::Error) -> Result<(), String> {
+        self.seek_refused = true;
+        if first != 0 {
+            return Err(format!(
+                "cannot reach record {record} of volume {n}: the drive refused to seek (MTSEEK: {e}), and the volume starts at block {first}, after other tape files"
+            ));
+        }
+        if !self.quiet {
+            say(&message!(
+                "extract: {}: the drive refused to seek (MTSEEK: {e}); spacing over records (MTFSR) instead",
+                self.drive.name()
+            ));
+        }
+        let failed = |e: io::Error| format!("cannot rewind to reach volume {n}: {e}");
+        self.drive.op(TapeOp::Rewind).map_err(failed)?;
+        self.space(n, 0, record)
+    }
+
+    /// Spaces from record `at` of volume `n`, where the tape is, to
+    /// `record`: forward (MTFSR) or back (MTBSR).
+    fn space(&mut self, n: u32, at: u64, record: u64) -> Result<(), String> {
         let failed = |e: io::Error| format!("cannot space to record {record} of volume {n}: {e}");
-        let mut count = match self.at {
-            Some(at) if at <= record => record - at,
-            _ => {
-                self.drive.op(TapeOp::Rewind).map_err(failed)?;
-                first + record
-            }
-        };
+        let mut count = record.abs_diff(at);
         while count > 0 {
-            let step = count.min(MAX_SPACE);
-            self.drive
-                .op(TapeOp::ForwardRecords(step as u32))
-                .map_err(failed)?;
-            count -= step;
+            let step = count.min(MAX_SPACE) as u32;
+            let op = match record > at {
+                true => TapeOp::ForwardRecords(step),
+                false => TapeOp::BackspaceRecords(step),
+            };
+            self.drive.op(op).map_err(failed)?;
+            count -= u64::from(step);
         }
         self.at = Some(record);
         Ok(())

@@ -8,7 +8,7 @@
 //! footer or index (`Catalog::open` checks those).
 
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::base::console::message;
 use crate::base::exit::USAGE;
@@ -71,18 +71,9 @@ fn catalog_of(path: &Path, manifest: &Manifest) -> Result<PathBuf, Refusal> {
             "ls: --manifest {shown}: the backup has no catalog: it stopped following the archive at {why}"
         )));
     }
-    let mut parts = Path::new(&catalog.file).components();
-    if !matches!(
-        (parts.next(), parts.next()),
-        (Some(Component::Normal(_)), None)
-    ) {
-        return Err(refused(message!(
-            "ls: --manifest {shown}: its catalog {:?} is not a file name in the manifest's directory",
-            catalog.file
-        )));
-    }
-    let dir = path.parent().unwrap_or(Path::new(""));
-    Ok(dir.join(&catalog.file))
+    catalog
+        .path_beside(path)
+        .map_err(|why| refused(message!("ls: --manifest {shown}: {why}")))
 }
 
 /// The line for a catalog that would not open: a damaged one names

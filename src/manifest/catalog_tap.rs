@@ -127,9 +127,14 @@ impl CatalogTap {
         Ok(())
     }
 
-    /// Stops for good: the writer and the checksums go, with their files,
-    /// and one line says why.
+    /// Stops for good while the backup runs: the writer and the checksums
+    /// go, with their files, and one line says why.
     fn turn_off(&mut self, reason: String) {
+        self.stop(reason, "the backup goes on without a catalog");
+    }
+
+    /// Stops for good, saying why and what it means (`then`).
+    fn stop(&mut self, reason: String, then: &str) {
         if self.off.is_some() {
             return;
         }
@@ -137,9 +142,7 @@ impl CatalogTap {
         self.sums = None;
         // An earlier run's catalog of this name would seem to be this one's.
         let _ = CatalogWriter::remove_stale(&self.path);
-        say(&message!(
-            "--catalog: off: {reason}; the backup goes on without a catalog"
-        ));
+        say(&message!("--catalog: off: {reason}; {then}"));
         self.off = Some(reason);
     }
 
@@ -152,9 +155,10 @@ impl CatalogTap {
         }
         if self.off.is_none() {
             if let Err(reason) = self.parser.finish() {
-                self.turn_off(reason);
+                self.stop(reason, "the backup has no catalog");
             } else if let Err(e) = self.add_members().and_then(|()| self.write()) {
-                self.turn_off(format!("cannot write {}: {e}", self.path.display()));
+                let reason = format!("cannot write {}: {e}", self.path.display());
+                self.stop(reason, "the backup has no catalog");
             }
         }
         let done = self.reference();

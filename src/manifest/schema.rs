@@ -157,6 +157,26 @@ pub struct Verified {
     pub first_bad_byte: Option<u64>,
 }
 
+impl CatalogRef {
+    /// The catalog file beside the manifest read from `manifest_path`;
+    /// refused when `file` is anything but a plain file name (a manifest
+    /// from elsewhere must not send a reader to another directory).
+    pub fn path_beside(&self, manifest_path: &Path) -> Result<std::path::PathBuf, String> {
+        let mut parts = Path::new(&self.file).components();
+        if !matches!(
+            (parts.next(), parts.next()),
+            (Some(std::path::Component::Normal(_)), None)
+        ) {
+            return Err(format!(
+                "its catalog {:?} is not a file name in the manifest's directory",
+                self.file
+            ));
+        }
+        let dir = manifest_path.parent().unwrap_or(Path::new(""));
+        Ok(dir.join(&self.file))
+    }
+}
+
 impl Volume {
     /// The number of records.
     pub fn record_count(&self) -> u64 {

@@ -212,6 +212,32 @@ fn a_stream_that_is_no_archive_turns_the_catalog_off_and_the_backup_succeeds() {
 }
 
 #[test]
+fn two_tar_archives_one_after_the_other_turn_the_catalog_off_rather_than_list_half() {
+    common::needs::tool("tar", "tar");
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    fs::create_dir_all(dir.join("s")).unwrap();
+    fs::create_dir_all(dir.join("d")).unwrap();
+    fs::write(dir.join("s/one"), b"one\n").unwrap();
+    fs::write(dir.join("d/two"), common::pattern(20_000, 4)).unwrap();
+    let out = sh(
+        dir,
+        &format!("(tar cf - s; tar cf - d) | \"$TAPEBUF\" {BACKUP}"),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}: {stderr}", out.status);
+    assert!(stderr.contains("(a second archive appended?)"), "{stderr}");
+    let manifest = Manifest::load(&dir.join("m.json")).unwrap();
+    let off = manifest.catalog.unwrap().off.unwrap();
+    // GNU tar pads its first archive to 10240 bytes, all zeros.
+    assert!(
+        off.starts_with("byte 10240: data after the archive's end at byte "),
+        "{off}"
+    );
+    assert!(!dir.join("m.catalog").exists());
+}
+
+#[test]
 fn catalog_without_a_manifest_to_write_beside_is_refused_in_one_line() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path();

@@ -165,6 +165,45 @@ fn a_reader_that_goes_away_or_a_full_output_fails_the_run_and_the_archive_is_lef
 }
 
 #[test]
+fn an_output_that_is_a_volume_the_catalog_or_the_manifest_is_refused_even_with_f() {
+    let b = Backup::new();
+    for (name, what) in [
+        ("vol.001", "volume 1"),
+        ("home.catalog", "the catalog"),
+        ("home.json", "the manifest"),
+    ] {
+        let before = fs::read(b.path(name)).unwrap();
+        let out = b.extract_to(name, &["-f", "d/a"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "extract: -o {name}: is {what} of the backup being read"
+            )),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(
+            fs::read(b.path(name)).unwrap(),
+            before,
+            "{name} was changed"
+        );
+    }
+    // Standard output appending to a volume is refused too.
+    let out = common::command("sh")
+        .current_dir(b.dir.path())
+        .arg("-c")
+        .arg(format!(
+            "{} extract --manifest home.json d/a >>vol.002",
+            common::BIN
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("standard output: is volume 2 of the backup being read"));
+}
+
+#[test]
 fn a_glob_matching_nothing_is_named_and_fails_the_run() {
     let b = Backup::new();
     let out = b.extract(&["d/nothing*"]);
@@ -317,6 +356,11 @@ fn a_hard_link_chosen_alone_brings_its_target() {
     let b = Backup::new();
     let out = b.extract(&["d/hl"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("tapebuf: extract: also d/a: d/hl needs it (a hard link's target"),
+        "{}",
+        stderr(&out)
+    );
     let full = b.unpacked("full.tar", &["d/a", "d/hl"]);
     assert_eq!(b.unpacked("out.tar", &[]), full);
 }

@@ -24,5 +24,6 @@ mod device;
 mod interface;
 
 pub use device::Device;
+#[cfg(any(test, feature = "test-support"))]
 pub(crate) use interface::tape_alerts_by_scsi;
 pub use interface::{Access, Drive, DriveStatus, TapeOp, POLL_INTERVAL};
