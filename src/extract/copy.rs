@@ -10,17 +10,16 @@
 use std::io::Write;
 
 use super::plan::Piece;
-use super::sums::{record_sum, RecordSums, SumCache};
+use super::sums::{RecordSums, SumCache};
 use super::volume_reader::VolumeReader;
 use super::walk::{RecordAt, Walk};
+use crate::manifest::tally::record_checksum;
 use crate::manifest::Manifest;
 
 /// What the copy wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Copied {
     pub bytes: u64,
-    /// The catalog kept no checksums: records were not checked.
-    pub unchecked: bool,
 }
 
 /// Writes `pieces` to `out`, reading stream pieces through `reader`.
@@ -59,7 +58,6 @@ pub fn copy(
     }
     out.flush()
         .map_err(|e| format!("writing the output: {e}"))?;
-    copied.unchecked = cache.unchecked;
     Ok(copied)
 }
 
@@ -86,14 +84,12 @@ fn read_checked(
     let expected = cache
         .get(at.volume, at.record, records)
         .map_err(|e| format!("{}: {e}", place()))?;
-    if let Some(expected) = expected {
-        let found = record_sum(buf);
-        if found != expected {
-            return Err(format!(
-                "{}: the record read back does not match its checksum (read {found:08x}, the catalog has {expected:08x}): the volume is damaged",
-                place()
-            ));
-        }
+    let found = record_checksum(buf);
+    if found != expected {
+        return Err(format!(
+            "{}: the record read back does not match its checksum (read {found:08x}, the catalog has {expected:08x}): the volume is damaged",
+            place()
+        ));
     }
     Ok(())
 }

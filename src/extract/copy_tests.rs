@@ -2,10 +2,11 @@ use std::io;
 
 use super::copy::copy;
 use super::plan::Piece;
-use super::sums::{record_sum, RecordSums};
+use super::sums::RecordSums;
 use super::test_backup::TestBackup;
 use super::volume_reader::{Cost, VolumeReader};
 use super::walk::RecordAt;
+use crate::manifest::tally::record_checksum;
 
 /// Volumes in memory, read by record.
 struct Memory<'b> {
@@ -40,7 +41,7 @@ struct Sums {
 
 impl Sums {
     fn of(backup: &TestBackup) -> Sums {
-        let each = |v: &Vec<Vec<u8>>| v.iter().map(|r| record_sum(r)).collect();
+        let each = |v: &Vec<Vec<u8>>| v.iter().map(|r| record_checksum(r)).collect();
         Sums {
             sums: backup.volumes.iter().map(each).collect(),
         }
@@ -48,17 +49,9 @@ impl Sums {
 }
 
 impl RecordSums for Sums {
-    fn sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Option<Vec<u32>>> {
+    fn sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Vec<u32>> {
         let v = &self.sums[volume as usize - 1];
-        Ok(Some(v[first as usize..(first + count) as usize].to_vec()))
-    }
-}
-
-struct NoSums;
-
-impl RecordSums for NoSums {
-    fn sums(&self, _: u32, _: u64, _: u64) -> io::Result<Option<Vec<u32>>> {
-        Ok(None)
+        Ok(v[first as usize..(first + count) as usize].to_vec())
     }
 }
 
@@ -84,7 +77,6 @@ fn a_range_spanning_volumes_is_copied_whole_then_the_made_bytes() {
     want.extend_from_slice(&[0; 30]);
     assert_eq!(out, want);
     assert_eq!(copied.bytes, want.len() as u64);
-    assert!(!copied.unchecked);
     assert_eq!(reader.reads, vec![(1, 0), (1, 2), (2, 0), (2, 1)]);
 }
 
@@ -100,7 +92,7 @@ fn a_range_into_the_last_short_record_and_the_next_volume_is_followed() {
         reads: Vec::new(),
     };
     let mut out = Vec::new();
-    copy(&pieces, &b.manifest, &mut reader, &NoSums, &mut out).unwrap();
+    copy(&pieces, &b.manifest, &mut reader, &Sums::of(&b), &mut out).unwrap();
     assert_eq!(out, b.stream[120..210]);
     assert_eq!(reader.reads, vec![(1, 1), (3, 0)]);
 }
@@ -143,7 +135,7 @@ fn a_range_past_the_backups_end_is_an_error_not_a_short_archive() {
         start: 150,
         end: 300,
     }];
-    let e = copy(&pieces, &b.manifest, &mut reader, &NoSums, &mut out).unwrap_err();
+    let e = copy(&pieces, &b.manifest, &mut reader, &Sums::of(&b), &mut out).unwrap_err();
     assert!(
         e.contains("stream byte 200 is past the backup's end"),
         "{e}"
@@ -152,6 +144,6 @@ fn a_range_past_the_backups_end_is_an_error_not_a_short_archive() {
         start: 200,
         end: 300,
     }];
-    let e = copy(&pieces, &b.manifest, &mut reader, &NoSums, &mut out).unwrap_err();
+    let e = copy(&pieces, &b.manifest, &mut reader, &Sums::of(&b), &mut out).unwrap_err();
     assert!(e.contains("stream byte 200 is past"), "{e}");
 }

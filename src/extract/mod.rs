@@ -33,7 +33,7 @@ mod volume_reader;
 mod walk;
 
 pub use run::Extract;
-pub use sums::{record_sum, RecordSums};
+pub use sums::RecordSums;
 
 #[cfg(test)]
 mod appended_tests;

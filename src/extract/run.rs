@@ -95,15 +95,10 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
     let mut out = output::open(args.output.as_deref())?;
     let copied = copy(&pieces, &manifest, volumes.as_mut(), &catalog, out.as_mut());
     let cost = volumes.cost();
-    let copied = copied.map_err(|why| {
+    copied.map_err(|why| {
         Failure::Failed(format!("extract: {why}; the archive written is cut short"))
     })?;
     drop(out);
-    if copied.unchecked {
-        say(&message!(
-            "extract: the catalog keeps no record checksums: the records read were not checked"
-        ));
-    }
     if !args.quiet {
         let backup = manifest.stream.bytes;
         say(&message!(

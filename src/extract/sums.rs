@@ -10,14 +10,9 @@ const BATCH_RECORDS: u64 = 4096;
 
 /// Where the checksums of a backup's records are kept.
 pub trait RecordSums {
-    /// The checksums of records `first..first + count` of `volume`; None
-    /// when none are kept; an error naming what is missing.
-    fn sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Option<Vec<u32>>>;
-}
-
-/// A record's checksum.
-pub fn record_sum(bytes: &[u8]) -> u32 {
-    xxhash_rust::xxh3::xxh3_64(bytes) as u32
+    /// The checksums of records `first..first + count` of `volume`, or an
+    /// error naming what is missing: a record is never left unchecked.
+    fn sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Vec<u32>>;
 }
 
 /// The checksums of one batch of records, fetched as reading reaches them.
@@ -26,8 +21,6 @@ pub struct SumCache<'a> {
     volume: u32,
     first: u64,
     sums: Vec<u32>,
-    /// The source keeps none: records are not checked.
-    pub unchecked: bool,
 }
 
 impl<'a> SumCache<'a> {
@@ -37,45 +30,34 @@ impl<'a> SumCache<'a> {
             volume: 0,
             first: 0,
             sums: Vec::new(),
-            unchecked: false,
         }
     }
 
     /// The checksum of `record` of `volume` (which has `records`
-    /// records); None when none are kept.
-    pub fn get(&mut self, volume: u32, record: u64, records: u64) -> io::Result<Option<u32>> {
-        if self.unchecked {
-            return Ok(None);
-        }
+    /// records).
+    pub fn get(&mut self, volume: u32, record: u64, records: u64) -> io::Result<u32> {
         let held = self.volume == volume
             && record >= self.first
             && record - self.first < self.sums.len() as u64;
         if !held {
             let count = BATCH_RECORDS.min(records.saturating_sub(record)).max(1);
-            match self.source.sums(volume, record, count)? {
-                None => {
-                    self.unchecked = true;
-                    return Ok(None);
-                }
-                Some(sums) if sums.len() as u64 == count => {
-                    (self.volume, self.first, self.sums) = (volume, record, sums)
-                }
-                Some(sums) => {
-                    return Err(io::Error::other(format!(
-                        "the catalog gave {} checksums for {count} records of volume {volume} from record {record}",
-                        sums.len()
-                    )))
-                }
+            let sums = self.source.sums(volume, record, count)?;
+            if sums.len() as u64 != count {
+                return Err(io::Error::other(format!(
+                    "the catalog gave {} checksums for {count} records of volume {volume} from record {record}",
+                    sums.len()
+                )));
             }
+            (self.volume, self.first, self.sums) = (volume, record, sums);
         }
-        Ok(Some(self.sums[(record - self.first) as usize]))
+        Ok(self.sums[(record - self.first) as usize])
     }
 }
 
 impl RecordSums for crate::catalog::Catalog {
     /// A catalog written by `--catalog` keeps every record's checksum; a
     /// volume or record it lacks is an error, never a record left unchecked.
-    fn sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Option<Vec<u32>>> {
-        self.record_sums(volume, first, count).map(Some)
+    fn sums(&self, volume: u32, first: u64, count: u64) -> io::Result<Vec<u32>> {
+        self.record_sums(volume, first, count)
     }
 }

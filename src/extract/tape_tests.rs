@@ -188,19 +188,20 @@ fn an_empty_drive_with_nobody_to_ask_fails_at_once_naming_volume_and_barcode() {
 fn a_member_spanning_two_cartridges_is_followed_onto_the_second() {
     use super::copy::copy;
     use super::plan::Piece;
-    use super::sums::{record_sum, RecordSums};
+    use super::sums::RecordSums;
+    use crate::manifest::tally::record_checksum;
 
     struct Sums(Vec<Vec<u32>>);
     impl RecordSums for Sums {
-        fn sums(&self, v: u32, first: u64, count: u64) -> std::io::Result<Option<Vec<u32>>> {
+        fn sums(&self, v: u32, first: u64, count: u64) -> std::io::Result<Vec<u32>> {
             let sums = &self.0[v as usize - 1][first as usize..(first + count) as usize];
-            Ok(Some(sums.to_vec()))
+            Ok(sums.to_vec())
         }
     }
     let b = TestBackup::new(&[&[100; 3], &[100; 3]]);
     let sums = Sums(
         (b.volumes.iter())
-            .map(|v| v.iter().map(|r| record_sum(r)).collect())
+            .map(|v| v.iter().map(|r| record_checksum(r)).collect())
             .collect(),
     );
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges(&b));

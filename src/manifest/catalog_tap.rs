@@ -17,7 +17,7 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use xxhash_rust::xxh3::xxh3_64;
+use super::tally::record_checksum;
 
 use super::schema::CatalogRef;
 use crate::archive::{Format, Parser};
@@ -82,16 +82,19 @@ impl CatalogTap {
         self.volumes.push((number, 0));
     }
 
-    /// One record (a tape) or write (a file), as committed; empty ones
-    /// are not records, as the tally counts them.
-    pub fn record(&mut self, data: &[u8]) {
+    /// One record (a tape) or write (a file), as committed, with its
+    /// checksum when the caller has it already; empty ones are not
+    /// records, as the tally counts them.
+    pub fn record(&mut self, data: &[u8], checksum: Option<u32>) {
         if data.is_empty() || self.off.is_some() || self.finished.is_some() {
             return;
         }
         if let Some(last) = self.volumes.last_mut() {
             last.1 += 1;
         }
-        let sum = (xxh3_64(data) as u32).to_le_bytes();
+        let sum = checksum
+            .unwrap_or_else(|| record_checksum(data))
+            .to_le_bytes();
         if let Err(e) = self
             .sums
             .as_mut()
@@ -306,11 +309,11 @@ mod tests {
         let stream = tar();
         let records: Vec<&[u8]> = stream.chunks(1024).collect();
         tap.begin(1);
-        tap.record(records[0]);
-        tap.record(&[]);
-        tap.record(records[1]);
+        tap.record(records[0], None);
+        tap.record(&[], None);
+        tap.record(records[1], None);
         tap.begin(2);
-        tap.record(records[2]);
+        tap.record(records[2], None);
         let done = tap.finish();
         assert_eq!(done, tap.finish(), "finished once");
         assert_eq!((done.members, done.off.as_deref()), (2, None));
@@ -319,7 +322,7 @@ mod tests {
         assert_eq!(files(dir.path()), ["m.catalog"]);
         let catalog = Catalog::open(&path).unwrap();
         assert_eq!(catalog.volumes_with_sums(), [(1, 2), (2, 1)]);
-        let sum = |r: &[u8]| xxh3_64(r) as u32;
+        let sum = record_checksum;
         let want = [sum(records[0]), sum(records[1])];
         assert_eq!(catalog.record_sums(1, 0, 2).unwrap(), want);
         assert_eq!(catalog.record_sums(2, 0, 1).unwrap(), [sum(records[2])]);
@@ -335,7 +338,7 @@ mod tests {
         earlier.finish().unwrap();
         let mut tap = CatalogTap::new(&path);
         tap.begin(1);
-        tap.record(&[0x55; 4096]);
+        tap.record(&[0x55; 4096], None);
         let off = tap.finish().off.expect("off");
         assert!(off.starts_with("byte 0: "), "{off}");
         assert_eq!(files(dir.path()), Vec::<String>::new());
@@ -344,7 +347,7 @@ mod tests {
         std::fs::write(&path, b"not a catalog: kept").unwrap();
         let mut tap = CatalogTap::new(&path);
         tap.begin(1);
-        tap.record(&tar()[..700]);
+        tap.record(&tar()[..700], None);
         let done = tap.finish();
         assert_eq!(done.members, 0, "cut inside a's data");
         let off = done.off.expect("off");

@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use super::catalog_tap::CatalogTap;
 use super::schema::{CatalogRef, Manifest, Stream, Verified, Volume, SCHEMA, VERSION};
-use super::tally::{Checksums, Tally};
+use super::tally::{record_checksum, Checksums, Tally};
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
 use crate::tape::changer::Loader;
@@ -142,11 +142,13 @@ impl Ledger {
         if let Some(stream) = s.stream.as_mut() {
             stream.update(data);
         }
+        // Hashed once for both that keep a checksum per record.
+        let checksum = (s.recording.verify || s.catalog.is_some()).then(|| record_checksum(data));
         if let Some(tally) = s.current.as_mut() {
-            tally.record(data);
+            tally.record(data, checksum);
         }
         if let Some(tap) = s.catalog.as_mut() {
-            tap.record(data);
+            tap.record(data, checksum);
         }
     }
 

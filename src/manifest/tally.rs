@@ -17,6 +17,12 @@ use crate::hash::{HashAlg, Hasher};
 /// of each record's XXH3-64, in order.
 pub type Checksums = Vec<u32>;
 
+/// A record's checksum, as `--verify` and the catalog keep it and as a
+/// record read back is held to: the low 32 bits of its XXH3-64.
+pub fn record_checksum(record: &[u8]) -> u32 {
+    xxh3_64(record) as u32
+}
+
 /// Segment digests: the volume's running digest, taken after every
 /// `SEGMENT_RECORDS` records, so that a later check can say in which
 /// stretch a volume first differs without a second pass over the bytes.
@@ -125,13 +131,14 @@ impl Tally {
         self.first_block = block;
     }
 
-    /// One record (a tape) or write (a file), as committed.
-    pub fn record(&mut self, data: &[u8]) {
+    /// One record (a tape) or write (a file), as committed, with its
+    /// checksum when the caller has it already.
+    pub fn record(&mut self, data: &[u8], checksum: Option<u32>) {
         if data.is_empty() {
             return;
         }
         if let Some(sums) = self.checksums.as_mut() {
-            sums.push(xxh3_64(data) as u32);
+            sums.push(checksum.unwrap_or_else(|| record_checksum(data)));
         }
         if !self.fingerprint.is_done() {
             self.fingerprint.add(data);
