@@ -6,6 +6,7 @@
 //! records into another backup's filemark, and never taking the failure
 //! for a wrong cartridge.
 
+use super::tape_tests::changed_by_nobody;
 use super::tape_volumes::TapeVolumes;
 use super::test_backup::TestBackup;
 use super::volume_reader::VolumeReader;
@@ -48,13 +49,7 @@ fn an_appended_backup_is_reached_by_seeking_to_its_first_block() {
     let mut b = TestBackup::new(&[&[100; 20]]);
     b.manifest.volumes[0].first_block = Some(8);
     let (drive, shelf) = Emulated::new("/dev/nst0", appended(&b));
-    let mut tape = TapeVolumes::new(
-        Box::new(drive),
-        true,
-        ChangePolicy::default(),
-        &b.manifest,
-        true,
-    );
+    let mut tape = changed_by_nobody(drive, &b);
     read(&mut tape, &b, 15).unwrap();
     read(&mut tape, &b, 3).unwrap();
     let log = shelf.lock().unwrap().log.join(" | ");
@@ -67,13 +62,7 @@ fn without_its_first_block_an_appended_backup_starts_where_the_tape_was_put() {
     let (mut drive, shelf) = Emulated::new("/dev/nst0", appended(&b));
     // The user puts the tape at the backup, as for a restore.
     drive.op(TapeOp::ForwardFiles(2)).unwrap();
-    let mut tape = TapeVolumes::new(
-        Box::new(drive),
-        true,
-        ChangePolicy::default(),
-        &b.manifest,
-        true,
-    );
+    let mut tape = changed_by_nobody(drive, &b);
     read(&mut tape, &b, 15).unwrap();
     read(&mut tape, &b, 3).unwrap();
     let log = shelf.lock().unwrap().log.join(" | ");

@@ -27,7 +27,7 @@ fn cartridges(b: &TestBackup) -> Vec<Cartridge> {
 }
 
 /// The reader of `b` on `drive`, the cartridge in it, no change policy.
-fn changed_by_nobody<'a>(drive: Emulated, b: &'a TestBackup) -> TapeVolumes<'a> {
+pub(super) fn changed_by_nobody<'a>(drive: Emulated, b: &'a TestBackup) -> TapeVolumes<'a> {
     TapeVolumes::new(
         Box::new(drive),
         true,
