@@ -6,6 +6,7 @@
 //! data, so that (and only that) is read; crc's data sums are not checked.
 
 use super::member::{Format, Member, MemberKind};
+use super::name::Name;
 use super::numbers::{hex, octal_exact};
 use super::step::Plan;
 use super::tar::field;
@@ -69,7 +70,7 @@ impl CpioStream {
             CpioWant::Header => self.header(bytes, at),
             CpioWant::Name { fields, start } => self.name(fields, start, bytes, at),
             CpioWant::Link { mut member, data } => {
-                member.link = Some(String::from_utf8_lossy(bytes).into_owned());
+                member.link = Some(Name::from(bytes));
                 Ok(self
                     .next_header()
                     .after(data - bytes.len() as u64)
@@ -139,7 +140,7 @@ impl CpioStream {
         let kind = kind_of(fields.mode);
         let linked = self.newc() && fields.nlink > 1 && kind == MemberKind::File;
         let member = Member {
-            path: String::from_utf8_lossy(name).into_owned(),
+            path: Name::from(name),
             kind,
             size: fields.filesize,
             mtime: fields.mtime as i64,

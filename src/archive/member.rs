@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::name::Name;
+
 /// The archive formats the parser follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,11 +69,11 @@ impl MemberKind {
 
 /// One member and where it lies in the stream (byte offsets from the
 /// stream's first byte, across volumes).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {
     /// Its path as the archive names it (after pax `path` or a GNU long
-    /// name), made valid UTF-8 lossily.
-    pub path: String,
+    /// name), byte for byte.
+    pub path: Name,
     pub kind: MemberKind,
     /// The file's size: the bytes extracting it gives (a sparse file's
     /// real size).
@@ -79,7 +81,7 @@ pub struct Member {
     /// Seconds since the epoch.
     pub mtime: i64,
     /// A link's target, for hard and symbolic links.
-    pub link: Option<String>,
+    pub link: Option<Name>,
     /// Where the first header that belongs to it starts: its pax 'x' or
     /// GNU 'L'/'K' header if it has one, else its own header. A restore
     /// reads from here.

@@ -9,6 +9,7 @@
 mod cpio;
 mod gnu;
 mod member;
+mod name;
 mod numbers;
 mod parser;
 mod pax;
@@ -17,6 +18,7 @@ mod tar;
 mod tar_stream;
 
 pub use member::{Format, Member, MemberKind};
+pub use name::Name;
 pub use parser::Parser;
 pub use step::MAX_HEADER_BYTES;
 

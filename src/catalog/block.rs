@@ -6,6 +6,8 @@
 //! A member in the body, in order:
 //!
 //! ```text
+//! Paths and link targets are the archive's bytes, whatever they are.
+//!
 //! shared     varint  bytes its path shares with the previous path's start
 //!                    (0 for a block's first member)
 //! suffix     varint length, then the path's remaining bytes
@@ -19,7 +21,7 @@
 //! inode      varint device, varint inode                   if 0x80
 //! ```
 
-use crate::archive::Member;
+use crate::archive::{Member, Name};
 
 use super::layout::{kind_code, kind_from, MAX_PATH_BYTES};
 use super::varint::{put, unzigzag, zigzag, Cursor};
@@ -33,7 +35,7 @@ pub(crate) struct BlockWriter {
     pub body: Vec<u8>,
     pub members: u32,
     pub first_header_offset: u64,
-    pub first_path: String,
+    pub first_path: Name,
     previous_path: Vec<u8>,
     previous_end: u64,
 }
@@ -41,7 +43,7 @@ pub(crate) struct BlockWriter {
 impl BlockWriter {
     /// Appends `member` to the body.
     pub(crate) fn add(&mut self, member: &Member) {
-        let path = member.path.as_bytes();
+        let path: &[u8] = &member.path;
         if self.members == 0 {
             self.first_header_offset = member.header_offset;
             self.first_path.clone_from(&member.path);
@@ -115,9 +117,7 @@ impl BlockReader {
         let suffix = c.take(suffix_len, "path")?;
         self.previous_path.truncate(shared);
         self.previous_path.extend_from_slice(suffix);
-        let path = std::str::from_utf8(&self.previous_path)
-            .map_err(|_| "path is not UTF-8".to_string())?
-            .to_owned();
+        let path = Name::new(self.previous_path.as_slice());
         let code = c.byte("kind")?;
         let kind = kind_from(code & !(HAS_LINK | HAS_INODE))
             .ok_or_else(|| format!("unknown kind byte {code:#04x}"))?;
@@ -129,8 +129,7 @@ impl BlockReader {
         let link = if code & HAS_LINK != 0 {
             let n = c.length(MAX_PATH_BYTES, "link length")?;
             let bytes = c.take(n, "link")?;
-            let text = std::str::from_utf8(bytes).map_err(|_| "link is not UTF-8".to_string())?;
-            Some(text.to_owned())
+            Some(Name::from(bytes))
         } else {
             None
         };

@@ -4,7 +4,7 @@
 //! ```text
 //! header, 32 bytes at offset 0:
 //!    0  magic "TAPEBUF-CATALOG\n"            16 bytes
-//!   16  version                               u16 (1)
+//!   16  version                               u16 (2; 1 is read too)
 //!   18  format (archive::Format, see code())  u8
 //!   19  flags                                 u8 (0; a reader refuses others)
 //!   20  block target (members a block holds)  u32 (256)
@@ -52,7 +52,12 @@ use super::varint::Cursor;
 
 pub(crate) const MAGIC: &[u8; 16] = b"TAPEBUF-CATALOG\n";
 pub(crate) const END_MAGIC: &[u8; 8] = b"TBCATEND";
-pub(crate) const VERSION: u16 = 1;
+/// Version 2 stores paths and link targets as the archive's bytes;
+/// version 1 (the same layout) stored them made UTF-8 lossily, so a
+/// version 1 name with U+FFFD in it may stand for other bytes.
+pub(crate) const VERSION: u16 = 2;
+/// The oldest version a reader accepts.
+pub(crate) const OLDEST_VERSION: u16 = 1;
 pub(crate) const HEADER_BYTES: u64 = 32;
 pub(crate) const FOOTER_BYTES: u64 = 80;
 pub(crate) const FRAME_BYTES: u64 = 16;
@@ -96,9 +101,9 @@ impl Header {
             return Err("not a tapebuf catalog (no TAPEBUF-CATALOG magic)".into());
         }
         let version = u16::from_le_bytes(c.take(2, "the version")?.try_into().expect("2"));
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(format!(
-                "catalog version {version}, this tapebuf reads version {VERSION}"
+                "catalog version {version}, this tapebuf reads versions {OLDEST_VERSION} to {VERSION}"
             ));
         }
         let code = c.byte("the format")?;

@@ -11,7 +11,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::archive::Format;
+use crate::archive::{Format, Name};
 
 use super::layout::{
     Footer, Header, FOOTER_BYTES, FRAME_BYTES, HEADER_BYTES, INDEX_ENTRY_MIN, MAX_BLOCK_MEMBERS,
@@ -28,7 +28,7 @@ pub(crate) struct BlockEntry {
     pub bytes: u64,
     pub first_header_offset: u64,
     pub members: u32,
-    pub first_path: String,
+    pub first_path: Name,
 }
 
 /// An open catalog: its header and index in memory, its blocks on disk.
@@ -242,8 +242,7 @@ fn parse_index(index: &[u8], footer: &Footer) -> Result<Vec<BlockEntry>, String>
         if path_len > MAX_PATH_BYTES {
             return Err(format!("block {i}: first path of {path_len} bytes"));
         }
-        let path = std::str::from_utf8(c.take(path_len, "first path")?)
-            .map_err(|_| format!("block {i}: first path is not UTF-8"))?;
+        let path = Name::from(c.take(path_len, "first path")?);
         if members == 0 || members > MAX_BLOCK_MEMBERS {
             return Err(format!("block {i} at byte {offset}: {members} members"));
         }
@@ -252,7 +251,7 @@ fn parse_index(index: &[u8], footer: &Footer) -> Result<Vec<BlockEntry>, String>
             bytes: 0,
             first_header_offset,
             members,
-            first_path: path.to_owned(),
+            first_path: path,
         });
     }
     if c.remaining() != 0 {

@@ -6,7 +6,7 @@ use super::{Catalog, CatalogWriter};
 
 pub(super) fn member(path: &str, kind: MemberKind, header_offset: u64, size: u64) -> Member {
     Member {
-        path: path.to_string(),
+        path: path.into(),
         kind,
         size,
         mtime: 1_700_000_000,
@@ -58,7 +58,7 @@ fn every_kind_with_links_inodes_and_offsets_past_4_gib_reads_back_as_written() {
         let mut m = member(&format!("data/{i}"), *kind, offset, 3 << 30);
         m.mtime = -86_400 * i as i64;
         if matches!(kind, MemberKind::HardLink | MemberKind::Symlink) {
-            m.link = Some(format!("../target/{i}"));
+            m.link = Some(format!("../target/{i}").into());
         }
         if i % 2 == 0 {
             m.inode = Some((u64::MAX - i as u64, 1 << 40));
@@ -137,7 +137,7 @@ fn a_path_over_64_kib_is_refused_and_the_rest_still_finishes() {
     let err = w.add(&huge).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     let mut linked = member("l", MemberKind::Symlink, 0, 0);
-    linked.link = Some("y".repeat(65 * 1024));
+    linked.link = Some("y".repeat(65 * 1024).into());
     assert!(w.add(&linked).is_err());
     let ok = walk(2);
     for m in &ok {
@@ -186,11 +186,11 @@ fn any_member() -> impl proptest::strategy::Strategy<Value = Member> {
     )
         .prop_map(
             |(path, kind, size, mtime, link, header, end, inode)| Member {
-                path,
+                path: path.into(),
                 kind,
                 size,
                 mtime,
-                link,
+                link: link.map(Into::into),
                 header_offset: header,
                 end_offset: end,
                 inode,
@@ -207,4 +207,50 @@ proptest::proptest! {
         write(&path, Format::Pax, &members);
         proptest::prop_assert_eq!(read(&path), members);
     }
+}
+
+// issue 45 finding 8: names are the archive's bytes. `x\xfe` and `x\xff`
+// (and a link to one of them, over a block boundary where the index keeps
+// a first path) read back as themselves, not as one lossy name.
+#[test]
+fn names_that_are_not_utf8_read_back_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.catalog");
+    let mut members = walk(300);
+    let mut fe = member("", MemberKind::File, 0, 0);
+    fe.path = crate::archive::Name::new(&b"x\xfe"[..]);
+    let mut ff = fe.clone();
+    ff.path = crate::archive::Name::new(&b"x\xff"[..]);
+    let mut link = member("l", MemberKind::HardLink, 0, 0);
+    link.link = Some(ff.path.clone());
+    for (i, m) in [fe, ff, link].into_iter().enumerate() {
+        members.insert(255 + i, m);
+    }
+    let mut offset = 0;
+    for m in &mut members {
+        let span = m.end_offset - m.header_offset;
+        m.header_offset = offset;
+        m.end_offset = offset + span;
+        offset = m.end_offset;
+    }
+    write(&path, Format::Gnu, &members);
+    let back = read(&path);
+    assert_eq!(back, members);
+    assert_eq!(back[255].path.as_bytes(), b"x\xfe");
+    assert_eq!(back[256].path.as_bytes(), b"x\xff");
+    assert_eq!(back[257].link.as_ref().unwrap().as_bytes(), b"x\xff");
+}
+
+// A version 1 catalog (the same layout, names made UTF-8) is still read.
+#[test]
+fn a_version_1_catalog_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.catalog");
+    let members = walk(300);
+    write(&path, Format::Ustar, &members);
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[16..18], [2, 0]);
+    bytes[16] = 1;
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(read(&path), members);
 }

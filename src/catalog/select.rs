@@ -80,7 +80,7 @@ impl Iterator for Matching<'_> {
     fn next(&mut self) -> Option<io::Result<Member>> {
         loop {
             match self.members.next()? {
-                Ok(member) if !self.chooses(&member.path) => continue,
+                Ok(member) if !self.chooses(&member.path.lossy()) => continue,
                 other => return Some(other),
             }
         }

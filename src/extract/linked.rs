@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io;
 
-use crate::archive::{Member, MemberKind};
+use crate::archive::{Member, MemberKind, Name};
 use crate::catalog::Catalog;
 
 /// How many times links to links are followed.
@@ -17,9 +17,9 @@ pub const MAX_LINK_ROUNDS: usize = 8;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Needed {
     /// The member added.
-    pub path: String,
+    pub path: Name,
     /// The chosen (or itself needed) member that needs it.
-    pub by: String,
+    pub by: Name,
 }
 
 /// A member whose range is backwards is a damaged catalog.
@@ -39,7 +39,7 @@ pub(super) fn checked(member: Member) -> io::Result<Member> {
 /// What one chosen member needs and the output lacks.
 enum Want {
     /// Tar: the last member named `target` before `before`.
-    LinkTarget { target: String, before: u64 },
+    LinkTarget { target: Name, before: u64 },
     /// cpio newc/crc: the first member after `after` of group `inode`
     /// with data.
     GroupData { inode: (u64, u64), after: u64 },
@@ -52,7 +52,7 @@ pub(super) fn add_needed(catalog: &Catalog, members: &mut Vec<Member>) -> io::Re
     let mut needed = Vec::new();
     let mut fresh: Vec<usize> = (0..members.len()).collect();
     for _ in 0..MAX_LINK_ROUNDS {
-        let paths: HashSet<&str> = members.iter().map(|m| m.path.as_str()).collect();
+        let paths: HashSet<&[u8]> = members.iter().map(|m| m.path.as_bytes()).collect();
         let wants: Vec<(usize, Want)> = fresh
             .iter()
             .filter_map(|&i| want_of(&members[i], &paths).map(|w| (i, w)))
@@ -80,10 +80,10 @@ pub(super) fn add_needed(catalog: &Catalog, members: &mut Vec<Member>) -> io::Re
 /// What `member` needs that is not among the chosen `paths`. A path a
 /// glob chose is chosen wherever it occurs, so a hard link whose target's
 /// name is among them needs nothing more.
-fn want_of(member: &Member, paths: &HashSet<&str>) -> Option<Want> {
+fn want_of(member: &Member, paths: &HashSet<&[u8]>) -> Option<Want> {
     match (&member.link, member.inode) {
         (Some(target), _) if member.kind == MemberKind::HardLink => {
-            (!paths.contains(target.as_str())).then(|| Want::LinkTarget {
+            (!paths.contains(target.as_bytes())).then(|| Want::LinkTarget {
                 target: target.clone(),
                 before: member.header_offset,
             })
@@ -98,18 +98,18 @@ fn want_of(member: &Member, paths: &HashSet<&str>) -> Option<Want> {
 
 /// One pass over the catalog: for each want, the member that answers it.
 fn find_wanted(catalog: &Catalog, wants: &[(usize, Want)]) -> io::Result<Vec<Option<Member>>> {
-    let mut by_target: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_target: HashMap<&[u8], Vec<usize>> = HashMap::new();
     let mut by_inode: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
     for (k, (_, want)) in wants.iter().enumerate() {
         match want {
-            Want::LinkTarget { target, .. } => by_target.entry(target).or_default().push(k),
+            Want::LinkTarget { target, .. } => by_target.entry(target.as_bytes()).or_default().push(k),
             Want::GroupData { inode, .. } => by_inode.entry(*inode).or_default().push(k),
         }
     }
     let mut found: Vec<Option<Member>> = vec![None; wants.len()];
     for member in catalog.members() {
         let member = checked(member?)?;
-        for &k in by_target.get(member.path.as_str()).into_iter().flatten() {
+        for &k in by_target.get(member.path.as_bytes()).into_iter().flatten() {
             if matches!(&wants[k].1, Want::LinkTarget { before, .. } if member.header_offset < *before)
             {
                 found[k] = Some(member.clone());

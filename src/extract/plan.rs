@@ -140,7 +140,7 @@ pub(crate) fn plan_with(
     let mut members = Vec::new();
     for member in catalog.matching(globs) {
         let member = checked(member?)?;
-        tally.count(&member.path);
+        tally.count(&member.path.lossy());
         members.push(member);
     }
     let unmatched = tally.unmatched();

@@ -15,7 +15,6 @@ use super::output;
 use super::plan::{plan, Needed, Plan, PlanError};
 use super::summary;
 use crate::base::console::{message, say};
-use crate::base::escape::one_line;
 use crate::base::exit::{Exit, SUCCESS};
 use crate::catalog::Catalog;
 use crate::cli::command::Command;
@@ -120,8 +119,8 @@ fn say_needed(needed: &[Needed]) {
     for n in needed {
         say(&message!(
             "extract: also {}: {} needs it (a hard link's target, or the data of its cpio link group)",
-            one_line(&n.path),
-            one_line(&n.by)
+            n.path.escaped(),
+            n.by.escaped()
         ));
     }
 }

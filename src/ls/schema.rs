@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::archive::{Member, MemberKind};
+use crate::archive::{Member, MemberKind, Name};
 use crate::manifest::Manifest;
 
 /// The `schema` field of the listing.
@@ -36,17 +36,25 @@ pub struct LsJson {
     pub unmatched: Vec<String>,
 }
 
-/// One member.
+/// One member. A name is kept as bytes (`archive::Name`); JSON strings
+/// are text, so a name that is not UTF-8 is `path` in its escaped form
+/// (`Name::escaped`, as the text listing shows it) and, losslessly,
+/// `path_bytes`, its bytes as numbers; `path_bytes` is null for a UTF-8
+/// name. Link targets likewise (`link`, `link_bytes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberJson {
     pub path: String,
+    /// The path's bytes when they are not UTF-8, else null.
+    pub path_bytes: Option<Vec<u8>>,
     pub kind: MemberKind,
     /// Bytes extracting it gives.
     pub size: u64,
     /// Modification time, seconds since the epoch.
     pub mtime: i64,
-    /// A link's target.
+    /// A link's target (escaped when not UTF-8, as `path`).
     pub link: Option<String>,
+    /// The target's bytes when they are not UTF-8, else null.
+    pub link_bytes: Option<Vec<u8>>,
     /// Stream offset of its first header.
     pub header_offset: u64,
     /// Stream offset just past it, padding included.
@@ -71,11 +79,13 @@ impl MemberJson {
             .and_then(|at| manifest?.volume(at.volume)?.barcode.clone())
             .filter(|b| !b.is_empty());
         MemberJson {
-            path: member.path,
+            path: text(&member.path),
+            path_bytes: bytes(&member.path),
             kind: member.kind,
             size: member.size,
             mtime: member.mtime,
-            link: member.link,
+            link: member.link.as_ref().map(text),
+            link_bytes: member.link.as_ref().and_then(bytes),
             header_offset: member.header_offset,
             end_offset: member.end_offset,
             volume: at.map(|at| at.volume),
@@ -84,4 +94,37 @@ impl MemberJson {
             record: at.map(|at| at.record),
         }
     }
+}
+
+impl MemberJson {
+    /// The member's path, byte for byte.
+    pub fn name(&self) -> Name {
+        exact(&self.path, &self.path_bytes)
+    }
+
+    /// Its link target, byte for byte.
+    pub fn link_name(&self) -> Option<Name> {
+        let link = self.link.as_ref()?;
+        Some(exact(link, &self.link_bytes))
+    }
+}
+
+fn exact(text: &str, bytes: &Option<Vec<u8>>) -> Name {
+    match bytes {
+        Some(bytes) => Name::new(bytes.as_slice()),
+        None => Name::from(text),
+    }
+}
+
+/// A name as a JSON string: itself, or escaped when it is not UTF-8.
+fn text(name: &Name) -> String {
+    match name.to_str() {
+        Some(text) => text.to_owned(),
+        None => name.escaped(),
+    }
+}
+
+/// A name's bytes for JSON, when a string cannot hold them.
+fn bytes(name: &Name) -> Option<Vec<u8>> {
+    name.to_str().is_none().then(|| name.to_vec())
 }

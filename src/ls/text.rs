@@ -1,7 +1,9 @@
 //! The listing for people: one member a line, `tar tv`'s order of things
 //! in columns: kind letter, size in bytes, modification time (UTC), volume,
 //! barcode, path (and `-> target` for a link). A value that is unknown is
-//! `-`; a path is made safe for one line (control characters escaped).
+//! `-`; a path and a link target are shown as `Name::escaped` shows them
+//! (GNU tar's `--quoting-style=escape`, with bidirectional and other
+//! invisible characters escaped too): one line, lossless, unambiguous.
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -43,11 +45,11 @@ pub fn line(m: &MemberJson) -> String {
         mtime_utc(m.mtime),
         volume,
         barcode,
-        one_line(&m.path)
+        m.name().escaped()
     );
-    if let Some(target) = &m.link {
+    if let Some(target) = m.link_name() {
         line.push_str(" -> ");
-        line.push_str(&one_line(target));
+        line.push_str(&target.escaped());
     }
     line
 }
@@ -59,10 +61,12 @@ mod tests {
     fn member(kind: MemberKind, link: Option<&str>, volume: Option<u32>) -> MemberJson {
         MemberJson {
             path: "home/alice/a\nb".into(),
+            path_bytes: None,
             kind,
             size: 1234,
             mtime: 1_700_000_000,
             link: link.map(String::from),
+            link_bytes: None,
             header_offset: 0,
             end_offset: 2048,
             volume,

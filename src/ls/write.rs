@@ -54,7 +54,7 @@ pub fn list(
     let mut first = true;
     for member in members {
         let member = member.map_err(ListError::Catalog)?;
-        tally.count(&member.path);
+        tally.count(&member.path.lossy());
         let row = MemberJson::new(member, opened.manifest.as_ref());
         if head.is_some() {
             if !first {
