@@ -55,7 +55,10 @@ fn newc_members_are_padded_to_four_and_the_trailer_ends_the_archive() {
             ),
         ]
     );
-    assert_eq!(members[1].link.as_ref().and_then(|l| l.to_str()), Some("target"));
+    assert_eq!(
+        members[1].link.as_ref().and_then(|l| l.to_str()),
+        Some("target")
+    );
     let (_, _, parser) = parse(&stream, 0);
     let start = la + ll + lh1 + lh2;
     assert_eq!(

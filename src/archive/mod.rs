@@ -27,6 +27,8 @@ mod build_tests;
 #[cfg(test)]
 mod cpio_tests;
 #[cfg(test)]
+mod data_size_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod parser_tests;

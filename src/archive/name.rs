@@ -183,10 +183,7 @@ mod tests {
     #[test]
     fn a_name_is_escaped_as_tar_escapes_it_and_keeps_printable_utf8() {
         let name = Name::new(&b"x\xfe\xe2\x80\xaeb\\c\n d\x01\x7f"[..]);
-        assert_eq!(
-            name.escaped(),
-            "x\\376\\342\\200\\256b\\\\c\\n d\\001\\177"
-        );
+        assert_eq!(name.escaped(), "x\\376\\342\\200\\256b\\\\c\\n d\\001\\177");
         assert_eq!(Name::from("d/\u{e9}t\u{e9}").escaped(), "d/\u{e9}t\u{e9}");
         assert_eq!(
             Name::from("a\u{2067}b\u{200b}\u{85}").escaped(),

@@ -273,7 +273,12 @@ fn kind_and_data(
     };
     let data = match (header.typeflag, pax_size) {
         (b'5', Some(0) | None) => 0,
-        (b'5', Some(_)) => return disagree("a directory", "a pax size: bsdtar skips it, GNU tar does not"),
+        (b'5', Some(_)) => {
+            return disagree(
+                "a directory",
+                "a pax size: bsdtar skips it, GNU tar does not",
+            )
+        }
         (b'1', Some(size)) => size,
         (b'1', None) if field != 0 && format == Some(Format::Pax) => {
             return disagree(

@@ -75,7 +75,10 @@ fn a_gnu_long_name_and_link_start_the_member_at_their_first_header() {
     assert_eq!(result, Ok(()));
     assert_eq!(members[1].path, name);
     assert_eq!(members[1].kind, MemberKind::HardLink);
-    assert_eq!(members[1].link.as_ref().and_then(|l| l.to_str()), Some(target.as_str()));
+    assert_eq!(
+        members[1].link.as_ref().and_then(|l| l.to_str()),
+        Some(target.as_str())
+    );
     assert_eq!(
         (members[1].header_offset, members[1].end_offset),
         (1024, 1024 + 1024 + 1024 + 512)
@@ -101,7 +104,11 @@ fn a_pax_header_names_the_member_and_sets_the_size_that_is_skipped() {
     let (members, result) = parse_every_split(&stream);
     assert_eq!(result, Ok(()));
     assert_eq!(
-        (members[0].path.to_str().unwrap(), members[0].size, members[0].mtime),
+        (
+            members[0].path.to_str().unwrap(),
+            members[0].size,
+            members[0].mtime
+        ),
         ("long/pax/name", 1000, -2)
     );
     assert_eq!((members[0].header_offset, members[0].end_offset), (0, 2560));
@@ -186,7 +193,11 @@ fn a_pax_sparse_member_reports_its_real_name_and_size() {
     let (members, result) = parse_every_split(&stream);
     assert_eq!(result, Ok(()));
     assert_eq!(
-        (members[0].path.to_str().unwrap(), members[0].kind, members[0].size),
+        (
+            members[0].path.to_str().unwrap(),
+            members[0].kind,
+            members[0].size
+        ),
         ("d/sp", MemberKind::Sparse, 10485762)
     );
     assert_eq!(members[0].end_offset, 1024 + 512 + 1536);

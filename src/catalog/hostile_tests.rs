@@ -159,5 +159,8 @@ fn a_file_that_is_not_a_catalog_or_is_too_new_is_refused_by_name() {
     bytes[16] = 3;
     std::fs::write(&path, &bytes).unwrap();
     let err = Catalog::open(&path).err().unwrap().to_string();
-    assert!(err.contains("catalog version 3, this tapebuf reads versions 1 to 2"), "{err}");
+    assert!(
+        err.contains("catalog version 3, this tapebuf reads versions 1 to 2"),
+        "{err}"
+    );
 }

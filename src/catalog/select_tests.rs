@@ -42,7 +42,10 @@ fn chosen(patterns: &[&str], literal_separator: bool) -> Vec<String> {
     write(&path, Format::Gnu, &members);
     let catalog = Catalog::open(&path).unwrap();
     let set = globs(patterns, literal_separator);
-    catalog.matching(&set).map(|m| m.unwrap().path.to_str().unwrap().to_string()).collect()
+    catalog
+        .matching(&set)
+        .map(|m| m.unwrap().path.to_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]

@@ -102,7 +102,9 @@ fn find_wanted(catalog: &Catalog, wants: &[(usize, Want)]) -> io::Result<Vec<Opt
     let mut by_inode: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
     for (k, (_, want)) in wants.iter().enumerate() {
         match want {
-            Want::LinkTarget { target, .. } => by_target.entry(target.as_bytes()).or_default().push(k),
+            Want::LinkTarget { target, .. } => {
+                by_target.entry(target.as_bytes()).or_default().push(k)
+            }
             Want::GroupData { inode, .. } => by_inode.entry(*inode).or_default().push(k),
         }
     }

@@ -108,5 +108,8 @@ pub fn listing(text: &[u8], size_field: usize, path_field: usize) -> Vec<(String
 
 /// The parser's `(path, size)` pairs, in stream order.
 pub fn pairs(members: &[Member]) -> Vec<(String, u64)> {
-    members.iter().map(|m| (m.path.clone(), m.size)).collect()
+    members
+        .iter()
+        .map(|m| (m.path.to_str().unwrap().to_string(), m.size))
+        .collect()
 }

@@ -94,8 +94,8 @@ fn member(i: u64) -> Member {
         _ => (format!("{dir}f{i}.txt"), MemberKind::File),
     };
     Member {
-        link: (kind == MemberKind::Symlink).then(|| "../target".to_string()),
-        path,
+        link: (kind == MemberKind::Symlink).then(|| "../target".into()),
+        path: path.into(),
         kind,
         size: if kind == MemberKind::File { i * 3 } else { 0 },
         mtime: 1_700_000_000 + i as i64,

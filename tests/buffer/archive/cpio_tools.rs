@@ -35,7 +35,7 @@ fn check_format(format: &str, expected: Format) {
     let link = members.iter().find(|m| m.path == "d/sl").unwrap();
     assert_eq!(
         (link.kind, link.link.clone()),
-        (MemberKind::Symlink, Some("t".repeat(200)))
+        (MemberKind::Symlink, Some("t".repeat(200).into()))
     );
     let linked: Vec<_> = members
         .iter()
