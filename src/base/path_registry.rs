@@ -224,6 +224,15 @@ impl Registry {
         Ok(())
     }
 
+    /// A command with one path and its answer on standard output
+    /// (`drive` and `library` read `path`, `probe` writes it): `path`
+    /// must not be that output's pipe or file.
+    pub fn one_path_and_stdout(what: &str, path: &Path, role: Role) -> Result<(), ConfigError> {
+        let mut registry = Registry::new();
+        registry.fd("standard output", std::io::stdout(), Role::Report)?;
+        registry.path(what, path, role, Need::Any)
+    }
+
     /// The first registered path that is the file at `spot`.
     pub fn find(&self, spot: &Spot) -> Option<&Use> {
         self.uses.iter().find(|u| u.spot.same_as(spot))

@@ -4,6 +4,7 @@
 //! The cases are grouped by topic in tests/errors/.
 
 use crate::common;
+mod alias_matrix;
 mod full_disk;
 mod inputs;
 mod outputs;
