@@ -7,6 +7,7 @@ use crate::common;
 mod alias_matrix;
 mod full_disk;
 mod inputs;
+mod one_identity;
 mod outputs;
 mod process;
 mod restore_files;
