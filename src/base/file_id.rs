@@ -86,6 +86,13 @@ impl Identity {
         }
     }
 
+    /// `/dev/null`: empty when read, keeps nothing written.
+    pub fn is_null(&self) -> bool {
+        self.kind == Kind::CharDevice
+            && libc::major(self.rdev) as u64 == MEM_MAJOR
+            && libc::minor(self.rdev) == 3
+    }
+
     /// Any number of a run's paths may be this one file: `/dev/null` or
     /// `/dev/zero` (nothing is kept), or a terminal (what is written there
     /// is for a person, and each line is whole).

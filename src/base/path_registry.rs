@@ -136,9 +136,11 @@ pub fn clash(later: &Use, earlier: &Use) -> Option<String> {
 
 /// Refuses `path` where a regular file is needed, by `stat` alone (no
 /// open, which waits for a FIFO's writer); a path with nothing there is
-/// left to the open.
-pub fn need_regular(what: &str, path: &Path) -> Result<(), ConfigError> {
+/// left to the open. `/dev/null` may be read (it is empty, at once: an
+/// empty configuration), never written in a regular file's place.
+pub fn need_regular(what: &str, path: &Path, role: Role) -> Result<(), ConfigError> {
     match Identity::of_path(path) {
+        Ok(Some(id)) if role == Role::Read && id.is_null() => Ok(()),
         Ok(Some(id)) if id.kind != Kind::Regular => Err(ConfigError::new(
             what,
             format!("is {}; it must be a regular file", id.kind.words()),
@@ -188,7 +190,7 @@ impl Registry {
     ) -> Result<(), ConfigError> {
         let what = what.into();
         if need == Need::Regular {
-            need_regular(&what, path)?;
+            need_regular(&what, path, role)?;
         }
         self.add(Use {
             what,
@@ -308,7 +310,7 @@ mod tests {
         let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
         // SAFETY: a valid C string and a mode.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = need_regular("--catalog fifo", &path).unwrap_err();
+        let e = need_regular("--catalog fifo", &path, Role::Read).unwrap_err();
         assert_eq!(
             e.to_string(),
             "--catalog fifo: is a FIFO or pipe; it must be a regular file"

@@ -13,7 +13,7 @@ use super::rmt_flags::{self, check_remote_arguments, RmtFlags};
 use super::volume_flags::{change_policy, check_input_name};
 use super::{manifest_flags, written_paths, MachineInfo, ManifestPlan};
 use crate::base::errors::ConfigError;
-use crate::base::path_registry::need_regular;
+use crate::base::path_registry::{need_regular, Role};
 use crate::cli::verify::VerifyCli;
 use crate::endpoint::EndpointSettings;
 use crate::manifest::Manifest;
@@ -98,7 +98,7 @@ fn volumes_regular(input: &InputSpec) -> Result<(), ConfigError> {
     };
     for (n, volume) in names.existing() {
         let what = format!("volume {n} of -i {} ({})", path.display(), volume.display());
-        need_regular(&what, &volume)?;
+        need_regular(&what, &volume, Role::Read)?;
     }
     Ok(())
 }

@@ -40,7 +40,7 @@ pub fn check(
     for (flag, path) in reports {
         apart_from_endpoints(flag, path, &read, &outputs)?;
         if *flag == "--catalog" || *flag == "--manifest" {
-            need_regular(&format!("{flag} {}", path.display()), path)?;
+            need_regular(&format!("{flag} {}", path.display()), path, Role::Report)?;
         }
         registry.path(
             format!("{flag} {}", path.display()),
@@ -121,7 +121,7 @@ fn read_files(input: &InputSpec, manifest: &ManifestPlan) -> Result<Vec<Use>, Co
             "--manifest {}, which this restore checks against",
             path.display()
         );
-        need_regular(&format!("--manifest {}", path.display()), path)?;
+        need_regular(&format!("--manifest {}", path.display()), path, Role::Read)?;
         read.push(Use {
             spot: Spot::of(path),
             what,
