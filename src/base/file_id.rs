@@ -2,6 +2,9 @@
 //! Used to refuse an output that is the input under another name
 //! (`-i a.tar -o ./a.tar`, `< a.tar >> a.tar`) and an output given twice
 //! (`-o - -o /dev/stdout`), which would destroy or double the data.
+//! Every kind of file has an identity: a pipe, a FIFO, a socket and a
+//! character device too, so `--stats /dev/stdout` is the stdout pipe
+//! (`base::path_registry` holds the rules).
 
 use std::io;
 use std::os::fd::AsFd;
@@ -15,8 +18,33 @@ pub enum Kind {
     BlockDevice,
     CharDevice,
     Fifo,
+    Socket,
+    Directory,
     Other,
 }
+
+impl Kind {
+    /// The kind in words, for a refusal: "a FIFO".
+    pub fn words(self) -> &'static str {
+        match self {
+            Kind::Regular => "a regular file",
+            Kind::BlockDevice => "a block device",
+            Kind::CharDevice => "a character device",
+            Kind::Fifo => "a FIFO or pipe",
+            Kind::Socket => "a socket",
+            Kind::Directory => "a directory",
+            Kind::Other => "not a regular file",
+        }
+    }
+}
+
+/// The `mem` driver's major, and its minors that take any write and keep
+/// nothing: null and zero.
+const MEM_MAJOR: u64 = 1;
+const SINK_MINORS: [u64; 2] = [3, 5];
+/// Terminals' majors: tty (4), tty/console/ptmx (5), pseudo-terminals
+/// (136-143).
+const TTY_MAJORS: [u64; 10] = [4, 5, 136, 137, 138, 139, 140, 141, 142, 143];
 
 /// A file's identity: equal identities are the same file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +52,8 @@ pub struct Identity {
     pub dev: u64,
     pub ino: u64,
     pub kind: Kind,
+    /// The device numbers of a device node; 0 for anything else.
+    pub rdev: u64,
 }
 
 impl Identity {
@@ -37,6 +67,10 @@ impl Identity {
             Kind::CharDevice
         } else if t.is_fifo() {
             Kind::Fifo
+        } else if t.is_socket() {
+            Kind::Socket
+        } else if t.is_dir() {
+            Kind::Directory
         } else {
             Kind::Other
         };
@@ -44,12 +78,39 @@ impl Identity {
             dev: meta.dev(),
             ino: meta.ino(),
             kind,
+            rdev: if matches!(kind, Kind::CharDevice | Kind::BlockDevice) {
+                meta.rdev()
+            } else {
+                0
+            },
         }
     }
 
-    /// Writing this while reading it would destroy data.
+    /// `/dev/null`: empty when read, keeps nothing written.
+    pub fn is_null(&self) -> bool {
+        self.kind == Kind::CharDevice
+            && libc::major(self.rdev) as u64 == MEM_MAJOR
+            && libc::minor(self.rdev) == 3
+    }
+
+    /// Any number of a run's paths may be this one file: `/dev/null` or
+    /// `/dev/zero` (nothing is kept), or a terminal (what is written there
+    /// is for a person, and each line is whole).
+    pub fn shareable(&self) -> bool {
+        if self.kind != Kind::CharDevice {
+            return false;
+        }
+        let (major, minor) = (libc::major(self.rdev) as u64, libc::minor(self.rdev) as u64);
+        (major == MEM_MAJOR && SINK_MINORS.contains(&minor)) || TTY_MAJORS.contains(&major)
+    }
+
+    /// Writing this while reading it (or writing it twice) would destroy
+    /// or mix data: everything but `/dev/null`, `/dev/zero`, a terminal
+    /// and a directory (which nothing writes). A pipe, FIFO or socket
+    /// counts: a report written into the pipe the data goes through is
+    /// spliced into the backup.
     pub fn holds_data(&self) -> bool {
-        matches!(self.kind, Kind::Regular | Kind::BlockDevice)
+        !self.shareable() && self.kind != Kind::Directory
     }
 
     /// Looks a path up, following links; `None` when nothing is there.

@@ -10,6 +10,7 @@ pub mod escape;
 pub mod exit;
 pub mod file_id;
 pub mod kernel_pipe;
+pub mod path_registry;
 pub mod pipe_size;
 pub mod read_full;
 pub mod signals;

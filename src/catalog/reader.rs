@@ -46,7 +46,8 @@ pub struct Catalog {
 impl Catalog {
     /// Opens the catalog at `path` and checks its header, footer and index.
     pub fn open(path: &Path) -> io::Result<Catalog> {
-        let file = File::open(path)?;
+        // A FIFO in its place is refused, not waited on.
+        let file = crate::base::path_registry::open_regular(path)?;
         let len = file.metadata()?.len();
         let bad = |msg: String| invalid(path, msg);
         if len < HEADER_BYTES + FOOTER_BYTES {

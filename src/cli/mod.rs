@@ -15,6 +15,7 @@ pub mod library;
 pub mod library_args;
 pub mod ls;
 pub mod mbuffer;
+pub mod path_roles;
 pub mod probe;
 pub mod report;
 pub mod rmt;

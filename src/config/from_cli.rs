@@ -56,7 +56,8 @@ impl Config {
             check_zero_copy(cli, &input, &outputs, &manifest)?,
         )?;
         let watchdog = watchdog(cli)?;
-        let reports = written_paths::report_files(&manifest, hash_file.as_ref(), &observe);
+        let reports =
+            written_paths::report_files(&manifest, catalog.as_ref(), hash_file.as_ref(), &observe);
         written_paths::check(&input, &outputs, &manifest, &reports)?;
         let endpoint = EndpointSettings {
             block_bytes: pipeline.block_bytes,

@@ -13,6 +13,7 @@ use super::rmt_flags::{self, check_remote_arguments, RmtFlags};
 use super::volume_flags::{change_policy, check_input_name};
 use super::{manifest_flags, written_paths, MachineInfo, ManifestPlan};
 use crate::base::errors::ConfigError;
+use crate::base::path_registry::{need_regular, Role};
 use crate::cli::verify::VerifyCli;
 use crate::endpoint::EndpointSettings;
 use crate::manifest::Manifest;
@@ -20,6 +21,7 @@ use crate::net::NetSettings;
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
 use crate::source::InputSettings;
+use crate::tape::VolumeNames;
 
 /// The input `tapebuf verify` reads, and how, checked against this
 /// machine; `manifest` is the one it was given, read already. The block
@@ -52,8 +54,10 @@ pub fn verify_input(
     check_remote_arguments(&rmt, &input, &outputs)?;
     let net = restore_net(cli.timeout, remote)?;
     check_input_name(&input)?;
+    volumes_regular(&input)?;
     let change = change_policy(cli.change_command.as_deref(), cli.change_timeout)?;
-    written_paths::manifest_apart(&cli.manifest, &input, &outputs)?;
+    // The manifest is only read: it may be any file, even the input
+    // (which is then the wrong volume, said as such).
     manifest_flags::check_verified(&cli.manifest, &input)?;
     let plan = ManifestPlan::Check {
         path: cli.manifest.clone(),
@@ -78,6 +82,25 @@ pub fn verify_input(
         manifest: plan.checked().cloned(),
     };
     Ok((input, settings))
+}
+
+/// Each numbered volume there must be a regular file: a FIFO in its
+/// place is refused by `stat`, not opened and waited on for ever.
+fn volumes_regular(input: &InputSpec) -> Result<(), ConfigError> {
+    let InputSpec::File(path) = input else {
+        return Ok(());
+    };
+    let Some(names) = VolumeNames::parse(path)
+        .ok()
+        .filter(VolumeNames::is_numbered)
+    else {
+        return Ok(());
+    };
+    for (n, volume) in names.existing() {
+        let what = format!("volume {n} of -i {} ({})", path.display(), volume.display());
+        need_regular(&what, &volume, Role::Read)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

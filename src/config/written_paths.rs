@@ -1,57 +1,26 @@
 //! One place that knows every path a run writes: each output file (every
 //! volume of a numbered one) and each report file (`--manifest`,
-//! `--hash-file`, `--summary-json`, `--stats`, `-l`). Before anything is
+//! `--hash-file`, `--summary-json`, `--stats`, `-l`, and `--catalog`'s
+//! file beside the manifest). Before anything is
 //! opened it refuses any of them that is, or would become, the same file as
 //! something the run reads (the input, each of its volumes, the manifest a
 //! restore checks against) or something else it writes. A file that is
 //! there is compared by identity (device and inode, through links); a file
 //! still to be made by its directory's identity and its name, so a report
 //! named like a later volume (`--manifest v.02` beside `-o v.%02d`) is
-//! caught before volume 1. Only files that hold data count: `/dev/null`
-//! may take any number of writers.
+//! caught before volume 1. Every kind of file counts, pipes included
+//! (`--stats /dev/stdout` when stdout carries the data, `-l /dev/stdin`
+//! when stdin does); only `/dev/null`, `/dev/zero` and a terminal may take
+//! any number of writers. The rules are `base::path_registry`'s, the
+//! one registry every command uses.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{ConfigError, InputSpec, ManifestPlan, OutputSpec};
 use crate::base::file_id::Identity;
+use crate::base::path_registry::{clash, need_regular, Registry, Role, Spot, Use};
 use crate::observe::settings::ObserveSettings;
 use crate::tape::VolumeNames;
-
-/// Where a file is, or would be made.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Spot {
-    Existing(Identity),
-    /// Not there yet: its directory (if that is there) and its name.
-    New(Option<Identity>, OsString),
-}
-
-impl Spot {
-    fn of(path: &Path) -> Spot {
-        match Identity::of_path(path).ok().flatten() {
-            Some(id) => Spot::Existing(id),
-            None => Spot::New(
-                Identity::of_path(parent(path)).ok().flatten(),
-                path.file_name().unwrap_or_default().to_os_string(),
-            ),
-        }
-    }
-
-    /// True when writing one destroys what the other holds.
-    fn same_as(&self, other: &Spot) -> bool {
-        match (self, other) {
-            (Spot::Existing(a), Spot::Existing(b)) => a == b && a.holds_data(),
-            (Spot::New(Some(d), a), Spot::New(Some(e), b)) => d == e && a == b,
-            _ => false,
-        }
-    }
-}
-
-/// A file the run reads or writes, and how to name it in a refusal.
-struct Named {
-    spot: Spot,
-    what: String,
-}
 
 /// Refuses, naming both flags, any written path (the outputs, and the
 /// `reports` of `report_files`) that is the same file as one read or
@@ -62,30 +31,29 @@ pub fn check(
     manifest: &ManifestPlan,
     reports: &[(&'static str, PathBuf)],
 ) -> Result<(), ConfigError> {
-    let read = read_files(input, manifest);
+    let mut registry = Registry::new();
+    for read in read_files(input, manifest)? {
+        registry.add(read)?;
+    }
+    let read = read_files(input, manifest)?;
     let outputs = output_files(outputs);
-    for (i, (flag, path)) in reports.iter().enumerate() {
+    for (flag, path) in reports {
         apart_from_endpoints(flag, path, &read, &outputs)?;
-        let spot = Spot::of(path);
-        let earlier = reports[..i]
-            .iter()
-            .find(|(_, p)| Spot::of(p).same_as(&spot));
-        if let Some((other, p)) = earlier {
-            return Err(ConfigError::new(
-                format!("{flag} {}", path.display()),
-                format!(
-                    "is the same file as {other} {}; one would overwrite the other",
-                    p.display()
-                ),
-            ));
+        if *flag == "--catalog" || *flag == "--manifest" {
+            need_regular(&format!("{flag} {}", path.display()), path, Role::Report)?;
         }
+        registry.path(
+            format!("{flag} {}", path.display()),
+            path,
+            Role::Report,
+            crate::base::path_registry::Need::Any,
+        )?;
     }
     let input_numbered = matches!(input, InputSpec::File(p) if numbered(p));
-    for output in outputs
-        .iter()
-        .filter(|o| o.names.is_some() || input_numbered)
-    {
-        output.apart_from(&read)?;
+    for output in &outputs {
+        if output.names.is_some() || input_numbered || output.is_stream() {
+            output.apart_from(&read)?;
+        }
     }
     Ok(())
 }
@@ -101,7 +69,7 @@ pub fn manifest_apart(
     apart_from_endpoints(
         "--manifest",
         path,
-        &input_files(input),
+        &input_files(input)?,
         &output_files(outputs),
     )
 }
@@ -115,7 +83,7 @@ pub fn catalog_apart(
     apart_from_endpoints(
         "--catalog",
         path,
-        &input_files(input),
+        &input_files(input)?,
         &output_files(outputs),
     )
 }
@@ -124,67 +92,73 @@ pub fn catalog_apart(
 fn apart_from_endpoints(
     flag: &str,
     path: &Path,
-    read: &[Named],
+    read: &[Use],
     outputs: &[Output],
 ) -> Result<(), ConfigError> {
-    let spot = Spot::of(path);
-    let refuse = |what: &str, why: &str| {
-        Err(ConfigError::new(
-            format!("{flag} {}", path.display()),
-            format!("is the same file as {what}; {why}"),
-        ))
+    let report = Use {
+        what: format!("{flag} {}", path.display()),
+        role: Role::Report,
+        spot: Spot::of(path),
     };
-    if let Some(r) = read.iter().find(|r| r.spot.same_as(&spot)) {
-        return refuse(&r.what, "writing it there would destroy what the run reads");
+    let refuse = |why: String| Err(ConfigError::new(report.what.clone(), why));
+    if let Some(why) = read.iter().find_map(|r| clash(&report, r)) {
+        return refuse(why);
     }
-    if let Some(what) = outputs.iter().find_map(|o| o.holds(&spot)) {
-        return refuse(&what, "writing it there would destroy the backup");
+    if let Some(written) = outputs.iter().find_map(|o| o.holds(&report.spot)) {
+        if let Some(why) = clash(&report, &written) {
+            return refuse(why);
+        }
     }
     Ok(())
 }
 
 /// What the run reads: the input and the manifest a restore checks
 /// against.
-fn read_files(input: &InputSpec, manifest: &ManifestPlan) -> Vec<Named> {
-    let mut read = input_files(input);
+fn read_files(input: &InputSpec, manifest: &ManifestPlan) -> Result<Vec<Use>, ConfigError> {
+    let mut read = input_files(input)?;
     if let ManifestPlan::Check { path, .. } = manifest {
-        read.push(Named {
+        let what = format!(
+            "--manifest {}, which this restore checks against",
+            path.display()
+        );
+        need_regular(&format!("--manifest {}", path.display()), path, Role::Read)?;
+        read.push(Use {
             spot: Spot::of(path),
-            what: format!(
-                "--manifest {}, which this restore checks against",
-                path.display()
-            ),
+            what,
+            role: Role::Read,
         });
     }
-    read
+    Ok(read)
 }
 
 /// The input's files: itself, or each volume there now when numbered.
-fn input_files(input: &InputSpec) -> Vec<Named> {
+fn input_files(input: &InputSpec) -> Result<Vec<Use>, ConfigError> {
     let mut read = Vec::new();
     match input {
         InputSpec::File(path) => {
             let flag = format!("-i {}", path.display());
-            read.extend(volumes_there(path, &flag));
+            read.extend(volumes_there(path, &flag, Role::Read));
         }
-        InputSpec::Stdin => read.extend(Identity::of_fd(std::io::stdin()).map(|id| Named {
+        InputSpec::Stdin => read.extend(Identity::of_fd(std::io::stdin()).map(|id| Use {
             spot: Spot::Existing(id),
             what: "standard input".to_string(),
+            role: Role::Read,
         })),
         InputSpec::Listen(_) | InputSpec::Remote(_) => {}
     }
-    read
+    Ok(read)
 }
 
 /// The files `path` names now: itself, or each volume of a numbered name
 /// that is there, whatever the gaps between their numbers.
-fn volumes_there(path: &Path, flag: &str) -> Vec<Named> {
+fn volumes_there(path: &Path, flag: &str, role: Role) -> Vec<Use> {
     let names = match VolumeNames::parse(path) {
         Ok(names) if names.is_numbered() => names,
         _ => {
-            return vec![Named {
+            return vec![Use {
                 spot: Spot::of(path),
                 what: flag.to_string(),
+                role,
             }]
         }
     };
@@ -193,9 +167,10 @@ fn volumes_there(path: &Path, flag: &str) -> Vec<Named> {
         .into_iter()
         .filter_map(|(n, p)| {
             let id = Identity::of_path(&p).ok().flatten()?;
-            Some(Named {
+            Some(Use {
                 spot: Spot::Existing(id),
                 what: format!("volume {n} of {flag} ({})", p.display()),
+                role,
             })
         })
         .collect()
@@ -207,38 +182,42 @@ struct Output {
     /// Set for a numbered name, whose later volumes may not be there yet.
     names: Option<VolumeNames>,
     /// What is there now (or where the one file would be made).
-    files: Vec<Named>,
+    files: Vec<Use>,
 }
 
 impl Output {
-    /// How to name the output file at `spot`, if this output writes it.
-    fn holds(&self, spot: &Spot) -> Option<String> {
+    /// The output file at `spot`, if this output writes it.
+    fn holds(&self, spot: &Spot) -> Option<Use> {
         if let Some(f) = self.files.iter().find(|f| f.spot.same_as(spot)) {
-            return Some(f.what.clone());
+            return Some(f.clone());
         }
         let (names, Spot::New(_, file_name)) = (self.names.as_ref()?, spot) else {
             return None;
         };
         let n = names.number_of(&names.volume(1).with_file_name(file_name))?;
         let volume = names.volume(n);
-        Spot::of(&volume)
-            .same_as(spot)
-            .then(|| format!("volume {n} of {} ({})", self.flag, volume.display()))
+        Spot::of(&volume).same_as(spot).then(|| Use {
+            what: format!("volume {n} of {} ({})", self.flag, volume.display()),
+            role: Role::Write,
+            spot: spot.clone(),
+        })
+    }
+
+    /// True for standard output or a FIFO, socket or device: a stream the
+    /// run writes into, which must not be one it reads.
+    fn is_stream(&self) -> bool {
+        self.files.iter().any(|f| {
+            matches!(&f.spot, Spot::Existing(id) if id.kind != crate::base::file_id::Kind::Regular)
+        })
     }
 
     /// Refuses a volume that is there now and is a file the run reads
     /// (`-o w.%02d` where `w.02` links to input volume `v.03`). One file
     /// against one file is `sink::preflight`'s check, with its own words.
-    fn apart_from(&self, read: &[Named]) -> Result<(), ConfigError> {
+    fn apart_from(&self, read: &[Use]) -> Result<(), ConfigError> {
         for file in &self.files {
-            if let Some(r) = read.iter().find(|r| r.spot.same_as(&file.spot)) {
-                return Err(ConfigError::new(
-                    file.what.clone(),
-                    format!(
-                        "is the same file as {}; writing it would destroy what the run reads",
-                        r.what
-                    ),
-                ));
+            if let Some(why) = read.iter().find_map(|r| clash(file, r)) {
+                return Err(ConfigError::new(file.what.clone(), why));
             }
         }
         Ok(())
@@ -255,16 +234,17 @@ fn output_files(specs: &[OutputSpec]) -> Vec<Output> {
                 let names = VolumeNames::parse(path)
                     .ok()
                     .filter(VolumeNames::is_numbered);
-                let files = volumes_there(path, &flag);
+                let files = volumes_there(path, &flag, Role::Write);
                 outputs.push(Output { flag, names, files });
             }
             OutputSpec::Stdout => {
                 outputs.extend(Identity::of_fd(std::io::stdout()).map(|id| Output {
                     flag: "standard output".to_string(),
                     names: None,
-                    files: vec![Named {
+                    files: vec![Use {
                         spot: Spot::Existing(id),
                         what: "standard output".to_string(),
+                        role: Role::Write,
                     }],
                 }))
             }
@@ -277,11 +257,13 @@ fn output_files(specs: &[OutputSpec]) -> Vec<Output> {
 /// Every report file, by the flag that names it.
 pub fn report_files(
     manifest: &ManifestPlan,
+    catalog: Option<&PathBuf>,
     hash_file: Option<&PathBuf>,
     observe: &ObserveSettings,
 ) -> Vec<(&'static str, PathBuf)> {
     [
         ("--manifest", manifest.written().cloned()),
+        ("--catalog", catalog.cloned()),
         ("--hash-file", hash_file.cloned()),
         ("--summary-json", observe.summary_json.clone()),
         ("--stats", observe.stats.as_ref().map(|(p, _)| p.clone())),
@@ -295,12 +277,4 @@ pub fn report_files(
 
 fn numbered(path: &Path) -> bool {
     VolumeNames::parse(path).is_ok_and(|n| n.is_numbered())
-}
-
-/// The directory a path is in; `.` for a bare name.
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
 }

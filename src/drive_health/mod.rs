@@ -36,7 +36,8 @@ use std::sync::Arc;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::{message, say};
-use crate::base::exit::{Exit, DRIVE_ALERT, FAILURE, SUCCESS};
+use crate::base::exit::{Exit, DRIVE_ALERT, FAILURE, SUCCESS, USAGE};
+use crate::base::path_registry::{Registry, Role};
 use crate::cli::command::Command;
 use crate::cli::drive::DriveCli;
 use crate::tape::Drive;
@@ -53,6 +54,11 @@ impl Command for DriveHealth {
         if let Err(e) = signal_hook::flag::register(SIGUSR1, Arc::new(AtomicBool::new(false))) {
             say(&message!("drive: cannot install signal handlers: {e}"));
             return Exit::Code(FAILURE);
+        }
+        let what = format!("DEVICE {}", cli.device.display());
+        if let Err(e) = Registry::one_path_and_stdout(&what, &cli.device, Role::Read) {
+            say(&message!("drive: {e}"));
+            return Exit::Code(USAGE);
         }
         let (mut device, status) = match open::probe(&cli.device) {
             Ok(found) => found,

@@ -9,6 +9,7 @@ use std::fs::File;
 
 use super::volume_reader::{Cost, VolumeReader};
 use super::walk::RecordAt;
+use crate::base::path_registry::open_regular;
 use crate::base::read_full::read_full_at;
 use crate::manifest::{Identity, Manifest};
 use crate::tape::VolumeNames;
@@ -44,7 +45,9 @@ impl<'m> FileVolumes<'m> {
     /// Opens volume `n` and checks its first bytes against the manifest.
     fn open(&mut self, n: u32) -> Result<(), String> {
         let path = self.names.volume(n);
-        let file = File::open(&path).map_err(|e| format!("cannot open it: {e}"))?;
+        // Read by seeking: a FIFO or device in its place is refused, not
+        // waited on.
+        let file = open_regular(&path).map_err(|e| format!("cannot open it: {e}"))?;
         self.cost.volumes += 1;
         let want = self
             .manifest

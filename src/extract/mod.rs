@@ -11,7 +11,8 @@
 //! wanted bytes; `volume_reader.rs` is what it reads through: file
 //! volumes (`file_volumes.rs`) or a tape drive (`tape_volumes.rs`, with
 //! `tape_load.rs` getting each cartridge in and recognising it), chosen
-//! by `open.rs`. `output.rs`, `summary.rs` and `failure.rs` are the output, the
+//! by `open.rs`. `paths.rs` registers every path the extract touches;
+//! `output.rs`, `summary.rs` and `failure.rs` are the output, the
 //! last line and the exit status (the globs are `catalog::globs`). The
 //! invariant: no byte of a record is written before the record matched
 //! its checksum, and an archive is only ended when every piece was
@@ -23,6 +24,7 @@ mod file_volumes;
 mod linked;
 mod open;
 mod output;
+mod paths;
 pub mod plan;
 mod run;
 mod summary;

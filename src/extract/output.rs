@@ -1,43 +1,20 @@
 //! Where the archive goes: standard output, refused when it is a
 //! terminal (an archive is not for reading on a screen), or `-o FILE`,
-//! refused when it exists unless `-f`. Either is refused when it is one
-//! of the files the extract reads (a volume, the catalog, the manifest):
-//! writing it would destroy the backup, `-f` or not.
+//! refused when it exists unless `-f`. Either is refused, `-f` or not,
+//! when it is one of the files the extract reads (a volume, the catalog,
+//! the manifest): `paths.rs` registers them all first.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::failure::Failure;
-use crate::base::file_id::Identity;
 
 /// How much is gathered before a write(2).
 const WRITE_BYTES: usize = 1 << 20;
 
-/// Checks the output before anything is read; `reads` names each file
-/// the extract reads, with what it is ("volume 2", "the catalog").
-pub fn check(
-    output: Option<&Path>,
-    force: bool,
-    reads: &[(String, PathBuf)],
-) -> Result<(), Failure> {
-    let (named, identity) = match output {
-        Some(path) => (
-            format!("-o {}", path.display()),
-            Identity::of_path(path).ok().flatten(),
-        ),
-        None => ("standard output".to_string(), Identity::of_fd(io::stdout())),
-    };
-    if let Some(identity) = identity.filter(Identity::holds_data) {
-        for (what, path) in reads {
-            if Identity::of_path(path).ok().flatten() == Some(identity) {
-                return Err(Failure::Usage(format!(
-                    "extract: {named}: is {what} of the backup being read ({}); writing it would destroy it",
-                    path.display()
-                )));
-            }
-        }
-    }
+/// Checks the output before anything is read.
+pub fn check(output: Option<&Path>, force: bool) -> Result<(), Failure> {
     match output {
         None if io::stdout().is_terminal() => Err(Failure::Usage(
             "extract: standard output is a terminal; pipe it to 'tar xf -' or name a file with -o"

@@ -12,6 +12,7 @@ use super::copy::copy;
 use super::failure::Failure;
 use super::open::{reader, Getting};
 use super::output;
+use super::paths::{self, Paths};
 use super::plan::{plan, Needed, Plan, PlanError};
 use super::summary;
 use crate::base::console::{message, say};
@@ -21,7 +22,6 @@ use crate::cli::command::Command;
 use crate::cli::extract::ExtractCli;
 use crate::config::{change_policy, check_library};
 use crate::manifest::Manifest;
-use crate::tape::VolumeNames;
 
 /// `tapebuf extract`.
 pub struct Extract;
@@ -67,8 +67,14 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         .input
         .clone()
         .unwrap_or_else(|| PathBuf::from(&manifest.output));
-    let reads = files_read(&input, &manifest, &args.manifest, &catalog_path);
-    output::check(args.output.as_deref(), args.force, &reads)?;
+    paths::check(&Paths {
+        manifest_path: &args.manifest,
+        manifest: &manifest,
+        catalog: &catalog_path,
+        input: &input,
+        output: args.output.as_deref(),
+    })?;
+    output::check(args.output.as_deref(), args.force)?;
     let Plan {
         members,
         pieces,
@@ -123,27 +129,6 @@ fn say_needed(needed: &[Needed]) {
             n.by.escaped()
         ));
     }
-}
-
-/// The files an extract reads, with what each is: the manifest, the
-/// catalog and every volume's file (for a tape, the device, which is no
-/// file that holds data).
-fn files_read(
-    input: &Path,
-    manifest: &Manifest,
-    manifest_path: &Path,
-    catalog: &Path,
-) -> Vec<(String, PathBuf)> {
-    let mut reads = vec![
-        ("the manifest".to_string(), manifest_path.to_path_buf()),
-        ("the catalog".to_string(), catalog.to_path_buf()),
-    ];
-    if let Ok(names) = VolumeNames::parse(input) {
-        for v in &manifest.volumes {
-            reads.push((format!("volume {}", v.number), names.volume(v.number)));
-        }
-    }
-    reads
 }
 
 /// `--manifest FILE`, for messages.

@@ -35,7 +35,8 @@ use std::sync::Arc;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::{message, say};
-use crate::base::exit::{Exit, FAILURE, SUCCESS};
+use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
+use crate::base::path_registry::{Registry, Role};
 use crate::cli::command::Command;
 use crate::cli::library::LibraryCli;
 
@@ -55,6 +56,11 @@ impl Command for Library {
         if let Err(e) = signal_hook::flag::register(SIGUSR1, Arc::new(AtomicBool::new(false))) {
             say(&message!("library: cannot install signal handlers: {e}"));
             return Exit::Code(FAILURE);
+        }
+        let what = format!("DEVICE {}", cli.device.display());
+        if let Err(e) = Registry::one_path_and_stdout(&what, &cli.device, Role::Read) {
+            say(&message!("library: {e}"));
+            return Exit::Code(USAGE);
         }
         let inventory = match open::read_inventory(&cli.device) {
             Ok(inventory) => inventory,

@@ -11,7 +11,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::base::console::message;
+use crate::base::errors::ConfigError;
 use crate::base::exit::USAGE;
+use crate::base::path_registry::{Need, Registry, Role};
 use crate::catalog::Catalog;
 use crate::cli::ls::LsCli;
 use crate::manifest::Manifest;
@@ -49,6 +51,7 @@ pub fn open(cli: &LsCli) -> Result<Opened, Refusal> {
         (None, Some(path)) => (path.clone(), None),
         (None, None) => return Err(refused(message!("ls: --manifest or --catalog is needed"))),
     };
+    register(cli, &catalog_path).map_err(|e| refused(message!("ls: {e}")))?;
     let catalog =
         Catalog::open(&catalog_path).map_err(|e| refused(open_error(&catalog_path, &e)))?;
     Ok(Opened {
@@ -56,6 +59,23 @@ pub fn open(cli: &LsCli) -> Result<Opened, Refusal> {
         catalog_path,
         manifest,
     })
+}
+
+/// Every path `ls` touches, in the one registry: the manifest and the
+/// catalog it reads (regular files, refused by `stat` when not, so a FIFO
+/// cannot hang it) and standard output, where the listing goes.
+fn register(cli: &LsCli, catalog: &Path) -> Result<(), ConfigError> {
+    let mut registry = Registry::new();
+    if let Some(path) = &cli.manifest {
+        let what = format!("--manifest {}", path.display());
+        registry.path(what, path, Role::Read, Need::Regular)?;
+    }
+    let what = match &cli.catalog {
+        Some(path) => format!("--catalog {}", path.display()),
+        None => format!("catalog {}", catalog.display()),
+    };
+    registry.path(what, catalog, Role::Read, Need::Regular)?;
+    registry.fd("standard output", io::stdout(), Role::Report)
 }
 
 /// The catalog file `manifest` (read from `path`) names, or why none.

@@ -36,7 +36,8 @@ use super::tape::TapeTarget;
 use super::target::ProbeTarget;
 use crate::base::console::{message, say};
 use crate::base::errors::ConfigError;
-use crate::base::exit::{Exit, FAILURE, SUCCESS};
+use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
+use crate::base::path_registry::{Registry, Role};
 use crate::base::size::{size_flag, Rate};
 use crate::cli::command::Command;
 use crate::cli::probe::ProbeCli;
@@ -51,6 +52,11 @@ impl Command for Probe {
     type Args = ProbeCli;
 
     fn run(cli: ProbeCli) -> Exit {
+        let what = format!("TARGET {}", cli.target.display());
+        if let Err(e) = Registry::one_path_and_stdout(&what, &cli.target, Role::Write) {
+            say(&message!("probe: {e}"));
+            return Exit::Code(USAGE);
+        }
         let outcome = ProbeConfig::from_cli(&cli, |name| std::env::var(name).ok())
             .map_err(Error::from)
             .and_then(|config| probe(&config));

@@ -31,7 +31,9 @@ use std::sync::Arc;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::{message, say};
+use crate::base::errors::ConfigError;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
+use crate::base::path_registry::{open_regular, Need, Registry, Role};
 use crate::cli::command::Command;
 use crate::cli::report::ReportCli;
 use crate::manifest::schema::{Manifest, SCHEMA as MANIFEST_SCHEMA};
@@ -188,10 +190,14 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
         Some(n) => message!("report: {}: {} (line {n})", path.display(), bad.why),
         None => message!("report: {}: {}", path.display(), bad.why),
     };
+    register(cli).map_err(|e| Refusal {
+        line: message!("report: {e}"),
+        status: USAGE,
+    })?;
     if let Some(why) = oversized_manifest(path) {
         return Err(fail(Bad { why, line: None }).into());
     }
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = read_recording(path).map_err(|e| {
         fail(Bad {
             why: e.to_string(),
             line: None,
@@ -223,6 +229,29 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
             .map_err(|e| message!("report: {}: cannot write: {e}", out.display()))?;
     }
     Ok(lines)
+}
+
+/// Every path a report touches, in the one registry: the recording it
+/// reads (a regular file), `-o`'s picture and standard output, where the
+/// summary goes. `report st.json -o st.json` would destroy the recording.
+fn register(cli: &ReportCli) -> Result<(), ConfigError> {
+    let mut registry = Registry::new();
+    let file = &cli.file;
+    let what = format!("{}, the recording read", file.display());
+    registry.path(what, file, Role::Read, Need::Regular)?;
+    if let Some(out) = &cli.output {
+        let what = format!("-o {}", out.display());
+        registry.path(what, out, Role::Report, Need::Any)?;
+    }
+    registry.fd("standard output", io::stdout(), Role::Report)
+}
+
+/// The whole recording, opened without waiting on a FIFO.
+fn read_recording(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    open_regular(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Why the file at `path` is refused unread: a manifest larger than

@@ -164,12 +164,33 @@ fn run(cli: &RmtCli) -> i32 {
 /// from `--allow` and the configuration file together; with none from
 /// either, the default allows tape devices only.
 pub fn setup(cli: &RmtCli) -> Result<(Policy, Log), SetupError> {
+    register(cli).map_err(|e| SetupError::CommandLine(e.to_string()))?;
     let policy = policy_from(cli)?;
     let log = Log::open(cli.log.as_deref(), cli.syslog).map_err(|source| SetupError::Log {
         path: cli.log.clone().unwrap_or_default(),
         source,
     })?;
     Ok((policy, log))
+}
+
+/// Every path the server touches, in the one registry: the session on
+/// standard input and output (one socket under inetd, which is no clash),
+/// `--config` (a regular file) and `--log`, which must be neither the
+/// session nor the configuration.
+fn register(cli: &RmtCli) -> Result<(), crate::base::errors::ConfigError> {
+    use crate::base::path_registry::{Need, Registry, Role};
+    let mut registry = Registry::new();
+    registry.fd("standard input (the session)", io::stdin(), Role::Read)?;
+    registry.fd("standard output (the session)", io::stdout(), Role::Write)?;
+    if let Some(path) = &cli.config {
+        let what = format!("--config {}", path.display());
+        registry.path(what, path, Role::Read, Need::Regular)?;
+    }
+    if let Some(path) = &cli.log {
+        let what = format!("--log {}", path.display());
+        registry.path(what, path, Role::Report, Need::Any)?;
+    }
+    Ok(())
 }
 
 /// The policy part of [`setup`].

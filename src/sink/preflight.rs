@@ -76,7 +76,8 @@ pub fn check(
             OutputSpec::File(pattern) => plan_file(pattern, &name, config, &mut new_files)?,
         };
         if let Some(id) = identity {
-            if input == Some(id) && id.holds_data() {
+            // A socket carries each way apart (`socat ... EXEC:tapebuf`).
+            if input == Some(id) && id.holds_data() && id.kind != Kind::Socket {
                 return Err(OpenError::Conflict(format!(
                     "{name} is the input; writing it while reading it would destroy it"
                 )));

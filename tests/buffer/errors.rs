@@ -4,8 +4,10 @@
 //! The cases are grouped by topic in tests/errors/.
 
 use crate::common;
+mod alias_matrix;
 mod full_disk;
 mod inputs;
+mod one_identity;
 mod outputs;
 mod process;
 mod restore_files;

@@ -7,6 +7,7 @@
 //! a terminal as the output are each refused with their exit status.
 
 mod backup;
+mod identity;
 
 use std::fs;
 use std::process::Stdio;
@@ -177,7 +178,7 @@ fn an_output_that_is_a_volume_the_catalog_or_the_manifest_is_refused_even_with_f
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(
             stderr(&out).contains(&format!(
-                "extract: -o {name}: is {what} of the backup being read"
+                "extract: -o {name}: is the same file as {what} of the backup being read ("
             )),
             "{}",
             stderr(&out)
@@ -200,7 +201,9 @@ fn an_output_that_is_a_volume_the_catalog_or_the_manifest_is_refused_even_with_f
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("standard output: is volume 2 of the backup being read"));
+    assert!(stderr(&out).contains(
+        "extract: standard output: is the same file as volume 2 of the backup being read ("
+    ));
 }
 
 #[test]

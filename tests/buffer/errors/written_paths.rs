@@ -157,7 +157,7 @@ fn an_output_volume_that_links_to_a_later_input_volume_is_refused() {
         dir.path(),
         &args,
         "tapebuf: volume 2 of -o w.%02d (w.02): is the same file as volume 3 of -i v.%02d (v.03); \
-         writing it would destroy what the run reads",
+         writing it there would destroy what the run reads",
     );
     assert!(!dir.path().join("w.01").exists());
 }
