@@ -234,6 +234,10 @@ fn write_picture(out: &Path, svg: &[u8], force: bool) -> Result<(), Refusal> {
         line: message!("report: -o {}: {why}", out.display()),
         status: USAGE,
     };
+    // A link to nothing is something there too: never created through.
+    if !force && out.symlink_metadata().is_ok() {
+        return Err(usage("exists; give -f to overwrite it".into()));
+    }
     if let Some(why) = create::foreign_link(out) {
         return Err(usage(why));
     }
