@@ -29,3 +29,6 @@ mod sys;
 pub use new::{create_new, scratch, DATA_MODE, RECORD_MODE};
 pub use output::{append, foreign_link, open_existing, open_output, Existing};
 pub use replace::{replace_with, write_record, Replacement};
+
+#[cfg(test)]
+mod tests;

@@ -90,6 +90,35 @@ pub fn open_existing(path: &Path, flags: i32) -> io::Result<File> {
     Err(io::Error::from_raw_os_error(libc::ELOOP))
 }
 
+/// Where a name leads when its links are followed by the rule above.
+pub enum Resolved {
+    /// The name that is no link, or the first link another user owns.
+    Name(PathBuf),
+    /// A /proc link to an open descriptor (`/dev/stdout`).
+    Descriptor,
+}
+
+/// Follows the links at `path` as `open_existing` would, without opening
+/// what they lead to.
+pub fn resolve(path: &Path) -> io::Result<Resolved> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_HOPS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {}
+            _ => return Ok(Resolved::Name(path)),
+        }
+        match hop(&path, io::Error::from_raw_os_error(libc::ELOOP)) {
+            Ok(Hop::Next(next)) => path = next,
+            Ok(Hop::Magic) => return Ok(Resolved::Descriptor),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return Ok(Resolved::Name(path))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::from_raw_os_error(libc::ELOOP))
+}
+
 /// Why the last component of `path` (or of a link it leads to) is a link
 /// tapebuf will not follow, for a refusal before anything is opened;
 /// None when it may be followed or is no link.

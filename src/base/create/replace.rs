@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
+use super::output::{self, Resolved};
 use super::{new, sys};
 
 /// A replacement under way: write through `file()`, then `commit`.
@@ -29,6 +30,9 @@ impl Replacement {
     /// an existing regular file's permission bits are kept.
     pub fn begin(target: &Path, mode: u32) -> io::Result<Replacement> {
         let name = sys::file_name(target)?.to_os_string();
+        if let Some(why) = not_replaceable(target)? {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+        }
         let dir = sys::open_dir(sys::parent_of(target))?;
         let (file, named) = match new::anonymous(&dir, mode)? {
             Some(file) => (file, None),
@@ -123,28 +127,48 @@ pub fn replace_with(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     replacement.commit()
 }
 
+/// Why `target` may not be replaced: only a regular file, nothing, or a
+/// symlink to either (itself replaced) is. A device, FIFO or directory,
+/// or a link to one or to an open descriptor (`/dev/stdout`, `/dev/null`),
+/// would be destroyed by a rename over it.
+fn not_replaceable(target: &Path) -> io::Result<Option<String>> {
+    let kind = |meta: &std::fs::Metadata| {
+        let t = meta.file_type();
+        (t.is_file() || t.is_symlink())
+            .then_some(())
+            .ok_or("not a regular file")
+    };
+    let here = match std::fs::symlink_metadata(target) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let why = if !here.file_type().is_symlink() {
+        kind(&here).err()
+    } else {
+        match output::resolve(target)? {
+            Resolved::Descriptor => Some("a link to an open descriptor, not a regular file"),
+            Resolved::Name(end) => match std::fs::symlink_metadata(&end) {
+                Ok(meta) => kind(&meta)
+                    .err()
+                    .map(|_| "a link to something not a regular file"),
+                Err(_) => None,
+            },
+        }
+    };
+    Ok(why.map(|w| format!("is {w}; only a regular file is replaced")))
+}
+
 /// Writes a record made whole at the end of a run (`--summary-json`,
 /// `--hash-file`): where a regular file, a symlink to one or nothing is
 /// at `path`, it is replaced (the link itself, never its target); where
-/// a FIFO or device is, reached through a link the caller or root owns
-/// (`/dev/stdout`), it is written as it is.
+/// a FIFO, device or open descriptor is, reached through links the caller
+/// or root owns (`/dev/stdout`), it is truncated and written as it is.
 pub fn write_record(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
-    let here = match std::fs::symlink_metadata(path) {
-        Ok(meta) => Some(meta),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let replaced = match &here {
-        None => true,
-        Some(meta) if meta.is_file() => true,
-        Some(meta) if meta.file_type().is_symlink() => {
-            std::fs::metadata(path).map_or(true, |target| target.is_file())
-        }
-        Some(_) => false,
-    };
-    if replaced {
+    if not_replaceable(path)?.is_none() {
         return replace_with(path, bytes, mode);
     }
-    let mut file = super::output::open_existing(path, libc::O_WRONLY)?;
+    let flags = libc::O_WRONLY | libc::O_TRUNC;
+    let mut file = output::open_existing(path, flags)?;
     file.write_all(bytes)
 }
