@@ -14,7 +14,7 @@ use std::process::Stdio;
 use tapebuf::catalog::Catalog;
 use tapebuf::manifest::Manifest;
 
-use super::{group_writable, plant, tar_input, Secret};
+use super::{group_writable, tar_input, Secret};
 use crate::common;
 
 /// The temporaries' names of 2fa6b59 for a run whose PID is 1.
