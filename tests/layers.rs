@@ -3,10 +3,11 @@
 //! `layers/graph.rs`); ARCHITECTURE.md draws the same layers.
 
 mod layers {
+    pub mod creation;
     pub mod graph;
     pub mod lexer;
 }
-use layers::{graph, lexer};
+use layers::{creation, graph, lexer};
 
 use std::path::{Path, PathBuf};
 
@@ -217,5 +218,71 @@ fn a_function_is_measured_from_its_name_to_its_closing_brace() {
     assert_eq!(
         found,
         vec![("short".to_string(), 1, 1), ("long".to_string(), 3, 5)]
+    );
+}
+
+/// Every file tapebuf creates, truncates or appends to goes through
+/// `src/base/create/` (issue 45 finding 2 and the class it belongs to).
+#[test]
+fn files_are_created_only_through_base_create() {
+    let roots = [PathBuf::from("src/lib.rs"), PathBuf::from("src/main.rs")];
+    let mut elsewhere = Vec::new();
+    for (file, code) in creation::crate_code(&roots) {
+        let name = file.display().to_string();
+        let exempt = name.starts_with(creation::MODULE)
+            || creation::EXCEPTIONS.iter().any(|(f, _)| *f == name);
+        if exempt {
+            continue;
+        }
+        for place in creation::creations(&code) {
+            elsewhere.push(format!("{name}:{place}"));
+        }
+    }
+    assert!(
+        elsewhere.is_empty(),
+        "files created, truncated or appended to other than through {} \
+         (use base::create; test code is exempt):\n{}",
+        creation::MODULE,
+        elsewhere.join("\n")
+    );
+}
+
+#[test]
+fn the_creation_check_sees_a_create_but_not_test_code_or_a_string() {
+    let dir = crate_of(&[
+        (
+            "lib.rs",
+            "mod a;\n#[cfg(any(test, feature = \"test-support\"))]\nmod double;\n\
+             #[cfg(test)]\n#[path = \"a_tests.rs\"]\nmod tests;\n",
+        ),
+        (
+            "a.rs",
+            "use std::fs::{self, write};\nfn f() {\n    let _ = std::fs::File::create(\"x\");\n\
+             let s = \"File::create\";\n    blk.set_len(3);\n}\n\
+             #[cfg(test)]\nmod tests {\n    fn t() { std::fs::write(\"y\", b\"\"); }\n}\n",
+        ),
+        ("double.rs", "fn d() { std::fs::write(\"z\", b\"\"); }\n"),
+        ("a_tests.rs", "fn d() { std::fs::write(\"z\", b\"\"); }\n"),
+    ]);
+    let code = creation::crate_code(&[dir.path().join("lib.rs")]);
+    let found: Vec<(String, Vec<String>)> = code
+        .iter()
+        .map(|(f, c)| {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            (name, creation::creations(c))
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "a.rs".to_string(),
+                vec![
+                    "1: use std::fs::write".to_string(),
+                    "3: File::create".to_string()
+                ]
+            ),
+            ("lib.rs".to_string(), vec![]),
+        ]
     );
 }

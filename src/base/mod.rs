@@ -5,6 +5,7 @@ pub mod block;
 pub mod blocking;
 pub mod close;
 pub mod console;
+pub mod create;
 pub mod errors;
 pub mod escape;
 pub mod exit;

@@ -7,6 +7,7 @@
 //! script takes it for the whole.
 
 use crate::base::console::{message, say};
+use crate::base::create;
 use crate::config::Config;
 use crate::hash::{Digests, HashAlg};
 
@@ -39,7 +40,7 @@ pub fn report_digests(config: &Config, digests: &Digests, clean: bool) -> bool {
             return true;
         }
     };
-    match std::fs::write(path, text) {
+    match create::write_record(path, text.as_bytes(), create::RECORD_MODE) {
         Ok(()) => true,
         Err(e) => {
             say(&message!(

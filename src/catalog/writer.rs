@@ -7,7 +7,9 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::base::create::{Replacement, RECORD_MODE};
 
 use crate::archive::{Format, Member};
 
@@ -29,8 +31,9 @@ pub struct CatalogSummary {
 
 /// A catalog being written; `finish` puts it in place.
 pub struct CatalogWriter {
-    path: PathBuf,
-    tmp: PathBuf,
+    /// The temporary that `finish` renames over the catalog's path
+    /// (`base::create::Replacement`: dropped unfinished, it leaves none).
+    replacement: Replacement,
     file: Option<BufWriter<File>>,
     format: Format,
     block: BlockWriter,
@@ -39,27 +42,18 @@ pub struct CatalogWriter {
     members: u64,
     /// Bytes written to the file so far.
     offset: u64,
-    /// Renamed into place: nothing to clean up.
-    done: bool,
 }
 
 impl CatalogWriter {
     /// Starts a catalog of a `format` archive, to be put at `path` by
     /// `finish` (a temporary file beside it until then).
     pub fn create(path: &Path, format: Format) -> io::Result<CatalogWriter> {
-        let dir = parent_of(path);
-        let name = path
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "names no file"))?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".{}.tmp", std::process::id()));
-        let tmp = dir.join(tmp_name);
-        let mut file = BufWriter::with_capacity(1 << 16, File::create(&tmp)?);
+        let replacement = Replacement::begin(path, RECORD_MODE)?;
+        let file = replacement.file().try_clone()?;
+        let mut file = BufWriter::with_capacity(1 << 16, file);
         file.write_all(&Header { format, members: 0 }.encode())?;
         Ok(CatalogWriter {
-            path: path.to_path_buf(),
-            tmp,
+            replacement,
             file: Some(file),
             format,
             block: BlockWriter::default(),
@@ -67,7 +61,6 @@ impl CatalogWriter {
             blocks: 0,
             members: 0,
             offset: HEADER_BYTES,
-            done: false,
         })
     }
 
@@ -157,10 +150,8 @@ impl CatalogWriter {
             members: self.members,
         };
         file.write_all_at(&header.encode(), 0)?;
-        file.sync_all()?;
-        std::fs::rename(&self.tmp, &self.path)?;
-        self.done = true;
-        File::open(parent_of(&self.path))?.sync_all()?;
+        drop(file);
+        self.replacement.commit()?;
         Ok(CatalogSummary {
             members: self.members,
             bytes: footer.index_offset + footer.index_bytes + footer.tail_bytes + FOOTER_BYTES,
@@ -189,22 +180,6 @@ impl CatalogWriter {
     }
 }
 
-impl Drop for CatalogWriter {
-    /// A catalog never finished leaves no temporary file behind.
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-    }
-}
-
 fn invalid_input(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, format!("catalog: {msg}"))
-}
-
-fn parent_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
 }

@@ -25,4 +25,8 @@ pub struct ReportCli {
     /// text summary].
     #[arg(short = 'o', long = "output", value_name = "OUT.svg")]
     pub output: Option<PathBuf>,
+
+    /// Overwrite an existing -o file [default: refuse it].
+    #[arg(short = 'f', long = "force", requires = "output")]
+    pub force: bool,
 }

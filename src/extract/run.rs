@@ -97,7 +97,7 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         quiet: args.quiet,
     };
     let mut volumes = reader(&input, &manifest, getting)?;
-    let mut out = output::open(args.output.as_deref())?;
+    let mut out = output::open(args.output.as_deref(), args.force)?;
     let copied = copy(&pieces, &manifest, volumes.as_mut(), &catalog, out.as_mut());
     let cost = volumes.cost();
     copied.map_err(|why| {

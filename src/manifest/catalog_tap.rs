@@ -13,7 +13,6 @@
 //! and the manifest's `catalog.off` says why.
 
 use std::fs::File;
-use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -38,17 +37,11 @@ pub struct CatalogTap {
     finished: Option<CatalogRef>,
 }
 
-/// The record checksums, written as they come to a file beside the
-/// catalog, removed when dropped.
+/// The record checksums, written as they come to a file in the
+/// catalog's directory that has no name (`base::create::scratch`): it
+/// vanishes when closed, and no other user can plant or open it.
 struct SumsFile {
-    path: PathBuf,
     file: BufWriter<File>,
-}
-
-impl Drop for SumsFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
 }
 
 impl CatalogTap {
@@ -230,16 +223,10 @@ impl SumsFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = catalog.file_name().unwrap_or_default().to_string_lossy();
-        let path = dir.join(format!(".{name}.{}.sums.tmp", std::process::id()));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)?;
+        let mut stem = catalog.file_name().unwrap_or_default().to_os_string();
+        stem.push(".sums");
+        let file = crate::base::create::scratch(dir, &stem)?;
         Ok(SumsFile {
-            path,
             file: BufWriter::with_capacity(1 << 16, file),
         })
     }

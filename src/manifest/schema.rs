@@ -20,7 +20,7 @@
 //!   members, or why there is none; each tape volume's `first_block`, the
 //!   drive's block address of its first record, lets a restore seek.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -196,33 +196,13 @@ impl Volume {
 }
 
 impl Manifest {
-    /// Writes the manifest to `path` atomically: a temporary file beside
-    /// it, fsync, rename over `path`, fsync of the directory. A reader sees
-    /// the old file or the new one, never half of one.
+    /// Writes the manifest to `path` atomically (`base::create::replace`):
+    /// a temporary nobody can name in advance, fsync, rename over `path`
+    /// inside its directory, fsync of the directory. A reader sees the old
+    /// file or the new one, never half of one.
     pub fn save(&self, path: &Path) -> io::Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(io::Error::other)? + "\n";
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| io::Error::other("names no file"))?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".{}.tmp", std::process::id()));
-        let tmp = dir.join(tmp_name);
-        let written = (|| {
-            let mut file = std::fs::File::create(&tmp)?;
-            file.write_all(text.as_bytes())?;
-            file.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        std::fs::File::open(dir)?.sync_all()
+        crate::base::create::replace_with(path, text.as_bytes(), crate::base::create::RECORD_MODE)
     }
 
     /// The volume numbered `n`.

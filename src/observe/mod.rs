@@ -31,6 +31,7 @@ use crossbeam_channel::{bounded, Sender};
 use indicatif::ProgressBar;
 
 use crate::base::console::{self, message, say};
+use crate::base::create;
 use crate::pipeline::stats::Stats;
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
 use settings::ObserveSettings;
@@ -87,17 +88,14 @@ pub struct Files {
 /// to it.
 pub fn open_files(o: &ObserveSettings) -> anyhow::Result<Files> {
     if let Some(path) = &o.log {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
+        let file = create::append(path, create::RECORD_MODE)
             .with_context(|| format!("-l/--log {}: cannot open", path.display()))?;
         console::log_to(path.clone(), file);
     }
     let stats = match &o.stats {
         Some((path, _)) => Some((
             path.clone(),
-            File::create(path)
+            create::open_output(path, create::Existing::Truncate, create::RECORD_MODE)
                 .with_context(|| format!("--stats {}: cannot create", path.display()))?,
         )),
         None => None,
@@ -213,7 +211,7 @@ impl Observers {
 
 fn write_summary_json(path: &Path, record: &SummaryRecord) -> bool {
     let text = serde_json::to_string(record).expect("a summary serialises") + "\n";
-    match std::fs::write(path, text) {
+    match create::write_record(path, text.as_bytes(), create::RECORD_MODE) {
         Ok(()) => true,
         Err(e) => {
             say(&message!(

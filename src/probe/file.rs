@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
 use crate::base::block::DIRECT_ALIGN_BYTES;
+use crate::base::create;
 
 /// What `cleanup` does to the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,11 +61,7 @@ impl FileTarget {
             path: path.display().to_string(),
             source,
         };
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(io_err)?;
+        create::create_new(path, create::DATA_MODE).map_err(io_err)?;
         let target = FileTarget::new(path, label, TargetKind::File, direct, Ending::Remove);
         if let Err(e) = target.check_direct() {
             let _ = std::fs::remove_file(path);
@@ -151,15 +148,23 @@ impl FileTarget {
     }
 
     fn open(&self, pass: Pass) -> io::Result<File> {
-        let mut options = OpenOptions::new();
+        let direct = if self.direct { libc::O_DIRECT } else { 0 };
         match pass {
-            Pass::Write => options.write(true).truncate(self.ending != Ending::Leave),
-            Pass::Read => options.read(true),
-        };
-        if self.direct {
-            options.custom_flags(libc::O_DIRECT);
+            // Reopened each pass: a symlink put in its place meanwhile is
+            // followed only if the caller or root owns it.
+            Pass::Write => {
+                let truncate = if self.ending != Ending::Leave {
+                    libc::O_TRUNC
+                } else {
+                    0
+                };
+                create::open_existing(&self.path, libc::O_WRONLY | truncate | direct)
+            }
+            Pass::Read => OpenOptions::new()
+                .read(true)
+                .custom_flags(direct)
+                .open(&self.path),
         }
-        options.open(&self.path)
     }
 
     fn file(&mut self) -> io::Result<&mut File> {
@@ -248,11 +253,8 @@ impl ProbeTarget for FileTarget {
                     format!("cannot remove {shown}: {e}"),
                 )),
             },
-            Ending::Truncate => OpenOptions::new()
-                .write(true)
-                .open(&self.path)
-                .and_then(|f| f.set_len(0))
-                .map(|()| format!("left {shown} empty"))
+            Ending::Truncate => create::open_existing(&self.path, libc::O_WRONLY | libc::O_TRUNC)
+                .map(|_| format!("left {shown} empty"))
                 .map_err(|e| io::Error::new(e.kind(), format!("cannot empty {shown}: {e}"))),
             Ending::Leave => Ok(String::new()),
         }

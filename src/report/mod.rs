@@ -32,6 +32,7 @@ use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::{message, say};
 use crate::base::errors::ConfigError;
+use crate::base::create;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::base::path_registry::{open_regular, Need, Registry, Role};
 use crate::cli::command::Command;
@@ -225,8 +226,7 @@ fn report(cli: &ReportCli) -> Result<Vec<String>, Refusal> {
             });
         };
         let svg = svg.map_err(|why| message!("report: {}: cannot draw: {why}", out.display()))?;
-        std::fs::write(out, svg)
-            .map_err(|e| message!("report: {}: cannot write: {e}", out.display()))?;
+        write_picture(out, svg.as_bytes(), cli.force)?;
     }
     Ok(lines)
 }
@@ -252,6 +252,37 @@ fn read_recording(path: &Path) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     open_regular(path)?.read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// Writes the picture to `out` (`base::create`): a new file, or with
+/// `force` an existing one truncated; a symlink another user owns is
+/// never followed. An existing file without -f and such a link are
+/// refusals (status 2), before a byte is written.
+fn write_picture(out: &Path, svg: &[u8], force: bool) -> Result<(), Refusal> {
+    let usage = |why: String| Refusal {
+        line: message!("report: -o {}: {why}", out.display()),
+        status: USAGE,
+    };
+    // A link to nothing is something there too: never created through.
+    if !force && out.symlink_metadata().is_ok() {
+        return Err(usage("exists; give -f to overwrite it".into()));
+    }
+    if let Some(why) = create::foreign_link(out) {
+        return Err(usage(why));
+    }
+    let existing = if force {
+        create::Existing::Truncate
+    } else {
+        create::Existing::Refuse
+    };
+    let mut file = match create::open_output(out, existing, create::RECORD_MODE) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            return Err(usage("exists; give -f to overwrite it".into()))
+        }
+        other => other.map_err(|e| message!("report: -o {}: cannot open: {e}", out.display()))?,
+    };
+    file.write_all(svg)
+        .map_err(|e| message!("report: -o {}: cannot write: {e}", out.display()).into())
 }
 
 /// Why the file at `path` is refused unread: a manifest larger than

@@ -10,9 +10,7 @@
 //! file do not interleave.
 
 use std::ffi::CString;
-use std::fs::OpenOptions;
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -55,11 +53,7 @@ impl Log {
     pub fn open(path: Option<&Path>, syslog: bool) -> io::Result<Log> {
         let mut log = Log::none();
         if let Some(path) = path {
-            let file = OpenOptions::new()
-                .append(true)
-                .create(true)
-                .mode(0o640)
-                .open(path)?;
+            let file = crate::base::create::append(path, 0o640)?;
             log.sink = Some(Mutex::new(Box::new(file)));
         }
         if syslog {

@@ -8,10 +8,10 @@
 //! append would start unaligned); the final short block is written with
 //! O_DIRECT turned off, since it cannot be aligned.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::FileTypeExt;
 
 use anyhow::Context;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
@@ -21,6 +21,7 @@ use super::{PartialWrite, Plan, Sink, SinkTraits};
 use crate::base::block::DIRECT_ALIGN_BYTES;
 use crate::base::blocking::Blocking;
 use crate::base::console::message;
+use crate::base::create;
 use crate::base::kernel_pipe::{drain_pipe, splice_refusal, KernelPipe};
 
 /// A sink writing to a file descriptor.
@@ -140,9 +141,10 @@ impl FdSink {
 /// Opens a named output as planned: a new file exclusively, an existing
 /// one truncated or appended to, anything else as it is. Pipes are widened.
 pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true);
-    let path = match plan {
+    // Through `base::create`: a new file exclusively and never through a
+    // link; an existing one, or a device, through a symlink only when the
+    // caller or root owns it.
+    let file = match plan {
         Plan::Stdout => return io::stdout().as_fd().try_clone_to_owned().map(File::from),
         Plan::Connect(peer) => return Err(io::Error::other(format!("-O {peer}: is not a file"))),
         Plan::Remote(remote) => {
@@ -150,21 +152,11 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
                 "-o {remote}: is not a local file"
             )))
         }
-        Plan::Create(p) => {
-            options.create_new(true).mode(0o666);
-            p
-        }
-        Plan::Truncate(p) => {
-            options.truncate(true);
-            p
-        }
-        Plan::Append(p) => {
-            options.append(true);
-            p
-        }
-        Plan::AsIs(p) => p,
+        Plan::Create(p) => create::create_new(p, create::DATA_MODE)?,
+        Plan::Truncate(p) => create::open_existing(p, libc::O_WRONLY | libc::O_TRUNC)?,
+        Plan::Append(p) => create::open_existing(p, libc::O_WRONLY | libc::O_APPEND)?,
+        Plan::AsIs(p) => create::open_existing(p, libc::O_WRONLY)?,
     };
-    let file = options.open(path)?;
     crate::base::pipe_size::grow_to(&file, block_bytes);
     Ok(file)
 }

@@ -13,6 +13,7 @@ use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
 use super::OpenError;
 use crate::base::console::message;
+use crate::base::create;
 use crate::base::errors::ConfigError;
 use crate::base::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
@@ -114,6 +115,7 @@ fn plan_file(
         pattern.to_path_buf()
     };
     let path = &first;
+    refuse_links(path, name)?;
     let identity = Identity::of_path(path).map_err(|e| {
         OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
     })?;
@@ -162,6 +164,7 @@ fn plan_file(
 /// for existing files. Used for every later volume too.
 pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError> {
     let name = path.display().to_string();
+    refuse_links(path, &name)?;
     let identity = Identity::of_path(path).map_err(|e| {
         OpenError::Io(anyhow::Error::new(e).context(format!("-o {name}: cannot inspect")))
     })?;
@@ -175,6 +178,26 @@ pub fn plan_path(path: &Path, existing: ExistingFile) -> Result<Plan, OpenError>
         },
         Some(_) => Plan::AsIs(path.to_path_buf()),
     })
+}
+
+/// Refuses a symlink at `path` that `base::create` would not follow (one
+/// another user owns, which could have been planted) and a symlink to
+/// nothing, which tapebuf never creates a file through.
+fn refuse_links(path: &Path, name: &str) -> Result<(), OpenError> {
+    let refuse = |why: String| OpenError::Refused(ConfigError::new(format!("-o {name}"), why));
+    if let Some(why) = create::foreign_link(path) {
+        return Err(refuse(why));
+    }
+    let dangling = path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+        && std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+    if dangling {
+        return Err(refuse(
+            "is a symbolic link to nothing; tapebuf creates no file through a link".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// True when `path` would be made in `/dev`, which holds devices and

@@ -6,10 +6,9 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::io::{self, Read};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -105,13 +104,10 @@ pub(super) fn write(path: &Path, volumes: &[VolumeFigures]) -> io::Result<()> {
 }
 
 /// Writes `text` to `path` so that a reader sees the old file or the new
-/// one: a temporary file beside it (mode 0600), fsync, rename, fsync of
-/// the directory, which is created (mode 0700) if missing.
+/// one (`base::create::replace_with`: a temporary nobody can name in
+/// advance, mode 0600, fsync, rename, fsync of the directory); the
+/// directory is created (mode 0700) if missing.
 fn write_atomically(path: &Path, text: &[u8]) -> io::Result<()> {
-    static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other("no history file named"))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -120,27 +116,5 @@ fn write_atomically(path: &Path, text: &[u8]) -> io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
-    let mut tmp_name = OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(
-        ".{}.{}.tmp",
-        std::process::id(),
-        TEMPORARIES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let tmp = dir.join(tmp_name);
-    let written = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        file.write_all(text)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    fs::File::open(dir)?.sync_all()
+    crate::base::create::replace_with(path, text, 0o600)
 }
