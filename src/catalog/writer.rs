@@ -1,8 +1,9 @@
 //! Writing a catalog: members arrive in stream order and go into blocks as
 //! they come, so memory stays one block and the index (a few bytes per
-//! 256 members). The file is written beside its final name and renamed
-//! into place only once whole and synced: a reader sees the old catalog or
-//! the new one, never part of one.
+//! 256 members). The file is written to a temporary nobody can name in
+//! advance (`base::create::Replacement`) and renamed into place only once
+//! whole and synced: a reader sees the old catalog or the new one, never
+//! part of one.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};

@@ -240,6 +240,7 @@ fn check_later_volumes(
         }
         char_devices::check_path(&path, Direction::Output, any_device)
             .map_err(OpenError::Refused)?;
+        refuse_links(&path, &path.display().to_string())?;
         if existing == ExistingFile::Refuse {
             plan_path(&path, existing)?;
         }

@@ -59,11 +59,21 @@ pub fn open_output(path: &Path, existing: Existing, mode: u32) -> io::Result<Fil
             Err(_) => {}
         }
         match open_existing(path, flags) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && is_symlink(path) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "is a symbolic link to nothing; tapebuf creates no file through a link",
+                ))
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             other => return other,
         }
     }
     Err(io::Error::other("appeared and vanished again and again"))
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// Opens `path` for appending, creating it with `mode` when missing: the

@@ -130,3 +130,18 @@ fn scratch_data_has_no_name_in_its_directory() {
     file.write_all(b"sums").unwrap();
     assert!(names(dir.path()).is_empty());
 }
+
+#[test]
+fn nothing_is_created_through_a_link_to_nothing_even_when_overwriting() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink("missing", &link).unwrap();
+    for existing in [Existing::Truncate, Existing::Append] {
+        let e = open_output(&link, existing, DATA_MODE).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "is a symbolic link to nothing; tapebuf creates no file through a link"
+        );
+    }
+    assert_eq!(names(dir.path()), ["link"]);
+}

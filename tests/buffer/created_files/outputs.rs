@@ -212,3 +212,47 @@ fn extract_follows_no_planted_link_at_its_output() {
     assert_refused(&out, &planted_line("extract: -o ", "x.tar"));
     secret.assert_untouched();
 }
+
+// issue 45 finding 11 (probe's file target under the same rule)
+#[test]
+fn probe_writes_through_no_planted_link() {
+    common::needs::root("planting a link as another uid");
+    let dir = tempfile::tempdir().unwrap();
+    let secret = Secret::new(dir.path());
+    plant(&dir.path().join("target"), &secret.path);
+    let out = run(
+        dir.path(),
+        &[
+            "probe", "target", "--force", "--sizes", "16k", "--runs", "1",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let why = format!("target is a symbolic link owned by uid {OTHER_UID}, neither you nor root");
+    assert!(
+        stderr.starts_with(&format!(
+            "tapebuf: probe: target: opening to write at byte offset 0 (block size 16k, run 1): {why}"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    secret.assert_untouched();
+}
+
+// issue 45 finding 11: a later volume's file is checked before volume 1
+#[test]
+fn a_planted_link_at_a_later_volume_is_refused_before_any_byte() {
+    common::needs::root("planting a link as another uid");
+    let dir = tempfile::tempdir().unwrap();
+    let secret = Secret::new(dir.path());
+    std::fs::write(dir.path().join("in.bin"), vec![7u8; 200_000]).unwrap();
+    plant(&dir.path().join("vol.002"), &secret.path);
+    let args = ["-q", "-i", "in.bin", "-o", "vol.%03d", "-s", "16k"];
+    let out = run(
+        dir.path(),
+        &[&args[..], &["--volume-size", "64k", "-f"]].concat(),
+    );
+    assert_refused(&out, &planted_line("-o ", "vol.002"));
+    assert!(!dir.path().join("vol.001").exists());
+    secret.assert_untouched();
+}
