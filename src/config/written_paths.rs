@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::{ConfigError, InputSpec, ManifestPlan, OutputSpec};
 use crate::base::file_id::Identity;
-use crate::base::path_registry::{clash, need_regular, Registry, Role, Spot, Use};
+use crate::base::path_registry::{clash, need_regular, Need, Registry, Role, Spot, Use};
 use crate::observe::settings::ObserveSettings;
 use crate::tape::VolumeNames;
 
@@ -31,22 +31,25 @@ pub fn check(
     manifest: &ManifestPlan,
     reports: &[(&'static str, PathBuf)],
 ) -> Result<(), ConfigError> {
-    let mut registry = Registry::new();
-    for read in read_files(input, manifest)? {
-        registry.add(read)?;
-    }
     let read = read_files(input, manifest)?;
+    let mut registry = Registry::new();
+    for r in &read {
+        registry.add(r.clone())?;
+    }
     let outputs = output_files(outputs);
     for (flag, path) in reports {
         apart_from_endpoints(flag, path, &read, &outputs)?;
-        if *flag == "--catalog" || *flag == "--manifest" {
-            need_regular(&format!("{flag} {}", path.display()), path, Role::Report)?;
-        }
+        // The manifest and the catalog are replaced by renaming a file
+        // made beside them: a FIFO or device there is refused.
+        let need = match *flag {
+            "--catalog" | "--manifest" => Need::Regular,
+            _ => Need::Any,
+        };
         registry.path(
             format!("{flag} {}", path.display()),
             path,
             Role::Report,
-            crate::base::path_registry::Need::Any,
+            need,
         )?;
     }
     let input_numbered = matches!(input, InputSpec::File(p) if numbered(p));

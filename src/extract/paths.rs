@@ -11,6 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::failure::Failure;
+use crate::base::file_id::{Identity, Kind};
 use crate::base::path_registry::{Need, Registry, Role};
 use crate::manifest::Manifest;
 use crate::tape::VolumeNames;
@@ -62,12 +63,8 @@ fn volumes(p: &Paths<'_>) -> Vec<(u32, PathBuf, Need)> {
     let beside = p.manifest_path.parent().unwrap_or(Path::new("."));
     for v in &p.manifest.volumes {
         if let Some(names) = &input {
-            let need = if names.is_numbered() {
-                Need::Regular
-            } else {
-                Need::Any
-            };
-            files.push((v.number, names.volume(v.number), need));
+            let path = names.volume(v.number);
+            files.push((v.number, path.clone(), seekable(names, &path)));
         }
         let mut written = vec![PathBuf::from(&v.name)];
         written.extend(recorded.as_ref().map(|names| names.volume(v.number)));
@@ -79,4 +76,21 @@ fn volumes(p: &Paths<'_>) -> Vec<(u32, PathBuf, Need)> {
         }
     }
     files
+}
+
+/// What a volume read by seeking must be: a numbered one a regular file;
+/// one file a tape drive, a block device or a regular file, never a FIFO
+/// or socket, which cannot seek and would wait for a writer.
+fn seekable(names: &VolumeNames, path: &Path) -> Need {
+    let stream = matches!(
+        Identity::of_path(path),
+        Ok(Some(Identity {
+            kind: Kind::Fifo | Kind::Socket,
+            ..
+        }))
+    );
+    match names.is_numbered() || stream {
+        true => Need::Regular,
+        false => Need::Any,
+    }
 }

@@ -159,3 +159,36 @@ fn report_refuses_a_picture_over_the_recording_it_reads() {
         assert_eq!(sha256_file(&d.join("st.json")), before, "{out}");
     }
 }
+
+// issue 45 finding 1, for the commands whose standard output carries
+// their answer: the one path they take must not be that pipe.
+#[test]
+fn a_commands_path_that_is_its_own_stdout_pipe_is_refused() {
+    let cases: [&[&str]; 5] = [
+        &["probe", "/dev/stdout", "-f"],
+        &["drive", "/dev/stdout"],
+        &["library", "/dev/stdout"],
+        &["report", "/dev/stdout"],
+        &["ls", "--catalog", "/dev/stdout"],
+    ];
+    for args in cases {
+        let child = tapebuf()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (code, stderr, stdout) = ended(child);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
+        assert!(
+            lines[0].contains("/dev/stdout: is the same file as standard output; ")
+                || (lines[0].contains("/dev/stdout")
+                    && lines[0].ends_with(": is a FIFO or pipe; it must be a regular file")),
+            "{args:?}: {stderr}"
+        );
+        assert!(stdout.is_empty(), "{args:?}");
+    }
+}
