@@ -46,6 +46,10 @@ pub(super) struct TarStream {
 struct Pending {
     start: Option<u64>,
     pax: Attrs,
+    /// Why the last 'x' header's records are bad: GNU tar and bsdtar
+    /// read only the last extended header before a member, so a bad one
+    /// that another replaces is no error.
+    pax_error: Option<String>,
     name: Option<Vec<u8>>,
     link: Option<Vec<u8>>,
 }
@@ -62,7 +66,7 @@ impl TarStream {
     pub fn step(&mut self, want: TarWant, bytes: &[u8], at: u64) -> Result<TarPlan, String> {
         match want {
             TarWant::Header => self.header(bytes, at),
-            TarWant::Extension { typeflag, size } => self.extension(typeflag, size, bytes),
+            TarWant::Extension { typeflag, size } => self.extension(typeflag, size, bytes, at),
             TarWant::Sparse {
                 member,
                 size,
@@ -81,7 +85,7 @@ impl TarStream {
         let header = decode(block)?;
         self.note_format(&header);
         match header.typeflag {
-            b'x' | b'g' | b'L' | b'K' => self.extension_header(&header, at),
+            b'x' | b'X' | b'g' | b'L' | b'K' => self.extension_header(&header, at),
             b'M' => Err("a GNU multi-volume continuation ('M'), not followed".to_string()),
             b'N' => Err("an old GNU long-names header ('N'), not followed".to_string()),
             b'V' => self.volume_label(&header),
@@ -107,6 +111,9 @@ impl TarStream {
     }
 
     fn zero_block(&mut self, at: u64) -> Result<TarPlan, String> {
+        if let Some(why) = self.pending.pax_error.take() {
+            return Err(why);
+        }
         if let Some(start) = self.pending.start {
             return Err(format!(
                 "a zero block where the member of the extended header at byte {start} was due"
@@ -120,7 +127,7 @@ impl TarStream {
     }
 
     fn note_format(&mut self, header: &Header) {
-        let pax = matches!(header.typeflag, b'x' | b'g');
+        let pax = matches!(header.typeflag, b'x' | b'X' | b'g');
         self.format = match (self.format, header.magic) {
             (None, Magic::Gnu) => Some(Format::Gnu),
             (None, _) if pax => Some(Format::Pax),
@@ -154,9 +161,27 @@ impl TarStream {
         ))
     }
 
-    fn extension(&mut self, typeflag: u8, size: u64, data: &[u8]) -> Result<TarPlan, String> {
+    fn extension(
+        &mut self,
+        typeflag: u8,
+        size: u64,
+        data: &[u8],
+        at: u64,
+    ) -> Result<TarPlan, String> {
         match typeflag {
-            b'x' => self.pending.pax.parse(data)?,
+            // 'X': Solaris's older name for 'x', read as 'x' by both
+            // GNU tar and bsdtar.
+            b'x' | b'X' => {
+                // Another extended header is the next header the earlier
+                // one applied to: both tools keep only the last one's.
+                self.pending.pax = Attrs::default();
+                self.pending.pax_error = self
+                    .pending
+                    .pax
+                    .parse(data)
+                    .err()
+                    .map(|why| format!("{why} in the extended header's records at byte {at}"));
+            }
             b'g' => {
                 let mut newer = Attrs::default();
                 newer.parse(data)?;
@@ -171,6 +196,9 @@ impl TarStream {
 
     fn member(&mut self, header: &Header, at: u64) -> Result<TarPlan, String> {
         let pending = std::mem::take(&mut self.pending);
+        if let Some(why) = pending.pax_error {
+            return Err(why);
+        }
         let attrs = Effective {
             local: &pending.pax,
             global: &self.global,
@@ -186,6 +214,7 @@ impl TarStream {
             .or(pending.link);
         let pax_size = attrs.size(Key::Size)?;
         let mtime = attrs.number(Key::Mtime)?.unwrap_or(header.mtime);
+        refused_type_flag(header.typeflag, at == 0)?;
         if path.is_empty() {
             return Err(
                 "a member with an empty name: GNU tar lists it (and extracts it as '.'), bsdtar skips it"
@@ -200,6 +229,7 @@ impl TarStream {
             || header.magic == Magic::V7 && kind == MemberKind::Directory;
         let link = matches!(kind, MemberKind::HardLink | MemberKind::Symlink)
             .then(|| link.unwrap_or_else(|| header.link()));
+        disputed_names(&attrs, kind, link.as_deref())?;
         let mut member = Member {
             path: Name::new(path),
             kind,
@@ -296,6 +326,44 @@ fn kind_and_data(
         (_, size) => size.unwrap_or(field),
     };
     Ok((kind, data))
+}
+
+/// Type flags the two tools read differently, measured over all 256:
+/// bsdtar takes 'A' as a Solaris ACL for the next member, where GNU tar
+/// lists a file; and as the
+/// archive's first header (`first`), a type flag that is neither NUL, a
+/// digit nor a letter makes bsdtar refuse the whole archive
+/// ("Unrecognized archive format"), where GNU tar lists a file (later in
+/// an archive both list one).
+fn refused_type_flag(typeflag: u8, first: bool) -> Result<(), String> {
+    let why = match typeflag {
+        b'A' => "a Solaris ACL to bsdtar",
+        t if t == 0 || t.is_ascii_alphanumeric() || !first => return Ok(()),
+        _ => "no archive to bsdtar as the first header",
+    };
+    Err(format!(
+        "type flag {}: {why}, a file to GNU tar: GNU tar and bsdtar would list different members",
+        super::name::Name::new([typeflag]).escaped()
+    ))
+}
+
+/// Names the two tools read differently (measured): a pax `path` or
+/// `linkpath` with an empty value (GNU tar: an empty name; bsdtar: the
+/// header's field), and a hard link with an empty target (GNU tar: a link
+/// to '.'; bsdtar: an empty file).
+fn disputed_names(attrs: &Effective, kind: MemberKind, link: Option<&[u8]>) -> Result<(), String> {
+    let why = if attrs.emptied(Key::Path) {
+        "a pax path with an empty value: GNU tar reads an empty name, bsdtar the header's"
+    } else if attrs.emptied(Key::LinkPath) {
+        "a pax linkpath with an empty value: GNU tar reads an empty target, bsdtar the header's"
+    } else if kind == MemberKind::HardLink && link == Some(&[][..]) {
+        "a hard link with an empty target: GNU tar links it to '.', bsdtar makes an empty file"
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "{why}: GNU tar and bsdtar would list different members"
+    ))
 }
 
 fn kind_named(typeflag: u8) -> &'static str {
