@@ -7,6 +7,7 @@
 //! a terminal as the output are each refused with their exit status.
 
 mod backup;
+mod names;
 
 use std::fs;
 use std::process::Stdio;

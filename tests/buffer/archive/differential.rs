@@ -25,7 +25,7 @@
 //! makes the same archive again.
 
 mod gen_cpio;
-mod gen_tar;
+pub(crate) mod gen_tar;
 mod listing;
 mod rng;
 mod through_binary;
