@@ -177,7 +177,8 @@ fn worker(next: &AtomicU64, tally: &Mutex<Tally>, started: Instant) {
             gen_tar::archive(&mut rng)
         };
         let outcome = check(&archive, cpio, &path);
-        let binary = matches!(outcome, Ok(Outcome::Agreed)) && !cpio && i % BINARY_EVERY == 0;
+        let binary =
+            matches!(outcome, Ok(Outcome::Agreed)) && !cpio && i.is_multiple_of(BINARY_EVERY);
         let binary = binary.then(|| through_binary::check(dir.path(), &archive));
         let mut t = tally.lock().unwrap();
         t.checked += 1;

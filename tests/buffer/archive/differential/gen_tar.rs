@@ -109,7 +109,7 @@ pub fn name(rng: &mut Rng) -> Vec<u8> {
                 b"\xc2\x85",
                 b"?*[",
             ];
-            let piece: &[u8] = *rng.pick(odd);
+            let piece: &&[u8] = rng.pick(odd);
             out.extend_from_slice(piece);
         }
     }
