@@ -129,10 +129,26 @@ impl CpioStream {
         bytes: &[u8],
         at: u64,
     ) -> Result<CpioPlan, String> {
-        let name = field(&bytes[..fields.namesize as usize]);
+        let whole = &bytes[..fields.namesize as usize];
+        let name = field(whole);
+        if name.len() + 1 != whole.len() {
+            // GNU cpio reads a name as a C string from a buffer that may
+            // hold an earlier, longer name; bsdtar reads namesize - 1
+            // bytes: they agree only on a name ended by its one NUL.
+            return Err(format!(
+                "a cpio name of {} bytes not ended by its one NUL: GNU cpio and bsdtar would list different members",
+                whole.len()
+            ));
+        }
         let data_start = at + bytes.len() as u64;
         let data = fields.filesize + self.pad(data_start + fields.filesize);
         let end_offset = data_start + data;
+        if name.is_empty() {
+            return Err(
+                "a member with an empty name: GNU cpio lists it as '.', bsdtar skips it"
+                    .to_string(),
+            );
+        }
         if name == TRAILER {
             self.trailer = Some((start, end_offset));
             return Ok(Plan::end(CpioWant::Header).after(data));
@@ -170,9 +186,12 @@ fn kind_of(mode: u64) -> MemberKind {
 }
 
 /// newc/crc: 13 fields of 8 hex digits after the magic. The device is
-/// (major << 32) | minor.
+/// (major << 32) | minor. Every field must be a number, those not kept
+/// too: bsdtar refuses a header with one that is not (GNU cpio warns and
+/// goes on), so the two would list different members.
 fn newc_fields(bytes: &[u8]) -> Option<Fields> {
     let at = |i: usize| hex(&bytes[6 + 8 * i..14 + 8 * i]);
+    (0..13).try_for_each(|i| at(i).map(drop))?;
     Some(Fields {
         ino: at(0)?,
         mode: at(1)?,
@@ -184,9 +203,14 @@ fn newc_fields(bytes: &[u8]) -> Option<Fields> {
     })
 }
 
-/// odc: octal fields of fixed widths after the magic.
+/// odc: octal fields of fixed widths after the magic, every one a number
+/// (as newc's).
 fn odc_fields(bytes: &[u8]) -> Option<Fields> {
     let at = |from: usize, len: usize| octal_exact(&bytes[from..from + len]);
+    bytes[6..76]
+        .iter()
+        .all(|b| (b'0'..=b'7').contains(b))
+        .then_some(())?;
     Some(Fields {
         dev: at(6, 6)?,
         ino: at(12, 6)?,

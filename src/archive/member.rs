@@ -69,7 +69,7 @@ impl MemberKind {
 
 /// One member and where it lies in the stream (byte offsets from the
 /// stream's first byte, across volumes).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Member {
     /// Its path as the archive names it (after pax `path` or a GNU long
     /// name), byte for byte.

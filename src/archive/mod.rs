@@ -15,6 +15,7 @@ mod parser;
 mod pax;
 mod step;
 mod tar;
+mod tar_rules;
 mod tar_stream;
 
 pub use member::{Format, Member, MemberKind};

@@ -8,9 +8,38 @@
 use std::fmt;
 use std::ops::Deref;
 
-/// A member's path or link target, as bytes.
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+use serde::{Deserialize, Serialize};
+
+/// A member's path or link target, as bytes. As serde data it is a string
+/// when its bytes are UTF-8, else an array of its bytes.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(from = "Repr", into = "Repr")]
 pub struct Name(Vec<u8>);
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Repr {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl From<Repr> for Name {
+    fn from(repr: Repr) -> Name {
+        match repr {
+            Repr::Text(text) => Name(text.into_bytes()),
+            Repr::Bytes(bytes) => Name(bytes),
+        }
+    }
+}
+
+impl From<Name> for Repr {
+    fn from(name: Name) -> Repr {
+        match String::from_utf8(name.0) {
+            Ok(text) => Repr::Text(text),
+            Err(e) => Repr::Bytes(e.into_bytes()),
+        }
+    }
+}
 
 impl Name {
     pub fn new(bytes: impl Into<Vec<u8>>) -> Name {
@@ -200,5 +229,17 @@ mod tests {
         assert_ne!(a, b);
         assert_ne!(a.escaped(), b.escaped());
         assert_eq!(a.to_str(), None);
+    }
+
+    #[test]
+    fn as_serde_data_a_name_is_text_when_it_can_be_and_bytes_otherwise() {
+        let text = Name::from("d/\u{e9}");
+        let bytes = Name::new(&b"x\xff"[..]);
+        assert_eq!(serde_json::to_string(&text).unwrap(), "\"d/\u{e9}\"");
+        assert_eq!(serde_json::to_string(&bytes).unwrap(), "[120,255]");
+        for name in [text, bytes] {
+            let back: Name = serde_json::from_str(&serde_json::to_string(&name).unwrap()).unwrap();
+            assert_eq!(back, name);
+        }
     }
 }

@@ -98,6 +98,13 @@ impl Effective<'_> {
         }
     }
 
+    /// Whether the member's own header sets `key` to an empty value. For
+    /// `path` and `linkpath` GNU tar takes that as an empty name, bsdtar
+    /// as no record at all (the header's field then applies).
+    pub fn emptied(&self, key: Key) -> bool {
+        self.local.raw(key) == Some(&[][..])
+    }
+
     /// A number, Err when present but not a number.
     pub fn number(&self, key: Key) -> Result<Option<i64>, String> {
         match self.get(key) {

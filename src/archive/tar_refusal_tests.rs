@@ -62,11 +62,11 @@ fn headers_the_parser_does_not_follow_turn_it_off_with_their_reason() {
         ),
         (
             extension(b'x', b"4 a\n", POSIX),
-            "byte 512: a bad pax record (no '=')",
+            "byte 1024: a bad pax record (no '=') in the extended header's records at byte 512",
         ),
         (
             extension(b'x', b"9 a=b\n", POSIX),
-            "byte 512: a bad pax record (its length runs past",
+            "byte 1024: a bad pax record (its length runs past the header) in the extended header's records at byte 512",
         ),
     ];
     for (first, why) in cases {

@@ -10,6 +10,7 @@ use super::name::Name;
 use super::pax::{Attrs, Effective, Key};
 use super::step::{Plan, MAX_HEADER_BYTES};
 use super::tar::{decode, is_zero, pad512, Header, Magic, BLOCK, BLOCK_U64};
+use super::tar_rules::{disputed_names, kind_and_data, refused_type_flag};
 
 /// What the next piece of a tar stream is.
 #[derive(Debug)]
@@ -46,6 +47,10 @@ pub(super) struct TarStream {
 struct Pending {
     start: Option<u64>,
     pax: Attrs,
+    /// Why the last 'x' header's records are bad: GNU tar and bsdtar
+    /// read only the last extended header before a member, so a bad one
+    /// that another replaces is no error.
+    pax_error: Option<String>,
     name: Option<Vec<u8>>,
     link: Option<Vec<u8>>,
 }
@@ -62,7 +67,7 @@ impl TarStream {
     pub fn step(&mut self, want: TarWant, bytes: &[u8], at: u64) -> Result<TarPlan, String> {
         match want {
             TarWant::Header => self.header(bytes, at),
-            TarWant::Extension { typeflag, size } => self.extension(typeflag, size, bytes),
+            TarWant::Extension { typeflag, size } => self.extension(typeflag, size, bytes, at),
             TarWant::Sparse {
                 member,
                 size,
@@ -81,7 +86,7 @@ impl TarStream {
         let header = decode(block)?;
         self.note_format(&header);
         match header.typeflag {
-            b'x' | b'g' | b'L' | b'K' => self.extension_header(&header, at),
+            b'x' | b'X' | b'g' | b'L' | b'K' => self.extension_header(&header, at),
             b'M' => Err("a GNU multi-volume continuation ('M'), not followed".to_string()),
             b'N' => Err("an old GNU long-names header ('N'), not followed".to_string()),
             b'V' => self.volume_label(&header),
@@ -107,6 +112,9 @@ impl TarStream {
     }
 
     fn zero_block(&mut self, at: u64) -> Result<TarPlan, String> {
+        if let Some(why) = self.pending.pax_error.take() {
+            return Err(why);
+        }
         if let Some(start) = self.pending.start {
             return Err(format!(
                 "a zero block where the member of the extended header at byte {start} was due"
@@ -120,7 +128,7 @@ impl TarStream {
     }
 
     fn note_format(&mut self, header: &Header) {
-        let pax = matches!(header.typeflag, b'x' | b'g');
+        let pax = matches!(header.typeflag, b'x' | b'X' | b'g');
         self.format = match (self.format, header.magic) {
             (None, Magic::Gnu) => Some(Format::Gnu),
             (None, _) if pax => Some(Format::Pax),
@@ -154,9 +162,27 @@ impl TarStream {
         ))
     }
 
-    fn extension(&mut self, typeflag: u8, size: u64, data: &[u8]) -> Result<TarPlan, String> {
+    fn extension(
+        &mut self,
+        typeflag: u8,
+        size: u64,
+        data: &[u8],
+        at: u64,
+    ) -> Result<TarPlan, String> {
         match typeflag {
-            b'x' => self.pending.pax.parse(data)?,
+            // 'X': Solaris's older name for 'x', read as 'x' by both
+            // GNU tar and bsdtar.
+            b'x' | b'X' => {
+                // Another extended header is the next header the earlier
+                // one applied to: both tools keep only the last one's.
+                self.pending.pax = Attrs::default();
+                self.pending.pax_error = self
+                    .pending
+                    .pax
+                    .parse(data)
+                    .err()
+                    .map(|why| format!("{why} in the extended header's records at byte {at}"));
+            }
             b'g' => {
                 let mut newer = Attrs::default();
                 newer.parse(data)?;
@@ -171,6 +197,9 @@ impl TarStream {
 
     fn member(&mut self, header: &Header, at: u64) -> Result<TarPlan, String> {
         let pending = std::mem::take(&mut self.pending);
+        if let Some(why) = pending.pax_error {
+            return Err(why);
+        }
         let attrs = Effective {
             local: &pending.pax,
             global: &self.global,
@@ -186,6 +215,7 @@ impl TarStream {
             .or(pending.link);
         let pax_size = attrs.size(Key::Size)?;
         let mtime = attrs.number(Key::Mtime)?.unwrap_or(header.mtime);
+        refused_type_flag(header.typeflag, at == 0)?;
         if path.is_empty() {
             return Err(
                 "a member with an empty name: GNU tar lists it (and extracts it as '.'), bsdtar skips it"
@@ -200,6 +230,7 @@ impl TarStream {
             || header.magic == Magic::V7 && kind == MemberKind::Directory;
         let link = matches!(kind, MemberKind::HardLink | MemberKind::Symlink)
             .then(|| link.unwrap_or_else(|| header.link()));
+        disputed_names(&attrs, kind, link.as_deref())?;
         let mut member = Member {
             path: Name::new(path),
             kind,
@@ -230,80 +261,6 @@ impl TarStream {
             member.size = attrs.size(Key::SparseSize)?.unwrap_or(stored);
         }
         finish_member(member, after_header, data_blocks(stored)?)
-    }
-}
-
-/// A member's kind, and how many bytes of data (unpadded) follow its
-/// header. Measured against GNU tar 1.34 and bsdtar 3.6
-/// (docs/catalog.md, "Sizes on members without data"): the two agree
-/// that a pax `size` is skipped on every kind but a directory, that a
-/// header's size field is skipped on files and unknown kinds and not on
-/// directories, and that a plain ustar hard link has no data. Where they
-/// disagree (a header's size on a symbolic link, a device, a FIFO or a
-/// volume label: GNU skips it, bsdtar does not; a pax `size` on a
-/// directory: bsdtar skips it, GNU does not; a hard link's size field
-/// once the archive has a pax header: bsdtar skips it, GNU does not) the
-/// member is refused, since the two would extract different members.
-fn kind_and_data(
-    header: &Header,
-    path: &[u8],
-    pax_size: Option<u64>,
-    format: Option<Format>,
-) -> Result<(MemberKind, u64), String> {
-    let field = header.size;
-    let disagree = |what: &str, skips: &str| {
-        Err(format!(
-            "{what} with a size of {} bytes ({skips}): GNU tar and bsdtar would list different members",
-            pax_size.unwrap_or(field)
-        ))
-    };
-    let kind = match header.typeflag {
-        b'0' | 0 | b'7' if header.magic == Magic::V7 && path.ends_with(b"/") => {
-            MemberKind::Directory
-        }
-        b'0' | 0 | b'7' | b'S' => MemberKind::File,
-        b'1' => MemberKind::HardLink,
-        b'2' => MemberKind::Symlink,
-        b'3' => MemberKind::CharDevice,
-        b'4' => MemberKind::BlockDevice,
-        b'5' => MemberKind::Directory,
-        b'6' => MemberKind::Fifo,
-        b'D' => MemberKind::Directory,
-        _ => MemberKind::Other,
-    };
-    let data = match (header.typeflag, pax_size) {
-        (b'5', Some(0) | None) => 0,
-        (b'5', Some(_)) => {
-            return disagree(
-                "a directory",
-                "a pax size: bsdtar skips it, GNU tar does not",
-            )
-        }
-        (b'1', Some(size)) => size,
-        (b'1', None) if field != 0 && format == Some(Format::Pax) => {
-            return disagree(
-                "a hard link in a pax archive",
-                "its size field: bsdtar skips it, GNU tar does not",
-            )
-        }
-        (b'1', None) => 0,
-        (b'2' | b'3' | b'4' | b'6', None) if field != 0 => {
-            return disagree(
-                kind_named(header.typeflag),
-                "its size field: GNU tar skips it, bsdtar does not",
-            )
-        }
-        (_, size) => size.unwrap_or(field),
-    };
-    Ok((kind, data))
-}
-
-fn kind_named(typeflag: u8) -> &'static str {
-    match typeflag {
-        b'2' => "a symbolic link",
-        b'3' => "a character device",
-        b'4' => "a block device",
-        _ => "a FIFO",
     }
 }
 

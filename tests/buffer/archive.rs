@@ -6,6 +6,7 @@
 //! of that member and nothing else.
 
 mod cpio_tools;
+pub(crate) mod differential;
 mod tar_tools;
 
 use std::fs;

@@ -8,6 +8,7 @@
 
 mod backup;
 mod identity;
+mod names;
 
 use std::fs;
 use std::process::Stdio;

@@ -34,6 +34,19 @@ impl Backup {
         fs::write(root.join("d/z_last"), b"last\n").unwrap();
         fs::hard_link(root.join("d/a"), root.join("d/hl")).unwrap();
         sh(root, script);
+        Backup::backed_up(dir)
+    }
+
+    /// A backup of `archive`, bytes made by hand.
+    pub fn of(archive: &[u8]) -> Backup {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("full.tar"), archive).unwrap();
+        Backup::backed_up(dir)
+    }
+
+    /// `full.tar` in `dir` backed up onto volumes with a catalog.
+    fn backed_up(dir: tempfile::TempDir) -> Backup {
+        let root = dir.path();
         let out = common::tapebuf()
             .current_dir(root)
             .args([
