@@ -10,9 +10,12 @@
 //!   byte value; a range written backwards matches nothing), the classes
 //!   `[:alpha:]`, `[:digit:]` ... (ASCII, as the C locale has them),
 //!   `[=c=]` and `[.c.]` for the one byte `c`; `!` or `^` first negates
-//!   it; a `]` first is a member; `\` escapes the byte after it. A `[`
-//!   with no `]` to close it is a plain `[`; an unknown class, or a `\` at
-//!   the pattern's end, matches nothing;
+//!   it; a `]` first is a member; `\` escapes the byte after it; a `[`
+//!   that starts no well-formed `[:name:]` or `[=c=]` is a member. A `[`
+//!   with no `]` to close it is a plain `[`; an unknown class, a `[.` not
+//!   closed on one byte, a range cut by the pattern's end, or a `\` at
+//!   the pattern's end match nothing (glibc's choices, each checked
+//!   against GNU tar);
 //! - `\c` is the byte `c`;
 //! - braces are not special: `{a,b}` is the five bytes it is;
 //! - the pattern matches the whole name, or the part of it before a `/`
@@ -124,10 +127,7 @@ fn bracket(pattern: &[u8], open: usize, byte: u8) -> Bracket {
         let hit = match member {
             Item::Class(class) => class(byte),
             Item::Byte(lo) if is_range => {
-                if i + 1 == pattern.len() {
-                    return Bracket::Unclosed;
-                }
-                let Some((Item::Byte(hi), next)) = item(pattern, i + 1) else {
+                let Some((hi, next)) = range_end(pattern, i + 1) else {
                     return Bracket::Unmatched;
                 };
                 i = next;
@@ -141,6 +141,20 @@ fn bracket(pattern: &[u8], open: usize, byte: u8) -> Bracket {
         Bracket::Matched(i + 1)
     } else {
         Bracket::Unmatched
+    }
+}
+
+/// The end of a range, at `pattern[i]` (after the `-`): a byte, `\c`
+/// or `[.c.]`, and where the next member starts; None when the pattern
+/// ends there (the range, and the expression, match nothing).
+fn range_end(pattern: &[u8], i: usize) -> Option<(u8, usize)> {
+    match (*pattern.get(i)?, pattern.get(i + 1)) {
+        (b'\\', next) => next.map(|&b| (b, i + 2)),
+        (b'[', Some(b'.')) => match named(pattern, i + 2, b'.') {
+            Named::Byte(b, next) => Some((b, next)),
+            _ => None,
+        },
+        (b, _) => Some((b, i + 1)),
     }
 }
 
@@ -181,22 +195,25 @@ enum Named {
 fn named(pattern: &[u8], from: usize, kind: u8) -> Named {
     let rest = &pattern[from.min(pattern.len())..];
     let Some(len) = rest.windows(2).position(|w| w == [kind, b']']) else {
-        return Named::NotOne;
+        // `[.` unclosed matches nothing; `[:` and `[=` leave a plain `[`.
+        return if kind == b'.' {
+            Named::Unknown
+        } else {
+            Named::NotOne
+        };
     };
     let text = &rest[..len];
     let next = from + len + 2;
-    if kind != b':' {
-        return match text {
-            [b] => Named::Byte(*b, next),
-            _ => Named::Unknown,
-        };
-    }
-    if !text.iter().all(u8::is_ascii_lowercase) {
-        return Named::NotOne;
-    }
-    match class(text) {
-        Some(class) => Named::Class(class, next),
-        None => Named::Unknown,
+    match (kind, text) {
+        (b'=' | b'.', [b]) => Named::Byte(*b, next),
+        (b'.', _) => Named::Unknown,
+        (b'=', _) => Named::NotOne,
+        // glibc reads a class name from the bytes `a` to `y` only.
+        _ if !text.iter().all(|b| (b'a'..b'z').contains(b)) => Named::NotOne,
+        _ => match class(text) {
+            Some(class) => Named::Class(class, next),
+            None => Named::Unknown,
+        },
     }
 }
 
@@ -262,6 +279,17 @@ mod tests {
         ("a[[:foo:]]", "ab", false),
         ("a[[.b.]]", "ab", true),
         ("a[[=b=]]", "ab", true),
+        ("[[=ab=]]", "a]", true),
+        ("[[.ab.]]", "a", false),
+        ("[[.a]", "a", false),
+        ("[[=a]", "=", true),
+        ("[[:z:]]", "z]", true),
+        ("[a-[.c.]]", "b", true),
+        ("[a-[:alpha:]]", "a]", true),
+        ("[[:alpha:]-z]", "-", true),
+        ("[a-", "[a-", false),
+        ("[/*}-", "[/.}-", false),
+        ("[/a", "[/a", true),
         ("?", "k/", true),
         ("?", "kk", false),
         ("*", "", true),
