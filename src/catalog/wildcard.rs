@@ -209,7 +209,7 @@ fn named(pattern: &[u8], from: usize, kind: u8) -> Named {
         (b'.', _) => Named::Unknown,
         (b'=', _) => Named::NotOne,
         // glibc reads a class name from the bytes `a` to `y` only.
-        _ if !text.iter().all(|b| (b'a'..b'z').contains(b)) => Named::NotOne,
+        _ if !text.iter().all(|b| (b'a'..=b'y').contains(b)) => Named::NotOne,
         _ => match class(text) {
             Some(class) => Named::Class(class, next),
             None => Named::Unknown,

@@ -4,20 +4,67 @@
 //! turned into pieces: touching ranges merged, tar's global headers put
 //! before the first member they precede, then the archive's end (see
 //! `plan.rs`). Memory is one catalog block and one pending range,
-//! whatever the number of members.
+//! whatever the number of members. The pieces' vocabulary (a stream
+//! range or made bytes, tar's and cpio's ends) lives here too.
 
 use std::collections::VecDeque;
 use std::io;
 use std::iter::Peekable;
 use std::slice;
 
-use crate::archive::Member;
-use crate::catalog::Matching;
+use crate::archive::{Format, Member};
+use crate::catalog::{Catalog, Matching};
 
 use super::linked::checked;
-use super::plan::{
-    is_cpio, made_trailer, Piece, Plan, CPIO_BLOCK_BYTES, TAR_END_BYTES, TAR_RECORD_BYTES,
-};
+
+/// Tar's end: two zero blocks.
+pub const TAR_END_BYTES: u64 = 1024;
+/// Tar's default record (blocking factor 20): the output's length is a
+/// multiple of it.
+pub const TAR_RECORD_BYTES: u64 = 10240;
+/// GNU cpio's default block: the output's length is a multiple of it.
+pub const CPIO_BLOCK_BYTES: u64 = 512;
+
+/// One piece of the output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// The backup's stream bytes `[start, end)`, copied as they are.
+    Stream { start: u64, end: u64 },
+    /// Bytes made here: the end of a tar archive, or a cpio trailer.
+    Made(Vec<u8>),
+}
+
+impl Piece {
+    /// Its length in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Piece::Stream { start, end } => end.saturating_sub(*start),
+            Piece::Made(bytes) => bytes.len() as u64,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What the catalog keeps of the archive besides its members.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Tail {
+    /// Tar's pax global headers, `[start, end)`, in stream order.
+    pub globals: Vec<(u64, u64)>,
+    /// cpio's TRAILER!!! member, `[start, end)`.
+    pub trailer: Option<(u64, u64)>,
+}
+
+impl Tail {
+    pub(super) fn of(catalog: &Catalog) -> Tail {
+        Tail {
+            globals: catalog.globals().to_vec(),
+            trailer: catalog.trailer(),
+        }
+    }
+}
 
 /// The members the output holds, in stream order.
 pub struct OutputMembers<'p> {
@@ -29,11 +76,12 @@ pub struct OutputMembers<'p> {
 }
 
 impl<'p> OutputMembers<'p> {
-    pub(super) fn new(plan: &'p Plan<'_>) -> OutputMembers<'p> {
+    /// The `chosen` members and the `added` ones (in stream order).
+    pub(super) fn new(chosen: Matching<'p>, added: &'p [Member]) -> OutputMembers<'p> {
         OutputMembers {
-            chosen: plan.catalog.matching(plan.patterns),
+            chosen,
             next_chosen: None,
-            added: plan.added.iter().peekable(),
+            added: added.iter().peekable(),
             chosen_done: false,
         }
     }
@@ -64,8 +112,9 @@ impl Iterator for OutputMembers<'_> {
 
 /// The output's pieces, in order.
 pub struct Pieces<'p> {
-    plan: &'p Plan<'p>,
     members: OutputMembers<'p>,
+    tail: &'p Tail,
+    format: Format,
     /// The next tar global header to place.
     global: usize,
     /// The range being grown, not yet handed out.
@@ -78,10 +127,11 @@ pub struct Pieces<'p> {
 }
 
 impl<'p> Pieces<'p> {
-    pub(super) fn new(plan: &'p Plan<'p>) -> Pieces<'p> {
+    pub(super) fn new(members: OutputMembers<'p>, tail: &'p Tail, format: Format) -> Pieces<'p> {
         Pieces {
-            plan,
-            members: plan.output_members(),
+            members,
+            tail,
+            format,
             global: 0,
             pending: None,
             ready: VecDeque::new(),
@@ -114,8 +164,8 @@ impl<'p> Pieces<'p> {
 
     /// A member: tar's global headers before it first, then its range.
     fn member(&mut self, m: &Member) {
-        let globals = &self.plan.tail.globals;
-        if !is_cpio(self.plan.format()) {
+        let globals = &self.tail.globals;
+        if !is_cpio(self.format) {
             while let Some(&(start, end)) = globals.get(self.global) {
                 if start >= m.header_offset {
                     break;
@@ -130,9 +180,9 @@ impl<'p> Pieces<'p> {
     /// The archive's end: tar's two zero blocks and zeros to a whole
     /// record, or cpio's trailer and zeros to a whole block.
     fn end(&mut self) {
-        let format = self.plan.format();
+        let format = self.format;
         if is_cpio(format) {
-            match self.plan.tail.trailer {
+            match self.tail.trailer {
                 Some((start, end)) => self.add(start, end),
                 None => {
                     self.flush();
@@ -178,4 +228,33 @@ impl Iterator for Pieces<'_> {
             }
         }
     }
+}
+
+fn is_cpio(format: Format) -> bool {
+    matches!(format, Format::CpioNewc | Format::CpioCrc | Format::CpioOdc)
+}
+
+/// A TRAILER!!! member in `format`, as GNU cpio writes it: every field
+/// zero but a link count of 1 and the name's size.
+pub fn made_trailer(format: Format) -> Vec<u8> {
+    const NAME: &[u8] = b"TRAILER!!!\0";
+    let mut bytes = match format {
+        Format::CpioOdc => format!("070707{:0>30}000001{:0>6}{:0>11}000013{:0>11}", 0, 0, 0, 0),
+        _ => {
+            let magic = if format == Format::CpioCrc {
+                "070702"
+            } else {
+                "070701"
+            };
+            let fields = [0u32, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, NAME.len() as u32, 0];
+            let hex: String = fields.iter().map(|f| format!("{f:08X}")).collect();
+            format!("{magic}{hex}")
+        }
+    }
+    .into_bytes();
+    bytes.extend_from_slice(NAME);
+    if format != Format::CpioOdc {
+        bytes.resize(bytes.len().next_multiple_of(4), 0);
+    }
+    bytes
 }

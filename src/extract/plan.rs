@@ -31,52 +31,24 @@
 
 use std::io;
 
-use crate::archive::{Format, Member};
+use crate::archive::Member;
 use crate::catalog::{Catalog, Patterns, Tally};
 
 use super::linked::{checked, resolve, want_of};
 pub use super::linked::{Missing, Needed};
-pub use super::pieces::{OutputMembers, Pieces};
-
-/// Tar's end: two zero blocks.
-pub const TAR_END_BYTES: u64 = 1024;
-/// Tar's default record (blocking factor 20): the output's length is a
-/// multiple of it.
-pub const TAR_RECORD_BYTES: u64 = 10240;
-/// GNU cpio's default block: the output's length is a multiple of it.
-pub const CPIO_BLOCK_BYTES: u64 = 512;
-
-/// One piece of the output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// The backup's stream bytes `[start, end)`, copied as they are.
-    Stream { start: u64, end: u64 },
-    /// Bytes made here: the end of a tar archive, or a cpio trailer.
-    Made(Vec<u8>),
-}
-
-impl Piece {
-    /// Its length in bytes.
-    pub fn len(&self) -> u64 {
-        match self {
-            Piece::Stream { start, end } => end.saturating_sub(*start),
-            Piece::Made(bytes) => bytes.len() as u64,
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+pub(crate) use super::pieces::Tail;
+pub use super::pieces::{
+    made_trailer, OutputMembers, Piece, Pieces, CPIO_BLOCK_BYTES, TAR_END_BYTES, TAR_RECORD_BYTES,
+};
 
 /// What an extract writes: its members and pieces come as they are
 /// copied (`members`, `pieces`).
 pub struct Plan<'c> {
-    pub(super) catalog: &'c Catalog,
-    pub(super) patterns: &'c Patterns,
-    pub(super) tail: Tail,
+    catalog: &'c Catalog,
+    patterns: &'c Patterns,
+    tail: Tail,
     /// The members no name chose that chosen ones need, in stream order.
-    pub(super) added: Vec<Member>,
+    added: Vec<Member>,
     /// How many members the output holds, chosen or needed.
     pub members: u64,
     /// The names (indices in the `Patterns`) that chose no member.
@@ -91,16 +63,12 @@ pub struct Plan<'c> {
 impl<'c> Plan<'c> {
     /// The members the output holds, in stream order.
     pub fn output_members(&self) -> OutputMembers<'_> {
-        OutputMembers::new(self)
+        OutputMembers::new(self.catalog.matching(self.patterns), &self.added)
     }
 
     /// The output, in order, made as it is asked for.
     pub fn pieces(&self) -> Pieces<'_> {
-        Pieces::new(self)
-    }
-
-    pub(super) fn format(&self) -> Format {
-        self.catalog.format()
+        Pieces::new(self.output_members(), &self.tail, self.catalog.format())
     }
 }
 
@@ -118,24 +86,6 @@ pub enum PlanError {
 /// The plan of an archive of the members `patterns` choose from `catalog`.
 pub fn plan<'c>(catalog: &'c Catalog, patterns: &'c Patterns) -> Result<Plan<'c>, PlanError> {
     plan_with(catalog, Tail::of(catalog), patterns)
-}
-
-/// What the catalog keeps of the archive besides its members.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Tail {
-    /// Tar's pax global headers, `[start, end)`, in stream order.
-    pub globals: Vec<(u64, u64)>,
-    /// cpio's TRAILER!!! member, `[start, end)`.
-    pub trailer: Option<(u64, u64)>,
-}
-
-impl Tail {
-    fn of(catalog: &Catalog) -> Tail {
-        Tail {
-            globals: catalog.globals().to_vec(),
-            trailer: catalog.trailer(),
-        }
-    }
 }
 
 /// `plan`, with the archive's tail given: one pass over the catalog
@@ -170,33 +120,4 @@ pub(crate) fn plan_with<'c>(
         needed: resolved.needed,
         missing: resolved.missing,
     })
-}
-
-pub(super) fn is_cpio(format: Format) -> bool {
-    matches!(format, Format::CpioNewc | Format::CpioCrc | Format::CpioOdc)
-}
-
-/// A TRAILER!!! member in `format`, as GNU cpio writes it: every field
-/// zero but a link count of 1 and the name's size.
-pub fn made_trailer(format: Format) -> Vec<u8> {
-    const NAME: &[u8] = b"TRAILER!!!\0";
-    let mut bytes = match format {
-        Format::CpioOdc => format!("070707{:0>30}000001{:0>6}{:0>11}000013{:0>11}", 0, 0, 0, 0),
-        _ => {
-            let magic = if format == Format::CpioCrc {
-                "070702"
-            } else {
-                "070701"
-            };
-            let fields = [0u32, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, NAME.len() as u32, 0];
-            let hex: String = fields.iter().map(|f| format!("{f:08X}")).collect();
-            format!("{magic}{hex}")
-        }
-    }
-    .into_bytes();
-    bytes.extend_from_slice(NAME);
-    if format != Format::CpioOdc {
-        bytes.resize(bytes.len().next_multiple_of(4), 0);
-    }
-    bytes
 }

@@ -5,6 +5,9 @@
 //! the archive's bytes, must be an archive that `tar tf` lists and `tar
 //! xf` / `cpio -i` extract cleanly, each member equal to what the whole
 //! archive gives.
+//!
+//! Length: one tree, its helpers and the drained plan (`Laid`) serve
+//! every format's case; split, each file would need them all.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -234,6 +237,7 @@ fn tar_case(script: &str) {
     assert_eq!(plan.needed.len(), 1);
     assert_eq!(plan.needed[0].path, format!("d/{LONG_LINK}"));
     assert_eq!(plan.needed[0].by, "d/small");
+    assert_eq!(plan.missing, []);
     let out = assemble(&m.archive, &plan);
     assert_eq!(out.len() % 10240, 0);
     // In stream order: the link's target first, as tar wrote it.

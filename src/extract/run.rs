@@ -120,11 +120,17 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
             )
         ));
     }
-    Ok(if !plan.missing.is_empty() {
-        Some(Failure::Failed(missing_line(&plan.missing)))
+    Ok(ending(&plan.missing, &unmatched))
+}
+
+/// The failure a written archive still ends with: hard links without
+/// their targets, or names that chose nothing.
+fn ending(missing: &[Missing], unmatched: &[&str]) -> Option<Failure> {
+    if !missing.is_empty() {
+        Some(Failure::Failed(missing_line(missing)))
     } else {
-        (!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(&unmatched)))
-    })
+        (!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(unmatched)))
+    }
 }
 
 /// One line for each hard link in the output whose target is in no

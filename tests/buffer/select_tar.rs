@@ -151,15 +151,13 @@ fn pattern(members: &[Vec<u8>], rng: &mut Rng) -> String {
     }
 }
 
-#[test]
-fn members_are_chosen_as_gnu_tar_chooses_them_with_and_without_wildcards() {
-    common::needs::tool("tar", "tar");
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("t");
+/// The tree archived into `dir/a.tar` (every third top-level entry
+/// spelled `./`) and backed up with a catalog: the members, as tar lists
+/// them.
+fn archived(dir: &Path, rng: &mut Rng) -> Vec<Vec<u8>> {
+    let root = dir.join("t");
     fs::create_dir(&root).unwrap();
-    let seed = std::env::var("TAPEBUF_SELECT_SEED").map_or(SEED, |s| s.parse().unwrap());
-    let mut rng = Rng(seed);
-    let top = tree(&root, &mut rng);
+    let top = tree(&root, rng);
     let mut args = vec![
         "--sort=name".to_string(),
         "--no-unquote".into(),
@@ -181,18 +179,14 @@ fn members_are_chosen_as_gnu_tar_chooses_them_with_and_without_wildcards() {
         "{}",
         String::from_utf8_lossy(&made.stderr)
     );
-    let listing = run(
-        dir.path(),
-        "tar",
-        &["--quoting-style=literal", "-tf", "a.tar"],
-    );
+    let listing = run(dir, "tar", &["--quoting-style=literal", "-tf", "a.tar"]);
     let members: Vec<Vec<u8>> = (listing.stdout.split(|&b| b == b'\n'))
         .filter(|l| !l.is_empty())
         .map(<[u8]>::to_vec)
         .collect();
     assert!(members.len() > 20, "{} members", members.len());
     let out = common::tapebuf()
-        .current_dir(dir.path())
+        .current_dir(dir)
         .args([
             "-i",
             "a.tar",
@@ -210,7 +204,26 @@ fn members_are_chosen_as_gnu_tar_chooses_them_with_and_without_wildcards() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    members
+}
 
+/// The set, sorted as text, for messages.
+fn shown(s: &HashSet<Vec<u8>>) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .iter()
+        .map(|m| String::from_utf8_lossy(m).into())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn members_are_chosen_as_gnu_tar_chooses_them_with_and_without_wildcards() {
+    common::needs::tool("tar", "tar");
+    let dir = tempfile::tempdir().unwrap();
+    let seed = std::env::var("TAPEBUF_SELECT_SEED").map_or(SEED, |s| s.parse().unwrap());
+    let mut rng = Rng(seed);
+    let members = archived(dir.path(), &mut rng);
     let started = Instant::now();
     let mut checked = 0;
     while checked < PATTERNS && started.elapsed() < TIME_LIMIT {
@@ -227,17 +240,13 @@ fn members_are_chosen_as_gnu_tar_chooses_them_with_and_without_wildcards() {
             .filter(|m| patterns.chooses(m))
             .cloned()
             .collect();
-        let show = |s: &HashSet<Vec<u8>>| {
-            let mut v: Vec<String> = s
-                .iter()
-                .map(|m| String::from_utf8_lossy(m).into())
-                .collect();
-            v.sort();
-            v
-        };
-        assert_eq!(show(&ours), show(&expected), "pattern {p:?} (seed {seed})");
+        assert_eq!(
+            shown(&ours),
+            shown(&expected),
+            "pattern {p:?} (seed {seed})"
+        );
         if checked % 8 == 0 {
-            assert_eq!(show(&listed(dir.path(), &p)), show(&expected), "ls {p:?}");
+            assert_eq!(shown(&listed(dir.path(), &p)), shown(&expected), "ls {p:?}");
         }
         checked += 1;
     }
