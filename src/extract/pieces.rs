@@ -66,9 +66,27 @@ impl Tail {
     }
 }
 
+/// Where the chosen members come from: the catalog, read again, or the
+/// few the plan kept from its first pass.
+pub(super) enum Chosen<'p> {
+    Catalog(Matching<'p>),
+    Kept(slice::Iter<'p, Member>),
+}
+
+impl Iterator for Chosen<'_> {
+    type Item = io::Result<Member>;
+
+    fn next(&mut self) -> Option<io::Result<Member>> {
+        match self {
+            Chosen::Catalog(matching) => matching.next().map(|m| m.and_then(checked)),
+            Chosen::Kept(kept) => kept.next().cloned().map(Ok),
+        }
+    }
+}
+
 /// The members the output holds, in stream order.
 pub struct OutputMembers<'p> {
-    chosen: Matching<'p>,
+    chosen: Chosen<'p>,
     /// The next chosen member, read ahead.
     next_chosen: Option<Member>,
     added: Peekable<slice::Iter<'p, Member>>,
@@ -77,7 +95,7 @@ pub struct OutputMembers<'p> {
 
 impl<'p> OutputMembers<'p> {
     /// The `chosen` members and the `added` ones (in stream order).
-    pub(super) fn new(chosen: Matching<'p>, added: &'p [Member]) -> OutputMembers<'p> {
+    pub(super) fn new(chosen: Chosen<'p>, added: &'p [Member]) -> OutputMembers<'p> {
         OutputMembers {
             chosen,
             next_chosen: None,
@@ -92,7 +110,7 @@ impl Iterator for OutputMembers<'_> {
 
     fn next(&mut self) -> Option<io::Result<Member>> {
         if self.next_chosen.is_none() && !self.chosen_done {
-            match self.chosen.next().map(|m| m.and_then(checked)) {
+            match self.chosen.next() {
                 Some(Ok(m)) => self.next_chosen = Some(m),
                 Some(Err(e)) => return Some(Err(e)),
                 None => self.chosen_done = true,

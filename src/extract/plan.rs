@@ -18,7 +18,9 @@
 //! Memory is bounded whatever the number of members chosen: the plan is
 //! one pass over the catalog that counts the chosen members and keeps
 //! only what hard links want; the pieces are made by a second pass
-//! (`pieces.rs`) as they are copied. What is kept is one catalog block,
+//! (`pieces.rs`) as they are copied. When no more than `KEEP_MEMBERS`
+//! are chosen (one file, a small folder: the common restore), the first
+//! pass keeps them and the second is not needed. What is kept is one catalog block,
 //! the names' tally, and one entry per chosen hard link or cpio link
 //! member whose data is elsewhere (with the members added for them).
 //!
@@ -36,10 +38,15 @@ use crate::catalog::{Catalog, Patterns, Tally};
 
 use super::linked::{checked, resolve, want_of};
 pub use super::linked::{Missing, Needed};
+use super::pieces::Chosen;
 pub(crate) use super::pieces::Tail;
 pub use super::pieces::{
     made_trailer, OutputMembers, Piece, Pieces, CPIO_BLOCK_BYTES, TAR_END_BYTES, TAR_RECORD_BYTES,
 };
+
+/// The most chosen members the plan keeps from its first pass (about
+/// 250 bytes each), so that a small choice reads the catalog once.
+pub const KEEP_MEMBERS: usize = 4096;
 
 /// What an extract writes: its members and pieces come as they are
 /// copied (`members`, `pieces`).
@@ -49,6 +56,8 @@ pub struct Plan<'c> {
     tail: Tail,
     /// The members no name chose that chosen ones need, in stream order.
     added: Vec<Member>,
+    /// The chosen members, when no more than `KEEP_MEMBERS`.
+    kept: Option<Vec<Member>>,
     /// How many members the output holds, chosen or needed.
     pub members: u64,
     /// The names (indices in the `Patterns`) that chose no member.
@@ -63,7 +72,11 @@ pub struct Plan<'c> {
 impl<'c> Plan<'c> {
     /// The members the output holds, in stream order.
     pub fn output_members(&self) -> OutputMembers<'_> {
-        OutputMembers::new(self.catalog.matching(self.patterns), &self.added)
+        let chosen = match &self.kept {
+            Some(kept) => Chosen::Kept(kept.iter()),
+            None => Chosen::Catalog(self.catalog.matching(self.patterns)),
+        };
+        OutputMembers::new(chosen, &self.added)
     }
 
     /// The output, in order, made as it is asked for.
@@ -99,11 +112,16 @@ pub(crate) fn plan_with<'c>(
     let mut tally = Tally::new(patterns);
     let mut chosen = 0u64;
     let mut wants = Vec::new();
+    let mut kept = Some(Vec::new());
     for member in catalog.matching(patterns) {
         let member = checked(member?)?;
         tally.count(member.path.as_bytes());
         chosen += 1;
         wants.extend(want_of(&member));
+        match &mut kept {
+            Some(k) if k.len() < KEEP_MEMBERS => k.push(member),
+            _ => kept = None,
+        }
     }
     let unmatched = tally.unmatched();
     if chosen == 0 {
@@ -116,6 +134,7 @@ pub(crate) fn plan_with<'c>(
         tail,
         members: chosen + resolved.added.len() as u64,
         added: resolved.added,
+        kept,
         unmatched,
         needed: resolved.needed,
         missing: resolved.missing,

@@ -17,7 +17,9 @@ use std::process::{Command, Stdio};
 use crate::archive::{Format, Member, MemberKind, Parser};
 use crate::catalog::{globs::build, Catalog, CatalogExtras, CatalogWriter, Patterns};
 
-use super::plan::{made_trailer, plan, plan_with, Missing, Needed, Piece, Plan, PlanError, Tail};
+use super::plan::{
+    made_trailer, plan, plan_with, Missing, Needed, Piece, Plan, PlanError, Tail, KEEP_MEMBERS,
+};
 
 /// Runs `script` with sh in `dir`, `stdin` fed from a file: its status,
 /// standard output and standard error.
@@ -434,4 +436,20 @@ fn a_member_that_ends_before_it_starts_is_a_damaged_catalog() {
         Err(PlanError::Catalog(e)) => assert!(e.to_string().contains("member b ends at byte 1536")),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_choice_past_what_the_plan_keeps_is_read_again_from_the_catalog_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..KEEP_MEMBERS + 10).map(|i| format!("m{i:05}")).collect();
+    let members: Vec<(&str, u64, u64)> = (names.iter().enumerate())
+        .map(|(i, n)| (n.as_str(), i as u64 * 1024, i as u64 * 1024 + 512))
+        .collect();
+    let catalog = synthetic(dir.path(), &members);
+    let all = laid(plan_with(&catalog, Tail::default(), &globs(&["m*"])));
+    assert_eq!(all.members.len(), members.len());
+    assert_eq!(all.pieces.len(), members.len() + 1);
+    let few = laid(plan_with(&catalog, Tail::default(), &globs(&["m0000*"])));
+    assert_eq!(few.pieces.len(), 11);
+    assert_eq!(few.pieces[..10], all.pieces[..10]);
 }
