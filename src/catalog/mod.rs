@@ -15,8 +15,9 @@
 //! blob that can go onto a tape and be read back.
 //! `writer.rs` writes it atomically; `reader.rs` opens it, refusing a
 //! damaged or hostile file with a reason and bounded memory;
-//! `members.rs` lists it; `select.rs` chooses members by glob as `tar`
-//! chooses them by name.
+//! `members.rs` lists it; `select.rs` chooses members by name as `tar`
+//! chooses them (`globs.rs` the names and patterns, `wildcard.rs` tar's
+//! wildcards over bytes).
 
 mod block;
 pub mod globs;
@@ -26,6 +27,7 @@ mod reader;
 mod sections;
 mod select;
 mod varint;
+pub mod wildcard;
 mod writer;
 
 #[cfg(test)]
@@ -37,7 +39,7 @@ mod sections_tests;
 #[cfg(test)]
 mod select_tests;
 
-pub use globs::GlobTally;
+pub use globs::{Patterns, Tally};
 pub use members::Members;
 pub use reader::Catalog;
 pub use sections::CatalogExtras;

@@ -1,46 +1,37 @@
-//! Choosing members by glob, as `tar` chooses them by name.
-//!
-//! A member is chosen when a glob matches its path (a trailing `/` left
-//! off, as tar stores directories as `dir/`), or matches one of the
-//! directories above it: `home/alice` chooses `home/alice` and everything
-//! under it, as `tar xf backup.tar home/alice` does (GNU tar's default
-//! recursion). Whether `*` crosses a `/` is the `GlobSet`'s own setting:
-//! globset's default (it does) is GNU tar's default for extraction
-//! (`--wildcards-match-slash`); build the globs with
-//! `literal_separator(true)` for `--no-wildcards-match-slash`. Paths are
-//! compared as stored: `./home/alice` is not `home/alice`.
+//! Choosing members by name, as `tar` chooses them (`globs.rs` has the
+//! rules: a name chooses its member and everything under it, a pattern
+//! with wildcards also what it matches).
 //!
 //! Members come in stream order, so a directory's members follow one
-//! another: the verdict on the last parent directory is kept and most
-//! members cost one glob test.
+//! another: the verdict on the last parent directory is kept (a pattern
+//! that chooses a directory chooses everything under it), and most
+//! members cost one test.
 
 use std::io;
 
-use globset::GlobSet;
-
 use crate::archive::Member;
 
+use super::globs::Patterns;
 use super::members::Members;
 use super::reader::Catalog;
 
-/// The members a set of globs chooses (`Catalog::matching`).
+/// The members a set of patterns chooses (`Catalog::matching`).
 pub struct Matching<'a> {
     members: Members<'a>,
-    globs: &'a GlobSet,
-    /// The last parent directory seen, and whether it or a directory above
-    /// it matched.
-    parent: String,
+    patterns: &'a Patterns,
+    /// The last parent directory seen, and whether a pattern chose it.
+    parent: Vec<u8>,
     parent_chosen: bool,
 }
 
 impl Catalog {
-    /// The members `globs` choose, in stream order: those whose path, or a
-    /// directory above it, a glob matches (see the module's notes).
-    pub fn matching<'a>(&'a self, globs: &'a GlobSet) -> Matching<'a> {
+    /// The members `patterns` choose, in stream order (see the module's
+    /// notes).
+    pub fn matching<'a>(&'a self, patterns: &'a Patterns) -> Matching<'a> {
         Matching {
             members: self.members(),
-            globs,
-            parent: String::new(),
+            patterns,
+            parent: Vec::new(),
             parent_chosen: false,
         }
     }
@@ -48,30 +39,22 @@ impl Catalog {
 
 impl Matching<'_> {
     /// Whether `path` is chosen.
-    fn chooses(&mut self, path: &str) -> bool {
-        let path = path.trim_end_matches('/');
-        let parent = path.rfind('/').map_or("", |i| &path[..i]);
-        if parent != self.parent {
-            self.parent_chosen = directory_chosen(self.globs, parent);
+    fn chooses(&mut self, path: &[u8]) -> bool {
+        let mut end = path.len();
+        while end > 1 && path[end - 1] == b'/' {
+            end -= 1;
+        }
+        let parent = path[..end]
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(&path[..0], |i| &path[..i]);
+        if parent != self.parent.as_slice() {
+            self.parent_chosen = !parent.is_empty() && self.patterns.chooses(parent);
             self.parent.clear();
-            self.parent.push_str(parent);
+            self.parent.extend_from_slice(parent);
         }
-        self.parent_chosen || self.globs.is_match(path)
+        self.parent_chosen || self.patterns.chooses(path)
     }
-}
-
-/// Whether a glob matches `dir` or a directory above it.
-fn directory_chosen(globs: &GlobSet, dir: &str) -> bool {
-    let mut dir = dir.trim_end_matches('/');
-    while !dir.is_empty() {
-        if globs.is_match(dir) {
-            return true;
-        }
-        dir = dir
-            .rfind('/')
-            .map_or("", |i| dir[..i].trim_end_matches('/'));
-    }
-    false
 }
 
 impl Iterator for Matching<'_> {
@@ -80,7 +63,7 @@ impl Iterator for Matching<'_> {
     fn next(&mut self) -> Option<io::Result<Member>> {
         loop {
             match self.members.next()? {
-                Ok(member) if !self.chooses(&member.path.lossy()) => continue,
+                Ok(member) if !self.chooses(member.path.as_bytes()) => continue,
                 other => return Some(other),
             }
         }

@@ -13,12 +13,14 @@ use super::LibraryArgs;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "tapebuf extract", version, long_about = None)]
 #[command(
-    after_help = "A glob chooses a member when it matches its path or a directory \
-above it, as tar chooses names. Every record read is checked against the catalog's \
+    after_help = "A name chooses the member it names, and everything under it, as \
+tar xf chooses members; a name with *, ? or [ also chooses what it matches as \
+tar --wildcards would (braces are not special). A hard link's target comes with \
+it, found as tar finds it (./d/a is d/a). Every record read is checked against the catalog's \
 checksum before any of it is written; a damaged record ends the run and the archive \
 is left without its end, so tar says it is cut short. Exit status: 0 the archive \
-was written; 1 a volume could not be read or was damaged, or a glob matched no \
-member; 2 usage error, an unreadable manifest or catalog, or a terminal as the \
+was written; 1 a volume could not be read or was damaged, a name matched no \
+member, or a chosen hard link's target is in no member; 2 usage error, an unreadable manifest or catalog, or a terminal as the \
 output. See tapebuf(1), EXTRACT."
 )]
 pub struct ExtractCli {
@@ -55,7 +57,8 @@ pub struct ExtractCli {
     #[command(flatten)]
     pub library: LibraryArgs,
 
-    /// The members to extract: paths or globs, as tar takes them.
+    /// The members to extract: names or wildcard patterns, as tar takes
+    /// them.
     #[arg(value_name = "GLOB", required = true)]
     pub globs: Vec<String>,
 }

@@ -12,11 +12,11 @@ use clap::{ArgGroup, Parser};
 #[command(name = "tapebuf ls", version, long_about = None)]
 #[command(group(ArgGroup::new("source").required(true).args(["manifest", "catalog"])))]
 #[command(
-    after_help = "A glob chooses the members whose path it matches, and everything \
-under a directory it matches, as tar chooses members by name; * also matches /. \
-Nothing is read from the tapes. Exit status: 0 every glob matched, 1 a glob matched \
+    after_help = "A name chooses the member it names, and everything under it, as \
+tar xf chooses members; a name with *, ? or [ also chooses what it matches as \
+tar --wildcards would (* also matches /; braces are not special). Nothing is read from the tapes. Exit status: 0 every glob matched, 1 a glob matched \
 no member (the others are still listed) or the catalog is damaged part of the way \
-through, 2 usage error, an unreadable manifest, or no catalog. See tapebuf(1), LS."
+through, 2 usage error (an empty name), an unreadable manifest, or no catalog. See tapebuf(1), LS."
 )]
 pub struct LsCli {
     /// The manifest of a backup made with --catalog: its catalog is the
@@ -33,7 +33,8 @@ pub struct LsCli {
     #[arg(long = "json")]
     pub json: bool,
 
-    /// Globs of the members to list [default: every member].
+    /// Names or tar wildcard patterns of the members to list [default:
+    /// every member].
     #[arg(value_name = "GLOB")]
     pub globs: Vec<String>,
 }

@@ -5,9 +5,15 @@
 //! written as it is. A record that does not match, or cannot be read,
 //! ends the copy at once with one line naming the volume, the record and
 //! the stream offset, and the archive is left unended: no end blocks
-//! follow, so `tar` reading it says it is cut short.
+//! follow, so `tar` reading it says it is cut short. The pieces come as
+//! the plan makes them (`pieces.rs`); a catalog that cannot be read on
+//! the way ends the copy the same way.
+//!
+//! A record is read once: pieces that share one (members chosen apart
+//! within a record) are cut from the record in hand, so the bytes read
+//! are never more than the backup's.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use super::plan::Piece;
 use super::sums::{RecordSums, SumCache};
@@ -24,7 +30,7 @@ pub struct Copied {
 
 /// Writes `pieces` to `out`, reading stream pieces through `reader`.
 pub fn copy(
-    pieces: &[Piece],
+    pieces: impl IntoIterator<Item = io::Result<Piece>>,
     manifest: &Manifest,
     reader: &mut dyn VolumeReader,
     sums: &dyn RecordSums,
@@ -33,8 +39,11 @@ pub fn copy(
     let mut cache = SumCache::new(sums);
     let mut copied = Copied::default();
     let mut buf = Vec::new();
+    // The record in `buf`, checked: (volume, record).
+    let mut held: Option<(u32, u64)> = None;
     for piece in pieces {
-        match piece {
+        let piece = piece.map_err(|e| format!("reading the catalog: {e}"))?;
+        match &piece {
             Piece::Made(bytes) => {
                 write(out, bytes)?;
                 copied.bytes += bytes.len() as u64;
@@ -49,7 +58,10 @@ pub fn copy(
                         format!("stream byte {at} is past the backup's end, by its manifest")
                     })?;
                     let at = &wanted.at;
-                    read_checked(manifest, reader, &mut cache, at, &mut buf)?;
+                    if held != Some((at.volume, at.record)) {
+                        read_checked(manifest, reader, &mut cache, at, &mut buf)?;
+                        held = Some((at.volume, at.record));
+                    }
                     write(out, &buf[wanted.from..wanted.to])?;
                     copied.bytes += (wanted.to - wanted.from) as u64;
                 }

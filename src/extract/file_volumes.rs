@@ -3,7 +3,9 @@
 //! record is read at its offset with one positioned read. Each file is
 //! recognised by its fingerprint (the manifest's hash of its first
 //! bytes) when first opened, as a restore recognises it, so a file of
-//! another backup or volume is named, not read.
+//! another backup or volume is named, not read. The cost counts each
+//! byte of a volume once: a record read over the first bytes already
+//! read to recognise the volume counts only the rest.
 
 use std::fs::File;
 
@@ -20,6 +22,8 @@ pub struct FileVolumes<'m> {
     names: VolumeNames,
     /// The volume open, and where the last read ended in it.
     open: Option<(u32, File, u64)>,
+    /// The bytes at the open volume's start read to recognise it.
+    recognised: u64,
     cost: Cost,
 }
 
@@ -38,6 +42,7 @@ impl<'m> FileVolumes<'m> {
             manifest,
             names,
             open: None,
+            recognised: 0,
             cost: Cost::default(),
         })
     }
@@ -56,6 +61,7 @@ impl<'m> FileVolumes<'m> {
         let mut first = vec![0u8; want];
         let got = read_full_at(&file, &mut first, 0).map_err(|e| format!("reading it: {e}"))?;
         self.cost.bytes += got as u64;
+        self.recognised = got as u64;
         let identity = self.manifest.identify(&first[..got], n);
         if identity != Identity::Volume(n) {
             return Err(self.manifest.wrong_volume_line(&identity, n, "file"));
@@ -79,8 +85,9 @@ impl VolumeReader for FileVolumes<'_> {
         }
         buf.resize(at.bytes as usize, 0);
         let got = read_full_at(file, buf, at.offset).map_err(|e| e.to_string())?;
-        self.cost.bytes += got as u64;
-        *last_end = at.offset + got as u64;
+        let end = at.offset + got as u64;
+        self.cost.bytes += end - at.offset.max(self.recognised.min(end));
+        *last_end = end;
         if got < buf.len() {
             let len = (file.metadata()).map_or(at.offset + got as u64, |m| m.len());
             let place = if len <= at.offset { "before" } else { "inside" };

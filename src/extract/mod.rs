@@ -1,12 +1,14 @@
-//! `tapebuf extract --manifest M GLOB...`: an archive of just the members
-//! the globs choose, read from the backup's volumes by seeking to where
-//! its catalog places them, instead of reading the whole backup.
+//! `tapebuf extract --manifest M NAME...`: an archive of just the members
+//! the names choose (as tar chooses them, `catalog::globs`), read from
+//! the backup's volumes by seeking to where its catalog places them,
+//! instead of reading the whole backup.
 //!
 //! `run.rs` is the command; `plan.rs` says which stream bytes and made
 //! bytes form the archive, as a pure function of the catalog, with
 //! `linked.rs` for what a chosen member needs (a hard link's target, a
-//! cpio link group's data); `walk.rs` turns a stream range into the
-//! records of the volumes that hold it; `copy.rs` reads each record,
+//! cpio link group's data) and `pieces.rs` making the pieces as they are
+//! copied (memory bounded whatever the number of members); `walk.rs`
+//! turns a stream range into the records of the volumes that hold it; `copy.rs` reads each record,
 //! checks it against the catalog's checksum (`sums.rs`) and writes the
 //! wanted bytes; `volume_reader.rs` is what it reads through: file
 //! volumes (`file_volumes.rs`) or a tape drive (`tape_volumes.rs`, with
@@ -25,6 +27,7 @@ mod linked;
 mod open;
 mod output;
 mod paths;
+mod pieces;
 pub mod plan;
 mod run;
 mod summary;

@@ -5,18 +5,21 @@
 //! the archive's bytes, must be an archive that `tar tf` lists and `tar
 //! xf` / `cpio -i` extract cleanly, each member equal to what the whole
 //! archive gives.
+//!
+//! Length: one tree, its helpers and the drained plan (`Laid`) serve
+//! every format's case; split, each file would need them all.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
-
 use crate::archive::{Format, Member, MemberKind, Parser};
-use crate::catalog::{Catalog, CatalogExtras, CatalogWriter};
+use crate::catalog::{globs::build, Catalog, CatalogExtras, CatalogWriter, Patterns};
 
-use super::plan::{made_trailer, plan, plan_with, Piece, Plan, PlanError, Tail};
+use super::plan::{
+    made_trailer, plan, plan_with, Missing, Needed, Piece, Plan, PlanError, Tail, KEEP_MEMBERS,
+};
 
 /// Runs `script` with sh in `dir`, `stdin` fed from a file: its status,
 /// standard output and standard error.
@@ -96,20 +99,49 @@ fn made(script: &str) -> Made {
     }
 }
 
-fn globs(patterns: &[&str]) -> GlobSet {
-    let add = |mut b: GlobSetBuilder, p: &&str| {
-        b.add(Glob::new(p).unwrap());
-        b
-    };
-    patterns
-        .iter()
-        .fold(GlobSetBuilder::new(), add)
-        .build()
-        .unwrap()
+fn globs(patterns: &[&str]) -> Patterns {
+    let typed: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+    build(&typed).unwrap()
+}
+
+/// A plan drained: its members and pieces, in order, and what it says.
+#[derive(Debug)]
+struct Laid {
+    members: Vec<Member>,
+    pieces: Vec<Piece>,
+    unmatched: Vec<usize>,
+    needed: Vec<Needed>,
+    missing: Vec<Missing>,
+}
+
+impl Laid {
+    fn bytes(&self) -> u64 {
+        self.pieces.iter().map(Piece::len).sum()
+    }
+
+    fn stream_bytes(&self) -> u64 {
+        (self.pieces.iter())
+            .filter(|p| matches!(p, Piece::Stream { .. }))
+            .map(Piece::len)
+            .sum()
+    }
+}
+
+fn laid(plan: Result<Plan<'_>, PlanError>) -> Laid {
+    let plan = plan.unwrap();
+    let members: Vec<Member> = plan.output_members().map(Result::unwrap).collect();
+    assert_eq!(members.len() as u64, plan.members);
+    Laid {
+        pieces: plan.pieces().map(Result::unwrap).collect(),
+        members,
+        unmatched: plan.unmatched.clone(),
+        needed: plan.needed.clone(),
+        missing: plan.missing.clone(),
+    }
 }
 
 /// The plan's output, copied from the archive's bytes.
-fn assemble(archive: &[u8], plan: &Plan) -> Vec<u8> {
+fn assemble(archive: &[u8], plan: &Laid) -> Vec<u8> {
     let mut out = Vec::new();
     for piece in &plan.pieces {
         match piece {
@@ -197,8 +229,8 @@ const CHOSEN: &[&str] = &["d/small", "d/empty", "d/sl", "d/x*", "d/nothing*"];
 
 fn tar_case(script: &str) {
     let m = made(script);
-    let plan = plan_with(&m.catalog, &m.tail, &globs(CHOSEN)).unwrap();
-    let from_file = super::plan::plan(&m.catalog, &globs(CHOSEN)).unwrap();
+    let plan = laid(plan_with(&m.catalog, m.tail.clone(), &globs(CHOSEN)));
+    let from_file = laid(super::plan::plan(&m.catalog, &globs(CHOSEN)));
     assert_eq!(
         from_file.pieces, plan.pieces,
         "the catalog file keeps what the plan needs"
@@ -207,6 +239,7 @@ fn tar_case(script: &str) {
     assert_eq!(plan.needed.len(), 1);
     assert_eq!(plan.needed[0].path, format!("d/{LONG_LINK}"));
     assert_eq!(plan.needed[0].by, "d/small");
+    assert_eq!(plan.missing, []);
     let out = assemble(&m.archive, &plan);
     assert_eq!(out.len() % 10240, 0);
     // In stream order: the link's target first, as tar wrote it.
@@ -234,7 +267,7 @@ fn a_pax_subset_with_a_global_header_extracts_as_the_whole() {
     tar_case(script);
     let m = made(script);
     assert_eq!(m.tail.globals.len(), 1);
-    let plan = plan_with(&m.catalog, &m.tail, &globs(&["d/sl"])).unwrap();
+    let plan = laid(plan_with(&m.catalog, m.tail.clone(), &globs(&["d/sl"])));
     let out = assemble(&m.archive, &plan);
     let (g_start, g_end) = m.tail.globals[0];
     let global = &m.archive[g_start as usize..g_end as usize];
@@ -249,7 +282,7 @@ fn a_pax_subset_with_a_global_header_extracts_as_the_whole() {
 #[test]
 fn choosing_everything_copies_the_members_as_one_range_and_ends_like_tar() {
     let m = made("tar --sort=name --format=gnu -cf - d");
-    let plan = plan_with(&m.catalog, &m.tail, &globs(&["d"])).unwrap();
+    let plan = laid(plan_with(&m.catalog, m.tail.clone(), &globs(&["d"])));
     let last = plan.members.last().unwrap().end_offset;
     assert_eq!(
         plan.pieces[0],
@@ -269,8 +302,16 @@ fn cpio_case(format: &str, data_carrier: bool) {
     let script = format!("find d | sort | cpio -o --quiet -H {format}");
     let m = made(&script);
     // In newc and crc only the last name of a file carries its data.
-    let plan = plan_with(&m.catalog, &m.tail, &globs(&["d/hl", "d/empty", "d/sl"])).unwrap();
-    let added: Vec<String> = plan.needed.iter().map(|n| n.path.to_string()).collect();
+    let plan = laid(plan_with(
+        &m.catalog,
+        m.tail.clone(),
+        &globs(&["d/hl", "d/empty", "d/sl"]),
+    ));
+    let added: Vec<&str> = plan
+        .needed
+        .iter()
+        .map(|n| n.path.to_str().unwrap())
+        .collect();
     assert_eq!(
         added,
         if data_carrier {
@@ -280,7 +321,11 @@ fn cpio_case(format: &str, data_carrier: bool) {
         }
     );
     for tail in [m.tail.clone(), Tail::default()] {
-        let plan = plan_with(&m.catalog, &tail, &globs(&["d/hl", "d/empty", "d/sl"])).unwrap();
+        let plan = laid(plan_with(
+            &m.catalog,
+            tail.clone(),
+            &globs(&["d/hl", "d/empty", "d/sl"]),
+        ));
         let out = assemble(&m.archive, &plan);
         assert_eq!(out.len() % 512, 0);
         let name = format!("part{}", tail.trailer.is_some());
@@ -322,11 +367,11 @@ fn a_made_trailer_is_byte_for_byte_what_gnu_cpio_writes() {
 #[test]
 fn no_member_chosen_is_an_error_naming_every_glob() {
     let m = made("tar --format=gnu -cf - d");
-    match plan(&m.catalog, &globs(&["nope", "d/zz*"])) {
+    match plan(&m.catalog, &globs(&["nope", "d/zz*"])).map(|p| p.members) {
         Err(PlanError::NoMatch { unmatched }) => assert_eq!(unmatched, vec![0, 1]),
         other => panic!("{other:?}"),
     }
-    match plan(&m.catalog, &GlobSet::empty()) {
+    match plan(&m.catalog, &Patterns::default()).map(|p| p.members) {
         Err(PlanError::NoMatch { unmatched }) => assert!(unmatched.is_empty()),
         other => panic!("{other:?}"),
     }
@@ -336,7 +381,7 @@ fn no_member_chosen_is_an_error_naming_every_glob() {
 fn a_glob_on_a_directory_counts_as_matched_by_what_is_under_it() {
     let m = made("tar --format=gnu -cf - d");
     let x = format!("d/{}", "x".repeat(120));
-    let plan = plan(&m.catalog, &globs(&[&x, "d/x*/deep"])).unwrap();
+    let plan = laid(plan(&m.catalog, &globs(&[&x, "d/x*/deep"])));
     assert!(plan.unmatched.is_empty());
     assert_eq!(plan.members.len(), 2);
 }
@@ -377,13 +422,13 @@ fn a_global_header_comes_before_the_first_chosen_member_after_it_and_never_after
         trailer: None,
     };
     let stream = |start, end| Piece::Stream { start, end };
-    let p = plan_with(&catalog, &tail, &globs(&["b", "d"])).unwrap();
+    let p = laid(plan_with(&catalog, tail.clone(), &globs(&["b", "d"])));
     assert_eq!(p.pieces[..2], [stream(1024, 3072), stream(4096, 6144)]);
     assert_eq!(p.bytes(), 10240);
-    let p = plan_with(&catalog, &tail, &globs(&["a"])).unwrap();
+    let p = laid(plan_with(&catalog, tail.clone(), &globs(&["a"])));
     assert_eq!(p.pieces[..1], [stream(0, 1024)]);
     assert_eq!(p.pieces.len(), 2);
-    let p = plan_with(&catalog, &tail, &globs(&["c"])).unwrap();
+    let p = laid(plan_with(&catalog, tail.clone(), &globs(&["c"])));
     assert_eq!(p.pieces[..2], [stream(1024, 2048), stream(3072, 4096)]);
 }
 
@@ -391,8 +436,24 @@ fn a_global_header_comes_before_the_first_chosen_member_after_it_and_never_after
 fn a_member_that_ends_before_it_starts_is_a_damaged_catalog() {
     let dir = tempfile::tempdir().unwrap();
     let catalog = synthetic(dir.path(), &[("a", 0, 1024), ("b", 2048, 1536)]);
-    match plan(&catalog, &globs(&["*"])) {
+    match plan(&catalog, &globs(&["*"])).map(|p| p.members) {
         Err(PlanError::Catalog(e)) => assert!(e.to_string().contains("member b ends at byte 1536")),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_choice_past_what_the_plan_keeps_is_read_again_from_the_catalog_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..KEEP_MEMBERS + 10).map(|i| format!("m{i:05}")).collect();
+    let members: Vec<(&str, u64, u64)> = (names.iter().enumerate())
+        .map(|(i, n)| (n.as_str(), i as u64 * 1024, i as u64 * 1024 + 512))
+        .collect();
+    let catalog = synthetic(dir.path(), &members);
+    let all = laid(plan_with(&catalog, Tail::default(), &globs(&["m*"])));
+    assert_eq!(all.members.len(), members.len());
+    assert_eq!(all.pieces.len(), members.len() + 1);
+    let few = laid(plan_with(&catalog, Tail::default(), &globs(&["m0000*"])));
+    assert_eq!(few.pieces.len(), 11);
+    assert_eq!(few.pieces[..10], all.pieces[..10]);
 }

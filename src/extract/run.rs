@@ -1,6 +1,6 @@
 //! Running `tapebuf extract`: the manifest and its catalog are read (an
 //! unreadable one, or a backup made without `--catalog`, is a usage
-//! error), the globs choose the members and the plan says which stream
+//! error), the names choose the members and the plan says which stream
 //! bytes and made bytes form the archive, the output is checked before
 //! any volume is touched, and the pieces are copied (`copy.rs`) from the
 //! volumes (`open.rs`). The summary line says what it cost.
@@ -13,10 +13,11 @@ use super::failure::Failure;
 use super::open::{reader, Getting};
 use super::output;
 use super::paths::{self, Paths};
-use super::plan::{plan, Needed, Plan, PlanError};
+use super::plan::{plan, Missing, Needed, PlanError};
 use super::summary;
 use crate::base::console::{message, say};
 use crate::base::exit::{Exit, SUCCESS};
+use crate::base::size::count;
 use crate::catalog::Catalog;
 use crate::cli::command::Command;
 use crate::cli::extract::ExtractCli;
@@ -75,12 +76,7 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         output: args.output.as_deref(),
     })?;
     output::check(args.output.as_deref(), args.force)?;
-    let Plan {
-        members,
-        pieces,
-        unmatched,
-        needed,
-    } = plan(&catalog, &globs).map_err(|e| match e {
+    let plan = plan(&catalog, &globs).map_err(|e| match e {
         PlanError::NoMatch { .. } => Failure::Failed(unmatched_line(
             &args.globs.iter().map(String::as_str).collect::<Vec<_>>(),
         )),
@@ -88,9 +84,12 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         other => Failure::Usage(format!("extract: {other}")),
     })?;
     if !args.quiet {
-        say_needed(&needed);
+        say_needed(&plan.needed);
     }
-    let unmatched: Vec<&str> = unmatched.iter().map(|&i| args.globs[i].as_str()).collect();
+    say_missing(&plan.missing);
+    let unmatched: Vec<&str> = (plan.unmatched.iter())
+        .map(|&i| args.globs[i].as_str())
+        .collect();
     let getting = Getting {
         policy,
         library: library.as_ref(),
@@ -98,18 +97,27 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
     };
     let mut volumes = reader(&input, &manifest, getting)?;
     let mut out = output::open(args.output.as_deref(), args.force)?;
-    let copied = copy(&pieces, &manifest, volumes.as_mut(), &catalog, out.as_mut());
+    let copied = copy(
+        plan.pieces(),
+        &manifest,
+        volumes.as_mut(),
+        &catalog,
+        out.as_mut(),
+    );
     let cost = volumes.cost();
     copied.map_err(|why| {
         Failure::Failed(format!("extract: {why}; the archive written is cut short"))
     })?;
     drop(out);
     if !args.quiet {
-        let backup = manifest.stream.bytes;
+        // What a full read reads: every volume's bytes (the stream's
+        // and any padding), each read once.
+        let volumes: u64 = manifest.volumes.iter().map(|v| v.bytes).sum();
+        let backup = manifest.stream.bytes.max(volumes);
         say(&message!(
             "{}",
             summary::line(
-                members.len(),
+                plan.members,
                 &cost,
                 backup,
                 started.elapsed(),
@@ -117,7 +125,42 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
             )
         ));
     }
-    Ok((!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(&unmatched))))
+    Ok(ending(&plan.missing, &unmatched))
+}
+
+/// The failure a written archive still ends with: hard links without
+/// their targets, or names that chose nothing.
+fn ending(missing: &[Missing], unmatched: &[&str]) -> Option<Failure> {
+    if !missing.is_empty() {
+        Some(Failure::Failed(missing_line(missing)))
+    } else {
+        (!unmatched.is_empty()).then(|| Failure::Failed(unmatched_line(unmatched)))
+    }
+}
+
+/// One line for each hard link in the output whose target is in no
+/// member before it: `tar xf` cannot make it.
+fn say_missing(missing: &[Missing]) {
+    for m in missing {
+        say(&message!(
+            "extract: {}: its hard link target {} is no member before it in the backup; tar cannot make the link",
+            m.path.escaped(),
+            m.target.escaped()
+        ));
+    }
+}
+
+/// The last line when hard links lack their targets.
+fn missing_line(missing: &[Missing]) -> String {
+    format!(
+        "extract: {} without {target}: the archive written is not whole",
+        count(missing.len() as u64, "hard link"),
+        target = if missing.len() == 1 {
+            "its target"
+        } else {
+            "their targets"
+        }
+    )
 }
 
 /// One line for each member added because a chosen one needs it.

@@ -12,7 +12,7 @@ use crate::base::utc::parse_utc_timestamp;
 /// backup took 41.2 s to write)`: the backup's own time, from its
 /// manifest, stands for a full read's, which runs at about its speed.
 pub fn line(
-    members: usize,
+    members: u64,
     cost: &Cost,
     backup_bytes: u64,
     took: Duration,
@@ -25,7 +25,7 @@ pub fn line(
     };
     format!(
         "extract: {}, {} read of the backup's {} ({percent:.2}%), {}, {}, {:.1} s; a full read would have read {}",
-        count(members as u64, "member"),
+        count(members, "member"),
         Bytes(cost.bytes),
         Bytes(backup_bytes),
         count(u64::from(cost.volumes), "volume"),

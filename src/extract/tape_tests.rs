@@ -216,7 +216,14 @@ fn a_member_spanning_two_cartridges_is_followed_onto_the_second() {
         end: 420,
     }];
     let mut out = Vec::new();
-    copy(&pieces, &b.manifest, &mut tape, &sums, &mut out).unwrap();
+    copy(
+        pieces.iter().cloned().map(Ok),
+        &b.manifest,
+        &mut tape,
+        &sums,
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(out, b.stream[250..420]);
     let rewinds = shelf
         .lock()

@@ -6,14 +6,12 @@
 
 use std::io::{self, Write};
 
-use globset::GlobSet;
-
 use crate::archive::Member;
 
 use super::open::Opened;
 use super::schema::{MemberJson, SCHEMA, SCHEMA_VERSION};
 use super::text::line;
-use crate::catalog::GlobTally;
+use crate::catalog::{Patterns, Tally};
 
 /// Why the listing stopped.
 #[derive(Debug)]
@@ -35,7 +33,7 @@ pub struct Head<'a> {
 /// as JSON. The indices of the patterns that chose nothing.
 pub fn list(
     opened: &Opened,
-    globs: &GlobSet,
+    globs: &Patterns,
     patterns: &[String],
     head: Option<&Head>,
     out: &mut impl Write,
@@ -50,11 +48,11 @@ pub fn list(
     if let Some(head) = head {
         write_head(head, opened, out).map_err(w)?;
     }
-    let mut tally = GlobTally::new(globs);
+    let mut tally = Tally::new(globs);
     let mut first = true;
     for member in members {
         let member = member.map_err(ListError::Catalog)?;
-        tally.count(&member.path.lossy());
+        tally.count(member.path.as_bytes());
         let row = MemberJson::new(member, opened.manifest.as_ref());
         if head.is_some() {
             if !first {

@@ -31,8 +31,8 @@ use std::sync::Arc;
 use signal_hook::consts::SIGUSR1;
 
 use crate::base::console::{message, say};
-use crate::base::errors::ConfigError;
 use crate::base::create;
+use crate::base::errors::ConfigError;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::base::path_registry::{open_regular, Need, Registry, Role};
 use crate::cli::command::Command;

@@ -6,6 +6,7 @@
 //! whole archive; damage, a glob that chooses nothing, remote input and
 //! a terminal as the output are each refused with their exit status.
 
+mod as_tar;
 mod backup;
 mod identity;
 mod names;

@@ -25,6 +25,7 @@ mod report_pace;
 mod ring_property;
 mod ring_property_pipes;
 mod roundtrip;
+mod select_tar;
 mod signals;
 mod volume_prompt;
 mod volumes;

@@ -278,11 +278,16 @@ fn a_catalog_damaged_in_its_footer_is_exit_2_and_in_a_block_exit_1_after_the_mem
 }
 
 #[test]
-fn a_bad_glob_and_a_missing_or_doubled_source_are_usage_errors() {
+fn an_empty_name_and_a_missing_or_doubled_source_are_usage_errors() {
     let b = Backup::write();
-    let out = b.ls(&["a[b"]);
+    let out = b.ls(&[""]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).starts_with("tapebuf: ls: 'a[b': not a glob: "));
+    assert!(
+        text(&out.stderr)
+            .starts_with("tapebuf: ls: '': an empty name (tar would take it as no name at all"),
+        "{}",
+        text(&out.stderr)
+    );
     for args in [
         &[][..],
         &["--manifest", "m.json", "--catalog", "m.catalog"][..],
