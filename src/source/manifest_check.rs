@@ -68,9 +68,18 @@ pub fn checked_source(
     plan.count = Some(check.manifest.volumes.len() as u32);
     let size = check.manifest.stream.bytes;
     let ask_again = check.report.is_some();
+    // A restore of a backup its manifest calls unclean never ends well.
+    let unclean = match (check.manifest.clean, ask_again) {
+        (false, false) => Some(
+            (check.manifest.unclean_because.clone())
+                .unwrap_or_else(|| "its run failed or was stopped".into()),
+        ),
+        _ => None,
+    };
     VolumeSource::new(Box::new(CheckedMedium::new(medium, check)), name, plan)
         .with_size(Some(size))
         .asking_again(ask_again)
+        .with_manifest(unclean)
 }
 
 /// The volume in use, as far as the check has got.
@@ -364,6 +373,10 @@ impl ReadMedium for CheckedMedium {
 
     fn volume_exists(&self, n: u32) -> bool {
         self.inner.volume_exists(n)
+    }
+
+    fn trailer_unread(&self) -> bool {
+        !self.inner_ended || self.failed_check
     }
 
     fn read_by_tapebuf(&self) -> &'static str {
