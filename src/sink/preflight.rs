@@ -246,10 +246,10 @@ fn refuse_append_onto_backup(
             Ok(None) => {}
             Ok(Some((t, _))) => {
                 return Err(refuse(format!(
-                    "--append: {} is volume {} of another tapebuf backup (its trailer says it ends {:?} after {} bytes); appending would grow it and replace that trailer, and that backup would no longer restore; write to a new name",
+                    "--append: {} is volume {} of another tapebuf backup (its trailer says it ends {} after {} bytes); appending would grow it and replace that trailer, and that backup would no longer restore; write to a new name",
                     path.display(),
                     t.volume,
-                    t.ends,
+                    t.ends.word(),
                     t.volume_bytes
                 )))
             }

@@ -63,7 +63,8 @@ impl Ends {
     /// Every way a volume ends, for tests that cover them all.
     pub const ALL: [Ends; 3] = [Ends::Continues, Ends::Last, Ends::Cut];
 
-    fn word(self) -> &'static str {
+    /// The word a trailer says it with.
+    pub fn word(self) -> &'static str {
         match self {
             Ends::Continues => "continues",
             Ends::Last => "last",

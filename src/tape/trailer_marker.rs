@@ -187,8 +187,8 @@ pub fn read_volume_trailer(path: &Path) -> io::Result<Option<(Trailer, Kept)>> {
     let marker = read_marker(path)?;
     match (attribute, marker) {
         (Some(a), Some(m)) if a != m => Err(io::Error::other(format!(
-            "its {} attribute and its trailer marker file disagree (volume {} ends {:?} after {} bytes, or volume {} ends {:?} after {} bytes): one of them belongs to another backup",
-            super::trailer::XATTR_NAME, a.volume, a.ends, a.volume_bytes, m.volume, m.ends, m.volume_bytes
+            "its {} attribute and its trailer marker file disagree (volume {} ends {} after {} bytes, or volume {} ends {} after {} bytes): one of them belongs to another backup",
+            super::trailer::XATTR_NAME, a.volume, a.ends.word(), a.volume_bytes, m.volume, m.ends.word(), m.volume_bytes
         ))),
         (Some(a), _) => Ok(Some((a, Kept::Attribute))),
         (None, Some(m)) => Ok(Some((m, Kept::Marker))),
