@@ -21,6 +21,7 @@ use crossbeam_channel::{never, Receiver};
 use super::sequence::{Found, Next, Read, Sequence};
 use super::{End, Filled, Source};
 use crate::base::console::{message, say};
+use crate::manifest::Manifest;
 use crate::tape::load::MAX_REFUSALS;
 use crate::tape::{
     Access, AtEnd, ChangeFailed, ChangePolicy, Medium, MediumKind, NextVolume, Trailer, VolumeLog,
@@ -132,9 +133,14 @@ impl VolumeSource {
         }
     }
 
-    /// The restore is checked against a manifest, which says why its
-    /// backup was not clean, if it was not.
-    pub fn with_manifest(mut self, unclean: Option<String>) -> VolumeSource {
+    /// The volumes are checked against `manifest`; a `restore` of a
+    /// backup the manifest calls unclean never ends well (verify says so
+    /// in its own words).
+    pub fn with_manifest(mut self, manifest: &Manifest, restore: bool) -> VolumeSource {
+        let unclean = (!manifest.clean && restore).then(|| {
+            let why = manifest.unclean_because.clone();
+            why.unwrap_or_else(|| "its run failed or was stopped".into())
+        });
         self.sequence = self.sequence.with_manifest(unclean);
         self
     }

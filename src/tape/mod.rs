@@ -37,6 +37,8 @@ pub mod sg_node;
 pub mod tape_alert;
 pub mod trailer;
 pub mod trailer_marker;
+#[cfg(test)]
+mod trailer_tests;
 mod volume_log;
 
 pub use at_end::AtEnd;
