@@ -360,4 +360,38 @@ mod tests {
         let e = read_marker(&volume).unwrap_err().to_string();
         assert!(e.contains("disagree"), "{e}");
     }
+
+    #[test]
+    fn a_volume_trailer_is_its_attribute_else_its_marker_and_the_two_must_agree() {
+        // issue 45 finding 4: attribute, marker, both (agreeing or not), none
+        let dir = tempfile::tempdir().unwrap();
+        let volume = dir.path().join("v.001");
+        let file = create_empty(&volume).unwrap();
+        assert_eq!(read_volume_trailer(&volume).unwrap(), None);
+        write_marker(&volume, &sample(Ends::Last)).unwrap();
+        assert_eq!(
+            read_volume_trailer(&volume).unwrap(),
+            Some((sample(Ends::Last), Kept::Marker))
+        );
+        use std::os::fd::AsFd;
+        let kept = crate::tape::trailer::attach_to_file(file.as_fd(), &sample(Ends::Last)).unwrap();
+        if !kept {
+            return; // a filesystem without user attributes: nothing more to see
+        }
+        assert_eq!(
+            read_volume_trailer(&volume).unwrap(),
+            Some((sample(Ends::Last), Kept::Attribute))
+        );
+        crate::tape::trailer::attach_to_file(file.as_fd(), &sample(Ends::Cut)).unwrap();
+        let e = read_volume_trailer(&volume).unwrap_err().to_string();
+        assert!(
+            e.contains("attribute and its trailer marker file disagree"),
+            "{e}"
+        );
+        remove_markers(&volume).unwrap();
+        assert_eq!(
+            read_volume_trailer(&volume).unwrap(),
+            Some((sample(Ends::Cut), Kept::Attribute))
+        );
+    }
 }
