@@ -41,6 +41,8 @@ pub struct FileMedium {
     no_attribute: Vec<u32>,
     /// Volumes whose name left no room for a marker file.
     no_marker: Vec<u32>,
+    /// Why marker files could not be made.
+    marker_failed: Vec<String>,
 }
 
 impl FileMedium {
@@ -62,6 +64,7 @@ impl FileMedium {
             reads: None,
             no_attribute: Vec::new(),
             no_marker: Vec::new(),
+            marker_failed: Vec::new(),
         })
     }
 
@@ -121,9 +124,13 @@ impl WriteMedium for FileMedium {
             if !trailer::attach_to_file(file.as_fd(), trailer)? {
                 self.no_attribute.push(trailer.volume);
             }
+            // The data and its attribute are whole: a marker that cannot
+            // be made is said in the summary, not a failed volume.
             let path = self.names.volume(trailer.volume);
-            if !trailer_marker::write_marker(&path, trailer)? {
-                self.no_marker.push(trailer.volume);
+            match trailer_marker::write_marker(&path, trailer) {
+                Ok(true) => {}
+                Ok(false) => self.no_marker.push(trailer.volume),
+                Err(e) => self.marker_failed.push(e.to_string()),
             }
         }
         if self.sync && super::file::syncable(&file) {
@@ -156,6 +163,7 @@ impl WriteMedium for FileMedium {
                 trailer_marker::NAME_MAX_BYTES
             ));
         }
+        notes.extend(self.marker_failed.iter().cloned());
         (!notes.is_empty()).then(|| notes.join("; "))
     }
 }

@@ -137,7 +137,12 @@ fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
 pub fn markers_beside(path: &Path) -> io::Result<Vec<(PathBuf, Trailer)>> {
     let (dir, file) = split(path)?;
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
+    // A directory that may be written but not listed shows no markers.
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => return Ok(found),
+        entries => entries?,
+    };
+    for entry in entries {
         let entry = entry?;
         let Some(trailer) = parse_marker(file, &entry.file_name()) else {
             continue;
