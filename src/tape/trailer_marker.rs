@@ -21,13 +21,11 @@
 //! after the volume's name is at most 119 bytes, and a name past
 //! `NAME_MAX_BYTES` is not made (the summary says so).
 //!
-//! Being empty, a marker changes nothing in `cat home.tar.* | tar x`,
-//! whatever order the shell sorts the names in. A volume's markers are
-//! removed when the volume is written again, so a rerun with `-f` never
-//! leaves a marker of the older backup beside a volume it rewrote; only
-//! names that match the grammar exactly and files of size 0 are ever
-//! removed. No lister of volumes (`VolumeNames::existing`) takes a marker
-//! for a volume: its name is the volume's name with more after it.
+//! Being empty, a marker changes nothing in `cat home.tar.* | tar x`, in
+//! any sort order. Writing a volume again removes its markers (exact
+//! grammar, size 0 only), so a `-f` rerun leaves none of the older backup
+//! beside a volume it rewrote. No lister of volumes takes a marker for a
+//! volume: its name is the volume's with more after it.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
