@@ -220,6 +220,14 @@ pub struct SummaryDetail {
     /// What the input taught: a tape's record sizes, a missing trailer.
     #[serde(default)]
     pub input_note: Option<String>,
+    /// For an input read as volumes: whether a trailer (or a manifest)
+    /// proved where the stream ends; absent for any other input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded: Option<bool>,
+    /// Why nothing proved where the input's stream ends, when `bounded`
+    /// is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unbounded_because: Option<String>,
     /// The bytes on each volume of every input and output that spans
     /// volumes, the input first.
     #[serde(default)]
@@ -414,6 +422,8 @@ impl SummaryRecord {
                 uncommitted_bytes: summary.uncommitted_bytes(),
                 pad_bytes: summary.pad_bytes,
                 input_note: summary.input_note.clone(),
+                bounded: summary.bounded().map(|b| b.is_ok()),
+                unbounded_because: summary.bounded().and_then(Result::err),
                 volume_bytes: (summary.volumes.iter())
                     .map(|v| VolumeBytes {
                         endpoint: v.endpoint.clone(),
@@ -520,6 +530,7 @@ mod tests {
                 crate::observe::summary::Cartridge::default(),
             ],
             cleanings: vec!["drive cleaned with CLN009L1 before volume 2 (30 s)".into()],
+            ..Default::default()
         });
         let record = Record::Summary(SummaryRecord::new(&summary));
         let (json, back) = round_trip(&record);

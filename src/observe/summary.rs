@@ -81,7 +81,7 @@ pub struct Summary {
 }
 
 /// The bytes on each volume of one endpoint that spans volumes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct VolumeList {
     /// How the command line names it: "-i NAME" or "-o NAME".
     pub endpoint: String,
@@ -92,6 +92,12 @@ pub struct VolumeList {
     pub cartridges: Vec<Cartridge>,
     /// The cleanings the library made between volumes, in words.
     pub cleanings: Vec<String>,
+    /// What became of an output's trailers, when they could not all be
+    /// kept as meant (a filesystem without user attributes).
+    pub trailer_note: Option<String>,
+    /// An input's end: proved (Ok) or why nothing bounded it; None for an
+    /// output.
+    pub bounded: Option<Result<(), String>>,
 }
 
 impl VolumeList {
@@ -174,6 +180,8 @@ fn volume_lists(stats: &Stats) -> Vec<VolumeList> {
             bytes: log.volumes(),
             cartridges,
             cleanings,
+            trailer_note: log.trailer_note(),
+            bounded: log.bounded(),
         }
     };
     stats
@@ -310,6 +318,10 @@ impl Summary {
             false => v.brief(),
         }));
         parts.extend(self.volumes.iter().flat_map(VolumeList::cleaned));
+        parts.extend((self.volumes.iter()).filter_map(|v| {
+            let note = v.trailer_note.as_ref()?;
+            Some(format!("{}: {note}", v.endpoint))
+        }));
         parts.extend(self.drives.iter().filter_map(DriveHealth::describe));
         parts.extend(self.catalog.as_ref().map(super::catalog_clause::clause));
         if detailed {
@@ -317,6 +329,13 @@ impl Summary {
         }
         parts.extend(self.troubles());
         message!("summary: {}", parts.join("; "))
+    }
+
+    /// Whether the input's end was proved (by a trailer or a manifest),
+    /// or why not; None when the input was not read as volumes.
+    pub fn bounded(&self) -> Option<Result<(), String>> {
+        let input = self.volumes.iter().find(|v| v.endpoint.starts_with("-i "));
+        input.and_then(|v| v.bounded.clone())
     }
 
     /// The time near full and near empty, for a run that paced or gives

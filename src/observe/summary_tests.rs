@@ -106,12 +106,14 @@ fn volumes_are_counted_off_tape_and_listed_on_tape() {
         bytes: vec![1000, 1000, 1000],
         cartridges: Vec::new(),
         cleanings: Vec::new(),
+        ..VolumeList::default()
     });
     s.volumes.push(VolumeList {
         endpoint: "-i in".into(),
         bytes: vec![3000],
         cartridges: Vec::new(),
         cleanings: Vec::new(),
+        ..VolumeList::default()
     });
     let line = s.line();
     assert!(line.ends_with("; -o v.%02d: 3 volumes"), "{line}");
@@ -198,6 +200,7 @@ fn library_volumes(volumes: usize) -> VolumeList {
             })
             .collect(),
         cleanings: vec!["drive cleaned with CLN009L1 before volume 2 (30 s)".into()],
+        ..VolumeList::default()
     }
 }
 

@@ -157,8 +157,25 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
         Plan::Append(p) => create::open_existing(p, libc::O_WRONLY | libc::O_APPEND)?,
         Plan::AsIs(p) => create::open_existing(p, libc::O_WRONLY)?,
     };
+    if let Plan::Create(path) | Plan::Truncate(path) = plan {
+        if syncable(&file) {
+            forget_trailer(&file, path)?;
+        }
+    }
     crate::base::pipe_size::grow_to(&file, block_bytes);
     Ok(file)
+}
+
+/// A file written anew holds no backup's trailer yet: an attribute an
+/// earlier backup left on it (truncating keeps it) and marker files of an
+/// earlier file of that name go, so that no restore reads them as this
+/// file's. A file volume gets its own trailer when it ends.
+fn forget_trailer(file: &File, path: &std::path::Path) -> io::Result<()> {
+    if file.metadata().is_ok_and(|m| m.is_file()) {
+        crate::tape::trailer::detach_from_file(file.as_fd())?;
+        crate::tape::trailer_marker::remove_markers(path)?;
+    }
+    Ok(())
 }
 
 /// fsync means something for files and block devices, not for pipes.

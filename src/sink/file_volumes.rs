@@ -8,6 +8,14 @@
 //! for another medium: the operator pressed Enter without swapping. A
 //! volume that has become one of the input's volumes is refused before its
 //! first byte.
+//!
+//! Each volume's trailer goes in its `user.tapebuf.trailer` attribute and
+//! in an empty marker file beside it (`tape::trailer_marker`), which plain
+//! copies keep; a volume's older markers (and attribute) are removed as it
+//! is opened (`file::open_plan`), so
+//! a rerun over an older set leaves none beside a volume it rewrote. A
+//! filesystem that keeps no attributes, or a name too long for a marker,
+//! is said in the summary.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -19,7 +27,7 @@ use super::OpenError;
 use crate::base::blocking::Blocking;
 use crate::base::file_id::Identity;
 use crate::manifest::Checker;
-use crate::tape::{trailer, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
+use crate::tape::{trailer, trailer_marker, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
 
 pub struct FileMedium {
     names: VolumeNames,
@@ -29,6 +37,12 @@ pub struct FileMedium {
     block_bytes: usize,
     /// The input's numbered volumes, which no volume here may be.
     reads: Option<VolumeNames>,
+    /// Volumes whose filesystem kept no trailer attribute.
+    no_attribute: Vec<u32>,
+    /// Volumes whose name left no room for a marker file.
+    no_marker: Vec<u32>,
+    /// Why marker files could not be made.
+    marker_failed: Vec<String>,
 }
 
 impl FileMedium {
@@ -48,6 +62,9 @@ impl FileMedium {
             sync,
             block_bytes,
             reads: None,
+            no_attribute: Vec::new(),
+            no_marker: Vec::new(),
+            marker_failed: Vec::new(),
         })
     }
 
@@ -104,7 +121,17 @@ impl WriteMedium for FileMedium {
         };
         if file.metadata().is_ok_and(|m| m.is_file()) {
             use std::os::fd::AsFd;
-            trailer::attach_to_file(file.as_fd(), trailer)?;
+            if !trailer::attach_to_file(file.as_fd(), trailer)? {
+                self.no_attribute.push(trailer.volume);
+            }
+            // The data and its attribute are whole: a marker that cannot
+            // be made is said in the summary, not a failed volume.
+            let path = self.names.volume(trailer.volume);
+            match trailer_marker::write_marker(&path, trailer) {
+                Ok(true) => {}
+                Ok(false) => self.no_marker.push(trailer.volume),
+                Err(e) => self.marker_failed.push(e.to_string()),
+            }
         }
         if self.sync && super::file::syncable(&file) {
             file.sync_all()?;
@@ -114,6 +141,30 @@ impl WriteMedium for FileMedium {
 
     fn read_back(&mut self, n: u32, check: &mut Checker) -> io::Result<String> {
         super::read_back::read_back_file(&self.names.volume(n), check)
+    }
+
+    fn trailer_note(&self) -> Option<String> {
+        let list = |v: &[u32]| {
+            let each: Vec<String> = v.iter().map(u32::to_string).collect();
+            each.join(",")
+        };
+        let mut notes = Vec::new();
+        if !self.no_attribute.is_empty() {
+            notes.push(format!(
+                "the filesystem of {} keeps no user attributes, so the trailer of volume {} is only in its marker file",
+                self.names.volume_name(self.no_attribute[0]),
+                list(&self.no_attribute)
+            ));
+        }
+        if !self.no_marker.is_empty() {
+            notes.push(format!(
+                "volume {}'s name is too long for a trailer marker file ({} bytes at most), so a copy without attributes loses its trailer",
+                list(&self.no_marker),
+                trailer_marker::NAME_MAX_BYTES
+            ));
+        }
+        notes.extend(self.marker_failed.iter().cloned());
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 

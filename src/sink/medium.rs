@@ -58,6 +58,13 @@ pub trait WriteMedium: Medium {
         false
     }
 
+    /// What the summary should say of the trailers so far, when one could
+    /// not be kept as it should (a filesystem without user attributes, a
+    /// name too long for a marker file); None when all went as meant.
+    fn trailer_note(&self) -> Option<String> {
+        None
+    }
+
     /// What became of that copy once the volume ended: its bytes, or why
     /// it failed; None when it was not tried.
     fn copied(&mut self) -> Option<io::Result<u64>> {

@@ -20,7 +20,7 @@ use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
 use crate::tape::char_devices::{self, CharDevice, Direction, Verdict};
 use crate::tape::names::no_rewind_name;
-use crate::tape::{AtEnd, VolumeNames};
+use crate::tape::{trailer_marker, AtEnd, VolumeNames};
 
 /// How one output is to be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,6 +157,9 @@ fn plan_file(
     // After volume 1, so that a refusal names the first volume
     // that is in the way (a rerun finds them all).
     check_later_volumes(&names, config.existing, config.endpoint.any_device)?;
+    if config.existing == ExistingFile::Append {
+        refuse_append_onto_backup(&names, name, config.volume_size)?;
+    }
     Ok((plan, identity))
 }
 
@@ -246,6 +249,54 @@ fn check_later_volumes(
         }
     }
     Ok(())
+}
+
+/// `--append` onto files that hold another tapebuf backup's volumes is
+/// refused before any byte: appending would grow a volume past what its
+/// trailer says and replace that trailer, so that backup would no longer
+/// restore. So is appending to a volume 1 that is not empty under `-D`,
+/// which would grow it past the volume size.
+fn refuse_append_onto_backup(
+    names: &VolumeNames,
+    name: &str,
+    volume_size: Option<u64>,
+) -> Result<(), OpenError> {
+    let refuse = |why: String| OpenError::Refused(ConfigError::new(format!("-o {name}"), why));
+    for n in 1..=MAX_CHECKED_VOLUMES {
+        let path = names.volume(n);
+        if !path.is_file() {
+            break;
+        }
+        match trailer_marker::read_volume_trailer(&path) {
+            Ok(None) => {}
+            Ok(Some((t, _))) => {
+                return Err(refuse(format!(
+                    "--append: {} is volume {} of another tapebuf backup (its trailer says it ends {} after {} bytes); appending would grow it and replace that trailer, and that backup would no longer restore; write to a new name",
+                    path.display(),
+                    t.volume,
+                    t.ends.word(),
+                    t.volume_bytes
+                )))
+            }
+            Err(e) => {
+                return Err(refuse(format!(
+                    "--append: {} carries a tapebuf trailer that cannot be read ({e}); it is taken as another backup's volume and not appended to",
+                    path.display()
+                )))
+            }
+        }
+        if !names.is_numbered() {
+            break;
+        }
+    }
+    let held = std::fs::metadata(names.volume(1)).map_or(0, |m| m.len());
+    match volume_size {
+        Some(size) if held > 0 => Err(refuse(format!(
+            "--append: volume 1 ({}) already holds {held} bytes, and -D/--volume-size {size} counts the bytes of a volume from its start; appending would grow it past the volume size",
+            names.volume_name(1)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// How far ahead existing volume files are looked for.

@@ -61,6 +61,9 @@ pub struct Volumes {
     ledger: Option<Arc<Ledger>>,
     /// The id every volume's trailer carries.
     backup: String,
+    /// XXH3-64 over every byte committed so far, from the stream's first:
+    /// each trailer carries it, so a restore can tell a substituted volume.
+    digest: Box<xxhash_rust::xxh3::Xxh3>,
 }
 
 impl Volumes {
@@ -74,6 +77,7 @@ impl Volumes {
             stop: never(),
             ledger: None,
             backup: new_backup_id(),
+            digest: Box::default(),
         }
     }
 
@@ -85,6 +89,7 @@ impl Volumes {
             ends,
             volume_bytes: self.on_volume,
             stream_bytes: self.log.volumes().iter().sum(),
+            stream_digest: Some(self.digest.digest()),
         }
     }
 
@@ -115,6 +120,7 @@ impl Volumes {
         let n = data.len() as u64;
         self.on_volume += n;
         self.log.add(n);
+        self.digest.update(data);
         if let Some(ledger) = &self.ledger {
             ledger.record(data);
         }
@@ -141,6 +147,7 @@ impl Volumes {
         }
         let trailer = self.trailer(ends);
         let closed = close_volume(medium, self.ledger.as_deref(), &trailer, then, stopping);
+        self.log.set_trailer_note(medium.trailer_note());
         self.log.set_changing(false);
         closed
     }
@@ -218,7 +225,9 @@ impl Volumes {
                 ChangeFailed::Ending(e) => fail(format!("closing it failed: {e}"), false),
                 ChangeFailed::Change(why) => fail(why, true),
                 ChangeFailed::Open(e) => fail(e.to_string(), true),
-            })?;
+            });
+        self.log.set_trailer_note(medium.trailer_note());
+        let device = device?;
         self.volume += 1;
         self.on_volume = 0;
         self.log.next();

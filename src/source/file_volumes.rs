@@ -1,14 +1,17 @@
 //! Files as input volumes: numbered names (`big.tar.%03d`, read while the
 //! next file exists, or `-n` of them), or one name whose medium is swapped
-//! between volumes (`-n` with a name that is not numbered). A volume's
-//! trailer is its `user.tapebuf.trailer` attribute, where the filesystem
-//! kept it (`tape::trailer`).
+//! between volumes (`-n` with a name that is not numbered), or one file
+//! that carries a trailer. A volume's trailer is its `user.tapebuf.trailer`
+//! attribute, where the filesystem kept it (`tape::trailer`), else the
+//! empty marker file beside it (`tape::trailer_marker`), which plain
+//! copies keep; where both are there they must agree.
 
 use std::fs::File;
 use std::io::{self, Read};
 
 use super::volumes::{Got, ReadMedium};
 use crate::base::blocking::Blocking;
+use crate::tape::trailer_marker::{self, Kept};
 use crate::tape::{trailer, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
 
 /// Files as input volumes: numbered names, or one name whose medium is
@@ -18,6 +21,8 @@ pub struct FileVolumesIn {
     file: Option<File>,
     /// The volume open now.
     volume: u32,
+    /// Volumes whose trailer came from the marker file alone.
+    from_marker: Vec<u32>,
 }
 
 impl FileVolumesIn {
@@ -27,7 +32,16 @@ impl FileVolumesIn {
             names,
             file: Some(file),
             volume: 1,
+            from_marker: Vec::new(),
         })
+    }
+
+    /// True when the file at `path` carries a tapebuf trailer (its
+    /// attribute or a marker file), so that reading it alone must heed
+    /// it: a single file's trailer may say the backup was cut.
+    pub fn has_trailer(path: &std::path::Path) -> bool {
+        // One that cannot be read is there all the same: reading says why.
+        path.is_file() && !matches!(trailer_marker::read_volume_trailer(path), Ok(None))
     }
 
     /// The total size of the numbered files that exist now.
@@ -64,7 +78,26 @@ impl ReadMedium for FileVolumesIn {
     }
 
     fn read_trailer(&mut self) -> io::Result<Option<Trailer>> {
-        trailer::read_from_file(&self.names.volume(self.volume))
+        let path = self.names.volume(self.volume);
+        Ok(match trailer_marker::read_volume_trailer(&path)? {
+            Some((t, Kept::Attribute)) => Some(t),
+            Some((t, Kept::Marker)) => {
+                self.from_marker.push(self.volume);
+                Some(t)
+            }
+            None => None,
+        })
+    }
+
+    fn note(&self) -> Option<String> {
+        let each: Vec<String> = self.from_marker.iter().map(u32::to_string).collect();
+        (!each.is_empty()).then(|| {
+            format!(
+                "volume {}'s trailer was read from its marker file, as the file kept no {} attribute (a copy or a filesystem without them)",
+                each.join(","),
+                trailer::XATTR_NAME
+            )
+        })
     }
 
     fn volume_exists(&self, n: u32) -> bool {

@@ -17,6 +17,10 @@
 //! holding back the read that showed it; the bytes already passed on
 //! cannot be called back, so the run ends unclean. `tapebuf verify` (with
 //! a `report`) says each volume's result and goes on with the next.
+//!
+//! Length: one state machine per volume (admit, compare, hand on what was
+//! read ahead, report), which a cut would spread over two files sharing
+//! every field.
 
 use std::io;
 use std::sync::Arc;
@@ -66,11 +70,12 @@ pub fn checked_source(
         return VolumeSource::new(medium, name, plan);
     };
     plan.count = Some(check.manifest.volumes.len() as u32);
-    let size = check.manifest.stream.bytes;
+    let (size, manifest) = (check.manifest.stream.bytes, Arc::clone(&check.manifest));
     let ask_again = check.report.is_some();
     VolumeSource::new(Box::new(CheckedMedium::new(medium, check)), name, plan)
         .with_size(Some(size))
         .asking_again(ask_again)
+        .with_manifest(&manifest, !ask_again)
 }
 
 /// The volume in use, as far as the check has got.
@@ -364,6 +369,10 @@ impl ReadMedium for CheckedMedium {
 
     fn volume_exists(&self, n: u32) -> bool {
         self.inner.volume_exists(n)
+    }
+
+    fn trailer_unread(&self) -> bool {
+        !self.inner_ended || self.failed_check
     }
 
     fn read_by_tapebuf(&self) -> &'static str {

@@ -16,6 +16,8 @@ mod manifest_check;
 mod open;
 mod rmt;
 mod sequence;
+#[cfg(test)]
+mod sequence_tests;
 pub mod spec;
 mod tape;
 mod tcp;

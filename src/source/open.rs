@@ -174,7 +174,8 @@ fn open_checked(
         }
         return Ok(Box::new(source));
     }
-    if names.is_numbered() || config.volumes.is_some() || check.is_some() {
+    let trailed = !names.is_numbered() && FileVolumesIn::has_trailer(path);
+    if names.is_numbered() || config.volumes.is_some() || check.is_some() || trailed {
         let medium = FileVolumesIn::open(names)
             .with_context(|| format!("-i {name}: cannot open volume 1"))?;
         let size = medium.total_size();

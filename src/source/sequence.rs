@@ -1,15 +1,23 @@
 //! Whether another volume follows the one just read, in a restore.
 //!
-//! The volumes' trailers (`tape::trailer`) say it when they are there: a
+//! The volumes' trailers (`tape::trailer`, on a tape its own tape file, on
+//! a file its attribute or marker file) say it when they are there: a
 //! restore goes on exactly while they say `continues`, checks that every
-//! volume belongs to the backup of volume 1, comes in order and held the
-//! bytes its trailer names, and fails on a volume whose backup was
-//! cut short. `-n/--volumes` is then a check, not the only source of truth:
-//! a trailer that says the backup continues past the `-n`th volume fails
-//! the restore rather than end it short. Without a trailer (a tape written
-//! by another program or an older tapebuf, a file whose filesystem keeps
-//! no attributes) the old rules hold: `-n` volumes, or every numbered file
-//! there is, or one volume, and the summary says that nothing told.
+//! volume belongs to the backup of volume 1, comes in order, held the
+//! bytes its trailer names, and that the stream read so far has the bytes
+//! and the digest the trailer vouches for, and fails on a volume whose
+//! backup was cut short. `-n/--volumes` is then a check, not the only
+//! source of truth: a trailer that says the backup continues past the
+//! `-n`th volume fails the restore rather than end it short.
+//!
+//! Once any volume had a trailer, a volume without one is never taken on
+//! trust: after a trailer that says `continues` it fails the restore (its
+//! trailer was lost, or it is another file), and volumes before the first
+//! trailer pass only when that trailer's digest vouches for them. Only a
+//! set with no trailer at all falls back on the old rules (`-n` volumes,
+//! or every numbered file there is, or one volume), and then the summary
+//! says that nothing bounded it. A manifest that says its backup was not
+//! clean fails the restore at its end.
 
 use crate::tape::{Ends, Trailer};
 
@@ -24,19 +32,55 @@ pub enum Next {
     Fail(String),
 }
 
+/// What was found after a volume's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found<'a> {
+    /// Its trailer.
+    Trailer(&'a Trailer),
+    /// No trailer at all.
+    Nothing,
+    /// The volume was left part-read (verify reported it bad), so its
+    /// trailer was not looked for, and the stream read is not the stream.
+    Unread,
+}
+
+/// The stream as read through the end of a volume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    /// Bytes read from the volume just ended.
+    pub volume_bytes: u64,
+    /// XXH3-64 of every byte handed on from the stream's first.
+    pub digest: u64,
+}
+
 /// The restore's volumes so far, as their trailers described them.
 #[derive(Debug, Clone, Default)]
 pub struct Sequence {
     /// `-n/--volumes`.
     count: Option<u32>,
-    /// The backup id of volume 1's trailer.
+    /// The backup id of the first trailer.
     backup: Option<String>,
-    /// Volumes read that had no trailer.
-    unlabeled: u32,
+    /// Volumes read that had no trailer and no later digest vouched for.
+    unvouched: Vec<u32>,
+    /// Volumes without a trailer that a later trailer's digest vouched for.
+    vouched: Vec<u32>,
+    /// Volumes whose trailer had no digest (an older tapebuf's).
+    undigested: Vec<u32>,
+    /// How the volume before ended, by its trailer; None without one.
+    previous: Option<Ends>,
     /// A volume said to be the last before `-n` was reached.
     ended_before_count: Option<u32>,
-    /// The stream's bytes through the last volume, by its trailer.
-    stream_bytes: Option<u64>,
+    /// The stream's bytes read so far.
+    read_bytes: u64,
+    /// A volume was left part-read: byte counts and digests no longer
+    /// describe the stream.
+    broken: bool,
+    /// The manifest given says the backup was not clean: why.
+    unclean: Option<String>,
+    /// A manifest bounds the stream (its volumes are checked against it).
+    manifest: bool,
+    /// The restore ended on a trailer that says so.
+    ended_by_trailer: bool,
 }
 
 impl Sequence {
@@ -47,75 +91,139 @@ impl Sequence {
         }
     }
 
-    /// Decides after volume `volume` ended with `found` (its trailer, if
-    /// any), when `volume_bytes` were read from it and `next_exists` says
-    /// whether a numbered file for the next volume is there.
-    pub fn after(
-        &mut self,
-        volume: u32,
-        found: Option<&Trailer>,
-        volume_bytes: u64,
-        next_exists: bool,
-    ) -> Next {
-        match found {
-            Some(trailer) => {
-                let next = self.labeled(volume, trailer, volume_bytes);
-                self.stream_bytes = Some(trailer.stream_bytes);
-                next
+    /// The restore is checked against a manifest; `unclean` is why it
+    /// says its backup was not clean, if it does.
+    pub fn with_manifest(mut self, unclean: Option<String>) -> Sequence {
+        self.manifest = true;
+        self.unclean = unclean;
+        self
+    }
+
+    /// Decides after volume `volume` ended with `found` after it, when
+    /// `read` describes what was read, and `next_exists` says whether a
+    /// numbered file for the next volume is there (asked only of a set
+    /// that has no trailer).
+    pub fn after(&mut self, volume: u32, found: Found<'_>, read: Read, next_exists: bool) -> Next {
+        self.read_bytes += read.volume_bytes;
+        let next = match found {
+            Found::Trailer(t) => self.labeled(volume, t, read),
+            Found::Nothing => self.unlabeled(volume, next_exists, read.volume_bytes),
+            Found::Unread => {
+                self.broken = true;
+                self.by_count(volume, next_exists)
             }
-            None => {
-                self.stream_bytes = None;
-                self.unlabeled += 1;
-                let more = match self.count {
-                    Some(count) => volume < count,
-                    None => next_exists,
-                };
-                if more {
-                    Next::Volume
-                } else {
-                    Next::End
-                }
+        };
+        self.previous = match found {
+            Found::Trailer(t) => Some(t.ends),
+            _ => None,
+        };
+        match (next, self.unclean.take()) {
+            (Next::End, Some(why)) => Next::Fail(format!(
+                "the manifest says the backup was not clean ({why}): the stream read ends at byte {} and is incomplete",
+                self.read_bytes
+            )),
+            (next, unclean) => {
+                self.unclean = unclean;
+                next
             }
         }
     }
 
-    fn labeled(&mut self, volume: u32, t: &Trailer, volume_bytes: u64) -> Next {
+    /// Without trailers: `-n`, else the next numbered file.
+    fn by_count(&self, volume: u32, next_exists: bool) -> Next {
+        let more = match self.count {
+            Some(count) => volume < count,
+            None => next_exists,
+        };
+        match more {
+            true => Next::Volume,
+            false => Next::End,
+        }
+    }
+
+    fn unlabeled(&mut self, volume: u32, next_exists: bool, volume_bytes: u64) -> Next {
+        if self.previous == Some(Ends::Continues) {
+            return Next::Fail(format!(
+                "volume {volume} has no trailer, but volume {}'s says the backup continues onto it: its trailer was lost or it is not this backup's volume, so the stream is not proven past byte {}",
+                volume - 1,
+                self.read_bytes - volume_bytes
+            ));
+        }
+        self.unvouched.push(volume);
+        self.by_count(volume, next_exists)
+    }
+
+    fn labeled(&mut self, volume: u32, t: &Trailer, read: Read) -> Next {
+        let at = self.read_bytes;
         let backup = self.backup.get_or_insert_with(|| t.backup.clone());
         if *backup != t.backup {
             return Next::Fail(format!(
-                "volume {volume} is volume {} of another backup ({}, not {backup}, the backup of volume 1): the wrong cartridge or file was put in, and its {} bytes went into the stream",
-                t.volume, t.backup, t.volume_bytes
+                "volume {volume} is volume {} of another backup ({}, not {backup}, the backup of its first trailer): the wrong cartridge or file was put in, and its {} bytes went into the stream, which is wrong from byte {}",
+                t.volume, t.backup, read.volume_bytes, at - read.volume_bytes
             ));
         }
         if t.volume != volume {
             return Next::Fail(format!(
-                "the volume read as volume {volume} is volume {} of this backup: the volumes were put in out of order",
-                t.volume
+                "the volume read as volume {volume} is volume {} of this backup: the volumes were put in out of order (stream byte {})",
+                t.volume, at - read.volume_bytes
             ));
         }
-        if t.volume_bytes != volume_bytes {
+        if t.volume_bytes != read.volume_bytes {
             return Next::Fail(format!(
-                "volume {volume}'s trailer says it holds {} bytes of the stream, but {volume_bytes} were read from it: the volume does not hold what was written",
-                t.volume_bytes
+                "volume {volume}'s trailer says it holds {} bytes of the stream, but {} were read from it: the volume does not hold what was written (stream byte {at})",
+                t.volume_bytes, read.volume_bytes
             ));
         }
-        let before = match volume {
-            1 => Some(0),
-            _ => self.stream_bytes,
-        };
-        if let Some(before) = before.filter(|b| b + t.volume_bytes != t.stream_bytes) {
+        if !self.broken && t.stream_bytes != at {
             return Next::Fail(format!(
-                "volume {volume}'s trailer says the stream reaches byte {} at its end, but the volumes before it end at byte {before} and it holds {}: a volume is missing or was written by another run",
-                t.stream_bytes, t.volume_bytes
+                "volume {volume}'s trailer says the stream reaches byte {} at its end, but the volumes read end at byte {at}: a volume is missing or was written by another run",
+                t.stream_bytes
             ));
         }
+        if let Some(why) = self.vouch(volume, t, read.digest) {
+            return Next::Fail(why);
+        }
+        self.ends(volume, t)
+    }
+
+    /// Checks the stream's digest against the trailer's, which then
+    /// vouches for every volume before it; why not, when it cannot.
+    fn vouch(&mut self, volume: u32, t: &Trailer, digest: u64) -> Option<String> {
+        let at = self.read_bytes;
+        match t.stream_digest {
+            _ if self.broken => None,
+            Some(d) if d != digest => Some(format!(
+                "the stream read through volume {volume} (bytes 0-{at}) is not the stream its trailer vouches for (stream-xxh3 {d:016x}, read {digest:016x}): {} was replaced or changed",
+                match self.unvouched.as_slice() {
+                    [] => "a volume".to_string(),
+                    [n] => format!("volume {n}, which has no trailer,"),
+                    many => format!("one of volumes {many:?}, which have no trailer,"),
+                }
+            )),
+            Some(_) => {
+                self.vouched.append(&mut self.unvouched);
+                None
+            }
+            None if !self.unvouched.is_empty() => Some(format!(
+                "volume {volume} has a trailer without a stream digest (an older tapebuf's), and volume {} before it has none, so nothing proves it is this backup's (stream byte {at})",
+                self.unvouched[0]
+            )),
+            None => {
+                self.undigested.push(volume);
+                None
+            }
+        }
+    }
+
+    /// How the trailer says the volume ends.
+    fn ends(&mut self, volume: u32, t: &Trailer) -> Next {
         let stream_bytes = t.stream_bytes;
-        match (t.ends, self.count) {
+        let next = match (t.ends, self.count) {
             (Ends::Cut, _) => Next::Fail(format!(
                 "volume {volume} is where the backup was cut short when it was written (its run was stopped or lost its input): the stream ends at byte {stream_bytes} and is incomplete"
             )),
             (Ends::Continues, Some(count)) if volume >= count => Next::Fail(format!(
-                "volume {volume}'s trailer says the backup continues on volume {}, but -n/--volumes {count} stops here: the stream is incomplete",
+                "volume {volume}'s trailer says the backup continues on volume {}, but -n/--volumes {count} stops here: the stream is incomplete at byte {stream_bytes}",
                 volume + 1
             )),
             (Ends::Continues, _) => Next::Volume,
@@ -124,158 +232,64 @@ impl Sequence {
                 Next::End
             }
             (Ends::Last, _) => Next::End,
+        };
+        self.ended_by_trailer = next == Next::End;
+        next
+    }
+
+    /// Whether the restore's end was proved: by a trailer that says
+    /// `last`, or by a manifest; else why not.
+    pub fn bounded(&self) -> Result<(), String> {
+        if self.ended_by_trailer || self.manifest {
+            return Ok(());
         }
+        Err(match self.count {
+            Some(count) => format!(
+                "no trailer said where the backup ends; -n/--volumes {count} was taken on trust"
+            ),
+            None => "no trailer said where the backup ends (no attribute, no marker file, no tape file); the volumes there were taken on trust".to_string(),
+        })
     }
 
     /// What the summary should say about how the restore knew where the
     /// stream ends, if anything is worth saying.
     pub fn note(&self, volumes_read: u32) -> Option<String> {
+        let mut notes = Vec::new();
         if let (Some(last), Some(count)) = (self.ended_before_count, self.count) {
-            return Some(format!(
+            notes.push(format!(
                 "volume {last}'s trailer says it is the backup's last, so -n/--volumes {count} asked for more than there are"
             ));
         }
-        (self.unlabeled > 0 && self.count.is_none() && self.backup.is_none()).then(|| {
-            format!(
-                "{} no tapebuf trailer, so nothing said whether the backup goes on; give -n/--volumes N if it spans more",
+        if !self.vouched.is_empty() {
+            notes.push(format!(
+                "volume {} had no trailer; the stream digest of a later trailer vouches for its bytes",
+                join(&self.vouched)
+            ));
+        }
+        if !self.undigested.is_empty() {
+            notes.push(format!(
+                "volume {}'s trailer is an older tapebuf's, without a stream digest: its bytes were counted, not checked",
+                join(&self.undigested)
+            ));
+        }
+        if self.backup.is_none() && !self.unvouched.is_empty() && !self.manifest {
+            notes.push(format!(
+                "{} no tapebuf trailer, so nothing said whether the backup goes on{}",
                 match volumes_read {
                     1 => "the volume had".to_string(),
                     n => format!("the {n} volumes had"),
+                },
+                match self.count {
+                    Some(_) => "; -n/--volumes was taken on trust",
+                    None => "; give -n/--volumes N if it spans more",
                 }
-            )
-        })
+            ));
+        }
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ID: &str = "0123456789abcdef0123456789abcdef";
-    const OTHER: &str = "fedcba9876543210fedcba9876543210";
-
-    /// Volume `volume` of 100 bytes, after volumes of 100 bytes each.
-    fn trailer(volume: u32, ends: Ends) -> Trailer {
-        Trailer {
-            backup: ID.into(),
-            volume,
-            ends,
-            volume_bytes: 100,
-            stream_bytes: 100 * u64::from(volume),
-        }
-    }
-
-    #[test]
-    fn trailers_carry_a_restore_to_the_last_volume_without_n() {
-        let mut s = Sequence::new(None);
-        let t1 = trailer(1, Ends::Continues);
-        let t2 = trailer(2, Ends::Continues);
-        let t3 = trailer(3, Ends::Last);
-        assert_eq!(s.after(1, Some(&t1), 100, false), Next::Volume);
-        assert_eq!(s.after(2, Some(&t2), 100, false), Next::Volume);
-        assert_eq!(s.after(3, Some(&t3), 100, false), Next::End);
-        assert_eq!(s.note(3), None);
-    }
-
-    #[test]
-    fn a_volume_cut_short_when_written_fails_the_restore() {
-        let mut s = Sequence::new(None);
-        match s.after(1, Some(&trailer(1, Ends::Cut)), 100, false) {
-            Next::Fail(why) => assert!(why.contains("cut short"), "{why}"),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn n_smaller_than_the_backup_fails_rather_than_end_short() {
-        let mut s = Sequence::new(Some(1));
-        match s.after(1, Some(&trailer(1, Ends::Continues)), 100, false) {
-            Next::Fail(why) => assert!(why.contains("-n/--volumes 1 stops here"), "{why}"),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn n_larger_than_the_backup_ends_at_its_last_volume_and_says_so() {
-        let mut s = Sequence::new(Some(3));
-        assert_eq!(
-            s.after(1, Some(&trailer(1, Ends::Last)), 100, false),
-            Next::End
-        );
-        assert!(s.note(1).unwrap().contains("asked for more than there are"));
-    }
-
-    #[test]
-    fn a_volume_of_another_backup_or_out_of_order_fails() {
-        let mut s = Sequence::new(None);
-        assert_eq!(
-            s.after(1, Some(&trailer(1, Ends::Continues)), 100, false),
-            Next::Volume
-        );
-        let stranger = Trailer {
-            backup: OTHER.into(),
-            ..trailer(2, Ends::Last)
-        };
-        assert!(
-            matches!(s.after(2, Some(&stranger), 100, false), Next::Fail(w) if w.contains("another backup"))
-        );
-        let mut s = Sequence::new(None);
-        s.after(1, Some(&trailer(1, Ends::Continues)), 100, false);
-        assert!(
-            matches!(s.after(2, Some(&trailer(3, Ends::Last)), 100, false), Next::Fail(w) if w.contains("out of order"))
-        );
-    }
-
-    #[test]
-    fn a_volume_that_read_other_than_its_bytes_fails() {
-        let mut s = Sequence::new(None);
-        let t = trailer(1, Ends::Continues);
-        assert!(
-            matches!(s.after(1, Some(&t), 99, false), Next::Fail(w) if w.contains("holds 100 bytes"))
-        );
-    }
-
-    #[test]
-    fn a_gap_between_volumes_fails() {
-        let mut s = Sequence::new(None);
-        assert_eq!(
-            s.after(1, Some(&trailer(1, Ends::Continues)), 100, false),
-            Next::Volume
-        );
-        let after_a_gap = Trailer {
-            stream_bytes: 300,
-            ..trailer(2, Ends::Last)
-        };
-        assert!(
-            matches!(s.after(2, Some(&after_a_gap), 100, false), Next::Fail(w) if w.contains("end at byte 100"))
-        );
-    }
-
-    #[test]
-    fn a_volume_left_unread_does_not_upset_the_count_of_the_next() {
-        let mut s = Sequence::new(Some(3));
-        assert_eq!(
-            s.after(1, Some(&trailer(1, Ends::Continues)), 100, false),
-            Next::Volume
-        );
-        assert_eq!(s.after(2, None, 10, false), Next::Volume);
-        assert_eq!(
-            s.after(3, Some(&trailer(3, Ends::Last)), 100, false),
-            Next::End
-        );
-    }
-
-    #[test]
-    fn without_trailers_n_and_numbered_files_decide_as_before() {
-        let mut s = Sequence::new(Some(2));
-        assert_eq!(s.after(1, None, 100, false), Next::Volume);
-        assert_eq!(s.after(2, None, 200, false), Next::End);
-        let mut s = Sequence::new(None);
-        assert_eq!(s.after(1, None, 100, true), Next::Volume);
-        assert_eq!(s.after(2, None, 200, false), Next::End);
-        assert!(s
-            .note(2)
-            .unwrap()
-            .contains("the 2 volumes had no tapebuf trailer"));
-    }
+fn join(volumes: &[u32]) -> String {
+    let each: Vec<String> = volumes.iter().map(u32::to_string).collect();
+    each.join(",")
 }

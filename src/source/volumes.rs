@@ -4,8 +4,10 @@
 //! At the end of a volume (a filemark on a tape, end of file on a file)
 //! the source reads the volume's trailer and decides whether another
 //! follows (`sequence.rs`): while the trailers say the backup continues;
-//! without trailers, with `-n/--volumes N` until N have been read, and
-//! with a numbered name while the next file exists. Then it closes the volume (ejecting a tape), gets the next one
+//! only for a set without any trailer, with `-n/--volumes N` until N have
+//! been read, and with a numbered name while the next file exists. Every
+//! byte handed on goes through XXH3-64, which each trailer's digest is
+//! checked against. Then it closes the volume (ejecting a tape), gets the next one
 //! in through the change policy, waits for a tape drive to be ready, and
 //! goes on filling the same block, so the stream comes out as one. The
 //! whole change counts as changing for the watchdog.
@@ -16,9 +18,10 @@ use std::sync::Arc;
 
 use crossbeam_channel::{never, Receiver};
 
-use super::sequence::{Next, Sequence};
+use super::sequence::{Found, Next, Read, Sequence};
 use super::{End, Filled, Source};
 use crate::base::console::{message, say};
+use crate::manifest::Manifest;
 use crate::tape::load::MAX_REFUSALS;
 use crate::tape::{
     Access, AtEnd, ChangeFailed, ChangePolicy, Medium, MediumKind, NextVolume, Trailer, VolumeLog,
@@ -74,6 +77,12 @@ pub trait ReadMedium: Medium {
     fn note(&self) -> Option<String> {
         None
     }
+
+    /// True when the volume just ended was left part-read (verify
+    /// reported it bad), so its trailer was not looked for.
+    fn trailer_unread(&self) -> bool {
+        false
+    }
 }
 
 /// How many volumes to read, and how to change them.
@@ -101,6 +110,8 @@ pub struct VolumeSource {
     started: bool,
     /// What the trailers said so far.
     sequence: Sequence,
+    /// XXH3-64 of every byte handed on.
+    digest: Box<xxhash_rust::xxh3::Xxh3>,
 }
 
 impl VolumeSource {
@@ -118,7 +129,20 @@ impl VolumeSource {
             ask_again: false,
             started: false,
             sequence: Sequence::new(count),
+            digest: Box::default(),
         }
+    }
+
+    /// The volumes are checked against `manifest`; a `restore` of a
+    /// backup the manifest calls unclean never ends well (verify says so
+    /// in its own words).
+    pub fn with_manifest(mut self, manifest: &Manifest, restore: bool) -> VolumeSource {
+        let unclean = (!manifest.clean && restore).then(|| {
+            let why = manifest.unclean_because.clone();
+            why.unwrap_or_else(|| "its run failed or was stopped".into())
+        });
+        self.sequence = self.sequence.with_manifest(unclean);
+        self
     }
 
     /// Moves to the next volume if one follows. Ok(false) at the end.
@@ -129,13 +153,21 @@ impl VolumeSource {
             io::Error::new(e.kind(), format!("{name}: volume {}: {e}", self.volume))
         })?;
         let exists = self.plan.numbered && self.medium.volume_exists(next);
-        let volume_bytes = self.log.volumes().last().copied().unwrap_or(0);
-        match self
-            .sequence
-            .after(self.volume, trailer.as_ref(), volume_bytes, exists)
-        {
+        let read = Read {
+            volume_bytes: self.log.volumes().last().copied().unwrap_or(0),
+            digest: self.digest.digest(),
+        };
+        let found = match &trailer {
+            Some(t) => Found::Trailer(t),
+            None if self.medium.trailer_unread() => Found::Unread,
+            None => Found::Nothing,
+        };
+        match self.sequence.after(self.volume, found, read, exists) {
             Next::Volume => {}
-            Next::End => return Ok(false),
+            Next::End => {
+                self.log.set_bounded(self.sequence.bounded());
+                return Ok(false);
+            }
             Next::Fail(why) => return Err(io::Error::other(format!("{name}: {why}"))),
         }
         self.log.set_changing(true);
@@ -237,6 +269,7 @@ impl Source for VolumeSource {
             }
             match self.medium.read(&mut buf[bytes..], bytes == 0) {
                 Ok(Got::Bytes(n)) => {
+                    self.digest.update(&buf[bytes..bytes + n]);
                     bytes += n;
                     self.log.add(n as u64);
                     arrived.fetch_add(n as u64, Relaxed);
@@ -288,10 +321,7 @@ impl Source for VolumeSource {
     }
 
     fn note(&self) -> Option<String> {
-        let unlabeled = self
-            .sequence
-            .note(self.volume)
-            .filter(|_| self.medium.kind().tape_trailers());
+        let unlabeled = self.sequence.note(self.volume);
         let notes: Vec<String> = [self.medium.note(), unlabeled]
             .into_iter()
             .flatten()

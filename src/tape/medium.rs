@@ -62,13 +62,6 @@ impl MediumKind {
             MediumKind::Files { .. } => 0,
         }
     }
-
-    /// True when a volume's trailer is a tape file, so that a volume
-    /// without one is worth a word in the summary; files may simply have
-    /// lost theirs.
-    pub fn tape_trailers(self) -> bool {
-        self.filemarks() > 0
-    }
 }
 
 /// One medium at a time, as a volume change sees it, whether it is read
@@ -99,23 +92,22 @@ pub trait Medium: Send {
 mod tests {
     use super::MediumKind::{self, Files, Remote, Tape};
 
-    /// (kind, is_tape, whole_records, needs_swap, filemarks, tape_trailers)
-    const ANSWERS: [(MediumKind, bool, bool, bool, u32, bool); 5] = [
-        (Tape, true, true, true, 1, true),
-        (Remote { device: true }, true, false, true, 1, true),
-        (Remote { device: false }, true, false, true, 0, false),
-        (Files { numbered: true }, false, false, false, 0, false),
-        (Files { numbered: false }, false, false, true, 0, false),
+    /// (kind, is_tape, whole_records, needs_swap, filemarks)
+    const ANSWERS: [(MediumKind, bool, bool, bool, u32); 5] = [
+        (Tape, true, true, true, 1),
+        (Remote { device: true }, true, false, true, 1),
+        (Remote { device: false }, true, false, true, 0),
+        (Files { numbered: true }, false, false, false, 0),
+        (Files { numbered: false }, false, false, true, 0),
     ];
 
     #[test]
     fn every_tape_question_is_answered_by_the_kind_alone() {
-        for (kind, tape, records, swap, marks, trailers) in ANSWERS {
+        for (kind, tape, records, swap, marks) in ANSWERS {
             assert_eq!(kind.is_tape(), tape, "{kind:?}");
             assert_eq!(kind.whole_records(), records, "{kind:?}");
             assert_eq!(kind.needs_swap(), swap, "{kind:?}");
             assert_eq!(kind.filemarks(), marks, "{kind:?}");
-            assert_eq!(kind.tape_trailers(), trailers, "{kind:?}");
         }
     }
 }

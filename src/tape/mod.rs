@@ -36,6 +36,9 @@ pub mod sg_io;
 pub mod sg_node;
 pub mod tape_alert;
 pub mod trailer;
+pub mod trailer_marker;
+#[cfg(test)]
+mod trailer_tests;
 mod volume_log;
 
 pub use at_end::AtEnd;

@@ -275,6 +275,35 @@ mod tests {
     }
 
     #[test]
+    fn listing_volumes_never_takes_a_trailer_marker_for_a_volume() {
+        // issue 45 finding 4: markers sit beside the volumes they describe
+        let trailer = crate::tape::Trailer {
+            backup: "0123456789abcdef0123456789abcdef".into(),
+            volume: 1,
+            ends: crate::tape::Ends::Continues,
+            volume_bytes: 10,
+            stream_bytes: 10,
+            stream_digest: Some(7),
+        };
+        for pattern in ["v.%03d", "v%d", "%02d.tar", "a.%d.b", "x%3d"] {
+            let dir = tempfile::tempdir().unwrap();
+            let n = names(dir.path().join(pattern).to_str().unwrap());
+            for v in 1..=2 {
+                let path = n.volume(v);
+                std::fs::write(&path, b"0123456789").unwrap();
+                assert!(crate::tape::trailer_marker::write_marker(&path, &trailer).unwrap());
+            }
+            let found: Vec<u32> = n.existing().into_iter().map(|(v, _)| v).collect();
+            assert_eq!(found, vec![1, 2], "{pattern}");
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                4,
+                "{pattern}"
+            );
+        }
+    }
+
+    #[test]
     fn two_numbers_are_refused() {
         assert!(VolumeNames::parse(Path::new("a%d.%d")).is_err());
     }

@@ -12,7 +12,8 @@
 //! directly find exactly the stream. The trailer is one record of
 //! `TRAILER_BYTES` bytes of plain text: a magic line, then `key value`
 //! lines (the backup's random id, the volume number, how the volume ends,
-//! its bytes and the stream's bytes through its end), padded with NULs. An
+//! its bytes, the stream's bytes through its end and the XXH3-64 digest of
+//! every stream byte from byte 0 through its end), padded with NULs. An
 //! ANSI label does the same with its EOV and EOF labels; this one is
 //! smaller and says only what a restore needs.
 //!
@@ -20,7 +21,15 @@
 //! its data, and must stay exactly the stream's bytes, so its trailer goes
 //! in the extended attribute `user.tapebuf.trailer` instead, where the
 //! filesystem keeps them (ext4, xfs, btrfs, tmpfs do; vfat does not, and a
-//! copy without `-a`/`--xattrs` drops them).
+//! copy without `-a`/`--xattrs` drops them). Beside it goes an empty
+//! marker file whose name carries the same trailer (`trailer_marker.rs`),
+//! which plain copies keep.
+//!
+//! The digest line (`stream-xxh3`) is what makes a substituted volume
+//! show: whatever a volume holds, the next trailer read vouches for every
+//! byte before it. A trailer from before the line was added still reads,
+//! without the digest; a later version's extra lines are ignored, and an
+//! attribute is read whatever its length up to `XATTR_READ_BYTES`.
 //!
 //! How a volume ends: `continues` (it filled up; volume N+1 follows),
 //! `last` (the stream ended cleanly here) or `cut` (the run was stopped or
@@ -51,7 +60,11 @@ pub enum Ends {
 }
 
 impl Ends {
-    fn word(self) -> &'static str {
+    /// Every way a volume ends, for tests that cover them all.
+    pub const ALL: [Ends; 3] = [Ends::Continues, Ends::Last, Ends::Cut];
+
+    /// The word a trailer says it with.
+    pub fn word(self) -> &'static str {
         match self {
             Ends::Continues => "continues",
             Ends::Last => "last",
@@ -81,6 +94,9 @@ pub struct Trailer {
     pub volume_bytes: u64,
     /// The stream's bytes on this volume and every one before it.
     pub stream_bytes: u64,
+    /// XXH3-64 over the stream's bytes from byte 0 through this volume's
+    /// end; None in a trailer written before the digest was added.
+    pub stream_digest: Option<u64>,
 }
 
 impl Trailer {
@@ -101,6 +117,9 @@ impl Trailer {
         let _ = writeln!(text, "ends {}", self.ends.word());
         let _ = writeln!(text, "volume-bytes {}", self.volume_bytes);
         let _ = writeln!(text, "stream-bytes {}", self.stream_bytes);
+        if let Some(digest) = self.stream_digest {
+            let _ = writeln!(text, "stream-xxh3 {digest:016x}");
+        }
         text
     }
 
@@ -144,6 +163,7 @@ struct Fields {
     ends: Option<Ends>,
     volume_bytes: Option<u64>,
     stream_bytes: Option<u64>,
+    stream_digest: Option<u64>,
 }
 
 impl Fields {
@@ -157,6 +177,10 @@ impl Fields {
             "ends" => self.ends = Some(Ends::from_word(value).ok_or_else(bad)?),
             "volume-bytes" => self.volume_bytes = Some(value.parse().map_err(|_| bad())?),
             "stream-bytes" => self.stream_bytes = Some(value.parse().map_err(|_| bad())?),
+            "stream-xxh3" if value.len() == 16 => {
+                self.stream_digest = Some(u64::from_str_radix(value, 16).map_err(|_| bad())?)
+            }
+            "stream-xxh3" => return Err(bad()),
             _ => {}
         }
         Ok(())
@@ -170,11 +194,12 @@ impl Fields {
             ends: self.ends.ok_or_else(|| missing("ends"))?,
             volume_bytes: self.volume_bytes.ok_or_else(|| missing("volume-bytes"))?,
             stream_bytes: self.stream_bytes.ok_or_else(|| missing("stream-bytes"))?,
+            stream_digest: self.stream_digest,
         })
     }
 }
 
-fn is_backup_id(s: &str) -> bool {
+pub(super) fn is_backup_id(s: &str) -> bool {
     s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
@@ -208,40 +233,84 @@ pub fn attach_to_file(fd: std::os::fd::BorrowedFd<'_>, trailer: &Trailer) -> std
     }
 }
 
+/// Removes the trailer attribute from the open file `fd`, if it has one
+/// (a file written anew by truncating keeps its attributes).
+pub fn detach_from_file(fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(XATTR_NAME).expect("no NUL in the name");
+    // SAFETY: fremovexattr(2) reads the NUL-terminated name, alive for
+    // the call.
+    if unsafe { libc::fremovexattr(fd.as_raw_fd(), name.as_ptr()) } == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENODATA | libc::ENOTSUP | libc::EPERM) => Ok(()),
+        _ => Err(e),
+    }
+}
+
+/// The longest trailer attribute read: far more than any trailer needs,
+/// so that a later version's extra lines still fit, yet bounded.
+pub const XATTR_READ_BYTES: usize = 64 * 1024;
+
 /// The trailer attached to the file at `path`: Ok(None) when it has none
 /// (or the filesystem keeps no attributes); Err when it has one that
-/// cannot be read.
+/// cannot be read. The attribute's size is asked first, so a trailer of
+/// any length up to `XATTR_READ_BYTES` is read whole.
 pub fn read_from_file(path: &std::path::Path) -> std::io::Result<Option<Trailer>> {
     use std::os::unix::ffi::OsStrExt;
     let name = std::ffi::CString::new(XATTR_NAME).expect("no NUL in the name");
     let path = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| std::io::Error::other("a path with a NUL byte"))?;
-    let mut buf = vec![0u8; TRAILER_BYTES];
-    // SAFETY: getxattr(2) writes at most `buf.len()` bytes into `buf`, and
-    // reads the two NUL-terminated strings, all alive for the call.
-    let n = unsafe {
-        libc::getxattr(
-            path.as_ptr(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
+    let absent = |e: std::io::Error| match e.raw_os_error() {
+        Some(libc::ENODATA | libc::ENOTSUP) => Ok(None),
+        _ => Err(e),
     };
-    if n < 0 {
-        let e = std::io::Error::last_os_error();
-        return match e.raw_os_error() {
-            Some(libc::ENODATA | libc::ENOTSUP) => Ok(None),
-            _ => Err(e),
+    // The attribute may grow between the two calls: ERANGE asks again.
+    for _ in 0..3 {
+        // SAFETY: getxattr(2) with a size of 0 only returns the value's
+        // size; it reads the two NUL-terminated strings, alive for the call.
+        let size = unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), std::ptr::null_mut(), 0) };
+        if size < 0 {
+            return absent(std::io::Error::last_os_error());
+        }
+        let size = size as usize;
+        if size > XATTR_READ_BYTES {
+            return Err(std::io::Error::other(format!(
+                "its {XATTR_NAME} attribute is {size} bytes, more than the {XATTR_READ_BYTES} a trailer may have"
+            )));
+        }
+        let mut buf = vec![0u8; size.max(1)];
+        // SAFETY: getxattr(2) writes at most `buf.len()` bytes into `buf`,
+        // and reads the two NUL-terminated strings, all alive for the call.
+        let n = unsafe {
+            libc::getxattr(
+                path.as_ptr(),
+                name.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::ERANGE) {
+                continue;
+            }
+            return absent(e);
+        }
+        buf.truncate(n as usize);
+        return match Trailer::parse(&buf) {
+            Ok(Some(t)) => Ok(Some(t)),
+            Ok(None) => Err(std::io::Error::other(format!(
+                "its {XATTR_NAME} attribute is not a tapebuf trailer"
+            ))),
+            Err(why) => Err(std::io::Error::other(why)),
         };
     }
-    buf.truncate(n as usize);
-    match Trailer::parse(&buf) {
-        Ok(Some(t)) => Ok(Some(t)),
-        Ok(None) => Err(std::io::Error::other(format!(
-            "its {XATTR_NAME} attribute is not a tapebuf trailer"
-        ))),
-        Err(why) => Err(std::io::Error::other(why)),
-    }
+    Err(std::io::Error::other(format!(
+        "its {XATTR_NAME} attribute kept changing size while it was read"
+    )))
 }
 
 /// A new backup id: 128 random bits as 32 hex digits.
@@ -268,74 +337,4 @@ pub fn new_backup_id() -> String {
         filled += n as usize;
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample(ends: Ends) -> Trailer {
-        Trailer {
-            backup: "0123456789abcdef0123456789abcdef".into(),
-            volume: 2,
-            ends,
-            volume_bytes: 102_760_448,
-            stream_bytes: 205_520_896,
-        }
-    }
-
-    #[test]
-    fn a_trailer_reads_back_as_written_and_is_one_small_record() {
-        for ends in [Ends::Continues, Ends::Last, Ends::Cut] {
-            let record = sample(ends).encode();
-            assert_eq!(record.len(), TRAILER_BYTES);
-            assert_eq!(Trailer::parse(&record), Ok(Some(sample(ends))));
-        }
-    }
-
-    #[test]
-    fn a_trailer_is_readable_text() {
-        let record = sample(Ends::Continues).encode();
-        let text = String::from_utf8_lossy(&record);
-        assert!(text.starts_with("tapebuf volume trailer 1\nbackup 0123"));
-        assert!(text.contains("\nends continues\n"));
-    }
-
-    #[test]
-    fn data_is_not_a_trailer() {
-        assert_eq!(Trailer::parse(b""), Ok(None));
-        assert_eq!(Trailer::parse(&[0u8; 512]), Ok(None));
-        assert_eq!(Trailer::parse(b"tapebuf volume trailer 12\n"), Ok(None));
-        assert_eq!(
-            Trailer::parse(b"ustar  tapebuf volume trailer 1\n"),
-            Ok(None)
-        );
-    }
-
-    #[test]
-    fn a_damaged_trailer_says_what_is_wrong() {
-        let mut record = sample(Ends::Last).encode();
-        let at = record.windows(4).position(|w| w == b"last").unwrap();
-        record[at..at + 4].copy_from_slice(b"lost");
-        let e = Trailer::parse(&record).unwrap_err();
-        assert!(e.contains("bad ends line"), "{e}");
-        let e = Trailer::parse(b"tapebuf volume trailer 1\nvolume 1\n").unwrap_err();
-        assert!(e.contains("without its backup line"), "{e}");
-    }
-
-    #[test]
-    fn later_versions_may_add_lines() {
-        let mut record = sample(Ends::Last).encode();
-        let end = record.iter().position(|&b| b == 0).unwrap();
-        record.splice(end..end + 12, b"label SRV01\n".iter().copied());
-        assert_eq!(Trailer::parse(&record), Ok(Some(sample(Ends::Last))));
-    }
-
-    #[test]
-    fn backup_ids_are_hex_and_differ() {
-        let a = new_backup_id();
-        let b = new_backup_id();
-        assert!(is_backup_id(&a) && is_backup_id(&b));
-        assert_ne!(a, b);
-    }
 }

@@ -37,6 +37,12 @@ pub struct VolumeLog {
     /// What a changer is doing for the change ("moving E01002L6 slot 2 →
     /// drive 0"), if it is doing something.
     note: Mutex<Option<String>>,
+    /// What became of the volumes' trailers, when it is worth a word (an
+    /// output whose filesystem keeps no attributes); for the summary.
+    trailer_note: Mutex<Option<String>>,
+    /// An input: whether something proved where the stream ends (a
+    /// trailer, a manifest), or why not; None until the input ended.
+    bounded: Mutex<Option<Result<(), String>>>,
 }
 
 impl VolumeLog {
@@ -49,6 +55,8 @@ impl VolumeLog {
             loader: OnceLock::new(),
             health: OnceLock::new(),
             note: Mutex::new(None),
+            trailer_note: Mutex::new(None),
+            bounded: Mutex::new(None),
         })
     }
 
@@ -114,6 +122,35 @@ impl VolumeLog {
     /// it is done.
     pub fn set_note(&self, note: Option<String>) {
         *self.note.lock().unwrap_or_else(|e| e.into_inner()) = note;
+    }
+
+    /// Keeps what the trailers' medium says of them (None leaves it).
+    pub fn set_trailer_note(&self, note: Option<String>) {
+        if note.is_some() {
+            *self.trailer_note.lock().unwrap_or_else(|e| e.into_inner()) = note;
+        }
+    }
+
+    /// What became of the trailers, when it is worth a word.
+    pub fn trailer_note(&self) -> Option<String> {
+        self.trailer_note
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// An input's end: bounded (Ok) or why nothing proved where it ends.
+    pub fn set_bounded(&self, bounded: Result<(), String>) {
+        *self.bounded.lock().unwrap_or_else(|e| e.into_inner()) = Some(bounded);
+    }
+
+    /// Whether an input's end was proved; None for an output, or an input
+    /// that has not ended.
+    pub fn bounded(&self) -> Option<Result<(), String>> {
+        self.bounded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// How long the change has waited for the drive so far, if it waits.

@@ -6,6 +6,8 @@
 
 use crate::common;
 
+mod markers;
+mod reruns;
 mod trailers;
 
 use std::os::unix::process::CommandExt;

@@ -183,3 +183,65 @@ fn a_restore_reads_one_backup_of_several_on_a_tape_and_not_the_next() {
         lib.log
     );
 }
+
+#[test]
+fn every_tape_trailer_carries_the_digest_of_the_stream_through_its_volume() {
+    let data = pattern(2_500_000, 49);
+    let written = backed_up(&data, 4);
+    for cart in &written {
+        let t = cart.trailer().unwrap();
+        let through = &data[..t.stream_bytes as usize];
+        assert_eq!(
+            t.stream_digest,
+            Some(xxhash_rust::xxh3::xxh3_64(through)),
+            "volume {}",
+            t.volume
+        );
+    }
+}
+
+#[test]
+fn a_tape_without_a_trailer_loaded_after_one_that_continues_fails_the_restore() {
+    // issue 45 finding 4, on tape: a cartridge another program wrote
+    let data = pattern(2_500_000, 50);
+    let mut written = backed_up(&data, 4);
+    let records: Vec<Vec<u8>> = pattern(1 << 20, 51)
+        .chunks(65536)
+        .map(|c| c.to_vec())
+        .collect();
+    written[1] = Cartridge::with_records(records);
+    let (summary, _, _) = read_from_tape(
+        written,
+        without_n(&tempfile::tempdir().unwrap().path().join("l")),
+    );
+    let e = summary.input_error.unwrap();
+    assert!(
+        e.contains("volume 2 has no trailer, but volume 1's says the backup continues onto it"),
+        "{e}"
+    );
+}
+
+#[test]
+fn another_backups_data_under_this_backups_trailer_fails_at_that_trailer() {
+    // issue 45 finding 4, on tape: the bytes are not the ones the trailer
+    // vouches for, though their count is
+    let data = pattern(2_500_000, 52);
+    let mut written = backed_up(&data, 4);
+    let other = backed_up(&pattern(2_500_000, 53), 4);
+    let ours = written[1].trailer().unwrap();
+    let mut swapped = other[1].clone();
+    set_trailer(&mut swapped, &ours);
+    written[1] = swapped;
+    let (summary, _, _) = read_from_tape(
+        written,
+        without_n(&tempfile::tempdir().unwrap().path().join("l")),
+    );
+    let e = summary.input_error.unwrap();
+    assert!(
+        e.contains(&format!(
+            "the stream read through volume 2 (bytes 0-{}) is not the stream its trailer vouches for",
+            ours.stream_bytes
+        )),
+        "{e}"
+    );
+}
