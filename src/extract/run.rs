@@ -56,14 +56,7 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
     let manifest =
         Manifest::load(&args.manifest).map_err(|e| usage(&manifest_flag(&args.manifest), &e))?;
     let catalog_path = catalog_path(&args.manifest, &manifest)?;
-    let catalog = Catalog::open(&catalog_path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => usage(&manifest_flag(&args.manifest), &e),
-        _ => Failure::Usage(format!(
-            "extract: {}: its catalog {}: {e}",
-            manifest_flag(&args.manifest),
-            catalog_path.display()
-        )),
-    })?;
+    let catalog = open_catalog(&args.manifest, &catalog_path)?;
     let input = args
         .input
         .clone()
@@ -126,6 +119,22 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         ));
     }
     Ok(ending(&plan.missing, &unmatched))
+}
+
+/// The catalog at `path`, which the manifest at `manifest` names; a
+/// damaged one is the manifest's flag's error, one that cannot be read
+/// names both.
+fn open_catalog(manifest: &Path, path: &Path) -> Result<Catalog, Failure> {
+    Catalog::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => {
+            Failure::Usage(format!("extract: {}: {e}", manifest_flag(manifest)))
+        }
+        _ => Failure::Usage(format!(
+            "extract: {}: its catalog {}: {e}",
+            manifest_flag(manifest),
+            path.display()
+        )),
+    })
 }
 
 /// The failure a written archive still ends with: hard links without
