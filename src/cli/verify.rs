@@ -63,7 +63,8 @@ pub struct VerifyCli {
     #[command(flatten)]
     pub library: super::library_args::LibraryArgs,
 
-    /// The longest wait for any rmt reply, in seconds.
+    /// The longest wait for any rmt reply, and for a program to open a
+    /// FIFO given as -i for writing (60 s without it), in seconds.
     #[arg(long = "timeout", value_name = "SECS")]
     pub timeout: Option<u64>,
 }

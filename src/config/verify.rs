@@ -52,7 +52,10 @@ pub fn verify_input(
     let env = |var: &str| std::env::var(var).ok();
     let rmt = rmt_flags::resolve(flags, remote, block_bytes, env)?;
     check_remote_arguments(&rmt, &input, &outputs)?;
-    let net = restore_net(cli.timeout, remote)?;
+    // A FIFO as -i waits for its writer at most --timeout (verify::fifo_wait).
+    let fifo = matches!(&input, InputSpec::File(p)
+        if std::fs::metadata(p).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_fifo(&m.file_type())));
+    let net = restore_net(cli.timeout, remote || fifo)?;
     check_input_name(&input)?;
     volumes_regular(&input)?;
     let change = change_policy(cli.change_command.as_deref(), cli.change_timeout)?;

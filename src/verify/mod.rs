@@ -8,6 +8,7 @@
 //! bytes read make the manifest's stream digest (the only digest the last
 //! line prints), and the backup itself was whole.
 
+mod fifo_wait;
 pub mod messages;
 pub mod run;
 mod stream_digest;

@@ -10,7 +10,9 @@
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use super::fifo_wait::{self, OpenWatch};
 use super::messages::{verdict, volume_line};
 use super::stream_digest::StreamDigest;
 use crate::base::console::{message, say};
@@ -84,13 +86,19 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
     if let InputSpec::File(pattern) = &input {
         uncache_files(pattern, manifest.volumes.len());
     }
-    let mut source = open_verified(&input, &settings, Arc::clone(&manifest), report)
-        .map_err(|e| match args.input {
-            Some(_) => Error::Runtime(anyhow::anyhow!("{e}")),
-            None => Error::Runtime(anyhow::anyhow!(
-                "{e} (-i is the manifest's output, as the backup named it; name the volumes with -i)"
-            )),
-        })?;
+    let file = match &input {
+        InputSpec::File(path) => Some(path.as_path()),
+        _ => None,
+    };
+    let watch = OpenWatch::start(file, fifo_limit(args));
+    let opened = open_verified(&input, &settings, Arc::clone(&manifest), report);
+    drop(watch);
+    let mut source = opened.map_err(|e| match args.input {
+        Some(_) => Error::Runtime(anyhow::anyhow!("{e}")),
+        None => Error::Runtime(anyhow::anyhow!(
+            "{e} (-i is the manifest's output, as the backup named it; name the volumes with -i)"
+        )),
+    })?;
     let arrived = AtomicU64::new(0);
     // The stream's digest, of every byte handed on: the volumes' bytes in
     // order, whole only when every volume was read and matched.
@@ -119,6 +127,12 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
         say(&line);
     }
     Ok(ok)
+}
+
+/// How long a FIFO given as `-i` may wait for its writer.
+fn fifo_limit(args: &VerifyCli) -> Duration {
+    args.timeout
+        .map_or(fifo_wait::DEFAULT_LIMIT, Duration::from_secs)
 }
 
 /// Drops the cached pages of the file volumes named by `pattern`, so that

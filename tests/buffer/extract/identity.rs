@@ -165,3 +165,33 @@ fn a_fifo_in_place_of_the_catalog_or_manifest_is_refused_without_waiting() {
     }
     assert!(!b.path("out.tar").exists());
 }
+
+// issue 45 finding 13, the one-file case: `verify -i FIFO` with no program
+// writing to the FIFO waited in open(2) for ever. A FIFO stays a valid
+// input (process substitution), so the wait is bounded by --timeout.
+#[test]
+fn verify_gives_up_on_a_fifo_input_that_no_program_writes_to() {
+    let b = Backup::new();
+    let fifo = b.path("in.fifo");
+    fs::write(&fifo, b"").unwrap();
+    fifo_at(&fifo);
+    let (code, line) = refusal(tapebuf_in(
+        &b,
+        &[
+            "verify",
+            "--manifest",
+            "home.json",
+            "-i",
+            "in.fifo",
+            "--timeout",
+            "1",
+            "-q",
+        ],
+    ));
+    assert_eq!(code, Some(1), "{line}");
+    assert_eq!(
+        line,
+        "tapebuf: verify: -i in.fifo: a FIFO that no program opened for writing in 1 s; \
+         nothing was read (--timeout sets the wait)"
+    );
+}
