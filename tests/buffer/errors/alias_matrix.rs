@@ -53,6 +53,25 @@ fn path_options() -> Vec<PathOption> {
     }
     let mut found = Vec::new();
     let mut missing = Vec::new();
+    // A path typed as a plain string would escape `is_path`: any value
+    // named like a file must be one clap takes for a path.
+    let untyped: Vec<String> = commands
+        .iter()
+        .flat_map(|(name, cmd)| cmd.get_arguments().map(move |a| (name, a)))
+        .filter(|(_, a)| a.get_action().takes_values() && !is_path(a))
+        .filter(|(_, a)| {
+            a.get_value_names().is_some_and(|names| {
+                names
+                    .iter()
+                    .any(|n| ["FILE", "PATH", "DIR", "DEV", "DEVICE"].contains(&n.as_str()))
+            })
+        })
+        .map(|(name, a)| format!("{name} {}", a.get_id()))
+        .collect();
+    assert!(
+        untyped.is_empty(),
+        "options whose value is named as a path but is not a PathBuf (give them a path value hint): {untyped:?}"
+    );
     for (name, cmd) in &commands {
         for arg in cmd.get_arguments().filter(|a| is_path(a)) {
             let id = arg.get_id().to_string();
