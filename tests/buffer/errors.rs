@@ -14,6 +14,20 @@ mod restore_files;
 mod usage;
 mod written_paths;
 
+/// The sha256 of every file at the top of `dir` (through links), by
+/// name: what a refused run must leave as it was.
+pub fn file_sums(dir: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, common::sha256_file(&e.path()))
+        })
+        .collect()
+}
+
 /// Runs tapebuf in `dir`, with nothing on standard input: its exit code
 /// and its standard error.
 pub fn run_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {

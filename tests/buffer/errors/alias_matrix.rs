@@ -14,7 +14,6 @@
 //! build on a shared two-core machine.
 //! (issue 45 findings 1, 6, 10, 11: the class, not the examples)
 
-use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Stdio;
@@ -205,19 +204,6 @@ fn cases(a: &PathOption, b: &PathOption) -> Vec<Case> {
         .collect()
 }
 
-/// The sha256 of every file at the top of `dir` (through links), by name.
-fn files(dir: &Path) -> BTreeMap<String, String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().is_file())
-        .map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            (name, common::sha256_file(&e.path()))
-        })
-        .collect()
-}
-
 /// Runs `case` in `dir`: its exit status and standard error.
 fn run(dir: &Path, case: &Case) -> (Option<i32>, String) {
     let mut cmd = common::tapebuf();
@@ -293,7 +279,7 @@ fn every_pair_of_path_options_is_refused_as_one_file_under_every_spelling() {
         allowed.len()
     );
     let dir = backup();
-    let before = files(dir.path());
+    let before = crate::errors::file_sums(dir.path());
     let queue = Mutex::new(refused);
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -323,7 +309,11 @@ fn every_pair_of_path_options_is_refused_as_one_file_under_every_spelling() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(files(dir.path()), before, "a refused run changed a file");
+    assert_eq!(
+        crate::errors::file_sums(dir.path()),
+        before,
+        "a refused run changed a file"
+    );
     for case in &allowed {
         let (_, stderr) = run(dir.path(), case);
         assert!(

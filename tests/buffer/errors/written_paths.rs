@@ -5,25 +5,11 @@
 //! of the input under another name, are refused with status 2, and every
 //! file is left as it was.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 
 use crate::common::*;
 use crate::errors::run_in;
-
-/// The sha256 of every file in `dir` (through links), by name.
-fn files(dir: &Path) -> BTreeMap<String, String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().is_file())
-        .map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            (name, sha256_file(&e.path()))
-        })
-        .collect()
-}
 
 /// A directory holding `src.bin`, 3,000,000 pattern bytes.
 fn with_input() -> tempfile::TempDir {
@@ -35,11 +21,15 @@ fn with_input() -> tempfile::TempDir {
 /// Runs `args` in `dir` and asserts the refusal `line`, with status 2 and
 /// every file in `dir` as it was.
 fn assert_refused_in(dir: &Path, args: &[&str], line: &str) {
-    let before = files(dir);
+    let before = crate::errors::file_sums(dir);
     let (code, stderr) = run_in(dir, args);
     assert_eq!(code, Some(2), "{args:?}: {stderr}");
     assert_eq!(stderr.trim_end(), line, "{args:?}");
-    assert_eq!(files(dir), before, "{args:?} changed a file");
+    assert_eq!(
+        crate::errors::file_sums(dir),
+        before,
+        "{args:?} changed a file"
+    );
 }
 
 #[test]
