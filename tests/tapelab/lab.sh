@@ -170,7 +170,7 @@ cp "$bin" "$out/tapebuf"
 
 say "booting $kver under TCG (mhvtl $sum, tapebuf $bin)"
 # The whole suite takes about 20 minutes under TCG here, more on a slower
-# machine; the CI set about 6.
+# machine; the CI set about 5.
 if [ "${cases[*]:-}" = --ci ]; then limit=${LAB_TIMEOUT:-1200}; else limit=${LAB_TIMEOUT:-2700}; fi
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 3G -smp 2 -nographic -no-reboot -nic none
       -kernel "$kimg" -initrd "$irf"

@@ -1235,8 +1235,8 @@ ALL_CASES=(
 # path through a real driver: st's record sizes and limits, a volume change
 # at the real end of medium, a restore by trailers, a cartridge out of
 # order, --verify, probe, GNU tar through tapebuf rmt, SIGINT mid-volume,
-# ch's element map, a changer backup and its restore by barcode, a
-# mismatched cartridge refused, and sg's health report and TapeAlert. The
+# a backup across cartridges through ch, a mismatched cartridge refused,
+# and a TapeAlert flag read through sg. The
 # whole suite (`.ci/run lab`, `lab.sh`) is run before any change to tape
 # code lands; docs/testing.md says so. Every name here must be in
 # ALL_CASES (run_suite --ci fails the run otherwise).
@@ -1254,12 +1254,9 @@ CI_CASES=(
     writing_to_the_rewinding_node_warns
     an_empty_drive_fails_at_once_naming_the_device
     sigint_mid_volume_reports_exactly_what_is_on_the_tape
-    tapebuf_library_names_each_drive_its_node_and_serial
     a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command
-    the_backup_restores_byte_exact_by_barcode_after_its_cartridges_were_shuffled
     a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_goes_downstream
     a_warning_tapealert_flag_is_named_and_the_run_exits_0
-    tapebuf_drive_reports_the_drive_the_cartridge_and_the_flags_raised
 )
 declare -A CASE_TIMEOUT=(
     [a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge]=400
