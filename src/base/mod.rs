@@ -3,6 +3,8 @@
 
 pub mod block;
 pub mod blocking;
+pub mod child;
+pub mod child_groups;
 pub mod close;
 pub mod console;
 pub mod create;

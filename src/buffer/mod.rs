@@ -90,7 +90,7 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     };
     running.wait(grace);
     // A remote shell whose server hangs must not outlive the run.
-    crate::rmt::session::end_remote_shells();
+    crate::base::child_groups::end_children();
     signal_handle.close();
 
     let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled)
@@ -166,7 +166,7 @@ fn open_answering_signals(
                         "-W/--watchdog: no data moved for {} s: still opening the input and outputs",
                         waited.as_secs()
                     ));
-                    crate::rmt::session::end_remote_shells();
+                    crate::base::child_groups::end_children();
                     return Ok(Err(Exit::Code(FAILURE)));
                 }
             },
@@ -179,7 +179,7 @@ fn open_answering_signals(
                         "interrupted by {} while opening the input and outputs; nothing was read",
                         signal_name(sig)
                     ));
-                    crate::rmt::session::end_remote_shells();
+                    crate::base::child_groups::end_children();
                     return Ok(Err(Exit::Signal(sig)));
                 }
                 Err(_) => {}
@@ -226,7 +226,11 @@ fn watch(
             },
             recv(sig_rx) -> sig => match sig {
                 Ok(SIGUSR1) => say(&status_line(stats)),
-                Ok(sig) => return (Some(sig), None),
+                Ok(sig) => {
+                    // A producer or consumer gets it as in a shell pipeline.
+                    crate::base::child_groups::signal_children(sig);
+                    return (Some(sig), None);
+                }
                 Err(_) => return (None, None),
             },
         }
@@ -253,6 +257,9 @@ fn remove_empty(created: &[PathBuf]) {
     for path in created {
         let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
         if empty && std::fs::remove_file(path).is_ok() {
+            // Its trailer's marker goes with it: a marker beside nothing
+            // would describe a volume that is not there.
+            let _ = crate::tape::trailer_marker::remove_markers(path);
             say(&message!(
                 "-o {}: removed the empty file, since no byte arrived",
                 path.display()

@@ -25,7 +25,7 @@ pub fn open(config: &Config) -> Result<Endpoints, Error> {
     let input = match &config.input {
         InputSpec::Stdin => Identity::of_fd(std::io::stdin()),
         InputSpec::File(path) => Identity::of_path(path).ok().flatten(),
-        InputSpec::Listen(_) | InputSpec::Remote(_) => None,
+        InputSpec::Listen(_) | InputSpec::Remote(_) | InputSpec::Command(_) => None,
     };
     let opened = sink::open_all(&config.outputs, &config.sink, input, input_is_tape)
         .map_err(endpoint_error)?;

@@ -16,6 +16,7 @@ pub fn start_line(config: &Config, high_pct: u8) -> String {
         InputSpec::File(p) => p.display().to_string(),
         InputSpec::Listen(addr) => format!("-I {addr}"),
         InputSpec::Remote(name) => name.to_string(),
+        InputSpec::Command(cmd) => format!("-- {}", cmd.display),
     };
     let outputs: Vec<String> = config.outputs.iter().map(|o| o.display_name()).collect();
     message!(

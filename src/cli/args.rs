@@ -44,6 +44,42 @@ pub struct Cli {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub outputs: Vec<PathBuf>,
 
+    /// After '--': run CMD [ARGS...] and read its standard output
+    ///
+    /// Instead of -i: tapebuf runs the producer (no shell; its standard
+    /// input is /dev/null) and waits for it. An exit status other than 0
+    /// (or one --accept-status names), or a death by a signal, fails the
+    /// input: the trailer says cut, the manifest says not clean, exit 1.
+    /// Its stderr goes to the -l file, and its last lines into the
+    /// message when it fails.
+    #[arg(
+        last = true,
+        value_name = "CMD",
+        conflicts_with_all = ["input", "listen"]
+    )]
+    pub command: Vec<std::ffi::OsString>,
+
+    /// Run CMD with sh -c and write the stream to its standard input
+    ///
+    /// An output, like -o: a restore into tar is --to 'tar xf -'. Its exit
+    /// status is judged as the producer's; stderr as the producer's.
+    #[arg(long = "to", value_name = "CMD")]
+    pub to: Option<String>,
+
+    /// Exit statuses of -- CMD and --to CMD that count as success besides 0
+    ///
+    /// Comma-separated, 1 to 255; never a signal. GNU tar exits 1 when a
+    /// file changed while it was read: '--accept-status 1' takes that as
+    /// success; without it, it fails the run.
+    #[arg(
+        long = "accept-status",
+        value_name = "N[,N...]",
+        value_delimiter = ',',
+        value_parser = clap::value_parser!(u8).range(1..),
+        hide_short_help = true
+    )]
+    pub accept_status: Vec<u8>,
+
     /// Listen on [ADDR:]PORT and read from the one sender that connects
     ///
     /// Instead of -i. Without ADDR, every IPv6 and IPv4 address. An ADDR

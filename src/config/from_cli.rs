@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::commands;
 use super::library_flags::check_library;
 use super::mbuffer_flags;
 use super::net_flags::check_net;
@@ -188,7 +189,10 @@ pub(super) fn input_spec(
 /// The input and the outputs the command line names (standard output when
 /// it names none).
 fn endpoints(cli: &Cli) -> Result<(InputSpec, Vec<OutputSpec>), ConfigError> {
-    let input = input_spec(cli.input.as_ref(), cli.listen.as_ref(), &cli.remote)?;
+    let input = match cli.command.as_slice() {
+        [] => input_spec(cli.input.as_ref(), cli.listen.as_ref(), &cli.remote)?,
+        argv => InputSpec::Command(commands::producer(argv, &cli.accept_status)?),
+    };
     let mut outputs = Vec::new();
     for p in &cli.outputs {
         outputs.push(if p.as_os_str() == "-" {
@@ -199,6 +203,16 @@ fn endpoints(cli: &Cli) -> Result<(InputSpec, Vec<OutputSpec>), ConfigError> {
                 None => OutputSpec::File(p.clone()),
             }
         });
+    }
+    commands::check_accept(
+        &cli.accept_status,
+        !cli.command.is_empty() || cli.to.is_some(),
+    )?;
+    if let Some(line) = &cli.to {
+        outputs.push(OutputSpec::Command(commands::consumer(
+            line,
+            &cli.accept_status,
+        )?));
     }
     for text in &cli.connect {
         outputs.push(OutputSpec::Connect(

@@ -208,7 +208,7 @@ fn reads_a_backup(input: &InputSpec, manifest: &Path, to_stdout: bool) -> bool {
             let numbered = VolumeNames::parse(path).is_ok_and(|n| n.is_numbered());
             tape || to_stdout || numbered || describes(manifest, path)
         }
-        InputSpec::Stdin | InputSpec::Listen(_) => false,
+        InputSpec::Stdin | InputSpec::Listen(_) | InputSpec::Command(_) => false,
     }
 }
 

@@ -22,6 +22,7 @@ use crate::sink::OutputSettings;
 use crate::source::InputSettings;
 
 mod catalog_flag;
+mod commands;
 mod from_cli;
 mod library_flags;
 mod manifest_flags;

@@ -26,7 +26,11 @@ pub fn check_net(
     )?;
     needs("--raw", !cli.raw || connecting || listening, "to -I and -O")?;
     let network = listening || connecting;
-    needs_timeout(cli.timeout, network || remote)?;
+    // A producer (`--`) or consumer (`--to`) gets --timeout seconds to exit
+    // once its stream has ended.
+    let commands = matches!(input, InputSpec::Command(_))
+        || outputs.iter().any(|o| matches!(o, OutputSpec::Command(_)));
+    needs_timeout(cli.timeout, network || remote || commands)?;
     needs(
         "--connect-timeout",
         cli.connect_timeout.is_none() || network,
@@ -94,7 +98,7 @@ fn needs_timeout(timeout: Option<u64>, used: bool) -> Result<(), ConfigError> {
     needs(
         "--timeout",
         timeout.is_none() || used,
-        "to -I, -O and remote tapes (HOST:PATH)",
+        "to -I, -O, remote tapes (HOST:PATH), -- CMD and --to CMD",
     )
 }
 

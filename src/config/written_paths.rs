@@ -147,7 +147,7 @@ fn input_files(input: &InputSpec) -> Result<Vec<Use>, ConfigError> {
             what: "standard input".to_string(),
             role: Role::Read,
         })),
-        InputSpec::Listen(_) | InputSpec::Remote(_) => {}
+        InputSpec::Listen(_) | InputSpec::Remote(_) | InputSpec::Command(_) => {}
     }
     Ok(read)
 }
@@ -251,7 +251,7 @@ fn output_files(specs: &[OutputSpec]) -> Vec<Output> {
                     }],
                 }))
             }
-            OutputSpec::Connect(_) | OutputSpec::Remote(_) => {}
+            OutputSpec::Connect(_) | OutputSpec::Remote(_) | OutputSpec::Command(_) => {}
         }
     }
     outputs

@@ -69,10 +69,7 @@ impl Reader {
                 End::Eof => break,
                 End::Failed(e) => {
                     let at = self.stats.read_bytes.load(Relaxed);
-                    self.stats.set_input_error(format!(
-                        "{}: read failed at byte {at}: {e}",
-                        self.source.name()
-                    ));
+                    self.stats.set_input_error(self.source.failure_line(at, &e));
                     break;
                 }
             }

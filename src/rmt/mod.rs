@@ -10,7 +10,6 @@
 //! server committed are always known exactly.
 
 pub mod flavor;
-mod groups;
 pub mod name;
 mod path_check;
 pub mod protocol;

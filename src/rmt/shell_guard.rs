@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use anyhow::Context;
 use signal_hook::iterator::{Handle, Signals};
 
-use super::groups::end_remote_shells;
+use crate::base::child_groups::end_children;
 use crate::base::console::{message, say};
 use crate::base::signals::{signal_name, stop_signals};
 
@@ -60,7 +60,7 @@ impl ShellGuard {
                     if after == AfterSignal::Die {
                         say(&message!("{who}: interrupted by {}", signal_name(sig)));
                     }
-                    end_remote_shells();
+                    end_children();
                     if after == AfterSignal::Die {
                         let _ = signal_hook::low_level::emulate_default_handler(sig);
                         std::process::exit(128 + sig);
@@ -91,6 +91,6 @@ impl Drop for ShellGuard {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-        end_remote_shells();
+        end_children();
     }
 }

@@ -69,6 +69,7 @@ impl FdSink {
         let path = match plan {
             Plan::Stdout => return FdSink::stdout(config.sync, config.endpoint.block_bytes),
             Plan::Connect(peer) => anyhow::bail!("-O {peer}: is not a file"),
+            Plan::Command(cmd) => anyhow::bail!("--to {}: is not a file", cmd.display),
             Plan::Remote(remote) => anyhow::bail!("-o {remote}: is not a local file"),
             Plan::Create(p) | Plan::Truncate(p) | Plan::Append(p) | Plan::AsIs(p) => p,
         };
@@ -147,6 +148,12 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
     let file = match plan {
         Plan::Stdout => return io::stdout().as_fd().try_clone_to_owned().map(File::from),
         Plan::Connect(peer) => return Err(io::Error::other(format!("-O {peer}: is not a file"))),
+        Plan::Command(cmd) => {
+            return Err(io::Error::other(format!(
+                "--to {}: is not a file",
+                cmd.display
+            )))
+        }
         Plan::Remote(remote) => {
             return Err(io::Error::other(format!(
                 "-o {remote}: is not a local file"

@@ -8,6 +8,7 @@
 //! it is in one [`SinkTraits`] value; outputs that span volumes write
 //! through the write face of a `tape::Medium` (`medium.rs`).
 
+mod command;
 mod file;
 mod file_volumes;
 mod medium;
@@ -25,6 +26,7 @@ mod tcp;
 mod volumes;
 mod write_error;
 
+pub use command::CommandSink;
 pub use file::FdSink;
 pub use file_volumes::FileMedium;
 pub use medium::{Writable, WriteMedium};

@@ -9,7 +9,9 @@ use anyhow::Context;
 use super::preflight::{self, Plan};
 use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
-use super::{FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSink};
+use super::{
+    CommandSink, FdSink, FileMedium, OpenError, RmtSink, Sink, TapeMedium, TcpSink, VolumeSink,
+};
 use crate::base::console::message;
 use crate::base::errors::ConfigError;
 use crate::base::file_id::Identity;
@@ -137,6 +139,10 @@ fn open_one(
     config: &OutputSettings,
 ) -> anyhow::Result<Box<dyn Sink>> {
     let settings = config.volumes();
+    if let Plan::Command(cmd) = plan {
+        let wait = config.net.stall.unwrap_or(crate::base::child::EXIT_WAIT);
+        return Ok(Box::new(CommandSink::start(cmd, wait)?));
+    }
     if let Plan::Connect(peer) = plan {
         let (sink, warning) = TcpSink::connect(
             peer,

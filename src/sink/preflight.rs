@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::settings::OutputSettings;
 use super::spec::{ExistingFile, OutputSpec};
 use super::OpenError;
+use crate::base::child::ChildSpec;
 use crate::base::console::message;
 use crate::base::create;
 use crate::base::errors::ConfigError;
@@ -38,6 +39,8 @@ pub enum Plan {
     Connect(PeerAddr),
     /// A remote tape or file, over rmt.
     Remote(RemoteName),
+    /// A consumer command (`--to`).
+    Command(ChildSpec),
 }
 
 /// Checks all outputs against each other and against the input.
@@ -63,6 +66,7 @@ pub fn check(
                 (Plan::Stdout, Identity::of_fd(std::io::stdout()))
             }
             OutputSpec::Connect(peer) => (Plan::Connect(peer.clone()), None),
+            OutputSpec::Command(cmd) => (Plan::Command(cmd.clone()), None),
             OutputSpec::Remote(remote) => {
                 let twice = plans
                     .iter()

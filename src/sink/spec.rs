@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::base::child::ChildSpec;
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
 
@@ -15,6 +16,8 @@ pub enum OutputSpec {
     Connect(PeerAddr),
     /// `HOST:PATH`: a remote tape or file, over rmt.
     Remote(RemoteName),
+    /// `--to CMD`: the consumer's standard input.
+    Command(ChildSpec),
 }
 
 impl OutputSpec {
@@ -25,6 +28,7 @@ impl OutputSpec {
             OutputSpec::File(p) => p.display().to_string(),
             OutputSpec::Connect(peer) => peer.to_string(),
             OutputSpec::Remote(name) => name.to_string(),
+            OutputSpec::Command(cmd) => format!("--to {}", cmd.display),
         }
     }
 }

@@ -39,6 +39,11 @@ pub trait Source: Send {
         false
     }
 
+    /// The message for a read that failed `at` bytes into the stream.
+    fn failure_line(&self, at: u64, e: &io::Error) -> String {
+        format!("{}: read failed at byte {at}: {e}", self.name())
+    }
+
     /// What was learnt while reading (a tape's record size), for the summary.
     fn note(&self) -> Option<String> {
         None

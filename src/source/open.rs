@@ -5,8 +5,8 @@ use anyhow::Context;
 
 use super::spec::InputSpec;
 use super::{
-    checked_source, Check, FdSource, FileVolumesIn, ReadVolumes, Report, RmtReader, Source,
-    TapeReader, TcpSource,
+    checked_source, Check, CommandSource, FdSource, FileVolumesIn, ReadVolumes, Report, RmtReader,
+    Source, TapeReader, TcpSource, EXIT_WAIT,
 };
 use crate::base::console::{message, say};
 use crate::base::errors::OpenError;
@@ -146,6 +146,13 @@ fn open_checked(
             anyhow::bail!("only a tape, a file or an rmt name can be checked against a manifest")
         }
         InputSpec::Stdin => return Ok(Box::new(FdSource::stdin(config.endpoint.block_bytes)?)),
+        InputSpec::Command(spec) => {
+            return Ok(Box::new(CommandSource::new(
+                spec.clone(),
+                config.endpoint.block_bytes,
+                config.net.stall.unwrap_or(EXIT_WAIT),
+            )))
+        }
         InputSpec::Listen(addr) => {
             return Ok(Box::new(TcpSource::listen(
                 addr,

@@ -1,8 +1,10 @@
 //! What the user named as the input, before anything is opened: standard
-//! input, a path, a TCP port to listen on, or a remote name.
+//! input, a path, a TCP port to listen on, a remote name, or a command
+//! to run.
 
 use std::path::PathBuf;
 
+use crate::base::child::ChildSpec;
 use crate::net::ListenAddr;
 use crate::rmt::name::RemoteName;
 
@@ -15,4 +17,6 @@ pub enum InputSpec {
     Listen(ListenAddr),
     /// `HOST:PATH`: a remote tape or file, over rmt.
     Remote(RemoteName),
+    /// `-- CMD [ARGS...]`: the producer's standard output.
+    Command(ChildSpec),
 }

@@ -16,8 +16,9 @@
 //!
 //! The remote shell leads its own process group. A session that is
 //! dropped without `finish` ends that group (SIGTERM, then SIGKILL after a
-//! short wait), and every group still alive is remembered (`groups`), so
-//! that `end_remote_shells` can end them when the run ends early, even
+//! short wait), and every group still alive is remembered
+//! (`base::child_groups`), so that `end_children` can end them when the
+//! run ends early, even
 //! while a session is still opening in another thread.
 //!
 //! After `C`'s reply the server's output must end. Anything more, or a
@@ -35,7 +36,6 @@ use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::flavor::Flavor;
-pub use super::groups::end_remote_shells;
 use super::name::RemoteName;
 use super::protocol::{Expect, Reply, ReplyError, Request};
 use replies::{Replies, Trailing};

@@ -18,7 +18,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Receiver};
 
 use super::error::RmtError;
-use crate::rmt::groups::{end_groups, forget_group, group_alive, remember_group};
+use crate::base::child_groups::{end_groups, forget_group, group_alive, remember_group};
 use crate::rmt::name::RemoteName;
 use crate::rmt::protocol::printable;
 
