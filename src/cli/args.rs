@@ -55,7 +55,8 @@ pub struct Cli {
     #[arg(
         last = true,
         value_name = "CMD",
-        conflicts_with_all = ["input", "listen"]
+        conflicts_with_all = ["input", "listen"],
+        hide_short_help = true
     )]
     pub command: Vec<std::ffi::OsString>,
 
@@ -63,7 +64,7 @@ pub struct Cli {
     ///
     /// An output, like -o: a restore into tar is --to 'tar xf -'. Its exit
     /// status is judged as the producer's; stderr as the producer's.
-    #[arg(long = "to", value_name = "CMD")]
+    #[arg(long = "to", value_name = "CMD", hide_short_help = true)]
     pub to: Option<String>,
 
     /// Exit statuses of -- CMD and --to CMD that count as success besides 0

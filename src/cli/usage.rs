@@ -30,7 +30,11 @@ pub fn usage_text(e: &clap::Error, command: &str) -> Option<String> {
         {
             notes.push_str(&format!("; one of {values}"));
         } else if let Some(tip) = detail.strip_prefix("tip: ") {
-            notes.push_str(&format!("; {tip}"));
+            // Not clap's "to pass '--x' as a value, use '-- --x'": after
+            // `--` comes the producer, and '--x' would be run.
+            if !tip.starts_with("to pass ") {
+                notes.push_str(&format!("; {tip}"));
+            }
         } else {
             listed.push(detail);
         }
