@@ -128,6 +128,25 @@ a_round_trip_at_64k_256k_and_512k_records_is_byte_exact() {
     done
 }
 
+# issue 50: tapebuf runs GNU tar (after --), and tar fails after its
+# output: the real tape's trailer says cut, the manifest says not clean,
+# the backup exits 1 naming tar, and the restore reads the trailer and
+# fails. The same with the pipe `tar | tapebuf` would say complete.
+a_tar_that_fails_leaves_the_real_tape_saying_cut() {
+    load 1 0
+    mt -f "$D0" rewind
+    st=0; tb w.err -o "$D0" --manifest m.json --rewind -- tar cf - /usr/share/doc/bash /nonexistent-dir || st=$?
+    show w.err
+    expect_status 1 "$st" "a backup whose tar failed"
+    expect_grep 'tapebuf: the producer `tar cf - /usr/share/doc/bash /nonexistent-dir` exited with status 2 after [0-9]+ bytes' w.err "one line names tar and its status"
+    expect_grep 'Cannot stat' w.err "tar's own words are in it"
+    expect_grep '"clean": false' m.json "the manifest says not clean"
+    st=0; tb r.err -i "$D0" -o /dev/null || st=$?
+    show r.err
+    expect_status 1 "$st" "the restore of the cut backup"
+    expect_grep 'cut short' r.err "the restore read the trailer: cut"
+}
+
 a_1m_record_beyond_the_controller_limit_is_refused_naming_the_size_to_use() {
     random_file in 5000000
     load 1 0
@@ -1177,6 +1196,7 @@ a_member_spanning_two_cartridges_is_followed_onto_the_second() {
 
 ALL_CASES=(
     a_round_trip_at_64k_256k_and_512k_records_is_byte_exact
+    a_tar_that_fails_leaves_the_real_tape_saying_cut
     a_1m_record_beyond_the_controller_limit_is_refused_naming_the_size_to_use
     a_restore_with_a_block_smaller_than_the_records_names_the_record_size
     fixed_block_mode_left_by_mt_setblk_is_switched_to_variable
@@ -1242,6 +1262,7 @@ ALL_CASES=(
 # ALL_CASES (run_suite --ci fails the run otherwise).
 CI_CASES=(
     a_round_trip_at_64k_256k_and_512k_records_is_byte_exact
+    a_tar_that_fails_leaves_the_real_tape_saying_cut
     a_1m_record_beyond_the_controller_limit_is_refused_naming_the_size_to_use
     a_restore_with_a_block_smaller_than_the_records_names_the_record_size
     fixed_block_mode_left_by_mt_setblk_is_switched_to_variable

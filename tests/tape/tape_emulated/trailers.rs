@@ -245,3 +245,55 @@ fn another_backups_data_under_this_backups_trailer_fails_at_that_trailer() {
         "{e}"
     );
 }
+
+#[test]
+fn a_producer_that_fails_on_volume_2_leaves_a_cut_trailer_and_a_restore_that_fails() {
+    use tapebuf::base::child::ChildSpec;
+    use tapebuf::source::CommandSource;
+    // issue 50: `tapebuf -o /dev/nst0 -- CMD` with a CMD that fails after
+    // 1.5 MB, across 1 MiB cartridges.
+    let argv = ["sh", "-c", "head -c 1500000 /dev/zero; exit 2"];
+    let producer = CommandSource::new(
+        ChildSpec::program(argv.iter().map(Into::into).collect(), vec![]),
+        256 << 10,
+        std::time::Duration::from_secs(10),
+    );
+    let settings = VolumeSettings {
+        policy: ChangePolicy {
+            command: Some("true".into()),
+            timeout: None,
+            loader: None,
+        },
+        ..VolumeSettings::default()
+    };
+    let (drive, shelf) = tapebuf::tape::emulated::Emulated::new("/dev/nst0", blanks(3));
+    let sink = tapebuf::sink::VolumeSink::new(
+        Box::new(tapebuf::sink::TapeMedium::new(Box::new(drive))),
+        "/dev/nst0",
+        settings,
+    );
+    let summary = super::run(Box::new(producer), Box::new(sink), false);
+    let e = summary.input_error.clone().unwrap_or_default();
+    assert!(
+        e.starts_with("the producer `sh -c head -c 1500000 /dev/zero; exit 2` exited with status 2 after 1500000 bytes"),
+        "{e}"
+    );
+    let written: Vec<Cartridge> = shelf
+        .lock()
+        .unwrap()
+        .slots
+        .iter()
+        .filter(|c| !c.items.is_empty())
+        .cloned()
+        .collect();
+    assert_eq!(written.len(), 2);
+    let last = written[1].trailer().unwrap();
+    assert_eq!(last.ends, Ends::Cut, "the last volume's trailer says cut");
+    assert_eq!(last.stream_bytes, 1_500_000);
+    let (restored, back, _) = read_from_tape(
+        written,
+        without_n(&tempfile::tempdir().unwrap().path().join("l")),
+    );
+    assert!(!restored.is_clean(), "{}", restored.line());
+    assert_eq!(back.len(), 1_500_000);
+}
