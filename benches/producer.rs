@@ -30,10 +30,14 @@ fn contenders(gib: u64) -> Vec<(&'static str, String)> {
     vec![
         ("dd | tapebuf", format!("{dd} | {TAPEBUF} {buffer}")),
         ("tapebuf -- dd", format!("{TAPEBUF} {buffer} -- {dd}")),
-        ("dd | mbuffer", format!("{dd} | mbuffer -q -s 1M -m 64M -o /dev/null")),
+        (
+            "dd | mbuffer",
+            format!("{dd} | mbuffer -q -s 1M -m 64M -o /dev/null 2>/dev/null"),
+        ),
     ]
 }
 
+#[allow(clippy::zombie_processes)] // reap() waits for it with wait4(2)
 fn main() {
     let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
     let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");

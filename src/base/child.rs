@@ -56,11 +56,12 @@ pub struct ChildSpec {
 }
 
 impl ChildSpec {
-    /// A program run with its arguments, without a shell.
+    /// A program run with its arguments, without a shell; messages name it
+    /// as a shell would take it back (`sh -c 'exit 2'`).
     pub fn program(argv: Vec<OsString>, accept: Vec<u8>) -> ChildSpec {
         let display = argv
             .iter()
-            .map(|w| w.to_string_lossy().into_owned())
+            .map(|w| shell_word(&w.to_string_lossy()))
             .collect::<Vec<_>>()
             .join(" ");
         ChildSpec {
@@ -246,10 +247,41 @@ impl Running {
     }
 }
 
+/// `word` as a shell reads it back: as it is when it holds only plain
+/// characters, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// "SIGKILL", or "signal 40" for one without a name.
 fn signal_text(sig: i32) -> String {
     match nix::sys::signal::Signal::try_from(sig) {
         Ok(s) => s.as_str().to_string(),
         Err(_) => format!("signal {sig}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_a_command_as_a_shell_reads_it_back() {
+        let argv = ["sh", "-c", "echo it's; exit 2", ""];
+        let spec = ChildSpec::program(argv.iter().map(Into::into).collect(), vec![]);
+        assert_eq!(spec.display, r#"sh -c 'echo it'\''s; exit 2' ''"#);
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("printf '%s|' {}", spec.display)])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "sh|-c|echo it's; exit 2||"
+        );
     }
 }

@@ -275,7 +275,7 @@ fn a_producer_that_fails_on_volume_2_leaves_a_cut_trailer_and_a_restore_that_fai
     let summary = super::run(Box::new(producer), Box::new(sink), false);
     let e = summary.input_error.clone().unwrap_or_default();
     assert!(
-        e.starts_with("the producer `sh -c head -c 1500000 /dev/zero; exit 2` exited with status 2 after 1500000 bytes"),
+        e.starts_with("the producer `sh -c 'head -c 1500000 /dev/zero; exit 2'` exited with status 2 after 1500000 bytes"),
         "{e}"
     );
     let written: Vec<Cartridge> = shelf
