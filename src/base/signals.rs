@@ -7,6 +7,10 @@
 use crossbeam_channel::{Receiver, TryRecvError};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
+/// Every signal that may stop a run or a probe, in the order their exit
+/// statuses are listed (`exit::STATUSES` gives each one its status).
+pub const STOP_SIGNALS: [i32; 3] = [SIGHUP, SIGINT, SIGTERM];
+
 /// The signals that stop a run or a probe: SIGINT, SIGTERM, and SIGHUP
 /// unless it was ignored at start, as under `nohup`, where it must stay so.
 pub fn stop_signals() -> Vec<i32> {
@@ -14,6 +18,7 @@ pub fn stop_signals() -> Vec<i32> {
     if !ignored(SIGHUP) {
         stops.push(SIGHUP);
     }
+    debug_assert!(stops.iter().all(|s| STOP_SIGNALS.contains(s)));
     stops
 }
 
@@ -29,7 +34,7 @@ pub fn ignored(sig: i32) -> bool {
 }
 
 /// "SIGINT", "SIGTERM" or "SIGHUP", for the interrupted message.
-pub fn signal_name(sig: i32) -> &'static str {
+pub const fn signal_name(sig: i32) -> &'static str {
     match sig {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",

@@ -41,7 +41,7 @@ pub fn watch<'scope>(scope: &'scope Scope<'scope, '_>, log: &'scope Log) -> io::
                     crate::base::signals::signal_name(sig)
                 ));
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
-                std::process::exit(128 + sig);
+                std::process::exit(crate::base::exit::signalled(sig));
             }
         })?;
     Ok(handle)
