@@ -184,10 +184,13 @@ fn short_help_is_a_line_or_two_per_entry_and_points_to_the_long_help_and_the_man
     let short = stdout_at(&["-h"], Some(80));
     let long = stdout_at(&["--help"], Some(80));
     assert!(short.lines().all(|l| l.chars().count() <= 80), "{short}");
+    // "About 60 lines at 80 columns": more than a 24-line screen, and
+    // under a third of --help.
+    let lines = short.lines().count();
+    assert!((50..=70).contains(&lines), "-h is {lines} lines:\n{short}");
     assert!(
-        short.lines().count() * 3 < long.lines().count(),
-        "-h is {} lines, --help {}",
-        short.lines().count(),
+        lines * 3 < long.lines().count(),
+        "-h {lines}, --help {}",
         long.lines().count()
     );
     // An entry is a line that names a command or an option (indented by

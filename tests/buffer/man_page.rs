@@ -1,6 +1,7 @@
 //! The hand-written manual page cannot drift from the command line: every
-//! long option clap knows must appear in it, its EXIT STATUS lists exactly
-//! the statuses `base::exit` defines, and it keeps its key sections.
+//! long option clap knows must appear in it, its EXIT STATUS (and the
+//! README's table) lists exactly the statuses `base::exit` defines, and it
+//! keeps its key sections.
 
 use crate::common;
 
@@ -109,4 +110,31 @@ fn exit_status_section_lists_exactly_the_statuses_the_program_defines() {
     let mut defined = tapebuf::base::exit::every_status();
     defined.sort_unstable();
     assert_eq!(tags, defined);
+}
+
+#[test]
+fn readme_exit_status_table_lists_exactly_the_statuses_the_program_defines() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md exists");
+    let table = readme
+        .split("\n### Exit status\n")
+        .nth(1)
+        .expect("an Exit status section in the README")
+        .split("\n#")
+        .next()
+        .unwrap();
+    // The first cell of each row: "| 0 |" or "| 129, 130, 143 |".
+    let mut listed: Vec<i32> = table
+        .lines()
+        .filter_map(|row| row.strip_prefix("| ")?.split(" |").next())
+        .flat_map(|cell| {
+            cell.split(", ")
+                .filter_map(|n| n.parse::<i32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    listed.sort_unstable();
+    let mut defined = tapebuf::base::exit::every_status();
+    defined.sort_unstable();
+    assert_eq!(listed, defined);
 }
