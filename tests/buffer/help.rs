@@ -376,3 +376,31 @@ fn bash_completes_subcommands_and_their_options() {
     let offered = bash_completes(&["tapebuf", "completions", "z"]);
     assert_eq!(offered, vec!["zsh".to_owned()]);
 }
+
+#[test]
+fn every_subcommands_help_names_only_exit_statuses_the_program_defines() {
+    let defined = tapebuf::base::exit::every_status();
+    for name in own_subcommands() {
+        let help = stdout_at(&[&name, "--help"], Some(1000));
+        let listed = help
+            .split_once("Exit status: ")
+            .unwrap_or_else(|| panic!("{name} --help gives no exit status"))
+            .1;
+        let listed = listed.lines().next().unwrap_or_default();
+        // Each status is the number that opens an item of the list.
+        let numbers: Vec<i32> = listed
+            .split([',', ';'])
+            .filter_map(|item| item.split_whitespace().next()?.parse().ok())
+            .collect();
+        assert!(
+            numbers.starts_with(&[0, 1]) || numbers.starts_with(&[0, 2]),
+            "{name}: {listed}"
+        );
+        for n in numbers {
+            assert!(
+                defined.contains(&n),
+                "{name} --help names status {n}: {listed}"
+            );
+        }
+    }
+}
