@@ -1,9 +1,10 @@
 //! Exit statuses are an API: scripts branch on them. This module is the one
-//! place that names them, lists them ([`STATUSES`], with the status of a
-//! death by each stop signal), and says how a command asks the process to
-//! end. `tapebuf --help` ends with the list made here, and the tests check
-//! the help and the man page's EXIT STATUS against it, so a status added
-//! here cannot be left out of either.
+//! place that names them, lists them with what they mean ([`STATUSES`];
+//! [`every_status`] adds 128 + N for each signal that stops a run), and
+//! says how a command asks the process to end. `tapebuf --help` ends with
+//! the list made here, and the tests check the help, the man page's EXIT
+//! STATUS and the README's table against it, so a status added here cannot
+//! be left out of any of them.
 
 use super::signals::{signal_name, STOP_SIGNALS};
 
