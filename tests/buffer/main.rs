@@ -10,6 +10,7 @@ mod common;
 
 mod archive;
 mod catalog_write;
+mod completions;
 mod created_files;
 mod errors;
 mod extract;
