@@ -1,7 +1,7 @@
 //! The tapebuf binary: hand the command line to `app::main` and end the
 //! process as it says.
 
-use tapebuf::base::exit::Exit;
+use tapebuf::base::exit::{signalled, Exit};
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -15,7 +15,7 @@ fn end(exit: Exit) -> ! {
         Exit::Code(code) => std::process::exit(code),
         Exit::Signal(sig) => {
             let _ = signal_hook::low_level::emulate_default_handler(sig);
-            std::process::exit(128 + sig);
+            std::process::exit(signalled(sig));
         }
     }
 }

@@ -54,13 +54,29 @@ pub fn command(subcommands: &[Subcommand]) -> clap::Command {
         })
 }
 
+/// `args`, with a `-h` or `--help` after `tapebuf help` dropped: clap's
+/// `help` takes no options and would call the flag an unknown subcommand,
+/// though the user asked for help. `tapebuf help --help` becomes `tapebuf
+/// help help`, and `tapebuf help CMD --help` is `tapebuf help CMD`.
+fn help_flag_dropped(args: &[OsString]) -> Vec<OsString> {
+    if args.get(1).is_none_or(|word| word != "help") {
+        return args.to_vec();
+    }
+    let is_flag = |w: &OsString| w == "-h" || w == "--help";
+    let mut kept: Vec<OsString> = args.iter().filter(|w| !is_flag(w)).cloned().collect();
+    if kept.len() == 2 && kept.len() < args.len() {
+        kept.push("help".into());
+    }
+    kept
+}
+
 /// Parses the buffer's command line (not a subcommand's) with the whole
 /// `tree`. `tapebuf help [CMD]` comes back as clap's DisplayHelp; a
 /// subcommand after options (`tapebuf -q rmt`) is a usage error, since
 /// subcommands are recognised only as the first word.
 pub fn parse(mut cmd: clap::Command, args: &[OsString]) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
-    let matches = cmd.try_get_matches_from_mut(args)?;
+    let matches = cmd.try_get_matches_from_mut(help_flag_dropped(args))?;
     if let Some(name) = matches.subcommand_name() {
         return Err(cmd.error(
             clap::error::ErrorKind::ArgumentConflict,

@@ -7,14 +7,17 @@
 use crossbeam_channel::{Receiver, TryRecvError};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
+/// Every signal that may stop a run, a probe, verify or the rmt server, in
+/// the order of their exit statuses (`exit::every_status`, 128 + N).
+pub const STOP_SIGNALS: [i32; 3] = [SIGHUP, SIGINT, SIGTERM];
+
 /// The signals that stop a run or a probe: SIGINT, SIGTERM, and SIGHUP
 /// unless it was ignored at start, as under `nohup`, where it must stay so.
 pub fn stop_signals() -> Vec<i32> {
-    let mut stops = vec![SIGINT, SIGTERM];
-    if !ignored(SIGHUP) {
-        stops.push(SIGHUP);
-    }
-    stops
+    STOP_SIGNALS
+        .into_iter()
+        .filter(|&sig| sig != SIGHUP || !ignored(SIGHUP))
+        .collect()
 }
 
 /// True when the signal's disposition is to be ignored, as `nohup` leaves

@@ -9,10 +9,22 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::base::exit;
+
 /// What `--pace` alone stands for: a value no command line can hold
 /// (arguments end at a NUL byte), so that `--pace` alone, which learns the
 /// range, is told apart from `--pace=` with nothing after it, a mistake.
 pub const PACE_ALONE: &str = "\0";
+
+/// The paragraph that ends `tapebuf --help`: how sizes are read, and
+/// every exit status, from the one list of them (`base::exit`).
+fn long_help_end() -> String {
+    format!(
+        "Sizes accept k, M, G, T (and KiB, MiB, GiB, TiB) as powers of 1024; \
+kB, MB, GB, TB as powers of 1000. {} See tapebuf(1).",
+        exit::help_sentence()
+    )
+}
 
 /// tapebuf: a streaming buffer for backup pipes.
 ///
@@ -25,9 +37,7 @@ pub const PACE_ALONE: &str = "\0";
 #[command(
     after_help = "The everyday options; 'tapebuf --help' lists them all, and 'man tapebuf' \
 explains them (an mbuffer command line runs as it is: see COMING FROM MBUFFER there).",
-    after_long_help = "Sizes accept k, M, G, T (and KiB, MiB, GiB, TiB) as powers of 1024; \
-kB, MB, GB, TB as powers of 1000. Exit status: 0 success, 1 I/O failure or data not \
-committed, 2 usage error. See tapebuf(1)."
+    after_long_help = long_help_end()
 )]
 pub struct Cli {
     /// Read from FILE instead of standard input
@@ -135,9 +145,9 @@ pub struct Cli {
     #[arg(long = "raw", hide_short_help = true)]
     pub raw: bool,
 
-    /// Print a digest of the stream at the end; repeat for several
+    /// Print a digest of the stream at the end
     ///
-    /// md5, sha256, blake3 or xxh3, in any case.
+    /// md5, sha256, blake3 or xxh3, in any case; repeat for several.
     #[arg(long = "hash", value_name = "ALG", value_enum, ignore_case = true)]
     pub hash: Vec<crate::hash::HashAlg>,
 

@@ -13,8 +13,8 @@ use clap::Parser;
 #[command(
     after_help = "Everything on TARGET is overwritten. Exit status: 0 success, \
 1 an I/O failure or a read-back that differs, 2 usage error or a refusal \
-(a device without --yes, a file with data without --force); after SIGINT or \
-SIGTERM it cleans up and dies of the signal. See tapebuf(1), PROBE."
+(a device without --yes, a file with data without --force); after SIGHUP, \
+SIGINT or SIGTERM it cleans up and dies of the signal (129, 130, 143). See tapebuf(1), PROBE."
 )]
 pub struct ProbeCli {
     /// A tape drive (/dev/nst0), a remote tape or file ([USER@]HOST:PATH),

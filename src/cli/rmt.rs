@@ -22,7 +22,8 @@ everything below /srv/backup). Paths are canonicalised before matching and \
 opened without following any symbolic link, so neither '..' nor a link, \
 even one swapped in after the check, leads outside. The L request takes GNU's \
 order, whence then offset. Exit status: 0 the client ended the session, \
-1 protocol violation or I/O failure, 2 usage error. See tapebuf(1).")]
+1 protocol violation or I/O failure, 2 usage error; after SIGHUP, SIGINT or SIGTERM it \
+logs the end and dies of the signal (129, 130, 143). See tapebuf(1).")]
 pub struct RmtCli {
     /// Allow opening paths that match PATTERN (an absolute glob); repeat
     /// for several. Adds to the configuration file's 'allow' lines.

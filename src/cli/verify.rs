@@ -19,7 +19,8 @@ use crate::manifest::Manifest;
 cartridge that is another volume, or not of this backup, is named at once, and with \
 a change command or prompt another is asked for. Exit status: 0 every volume matches, \
 1 a volume differs, is missing or is the wrong one, or the backup itself did not end \
-cleanly; 2 usage error or an unreadable manifest. See tapebuf(1), MANIFESTS."
+cleanly; 2 usage error or an unreadable manifest; after SIGHUP, SIGINT or SIGTERM it \
+ends its remote shells and dies of the signal (129, 130, 143). See tapebuf(1), MANIFESTS."
 )]
 pub struct VerifyCli {
     /// The manifest the backup wrote (--manifest of the backup run).

@@ -63,7 +63,7 @@ impl ShellGuard {
                     end_children();
                     if after == AfterSignal::Die {
                         let _ = signal_hook::low_level::emulate_default_handler(sig);
-                        std::process::exit(128 + sig);
+                        std::process::exit(crate::base::exit::signalled(sig));
                     }
                 }
             })

@@ -12,7 +12,7 @@
 use std::io;
 use std::thread::Scope;
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1};
+use signal_hook::consts::SIGUSR1;
 use signal_hook::iterator::{Handle, Signals};
 
 use super::log::Log;
@@ -22,7 +22,7 @@ use super::log::Log;
 pub fn watch<'scope>(scope: &'scope Scope<'scope, '_>, log: &'scope Log) -> io::Result<Handle> {
     let mut watched = vec![SIGUSR1];
     watched.extend(
-        [SIGINT, SIGTERM, SIGHUP]
+        crate::base::signals::STOP_SIGNALS
             .into_iter()
             .filter(|&sig| !crate::base::signals::ignored(sig)),
     );
@@ -41,7 +41,7 @@ pub fn watch<'scope>(scope: &'scope Scope<'scope, '_>, log: &'scope Log) -> io::
                     crate::base::signals::signal_name(sig)
                 ));
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
-                std::process::exit(128 + sig);
+                std::process::exit(crate::base::exit::signalled(sig));
             }
         })?;
     Ok(handle)

@@ -5,6 +5,7 @@
 
 use crate::common;
 mod alias_matrix;
+mod failure_lines;
 mod full_disk;
 mod inputs;
 mod one_identity;

@@ -11,6 +11,7 @@ mod common;
 mod archive;
 mod catalog_write;
 mod commands;
+mod completions;
 mod created_files;
 mod errors;
 mod extract;

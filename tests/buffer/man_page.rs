@@ -1,5 +1,7 @@
 //! The hand-written manual page cannot drift from the command line: every
-//! long option clap knows must appear in it, and it keeps its key sections.
+//! long option clap knows must appear in it, its EXIT STATUS (and the
+//! README's table) lists exactly the statuses `base::exit` defines, and it
+//! keeps its key sections.
 
 use crate::common;
 
@@ -76,4 +78,63 @@ fn man_page_renders_without_warnings() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.trim().is_empty(), "man warnings: {stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("high-watermark"));
+}
+
+/// The statuses that tag the entries of the page's EXIT STATUS section
+/// (the line after each `.TP`, such as `.BR 129 ", " 130 ", " 143`).
+fn exit_status_tags(page: &str) -> Vec<i32> {
+    let section = page
+        .split("\n.SH EXIT STATUS\n")
+        .nth(1)
+        .expect("an EXIT STATUS section")
+        .split("\n.SH ")
+        .next()
+        .unwrap();
+    let lines: Vec<&str> = section.lines().collect();
+    lines
+        .windows(2)
+        .filter(|pair| pair[0] == ".TP")
+        .flat_map(|pair| {
+            pair[1]
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|n| n.parse::<i32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn exit_status_section_lists_exactly_the_statuses_the_program_defines() {
+    let mut tags = exit_status_tags(&page());
+    tags.sort_unstable();
+    let mut defined = tapebuf::base::exit::every_status();
+    defined.sort_unstable();
+    assert_eq!(tags, defined);
+}
+
+#[test]
+fn readme_exit_status_table_lists_exactly_the_statuses_the_program_defines() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md exists");
+    let table = readme
+        .split("\n### Exit status\n")
+        .nth(1)
+        .expect("an Exit status section in the README")
+        .split("\n#")
+        .next()
+        .unwrap();
+    // The first cell of each row: "| 0 |" or "| 129, 130, 143 |".
+    let mut listed: Vec<i32> = table
+        .lines()
+        .filter_map(|row| row.strip_prefix("| ")?.split(" |").next())
+        .flat_map(|cell| {
+            cell.split(", ")
+                .filter_map(|n| n.parse::<i32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    listed.sort_unstable();
+    let mut defined = tapebuf::base::exit::every_status();
+    defined.sort_unstable();
+    assert_eq!(listed, defined);
 }

@@ -16,6 +16,9 @@
 #   tests/tapelab/lab.sh findings [st|changer]   what the drivers answer (FINDINGS.md)
 #   tests/tapelab/lab.sh bench      tapebuf's changer against an mtx script; tapebuf drive against
 #                                   sg3-utils; an 80 MB write against mbuffer (all timed)
+#   tests/tapelab/lab.sh source     only find mhvtl's source and print its path (exit 1, saying
+#                                   where to put it, when there is none); .ci/run asks this first,
+#                                   before anything long runs
 #
 # Environment: MHVTL_SRC (tarball or unpacked tree), TAPEBUF_BIN (binary under
 # test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds, default 2700; 1200 for ci).
@@ -57,6 +60,10 @@ MSG
     exit 1
 fi
 src=$(cd "$(dirname "$src")" && pwd)/$(basename "$src")
+if [ "${1:-}" = source ]; then
+    echo "$src"
+    exit 0
+fi
 
 # --- kernel -----------------------------------------------------------------
 kver=${LAB_KERNEL:-}
