@@ -76,6 +76,11 @@ fn help_flag_dropped(args: &[OsString]) -> Vec<OsString> {
 /// subcommands are recognised only as the first word.
 pub fn parse(mut cmd: clap::Command, args: &[OsString]) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
+    // `-- CMD [ARGS...]`: the producer, every word after the first `--`.
+    let (args, producer) = match args.iter().skip(1).position(|w| w == "--") {
+        Some(at) => (&args[..=at], args[at + 2..].to_vec()),
+        None => (args, Vec::new()),
+    };
     let matches = cmd.try_get_matches_from_mut(help_flag_dropped(args))?;
     if let Some(name) = matches.subcommand_name() {
         return Err(cmd.error(
@@ -83,5 +88,7 @@ pub fn parse(mut cmd: clap::Command, args: &[OsString]) -> Result<Cli, clap::Err
             format!("'{name}' must be the first word: tapebuf {name} ..."),
         ));
     }
-    Cli::from_arg_matches(&matches)
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    cli.command = producer;
+    Ok(cli)
 }

@@ -34,6 +34,7 @@ kB, MB, GB, TB as powers of 1000. {} See tapebuf(1).",
 /// gets long, steady bursts instead of stopping and repositioning.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "tapebuf", version, about, long_about = None)]
+#[command(override_usage = "tapebuf [OPTIONS] [-- CMD [ARGS...]]\n       tapebuf COMMAND [ARGS...]")]
 #[command(
     after_help = "The everyday options; 'tapebuf --help' lists them all, and 'man tapebuf' \
 explains them (an mbuffer command line runs as it is: see COMING FROM MBUFFER there).",
@@ -62,12 +63,11 @@ pub struct Cli {
     /// input: the trailer says cut, the manifest says not clean, exit 1.
     /// Its stderr goes to the -l file, and its last lines into the
     /// message when it fails.
-    #[arg(
-        last = true,
-        value_name = "CMD",
-        conflicts_with_all = ["input", "listen"],
-        hide_short_help = true
-    )]
+    ///
+    /// Not a clap argument: `app::tree::parse` takes every word after the
+    /// first `--` here before clap sees the rest (a positional argument
+    /// would make clap read mbuffer's -0, -4 and -6 as numbers).
+    #[arg(skip)]
     pub command: Vec<std::ffi::OsString>,
 
     /// Run CMD with sh -c and write the stream to its standard input

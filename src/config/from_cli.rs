@@ -191,6 +191,12 @@ pub(super) fn input_spec(
 fn endpoints(cli: &Cli) -> Result<(InputSpec, Vec<OutputSpec>), ConfigError> {
     let input = match cli.command.as_slice() {
         [] => input_spec(cli.input.as_ref(), cli.listen.as_ref(), &cli.remote)?,
+        _ if cli.input.is_some() || cli.listen.is_some() => {
+            return Err(ConfigError::new(
+                "--",
+                "runs the producer as the input: give it, -i or -I, not two of them",
+            ))
+        }
         argv => InputSpec::Command(commands::producer(argv, &cli.accept_status)?),
     };
     let mut outputs = Vec::new();

@@ -9,17 +9,21 @@ use tapebuf::source::ReadVolumes;
 use tapebuf::tape::emulated::{Cartridge, Item};
 use tapebuf::tape::{AtEnd, ChangePolicy, Ends, Trailer};
 
-/// A backup of `data` across 1 MiB cartridges, as written.
-fn backed_up(data: &[u8], cartridges: usize) -> Vec<Cartridge> {
-    let settings = VolumeSettings {
+/// Volumes changed by a command that always succeeds (`true`).
+fn changed_by_true() -> VolumeSettings {
+    VolumeSettings {
         policy: ChangePolicy {
             command: Some("true".into()),
             timeout: None,
             loader: None,
         },
         ..VolumeSettings::default()
-    };
-    let (summary, shelf) = write_to_tape(data, blanks(cartridges), settings);
+    }
+}
+
+/// A backup of `data` across 1 MiB cartridges, as written.
+fn backed_up(data: &[u8], cartridges: usize) -> Vec<Cartridge> {
+    let (summary, shelf) = write_to_tape(data, blanks(cartridges), changed_by_true());
     assert!(summary.is_clean(), "{}", summary.line());
     let slots = shelf.lock().unwrap().slots.clone();
     slots.into_iter().filter(|c| !c.items.is_empty()).collect()
@@ -258,14 +262,7 @@ fn a_producer_that_fails_on_volume_2_leaves_a_cut_trailer_and_a_restore_that_fai
         256 << 10,
         std::time::Duration::from_secs(10),
     );
-    let settings = VolumeSettings {
-        policy: ChangePolicy {
-            command: Some("true".into()),
-            timeout: None,
-            loader: None,
-        },
-        ..VolumeSettings::default()
-    };
+    let settings = changed_by_true();
     let (drive, shelf) = tapebuf::tape::emulated::Emulated::new("/dev/nst0", blanks(3));
     let sink = tapebuf::sink::VolumeSink::new(
         Box::new(tapebuf::sink::TapeMedium::new(Box::new(drive))),
