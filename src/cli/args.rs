@@ -34,7 +34,9 @@ kB, MB, GB, TB as powers of 1000. {} See tapebuf(1).",
 /// gets long, steady bursts instead of stopping and repositioning.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "tapebuf", version, about, long_about = None)]
-#[command(override_usage = "tapebuf [OPTIONS] [-- CMD [ARGS...]]\n       tapebuf COMMAND [ARGS...]")]
+#[command(
+    override_usage = "tapebuf [OPTIONS] [-- CMD [ARGS...]]\n       tapebuf COMMAND [ARGS...]"
+)]
 #[command(
     after_help = "The everyday options; 'tapebuf --help' lists them all, and 'man tapebuf' \
 explains them (an mbuffer command line runs as it is: see COMING FROM MBUFFER there).",
