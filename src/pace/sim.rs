@@ -72,7 +72,8 @@ impl Producer {
         }
     }
 
-    fn rate_at(&self, work_s: f64) -> f64 {
+    /// Bytes per second at `work_s` seconds of the producer's own work.
+    pub fn rate_at(&self, work_s: f64) -> f64 {
         let cycle: f64 = self.phases.iter().map(|p| p.0).sum();
         let mut t = work_s % cycle;
         for &(len, rate) in &self.phases {
