@@ -11,6 +11,8 @@
 //!   tests and the streaming benchmark;
 //! - `sim`: the ring, a producer, the writer and the drive model on a
 //!   simulated clock, so that tests can measure stops without sleeping;
+//! - `speed_choice`: the drive model's speed policies;
+//! - `families`: drives and inputs drawn from a seed, for the grid;
 //! - `bound`: the fewest stops any feeder could make, the yardstick.
 //!
 //! `drive_model`, `sim` and `bound` are test models: compiled only for tests and
@@ -25,6 +27,8 @@ pub mod bound;
 pub mod controller;
 #[cfg(any(test, feature = "test-support"))]
 pub mod drive_model;
+#[cfg(any(test, feature = "test-support"))]
+pub mod families;
 pub mod full_speed;
 mod judge;
 mod learn;
@@ -34,6 +38,8 @@ mod schedule;
 pub mod settings;
 #[cfg(any(test, feature = "test-support"))]
 pub mod sim;
+#[cfg(any(test, feature = "test-support"))]
+pub mod speed_choice;
 mod swing;
 pub mod target;
 pub mod view;
