@@ -13,6 +13,7 @@
 //!   simulated clock, so that tests can measure stops without sleeping;
 //! - `speed_choice`: the drive model's speed policies;
 //! - `families`: drives and inputs drawn from a seed, for the grid;
+//! - `grid`: one cell of the grid, run with each contender;
 //! - `bound`: the fewest stops any feeder could make, the yardstick.
 //!
 //! `drive_model`, `sim` and `bound` are test models: compiled only for tests and
@@ -30,6 +31,8 @@ pub mod drive_model;
 #[cfg(any(test, feature = "test-support"))]
 pub mod families;
 pub mod full_speed;
+#[cfg(any(test, feature = "test-support"))]
+pub mod grid;
 mod judge;
 mod learn;
 pub mod mode;

@@ -219,7 +219,9 @@ impl<'a> Sim<'a> {
         let n = want.min(room).min(producer.total_bytes - self.produced);
         self.produced += n;
         self.filling += n;
-        self.work_s += STEP_S * (n / want.max(1e-9)).min(1.0);
+        // A pause (a phase at rate 0) passes in full: nothing to wait for.
+        let share = if want > 0.0 { (n / want).min(1.0) } else { 1.0 };
+        self.work_s += STEP_S * share;
         while self.filling >= block {
             self.filling -= block;
             self.full += 1;
