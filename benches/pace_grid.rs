@@ -48,8 +48,9 @@ fn main() {
         "fin",
         "el.p/b"
     );
-    let results: Vec<(&Cell, Result)> = cells.iter().map(|c| (c, run_cell(c))).collect();
-    for (i, (c, r)) in results.iter().enumerate() {
+    let mut results: Vec<(&Cell, Result)> = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        let r = run_cell(c);
         println!(
             "{i:>4} {:>5}M {:>7} {:>6.0} {:>9} {:>6} {:>5} {:>6} {:>6} {:>5} {:>7.3}",
             c.ring_bytes / MIB,
@@ -63,6 +64,7 @@ fn main() {
             r.finished,
             r.paced_elapsed_s / r.burst_elapsed_s.max(1e-9),
         );
+        results.push((c, r));
     }
     for ring in rings {
         let at: Vec<Result> = results
