@@ -6,11 +6,11 @@
 //! - a set of streaming speeds: one for a fixed-speed drive, several for a
 //!   speed-matching one;
 //! - its own buffer, which the host's writes fill and the tape drains;
-//! - a speed choice: every `speed_check_s` the drive takes the slowest
-//!   speed at or above the rate it has been fed (a decaying average over
+//! - a speed choice (`speed_choice`; by default, every `speed_check_s`
+//!   the drive takes the slowest speed at or above the rate it has been fed (a decaying average over
 //!   `feed_window_s`), steps up one speed when its buffer is over three
 //!   quarters full and down one when it is under a quarter, so that a feed
-//!   between two speeds is followed by dithering rather than by stops;
+//!   between two speeds is followed by dithering rather than by stops);
 //! - a stop: the buffer runs empty while the tape moves. The drive then
 //!   repositions (backhitches) for `reposition_s`, holding the host's
 //!   writes meanwhile if `holds_writes_while_repositioning`, and starts
@@ -21,6 +21,8 @@
 //! same model runs under a simulated clock in tests and under the wall
 //! clock in `benches/streaming.rs`. What a real drive may do differently is
 //! written down in docs/tapes.md ("Pacing") and docs/performance.md.
+
+use super::speed_choice::{matching_speed, next_speed, SpeedChoice};
 
 /// What kind of drive to model.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +39,8 @@ pub struct DriveSpec {
     pub speed_check_s: f64,
     /// The time constant of the feed rate the drive matches.
     pub feed_window_s: f64,
+    /// How it picks a speed at each check (`speed_choice`).
+    pub choice: SpeedChoice,
 }
 
 impl DriveSpec {
@@ -66,6 +70,7 @@ impl DriveSpec {
             holds_writes_while_repositioning: true,
             speed_check_s: 0.25,
             feed_window_s: 1.0,
+            choice: SpeedChoice::Periodic,
         }
     }
 
@@ -276,11 +281,7 @@ impl DriveModel {
 
     /// The slowest speed at or above the feed rate, else the top one.
     fn matching_speed(&self) -> usize {
-        let speeds = &self.spec.speeds;
-        speeds
-            .iter()
-            .position(|&s| s >= self.fed_rate)
-            .unwrap_or(speeds.len() - 1)
+        matching_speed(&self.spec.speeds, self.fed_rate)
     }
 
     fn choose_speed(&mut self) {
@@ -288,13 +289,13 @@ impl DriveModel {
             return;
         };
         let fill = self.buffered / self.spec.buffer_bytes;
-        let last = self.spec.speeds.len() - 1;
-        let mut next = self.matching_speed();
-        if fill > 0.75 {
-            next = next.max((speed + 1).min(last));
-        } else if fill < 0.25 {
-            next = next.min(speed.saturating_sub(1));
-        }
+        let next = next_speed(
+            self.spec.choice,
+            &self.spec.speeds,
+            speed,
+            fill,
+            self.fed_rate,
+        );
         self.motion = Motion::Streaming { speed: next };
     }
 }

@@ -10,19 +10,29 @@
 //! - `drive_model`: a timing model of a drive (speeds, buffer, stops), for
 //!   tests and the streaming benchmark;
 //! - `sim`: the ring, a producer, the writer and the drive model on a
-//!   simulated clock, so that tests can measure stops without sleeping.
+//!   simulated clock, so that tests can measure stops without sleeping;
+//! - `speed_choice`: the drive model's speed policies;
+//! - `families`: drives and inputs drawn from a seed, for the grid;
+//! - `grid`: one cell of the grid, run with each contender;
+//! - `bound`: the fewest stops any feeder could make, the yardstick.
 //!
-//! `drive_model` and `sim` are test models: compiled only for tests and
+//! `drive_model`, `sim` and `bound` are test models: compiled only for tests and
 //! with the `test-support` feature (which `tests/` and `benches/` get
 //! through the crate's dev-dependency on itself), never in a release build.
 //!
 //! The invariant of the folder: it imports only from `base`, so the
 //! engine, the configuration and the observers can all look down to it.
 
+#[cfg(any(test, feature = "test-support"))]
+pub mod bound;
 pub mod controller;
 #[cfg(any(test, feature = "test-support"))]
 pub mod drive_model;
+#[cfg(any(test, feature = "test-support"))]
+pub mod families;
 pub mod full_speed;
+#[cfg(any(test, feature = "test-support"))]
+pub mod grid;
 mod judge;
 mod learn;
 pub mod mode;
@@ -31,6 +41,8 @@ mod schedule;
 pub mod settings;
 #[cfg(any(test, feature = "test-support"))]
 pub mod sim;
+#[cfg(any(test, feature = "test-support"))]
+pub mod speed_choice;
 mod swing;
 pub mod target;
 pub mod view;

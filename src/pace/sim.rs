@@ -72,7 +72,8 @@ impl Producer {
         }
     }
 
-    fn rate_at(&self, work_s: f64) -> f64 {
+    /// Bytes per second at `work_s` seconds of the producer's own work.
+    pub fn rate_at(&self, work_s: f64) -> f64 {
         let cycle: f64 = self.phases.iter().map(|p| p.0).sum();
         let mut t = work_s % cycle;
         for &(len, rate) in &self.phases {
@@ -218,7 +219,9 @@ impl<'a> Sim<'a> {
         let n = want.min(room).min(producer.total_bytes - self.produced);
         self.produced += n;
         self.filling += n;
-        self.work_s += STEP_S * (n / want.max(1e-9)).min(1.0);
+        // A pause (a phase at rate 0) passes in full: nothing to wait for.
+        let share = if want > 0.0 { (n / want).min(1.0) } else { 1.0 };
+        self.work_s += STEP_S * share;
         while self.filling >= block {
             self.filling -= block;
             self.full += 1;
