@@ -16,8 +16,9 @@
 //! - `grid`: one cell of the grid, run with each contender;
 //! - `bound`: the fewest stops any feeder could make, the yardstick.
 //!
-//! `drive_model`, `sim` and `bound` are test models: compiled only for tests and
-//! with the `test-support` feature (which `tests/` and `benches/` get
+//! `drive_model`, `speed_choice`, `sim`, `bound`, `families` and `grid`
+//! are test models: compiled only for tests and with the `test-support`
+//! feature (which `tests/` and `benches/` get
 //! through the crate's dev-dependency on itself), never in a release build.
 //!
 //! The invariant of the folder: it imports only from `base`, so the
