@@ -193,6 +193,32 @@ impl Running {
         }
     }
 
+    /// Waits at most `limit` for the child to exit once its stream has
+    /// ended, and judges it: Ok with its exit status when that is success,
+    /// else why not. A child still running after `limit` (`still_running`
+    /// says so, given the seconds) or when the run stops is ended.
+    pub fn settle(
+        &mut self,
+        limit: Duration,
+        stop: Option<&Receiver<()>>,
+        still_running: impl FnOnce(u64) -> String,
+    ) -> Result<i32, String> {
+        match self.wait(limit, stop) {
+            Ok(status) => match self.failure(status) {
+                None => Ok(status.code().unwrap_or(0)),
+                Some(why) => Err(why),
+            },
+            Err(NoExit::StillRunning(waited)) => {
+                self.end();
+                Err(still_running(waited.as_secs()))
+            }
+            Err(NoExit::Stopped) => {
+                self.end();
+                Err("was ended as the run stopped".to_string())
+            }
+        }
+    }
+
     /// Ends the child and its group now (SIGTERM, then SIGKILL), and
     /// reaps it.
     pub fn end(&mut self) {

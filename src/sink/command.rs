@@ -17,7 +17,7 @@ use crossbeam_channel::Receiver;
 use nix::sys::signal::Signal;
 
 use super::{Sink, SinkTraits};
-use crate::base::child::{ChildSpec, NoExit, Running};
+use crate::base::child::{ChildSpec, Running};
 
 /// How long a consumer whose stream broke may take to say why (its exit
 /// status), before the write error is reported without it.
@@ -54,24 +54,14 @@ impl CommandSink {
     /// Closes the consumer's input, waits for it, and says why it failed.
     fn judge(&mut self, limit: Duration) -> io::Result<()> {
         self.stdin = None;
-        let why = match self.running.wait(limit, self.stop.as_ref()) {
-            Ok(status) => match self.running.failure(status) {
-                None => return Ok(()),
-                Some(why) => why,
-            },
-            Err(NoExit::StillRunning(waited)) => {
-                self.running.end();
-                format!(
-                    "was still running {} s after its input ended (--timeout); tapebuf ended it",
-                    waited.as_secs()
-                )
-            }
-            Err(NoExit::Stopped) => {
-                self.running.end();
-                "was ended as the run stopped".to_string()
-            }
-        };
-        Err(io::Error::other(self.failure_text(&why)))
+        let settled = self.running.settle(limit, self.stop.as_ref(), |secs| {
+            format!(
+                "was still running {secs} s after its input ended (--timeout); tapebuf ended it"
+            )
+        });
+        settled
+            .map(|_| ())
+            .map_err(|why| io::Error::other(self.failure_text(&why)))
     }
 
     /// "the consumer exited with status 2 after taking N bytes; its stderr

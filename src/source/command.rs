@@ -24,7 +24,7 @@ use crossbeam_channel::Receiver;
 
 use super::{End, FdSource, Filled, Source};
 pub use crate::base::child::EXIT_WAIT;
-use crate::base::child::{ChildSpec, NoExit, Running};
+use crate::base::child::{ChildSpec, Running};
 use crate::base::kernel_pipe::KernelPipe;
 
 /// The producer, before and while it runs.
@@ -100,25 +100,16 @@ impl CommandSource {
             .child
             .as_mut()
             .expect("a producer that ended was started");
-        let failure = match running.wait(self.exit_wait, self.stop.as_ref()) {
-            Ok(status) => match running.failure(status) {
-                None => {
-                    self.note = success_note(running, status.code().unwrap_or(0));
-                    return Ok(());
-                }
-                Some(why) => why,
-            },
-            Err(NoExit::StillRunning(waited)) => {
-                running.end();
-                format!(
-                    "closed its output but was still running {} s later (--timeout); tapebuf ended it",
-                    waited.as_secs()
-                )
+        let failure = match running.settle(self.exit_wait, self.stop.as_ref(), |secs| {
+            format!(
+                "closed its output but was still running {secs} s later (--timeout); tapebuf ended it"
+            )
+        }) {
+            Ok(code) => {
+                self.note = success_note(running, code);
+                return Ok(());
             }
-            Err(NoExit::Stopped) => {
-                running.end();
-                "was ended as the run stopped".to_string()
-            }
+            Err(why) => why,
         };
         let failure = format!("{failure} after {} bytes", self.read);
         Err(match running.last_words() {
