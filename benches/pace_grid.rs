@@ -12,6 +12,10 @@
 //!
 //!     cargo bench --bench pace_grid
 //!     TAPEBUF_BENCH_SEED=12345 cargo bench --bench pace_grid
+//!     TAPEBUF_BENCH_SEED=12345 TAPEBUF_BENCH_CELL=27 cargo bench --bench pace_grid
+//!
+//! The last replays one cell and prints what the paced run did: its
+//! stops, stalls and the controller's state at the end.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -48,8 +52,18 @@ fn main() {
         "fin",
         "el.p/b"
     );
+    let only: Option<usize> = std::env::var("TAPEBUF_BENCH_CELL")
+        .ok()
+        .and_then(|s| s.parse().ok());
     let mut results: Vec<(&Cell, Result)> = Vec::new();
     for (i, c) in cells.iter().enumerate() {
+        if only.is_some_and(|k| k != i) {
+            continue;
+        }
+        if only.is_some() {
+            println!("{c:?}");
+            println!("{}", tapebuf::pace::grid::explain(c));
+        }
         let r = run_cell(c);
         println!(
             "{i:>4} {:>5}M {:>7} {:>6.0} {:>9} {:>6} {:>5} {:>6} {:>6} {:>5} {:>7.3}",

@@ -233,9 +233,12 @@ impl DriveModel {
                 Motion::Streaming { speed } => {
                     let rate = self.spec.speeds[speed];
                     let dry_at = self.now + self.buffered / rate;
+                    // A remainder too small to move the clock is empty:
+                    // else the loop would spin on it for ever.
+                    let dry_now = dry_at <= self.now;
                     let end = step_end.min(dry_at);
                     self.pass(end, Some(speed));
-                    if self.buffered <= EMPTY {
+                    if dry_now || self.buffered <= EMPTY {
                         self.buffered = 0.0;
                         if !self.flushing {
                             self.tally.stop_times.push(self.now);
@@ -360,6 +363,23 @@ mod tests {
         assert_eq!(d.room(), 0.0);
         d.advance(1.31);
         assert!(d.room() > 0.0);
+    }
+
+    #[test]
+    fn a_remainder_too_small_to_move_the_clock_ends_the_streaming() {
+        // 2 µB at 100 MB/s drains in 2e-14 s, less than the clock's
+        // resolution at 10^6 s: the model once spun on it for ever.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut d = DriveModel::new(DriveSpec::fixed_speed(100.0 * MB), 0.0);
+            d.advance(1e6);
+            d.offer(2e-6);
+            d.flush();
+            d.advance(1e6 + 1.0);
+            let _ = tx.send(d.buffered());
+        });
+        let left = rx.recv_timeout(std::time::Duration::from_secs(30));
+        assert_eq!(left, Ok(0.0), "advance returned with the buffer empty");
     }
 
     /// Feeds the drive a rate that ramps between 12.5 and 39.5 MB/s at

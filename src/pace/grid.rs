@@ -94,6 +94,38 @@ pub fn run_cell(cell: &Cell) -> Result {
     }
 }
 
+/// What the paced run of a cell did, for replaying one cell: the
+/// drive's stops, the stalls the controller saw, and its state at the end.
+pub fn explain(cell: &Cell) -> String {
+    let setup = Setup {
+        drive: cell.drive.clone(),
+        producer: cell.producer.clone(),
+        ring_bytes: cell.ring_bytes,
+        block_bytes: BLOCK_BYTES,
+        policy: Policy::Paced {
+            high_pct: 90,
+            range: PaceSettings::default(),
+        },
+    };
+    let work_s = cell.producer.total_bytes / mean_rate(&cell.producer);
+    let o = run(&setup, 10.0 * work_s + 600.0);
+    let stops: Vec<String> = (o.drive.stop_times.iter())
+        .map(|t| format!("{t:.1}"))
+        .collect();
+    let c = o.controller.as_ref();
+    format!(
+        "stops at {}\nstalls {:?}\nmode {:?} floor {:?} top {:?}\nelapsed {:.1} s, {} underruns, reader waited {:.1} s",
+        stops.join(" "),
+        c.map(|c| c.stalls().to_vec()),
+        c.map(|c| c.mode()),
+        c.and_then(|c| c.floor()),
+        c.and_then(|c| c.top()),
+        o.elapsed_s,
+        o.underruns,
+        o.reader_wait_s,
+    )
+}
+
 fn mean_rate(p: &Producer) -> f64 {
     let cycle_s: f64 = p.phases.iter().map(|x| x.0).sum();
     let bytes: f64 = p.phases.iter().map(|x| x.0 * x.1).sum();
