@@ -1,130 +1,201 @@
-//! The pacing controller behind `--pace`: how fast the writer should feed
-//! the outputs, block by block, so that a speed-matching tape drive sees a
-//! steady stream it can follow instead of bursts it must stop between.
+//! The pacing controller behind `--pace`: when the writer feeds the
+//! outputs at full speed, when at a steady rate, and when it rests, so
+//! that a tape drive stops no more often than plain `-P` bursts would
+//! make it stop, and far less often when it can follow a slower feed.
 //!
 //! The controller is pure: every call is given the time (seconds from any
 //! origin) and what the writer sees, so tests drive it with a simulated
-//! clock and the writer with the real one. The rules:
+//! clock and the writer with the real one.
 //!
-//! - **Follow the input, hold a set point.** The target rate is the
-//!   input's mean rate, corrected smoothly by how far the ring's fill is
-//!   from a set point sized to the input's measured swing, so that a burst
-//!   has room to land and a lull has data to draw on. The gains come from
-//!   the ring's size, the swing and the range (`target`).
-//! - **Never below the floor.** While the ring holds data the target is at
-//!   least the floor, because a drive fed slower than its slowest speed
-//!   stops anyway. When the ring runs dry the writer waits, and pacing
-//!   resumes after the restart.
-//! - **Start early.** A run paced from its start (the top given) starts
-//!   writing once the ring holds the set point (`start_fill`), not at the
-//!   high watermark, if that is lower.
-//! - **Full speed only when the ring is full**, that is while the reader
-//!   waits for room, and once the input has ended. Pacing then resumes
-//!   from the rate the output really took.
-//! - **Move gently.** While the drive moves, the target rises or falls by
-//!   a bounded share of the range per second, so a speed-matching drive
-//!   can follow, except when that would run the ring dry first: a dry
-//!   ring stops every drive, so the target then falls as fast as keeping
-//!   data takes (`target`). After a start or a restart the drive stands
-//!   still, and the first target is taken as it is.
-//! - **Learn the top rate** when it is not given: from windows of unpaced
-//!   writing in which the output, not the input, set the speed steadily
-//!   (`learn`). Until it is known, the writer bursts as plain watermarks
-//!   do. The floor is `AUTO_FLOOR_FRACTION` of the top.
-//! - **Learn from a stop.** A paced write that is held for a reposition
-//!   (`STALL_MIN_S` or more) means the drive stopped though it was fed:
-//!   - after a fall of the target, the drive did not follow it: the target
-//!     moves half as fast from then on;
-//!   - at a steady pace near the floor, the drive does not speed-match that
-//!     low: the floor is raised above that pace (`STALL_RAISE`);
-//!   - at a steady pace above that, or at the `STALLS_BEFORE_BURSTS`th
-//!     stop, the drive does not speed-match at all: pacing is turned off for
-//!     the rest of the run, and each later burst starts from a full ring
-//!     (`FULL_FILL`), the longest burst the ring allows.
+//! **Why it is never worse than bursts.** The host learns nothing of a
+//! drive it feeds slower than the drive runs: the writes go into the
+//! drive's buffer at once, whether the drive is following the feed or
+//! about to stop. It learns only from stops. So every guess about the
+//! drive is tried at the one moment a stop costs nothing extra: when the
+//! ring has run dry, where plain bursts stop writing and the drive stops
+//! anyway once its buffer drains.
 //!
-//! Each rule has its own file: `target` (the set point, the gains, the
-//! slew), `swing` (the input's burstiness), `schedule` (spacing the
-//! writes), `learn` (the top rate), `mode` (stalls), `judge` (the share of
-//! time fed at the floor) and `full_speed` (when and why the pace gave
-//! way). This file holds the state of one run and ties them together.
+//! - **Bursts first.** The run starts as `-P` does: gather the high
+//!   watermark, write at full speed, learning the top rate on the way.
+//! - **Follow at a dry ring.** Where bursts would rest, the writer passes
+//!   the input on as it arrives (`Phase::Follow`). A drive that can
+//!   stream at the input's rate does, and no stop happens at all. One
+//!   that cannot stops later than under bursts (its buffer drains at its
+//!   speed less the input's, not at its full speed) and the ring is no
+//!   fuller when it does, so the next burst starts later with the same
+//!   data: the stop is the one bursts would have made.
+//! - **A follow that lasts proves a rate.** After `PROOF_S` without a
+//!   stop, the rate the drive took is known to be one it streams at
+//!   (`good`, the lowest such rate). From then on, while the ring holds
+//!   data, the writer feeds at least that rate and no faster unless the
+//!   ring is full: the ring fills when the input is faster and drains
+//!   when it is slower, a reserve that bridges the input's lulls. Fed at
+//!   a rate below its top, the drive drains the reserve more slowly than
+//!   a burst would, so the reserve lasts longer than a burst's.
+//! - **Fall gently.** From full speed the paced rate falls to `good` by at
+//!   most `FALL_SHARE_PER_S` of the way per second, halved after each
+//!   stop that came during a fall: a drive deciding its speed slowly,
+//!   with a small buffer, cannot follow a sudden fall. A ring that runs
+//!   dry during the fall is a dry ring like any other: the input is
+//!   followed from there.
+//! - **A stop while the reserve held data** is the one stop pacing can
+//!   cause. The proven rate is raised by `STALL_RAISE`, and after
+//!   `STALLS_BEFORE_BURSTS` such stops pacing is off for the rest of the
+//!   run: bursts from a full ring (`FULL_FILL`), the longest the ring
+//!   allows.
+//! - **After any stop the writer rests** until the ring holds the high
+//!   watermark again, as bursts do: a drive that has stopped is best
+//!   restarted with the most data.
+//!
+//! What it cannot do: a drive that never pushes back (writes are never
+//! held, not even while it repositions) gives no sign of a stop, so a
+//! follow at a rate it cannot take goes on stopping it. A given `--pace
+//! MIN` is taken as proven from the start, and a dry ring then rests
+//! until the high watermark, as bursts do: the user has said the drive
+//! cannot stream slower.
+//!
+//! The rules share files: `schedule` (spacing paced writes), `learn` (the
+//! top rate), `mode` (stalls), `judge` (the share of time fed at the
+//! floor) and `full_speed` (when and why the pace gave way).
+//!
+//! Length: the header is the argument that no rule costs a stop bursts
+//! would not also pay, and it must sit beside the one state the rules
+//! share (the phase, the proven rate, the try and the rest); split, each
+//! half would hold half an invariant.
+
+use std::collections::VecDeque;
 
 use super::full_speed::{FullSpeed, FullSpeedWhy};
 use super::judge::Judge;
 use super::learn::TopLearner;
-use super::mode::{is_stall, Mode, Stall, STALLS_BEFORE_BURSTS, STALL_MIN_S, STALL_RAISE};
+use super::mode::{is_stall, Mode, Stall, STALLS_BEFORE_BURSTS, STALL_RAISE};
 use super::report::PaceReport;
 use super::schedule::Schedule;
 use super::settings::PaceSettings;
-use super::target::Target;
 use super::view::{Plan, View};
 
-/// From this fill on, a run whose pacing was turned off restarts after the
-/// ring ran dry: the longest burst the ring allows.
+/// Once pacing is off, the writer restarts after the ring ran dry from
+/// this fill: the longest burst the ring allows.
 pub const FULL_FILL: f64 = 0.98;
-/// While learning, once the output swallowed a burst: the fill from which
-/// the writer restarts after the ring ran dry. The output's own buffer is
-/// the larger store, so the ring passes the input's flow on as it comes
-/// rather than in lumps of most of the ring.
-pub const SWALLOWED_FILL: f64 = 0.1;
-/// A stop at a pace within this factor of the floor is a floor too low.
-const NEAR_FLOOR: f64 = 1.1;
-
-/// The floor, as a fraction of the top rate, when it is not given. The
-/// slowest speed of every LTO generation's speed matching is at most 0.44
-/// of its fastest for full-height drives; half-height LTO-9 reaches 0.62,
-/// which the first stall's raise covers.
+/// The floor `tapebuf probe` recommends, as a share of the top rate.
 pub const AUTO_FLOOR_FRACTION: f64 = 0.5;
 /// A given floor is the drive's slowest speed: the pace keeps this much
 /// above it, so that the jitter of sleeps and scheduling never feeds the
 /// drive below it on average.
 pub const GIVEN_FLOOR_MARGIN: f64 = 1.05;
+/// A run with a given floor starts once the ring holds this much.
+pub const GIVEN_START_FILL: f64 = 0.25;
+/// A follow that goes this long without a stop proves the rate it fed.
+pub const PROOF_S: f64 = 4.0;
+/// The paced rate falls from full speed toward the proven rate by at most
+/// this share of the difference per second.
+pub const FALL_SHARE_PER_S: f64 = 0.3;
+/// A proven rate is taken as at least this share of the top: a follow
+/// through a pause of the input feeds a drive with a large buffer almost
+/// nothing without a stop, which proves no such rate.
+pub const PROVEN_MIN_SHARE: f64 = 0.25;
+/// Above this fill the reserve is full: the writer feeds at full speed,
+/// so that the ring never holds more than bursts would start with.
+pub const RESERVE_FULL: f64 = 0.9;
+/// Near the end of a burst, at this fill or less, a drive with no proven
+/// rate is fed the input's mean rate instead of full speed: if it follows,
+/// the mean is proven; if it stops, the ring held little, so the stop
+/// comes little sooner than the burst's own.
+pub const TRY_FILL: f64 = 0.25;
+/// The window of the input's mean rate.
+const MEAN_WINDOW_S: f64 = 30.0;
+/// The window over which the rate the output took is measured.
+const RECENT_S: f64 = 0.5;
+/// A stop at a paced rate within this factor of the proven rate was a stop
+/// at that rate, not during a fall.
+const AT_GOOD: f64 = 1.02;
+
+/// Where the writer is in its cycle of bursts, follows and rests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Phase {
+    /// Gathering the high watermark, at the start and after a stop, then
+    /// writing what was gathered: at full speed, or paced at the proven
+    /// rate once there is one.
+    Gathered,
+    /// The ring ran dry: the input is passed on as it arrives, since
+    /// `since`, `bytes` written.
+    Follow { since: f64, bytes: f64 },
+}
 
 /// The pacing state of one run.
 #[derive(Debug, Clone)]
 pub struct Controller {
     settings: PaceSettings,
     mode: Mode,
+    phase: Phase,
     top: Option<f64>,
-    target: Target,
+    /// The lowest rate the drive streamed at for `PROOF_S` without a stop.
+    good: Option<f64>,
+    /// The paced rate in force, falling toward `good`; None at full speed.
+    paced: Option<f64>,
+    /// How gently the paced rate falls: halved by each stop in a fall.
+    fall_scale: f64,
+    /// The writer must rest before the next write: the drive stopped.
+    rest: bool,
+    /// The writing stopped and started again, and no write since has gone
+    /// through unheld: a drive still repositioning from that stop holds
+    /// writes, which says nothing of the pace.
+    restarting: bool,
+    /// Stops while the reserve held data.
+    paced_stops: u32,
+    /// The highest rate tried near the end of a burst that stopped the
+    /// drive; no rate below it times `STALL_RAISE` is tried again.
+    failed: Option<f64>,
+    /// The rate being tried near the end of a burst, and since when.
+    trying: Option<(f64, f64)>,
+    /// (time, bytes read) over the last `MEAN_WINDOW_S`: the input's mean.
+    reads: VecDeque<(f64, f64)>,
     schedule: Schedule,
     last_plan: Option<Plan>,
+    last_now: Option<f64>,
+    /// (end, bytes) of the writes of the last `RECENT_S`.
+    recent: VecDeque<(f64, f64)>,
     learner: TopLearner,
     stalls: Vec<Stall>,
     judge: Judge,
     full_speed: FullSpeed,
-    /// The floor after a stop at a steady pace near it.
-    floor_raised: Option<f64>,
-    /// The writing stopped and started again, and no write since has
-    /// gone through unheld: a drive still repositioning from that stop
-    /// holds writes, which says nothing of the pace.
-    restarting: bool,
-    /// While learning, a burst went into the output faster than it could
-    /// set the speed (`learn`): the output holds more than the ring.
     swallowed: bool,
+    ring_bytes: f64,
 }
 
 impl Controller {
     /// A controller for a ring of `ring_bytes`.
     pub fn new(settings: PaceSettings, ring_bytes: f64) -> Controller {
         let top = settings.ceiling.map(|c| c as f64);
+        let good = settings.floor.map(|f| f as f64 * GIVEN_FLOOR_MARGIN);
         Controller {
             settings,
-            mode: if top.is_some() {
+            mode: if good.is_some() {
                 Mode::Pacing
             } else {
                 Mode::Learning
             },
+            phase: Phase::Gathered,
             top,
-            target: Target::new(top, ring_bytes),
+            good,
+            paced: None,
+            fall_scale: 1.0,
+            rest: false,
+            restarting: false,
+            paced_stops: 0,
+            failed: None,
+            trying: None,
+            reads: VecDeque::new(),
             schedule: Schedule::new(),
             last_plan: None,
+            last_now: None,
+            recent: VecDeque::new(),
             learner: TopLearner::default(),
             stalls: Vec::new(),
             judge: Judge::default(),
             full_speed: FullSpeed::default(),
-            floor_raised: None,
-            restarting: false,
             swallowed: false,
+            ring_bytes,
         }
     }
 
@@ -132,40 +203,40 @@ impl Controller {
         self.mode
     }
 
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
     /// The top rate, given or learned.
     pub fn top(&self) -> Option<f64> {
         self.top
     }
 
-    /// The floor in force: given, or a fraction of the top rate; never
-    /// above the top.
+    /// The floor in force: the lowest rate proven (or given), never above
+    /// the top.
     pub fn floor(&self) -> Option<f64> {
-        let top = self.top?;
-        let floor = match self.settings.floor {
-            Some(f) => f as f64 * GIVEN_FLOOR_MARGIN,
-            None => top * AUTO_FLOOR_FRACTION,
-        };
-        Some(floor.max(self.floor_raised.unwrap_or(0.0)).min(top))
+        let good = self.good?;
+        Some(self.top.map_or(good, |t| good.min(t)))
+    }
+
+    /// While the writer passes the input on as it arrives, an empty ring
+    /// is not a rest: the writer waits for the next block and writes it.
+    pub fn passing_through(&self) -> bool {
+        matches!(self.phase, Phase::Follow { .. }) && !self.rest
     }
 
     /// How full the ring should be before the writer starts, at the start
-    /// and after running dry, given the high watermark `high` (a share of
-    /// the ring):
-    /// - the first start of a paced run: the set point, if lower, so that
-    ///   pacing does not wait for a full ring;
-    /// - while learning the top rate, and after running dry: the high
-    ///   watermark, the burst that teaches the top and the most data to
-    ///   resume with;
-    /// - once the drive is known not to slow down: a full ring, the
-    ///   longest burst it allows.
+    /// and after a rest, given the high watermark `high` (a share of the
+    /// ring): the high watermark, or a full ring once pacing is off.
     pub fn start_fill(&self, high: f64) -> f64 {
-        match self.mode {
-            Mode::Bursts => high.max(FULL_FILL),
-            Mode::Learning if self.swallowed => high.min(SWALLOWED_FILL),
-            Mode::Learning => high,
-            // A block was planned: the run has started.
-            Mode::Pacing if self.last_plan.is_some() => high,
-            Mode::Pacing => high.min(self.target.setpoint_fill()),
+        match (self.mode, self.phase) {
+            (Mode::Bursts, _) => high,
+            (_, Phase::Follow { .. }) if !self.rest => 0.0,
+            // A floor given from the start needs no burst to learn from.
+            _ if self.settings.floor.is_some() && self.last_plan.is_none() => {
+                high.min(GIVEN_START_FILL)
+            }
+            _ => high,
         }
     }
 
@@ -190,8 +261,7 @@ impl Controller {
     /// The share of time, once the floor was known, in which the output
     /// was fed at the floor or faster; None before any such time.
     pub fn inside_share(&self) -> Option<f64> {
-        let now = self.target.last_view().map(|v| v.now);
-        self.judge.share(now, self.floor())
+        self.judge.share(self.last_now, self.floor())
     }
 
     /// The target of the last plan: a rate, or None for full speed.
@@ -199,111 +269,244 @@ impl Controller {
         self.last_plan.and_then(|p| p.rate)
     }
 
-    /// Decides when the next block of `bytes` may be written.
+    /// Decides when the next block of `bytes` may be written, or that the
+    /// writer must rest first (`Plan::rest`).
     pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
         self.judge.tick(view.now, self.floor());
-        // After a rest the schedule starts afresh: lateness is caught up
-        // only within a paced run, never as a burst after a pause.
-        if self.target.at_rest() {
-            self.schedule.restart(view.now);
+        if std::mem::take(&mut self.rest) {
+            self.rested(view.now);
+            return Plan {
+                wait_s: 0.0,
+                rate: None,
+                rest: true,
+            };
         }
-        let dt = self.target.observe(view, bytes);
-        let rate = match (self.mode, self.top, self.floor()) {
-            (Mode::Pacing, Some(top), Some(floor)) => self.target.next(view, dt, top, floor),
-            _ => None,
-        };
+        let dt = self.last_now.map_or(0.0, |t| (view.now - t).max(0.0));
+        self.last_now = Some(view.now);
+        let rate = self.rate(view, dt);
         let plan = match rate {
             Some(r) => Plan {
                 wait_s: self.schedule.paced(view.now, bytes, r),
                 rate: Some(r),
+                rest: false,
             },
             None => {
                 self.schedule.full_speed(view.now);
                 Plan {
                     wait_s: 0.0,
                     rate: None,
+                    rest: false,
                 }
             }
         };
         let why = match (rate, self.mode) {
             (Some(_), _) => None,
-            (None, Mode::Learning) => Some(FullSpeedWhy::Learning),
             (None, Mode::Bursts) => Some(FullSpeedWhy::Bursts),
-            (None, Mode::Pacing) => Some(FullSpeedWhy::RingFull),
+            (None, _) if view.reader_waiting => Some(FullSpeedWhy::RingFull),
+            (None, _) => Some(FullSpeedWhy::Learning),
         };
         self.full_speed.plan(view.now, why, !view.input_done);
+        if let Phase::Follow { bytes: b, .. } = &mut self.phase {
+            *b += bytes as f64;
+        }
         self.last_plan = Some(plan);
         self.judge.sent(bytes);
         plan
     }
 
+    /// The rate for the next block: None for full speed.
+    fn rate(&mut self, view: View, dt: f64) -> Option<f64> {
+        self.reads.push_back((view.now, view.read_bytes as f64));
+        while self
+            .reads
+            .front()
+            .is_some_and(|r| r.0 < view.now - MEAN_WINDOW_S)
+        {
+            self.reads.pop_front();
+        }
+        let paceable = self.mode != Mode::Bursts
+            && self.phase == Phase::Gathered
+            && !view.reader_waiting
+            && view.fill < RESERVE_FULL
+            && !view.input_done;
+        if !paceable {
+            self.paced = None;
+            self.trying = None;
+            return None;
+        }
+        let Some(good) = self.good else {
+            return self.try_mean(view);
+        };
+        let from = match self.paced {
+            Some(p) => p,
+            // From full speed: the rate the output really took, if it was
+            // above the proven one.
+            None => self.recent_rate().unwrap_or(good),
+        };
+        let fall = FALL_SHARE_PER_S * self.fall_scale * (from - good).max(0.0) * dt;
+        let rate = (from - fall).max(good);
+        self.paced = Some(rate);
+        Some(rate)
+    }
+
+    /// Near the end of a burst, with no rate proven: the input's mean, if
+    /// it is below the top and above what stopped the drive before.
+    fn try_mean(&mut self, view: View) -> Option<f64> {
+        if let Some((rate, since)) = self.trying {
+            if view.now - since >= PROOF_S {
+                self.trying = None;
+                self.proved(rate);
+            }
+            return Some(rate);
+        }
+        let (top, (t0, r0)) = (self.top?, *self.reads.front()?);
+        let span = view.now - t0;
+        let mean = (view.read_bytes as f64 - r0) / span.max(1e-9);
+        let above_failed = self.failed.is_none_or(|f| mean > f * STALL_RAISE);
+        let worth = mean < top * 0.95 && mean >= top * PROVEN_MIN_SHARE;
+        if view.fill > TRY_FILL || span < PROOF_S || !above_failed || !worth {
+            return None;
+        }
+        self.trying = Some((mean, view.now));
+        Some(mean)
+    }
+
+    /// The rate the output took over the last `RECENT_S`, if it wrote
+    /// over most of that time.
+    fn recent_rate(&self) -> Option<f64> {
+        let (&(first, _), &(last, _)) = (self.recent.front()?, self.recent.back()?);
+        let span = last - first;
+        let bytes: f64 = self.recent.iter().skip(1).map(|w| w.1).sum();
+        (span >= RECENT_S / 2.0 && bytes > 0.0).then(|| bytes / span)
+    }
+
     /// Reports a write of `bytes` that ran from `started` to `ended`.
     pub fn wrote(&mut self, started: f64, ended: f64, bytes: u64) {
         let held = (ended - started).max(0.0);
-        let paced = self.last_plan.and_then(|p| p.rate);
-        let restarting = std::mem::take(&mut self.restarting) && held >= STALL_MIN_S;
+        self.recent.push_back((ended, bytes as f64));
+        while self.recent.front().is_some_and(|w| w.0 < ended - RECENT_S) {
+            self.recent.pop_front();
+        }
+        let top = self.top.unwrap_or(f64::INFINITY);
+        let stalled = is_stall(top, held, bytes);
+        let restarting = std::mem::take(&mut self.restarting) && stalled;
         self.restarting = restarting;
-        if let (Mode::Pacing, Some(pace), false) = (self.mode, paced, restarting) {
-            let top = self.top.unwrap_or(pace);
-            if is_stall(top, held, bytes) {
-                self.stalled(Stall {
-                    at_s: ended,
-                    held_s: held,
-                    pace,
-                });
+        // Only a paced or a following write can tell of a stop: at full
+        // speed from a gathered ring the drive sets its own pace.
+        let fed = match self.phase {
+            Phase::Follow { since, bytes } => Some(bytes / (started - since).max(1e-3)),
+            Phase::Gathered => self.last_plan.and_then(|p| p.rate),
+        };
+        if let (true, false, false, Some(pace)) =
+            (stalled, restarting, self.mode == Mode::Bursts, fed)
+        {
+            let stall = Stall {
+                at_s: ended,
+                held_s: held,
+                pace,
+            };
+            self.stalled(stall);
+        }
+        if let (Phase::Follow { since, bytes }, Some(top)) = (self.phase, self.top) {
+            if !self.rest && ended - since >= PROOF_S {
+                self.proved((bytes / (ended - since)).max(top * PROVEN_MIN_SHARE));
             }
         }
         if self.settings.ceiling.is_none() {
-            let unpaced = paced.is_none();
+            let unpaced = self.last_plan.is_none_or(|p| p.rate.is_none());
             if let Some(rate) = self.learner.wrote(started, ended, bytes as f64, unpaced) {
-                self.learned(rate);
+                self.top = Some(self.top.map_or(rate, |t| t.max(rate)));
             }
         }
     }
 
-    /// The drive stopped though paced: learn why (see the header).
+    /// A follow lasted `PROOF_S` without a stop at `rate`: the drive
+    /// streams at it, and the ring's data becomes a reserve fed at it.
+    /// Only once the top is known: an output that never pushed back may
+    /// hold more than the ring, and a follow then proves nothing.
+    fn proved(&mut self, rate: f64) {
+        let given = self
+            .settings
+            .floor
+            .map_or(0.0, |f| f as f64 * GIVEN_FLOOR_MARGIN);
+        let rate = self.top.map_or(rate, |t| rate.min(t)).max(given);
+        if self.mode == Mode::Learning {
+            self.mode = Mode::Pacing;
+        }
+        self.good = Some(self.good.map_or(rate, |g| g.min(rate)));
+        self.phase = Phase::Gathered;
+        self.paced = None;
+    }
+
+    /// The drive stopped while fed: learn why (see the header), and rest.
     fn stalled(&mut self, stall: Stall) {
         self.stalls.push(stall);
-        let (pace, top) = (stall.pace, self.top.unwrap_or(stall.pace));
-        let floor = self.floor().unwrap_or(pace);
-        let last_chance = self.stalls.len() as u32 >= STALLS_BEFORE_BURSTS;
-        if last_chance {
-            self.mode = Mode::Bursts;
-        } else if self.target.fell_before(stall.at_s - stall.held_s, pace) {
-            self.target.slow_down();
-        } else if pace <= floor * NEAR_FLOOR && pace * STALL_RAISE < top * 0.95 {
-            self.floor_raised = Some(pace * STALL_RAISE);
-        } else {
-            self.mode = Mode::Bursts;
+        self.rest = true;
+        if matches!(self.phase, Phase::Follow { .. }) {
+            // It cannot take the input's rate: the stop bursts would
+            // have made, no later.
+            return;
+        }
+        if let Some((rate, _)) = self.trying.take() {
+            self.failed = Some(self.failed.map_or(rate, |f| f.max(rate)));
+            return;
+        }
+        let Some(good) = self.good else {
+            return;
+        };
+        if stall.pace > good * AT_GOOD {
+            self.fall_scale /= 2.0;
+            return;
+        }
+        self.paced_stops += 1;
+        let raised = good * STALL_RAISE;
+        let below_top = self.top.is_none_or(|t| raised < t * 0.95);
+        match (self.paced_stops >= STALLS_BEFORE_BURSTS, below_top) {
+            (false, true) => self.good = Some(raised),
+            _ => self.mode = Mode::Bursts,
         }
     }
 
-    /// The writing stopped for a reason of its own: the ring ran dry and
-    /// the writer will wait for the high watermark, or a write waited for
-    /// a volume change. What follows is a new burst.
+    /// The writer rests now, until `start_fill`.
+    fn rested(&mut self, now: f64) {
+        self.full_speed.rest(now);
+        self.trying = None;
+        self.phase = Phase::Gathered;
+        self.paced = None;
+        self.restarting = true;
+        self.learner.rest();
+        self.recent.clear();
+    }
+
+    /// The ring ran dry (the writer had nothing to write), or a write
+    /// waited for a volume change. After a dry ring the input is followed
+    /// as it arrives; after a volume change the writer rests.
     pub fn ran_dry(&mut self) {
-        if let Some(v) = self.target.last_view() {
-            self.full_speed.rest(v.now);
-        }
-        if self.mode == Mode::Learning && self.learner.swallowed(self.target.ring_bytes()) {
+        let now = self.last_now.unwrap_or(0.0);
+        if self.mode == Mode::Learning && self.learner.swallowed(self.ring_bytes) {
             self.swallowed = true;
         }
-        self.target.rest();
-        self.learner.rest();
-        self.restarting = true;
+        self.paced = None;
+        let given_floor = self.settings.floor.is_some();
+        match (self.mode, self.phase) {
+            // Below a given floor the drive stops for certain: rest and
+            // gather, as bursts do, then pace again.
+            (Mode::Bursts, _) | (_, Phase::Gathered) if given_floor => self.rested(now),
+            (Mode::Bursts, _) => self.rested(now),
+            (_, Phase::Follow { .. }) => {}
+            _ => {
+                self.phase = Phase::Follow {
+                    since: now,
+                    bytes: 0.0,
+                }
+            }
+        }
     }
 
-    /// A window of unpaced writing measured `rate`: the top is the fastest
-    /// seen so far.
-    fn learned(&mut self, rate: f64) {
-        let top = self.top.map_or(rate, |t| t.max(rate));
-        self.top = Some(top);
-        if self.mode == Mode::Learning {
-            // Mid-burst: the drive runs at its top, and the pace falls
-            // gently from there.
-            self.mode = Mode::Pacing;
-            self.target.running_at(top);
-        }
+    /// A write waited for a volume change: the drive starts afresh.
+    pub fn changed_volume(&mut self) {
+        let now = self.last_now.unwrap_or(0.0);
+        self.rested(now);
     }
 }
 

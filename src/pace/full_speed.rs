@@ -13,7 +13,8 @@
 pub enum FullSpeedWhy {
     /// The ring was full and the reader waited for room.
     RingFull,
-    /// The top rate was not known yet.
+    /// No rate slower than the top was proven yet, or the input was
+    /// passed on as it came after a dry ring.
     Learning,
     /// Pacing was turned off after the drive stopped while paced.
     Bursts,
@@ -85,7 +86,7 @@ impl FullSpeedWhy {
     pub fn words(self) -> &'static str {
         match self {
             FullSpeedWhy::RingFull => "the ring was full",
-            FullSpeedWhy::Learning => "learning the top rate",
+            FullSpeedWhy::Learning => "no slower rate was proven",
             FullSpeedWhy::Bursts => "pacing was off after stops",
         }
     }

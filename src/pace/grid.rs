@@ -151,6 +151,7 @@ mod tests {
     #[test]
     fn no_contender_beats_the_fewest_stops_possible_on_fixed_seeds() {
         let traces = recorded();
+        let mut results = Vec::new();
         for seed in [1, 2, 3] {
             let cells = draw_cells(seed, 8, &[32.0 * MIB, 128.0 * MIB], 30.0, &traces);
             for (i, cell) in cells.iter().enumerate() {
@@ -160,8 +161,38 @@ mod tests {
                     r.bound <= r.paced_stops.min(r.burst_stops),
                     "seed {seed} cell {i}: {r:?}\n{cell:?}"
                 );
+                results.push((seed, i, r));
             }
         }
+        assert_pacing_targets(&results);
+    }
+
+    /// Issue 46's targets on the fixed seeds: `--pace` stops more often
+    /// than `-P 90` bursts in at most one cell of 48, and then by one stop
+    /// (seed 1, cell 11: 1 against 0, the price of a try that found the
+    /// drive's limit); its median is at most 1 above the bound; it never
+    /// takes more than 1.05 times as long as bursts.
+    fn assert_pacing_targets(results: &[(u64, usize, Result)]) {
+        let worse: Vec<_> = (results.iter())
+            .filter(|(_, _, r)| r.paced_stops > r.burst_stops)
+            .collect();
+        assert!(worse.len() <= 1, "worse than bursts: {worse:?}");
+        for (seed, i, r) in results {
+            assert!(
+                r.paced_stops <= r.burst_stops + 1,
+                "seed {seed} cell {i}: {r:?}"
+            );
+            let elapsed = r.paced_elapsed_s / r.burst_elapsed_s;
+            assert!(elapsed <= 1.05, "seed {seed} cell {i}: {elapsed} × bursts");
+        }
+        let mut gaps: Vec<u64> = (results.iter())
+            .map(|(_, _, r)| r.paced_stops.saturating_sub(r.bound))
+            .collect();
+        gaps.sort_unstable();
+        assert!(
+            gaps[gaps.len() / 2] <= 1,
+            "median gap to the bound: {gaps:?}"
+        );
     }
 
     #[test]

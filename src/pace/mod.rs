@@ -3,9 +3,9 @@
 //!
 //! - `settings`: what the user asked for, and the range in force;
 //! - `controller`: the rules, as a pure function of time and what the
-//!   writer sees (`view`), with one file per rule: `target` (set point,
-//!   gains, slew), `swing` (the input's burstiness), `schedule`, `learn`,
-//!   `mode` (stalls), `judge` and `full_speed`;
+//!   writer sees (`view`): bursts first, follow the input at a dry ring,
+//!   feed a reserve at a proven rate; with the files it shares them with,
+//!   `schedule`, `learn`, `mode` (stalls), `judge` and `full_speed`;
 //! - `report`: how pacing went, for the summary;
 //! - `drive_model`: a timing model of a drive (speeds, buffer, stops), for
 //!   tests and the streaming benchmark;
@@ -44,8 +44,6 @@ pub mod settings;
 pub mod sim;
 #[cfg(any(test, feature = "test-support"))]
 pub mod speed_choice;
-mod swing;
-pub mod target;
 pub mod view;
 
 pub use controller::Controller;

@@ -8,7 +8,7 @@
 /// Stalls while paced before pacing is turned off.
 pub const STALLS_BEFORE_BURSTS: u32 = 2;
 /// A paced write held this long was held for a reposition.
-pub const STALL_MIN_S: f64 = 0.5;
+pub const STALL_MIN_S: f64 = 0.25;
 /// How much a stall raises the floor above the pace that stalled.
 pub const STALL_RAISE: f64 = 1.25;
 

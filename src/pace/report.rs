@@ -78,6 +78,22 @@ impl PaceReport {
                     rate(top)
                 )
             }
+            (Mode::Learning, None, Some(top), Some(stall)) => format!(
+                "pacing on, but the drive stopped at each slower rate tried (the last \
+                 at {:.1} s, fed at {}, a write held {:.1} s), so it took bursts at up to \
+                 {} (top{}), as with plain watermarks",
+                stall.at_s,
+                rate(stall.pace),
+                stall.held_s,
+                rate(top),
+                if self.top_learned { ", learned" } else { "" }
+            ),
+            (Mode::Learning, None, Some(top), None) => format!(
+                "pacing on, but no slower rate was needed or proven: the output took \
+                 the input at up to {} (top{})",
+                rate(top),
+                if self.top_learned { ", learned" } else { "" }
+            ),
             _ if self.swallowed => "pacing on, but the output took half the ring at once \
                                     and never pushed back, so it holds more than the ring: \
                                     the input passed on as it came"
@@ -90,7 +106,7 @@ impl PaceReport {
 }
 
 /// "full speed 3 times (2.1 s) because the ring was full, once (0.4 s)
-/// while learning the top rate": every reason that happened, in the order
+/// while no slower rate was proven": every reason that happened, in the order
 /// given; None when none did.
 pub fn full_speed_clause(tallies: &[(FullSpeedWhy, FullSpeedTally)]) -> Option<String> {
     let each: Vec<String> = (tallies.iter())
@@ -138,7 +154,7 @@ mod tests {
             report.describe(),
             format!(
                 "{paced}; full speed 3 times (2.1 s) because the ring was full, \
-                 once (0.4 s) while learning the top rate"
+                 once (0.4 s) while no slower rate was proven"
             )
         );
     }

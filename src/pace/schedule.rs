@@ -23,11 +23,6 @@ impl Schedule {
         }
     }
 
-    /// Starts afresh at `now`: nothing is owed from before.
-    pub(super) fn restart(&mut self, now: f64) {
-        self.due = now;
-    }
-
     /// Schedules a block of `bytes` at `rate` bytes per second; gives the
     /// seconds to wait before writing it.
     pub(super) fn paced(&mut self, now: f64, bytes: u64, rate: f64) -> f64 {

@@ -273,16 +273,26 @@ impl<'a> Sim<'a> {
             return false;
         }
         if self.full == 0 {
-            if !input_done {
+            let through = self
+                .controller
+                .as_ref()
+                .is_some_and(|c| c.passing_through());
+            if !input_done && !through {
                 self.out.underruns += 1;
-                self.streaming = false;
                 if let Some(c) = self.controller.as_mut() {
                     c.ran_dry();
                 }
+                self.streaming = self
+                    .controller
+                    .as_ref()
+                    .is_some_and(|c| c.passing_through());
             }
             return false;
         }
-        let start_at = self.plan(input_done);
+        let Some(start_at) = self.plan(input_done) else {
+            self.streaming = false; // the drive stopped: rest
+            return false;
+        };
         self.full -= 1;
         let block = self.setup.block_bytes;
         self.writing = Some(Write {
@@ -306,8 +316,8 @@ impl<'a> Sim<'a> {
     }
 
     /// When the next block may start: now, or when the controller's plan
-    /// says.
-    fn plan(&mut self, input_done: bool) -> f64 {
+    /// says; None if the writer must rest first.
+    fn plan(&mut self, input_done: bool) -> Option<f64> {
         let (now, block, blocks) = (self.now, self.setup.block_bytes, self.blocks);
         let view = View {
             now,
@@ -317,11 +327,14 @@ impl<'a> Sim<'a> {
             input_done,
         };
         let Some(c) = self.controller.as_mut() else {
-            return now;
+            return Some(now);
         };
         let plan = c.plan(view, block as u64);
+        if plan.rest {
+            return None;
+        }
         self.out.targets.push((now, plan.rate));
-        now + plan.wait_s
+        Some(now + plan.wait_s)
     }
 
     /// Lets the drive write what it still holds, and gives the outcome.

@@ -28,4 +28,7 @@ pub struct Plan {
     pub wait_s: f64,
     /// The target rate in bytes per second, or None for full speed.
     pub rate: Option<f64>,
+    /// The drive stopped: put the block back and rest until the ring
+    /// holds `Controller::start_fill` again.
+    pub rest: bool,
 }

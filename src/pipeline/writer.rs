@@ -9,8 +9,10 @@
 //!
 //! With `--pace`, the controller (`pace::Controller`) decides before each
 //! block how long to wait, so that the outputs are fed at a steady rate
-//! between bursts; it learns from how long each write took, and may ask
-//! for a fuller ring before a restart.
+//! between bursts; it learns from how long each write took. After the ring
+//! ran dry it may ask the writer to pass the input on as it arrives (an
+//! empty ring is then no underrun), and after the drive stopped, to put
+//! the block back and gather the watermark again.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
@@ -65,8 +67,17 @@ impl Writer {
                 break;
             };
             let len = block.len();
-            if !self.wait_for_pace(len) {
-                break;
+            match self.wait_for_pace(len) {
+                Paced::Go => {}
+                Paced::Stopped => break,
+                Paced::Rest => {
+                    held.push_front(block);
+                    if !self.gather(&mut held) {
+                        break;
+                    }
+                    streaming = true;
+                    continue;
+                }
             }
             // Without --pace, no clock is read and nothing is counted.
             let before = self
@@ -83,7 +94,7 @@ impl Writer {
                 if volumes == self.stats.output_volumes_begun() {
                     c.wrote(started, ended, len as u64);
                 } else {
-                    c.ran_dry();
+                    c.changed_volume();
                 }
             }
             if let Some(p) = self.pacer.as_mut() {
@@ -102,10 +113,10 @@ impl Writer {
     }
 
     /// Asks the controller when the next block of `len` bytes may go, and
-    /// waits that long. False if the run was stopped meanwhile.
-    fn wait_for_pace(&mut self, len: usize) -> bool {
+    /// waits that long, or whether the writer must rest first.
+    fn wait_for_pace(&mut self, len: usize) -> Paced {
         let Some(c) = self.pace.as_mut() else {
-            return true;
+            return Paced::Go;
         };
         let view = View {
             now: self.stats.seconds(),
@@ -115,6 +126,10 @@ impl Writer {
             input_done: self.stats.input_done.load(Relaxed),
         };
         let plan = c.plan(view, len as u64);
+        if plan.rest {
+            self.stats.pace_target_bps.store(0, Relaxed);
+            return Paced::Rest;
+        }
         let target = plan.rate.map_or(0, |r| r.max(1.0) as u64);
         self.stats.pace_target_bps.store(target, Relaxed);
         if plan.wait_s > 0.0 {
@@ -123,10 +138,10 @@ impl Writer {
             let wait = std::time::Duration::try_from_secs_f64(plan.wait_s)
                 .unwrap_or(std::time::Duration::from_secs(3600));
             if stop_within(&self.stop, wait) {
-                return false;
+                return Paced::Stopped;
             }
         }
-        true
+        Paced::Go
     }
 
     /// The blocks to gather before writing, at the start and after the
@@ -165,7 +180,8 @@ impl Writer {
                     Err(TryRecvError::Disconnected) => return None,
                     Err(TryRecvError::Empty) => {}
                 }
-                if !self.outputs.busy() {
+                let through = self.pace.as_ref().is_some_and(|c| c.passing_through());
+                if !self.outputs.busy() && !through {
                     break;
                 }
                 // The outputs are still writing earlier blocks, so this is
@@ -189,8 +205,18 @@ impl Writer {
             }
             self.stats.pace_target_bps.store(0, Relaxed);
         }
-        let start_blocks = self.restart_blocks();
         *streaming = false;
+        if !self.gather(held) {
+            return None;
+        }
+        *streaming = true;
+        held.pop_front()
+    }
+
+    /// Gathers full blocks into `held` up to the restart fill (or the end
+    /// of input). False on a stop.
+    fn gather(&mut self, held: &mut VecDeque<BlockRef>) -> bool {
+        let start_blocks = self.restart_blocks();
         self.stats.writer_waiting.store(true, Relaxed);
         let waiting_since = std::time::Instant::now();
         while held.len() < start_blocks {
@@ -200,13 +226,20 @@ impl Writer {
                     Err(_) => break, // input ended: write what is held
                 },
                 recv(self.outputs.wakeups()) -> _ => self.reclaim(),
-                recv(self.stop) -> _ => return None,
+                recv(self.stop) -> _ => return false,
             }
         }
-        *streaming = true;
         let waited_ns = waiting_since.elapsed().as_nanos() as u64;
         self.stats.writer_wait_ns.fetch_add(waited_ns, Relaxed);
         self.stats.writer_waiting.store(false, Relaxed);
-        held.pop_front()
+        true
     }
+}
+
+/// What the pacing controller allows for the next block.
+enum Paced {
+    Go,
+    /// The drive stopped: put the block back and gather again.
+    Rest,
+    Stopped,
 }

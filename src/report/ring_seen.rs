@@ -135,7 +135,7 @@ mod tests {
             line,
             "ring: near full 4.1 s (41% of the run), near empty 0.3 s (3%); \
              full speed 3 times (2.1 s) because the ring was full, \
-             once (0.4 s) while learning the top rate"
+             once (0.4 s) while no slower rate was proven"
         );
         let calm = [("ring_full", 0, 0.0)];
         let line = seen(Some(summary(Some((0.0, 0.0)), Some(&calm))))
