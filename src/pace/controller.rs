@@ -41,8 +41,7 @@
 //! - **A stop while the reserve held data** is the one stop pacing can
 //!   cause. The proven rate is raised by `STALL_RAISE`, and after
 //!   `STALLS_BEFORE_BURSTS` such stops pacing is off for the rest of the
-//!   run: bursts from a full ring (`FULL_FILL`), the longest the ring
-//!   allows.
+//!   run: plain bursts from the high watermark.
 //! - **After any stop the writer rests** until the ring holds the high
 //!   watermark again, as bursts do: a drive that has stopped is best
 //!   restarted with the most data.
@@ -63,8 +62,6 @@
 //! share (the phase, the proven rate, the try and the rest); split, each
 //! half would hold half an invariant.
 
-use std::collections::VecDeque;
-
 use super::full_speed::{FullSpeed, FullSpeedWhy};
 use super::judge::Judge;
 use super::learn::TopLearner;
@@ -72,11 +69,9 @@ use super::mode::{is_stall, Mode, Stall, STALLS_BEFORE_BURSTS, STALL_RAISE};
 use super::report::PaceReport;
 use super::schedule::Schedule;
 use super::settings::PaceSettings;
+use super::trail::Trail;
 use super::view::{Plan, View};
 
-/// Once pacing is off, the writer restarts after the ring ran dry from
-/// this fill: the longest burst the ring allows.
-pub const FULL_FILL: f64 = 0.98;
 /// The floor `tapebuf probe` recommends, as a share of the top rate.
 pub const AUTO_FLOOR_FRACTION: f64 = 0.5;
 /// A given floor is the drive's slowest speed: the pace keeps this much
@@ -122,6 +117,16 @@ pub enum Phase {
     Follow { since: f64, bytes: f64 },
 }
 
+impl Phase {
+    /// The rate a follow has fed up to `at`; None when not following.
+    fn follow_rate(self, at: f64) -> Option<f64> {
+        match self {
+            Phase::Follow { since, bytes } => Some(bytes / (at - since).max(1e-3)),
+            Phase::Gathered => None,
+        }
+    }
+}
+
 /// The pacing state of one run.
 #[derive(Debug, Clone)]
 pub struct Controller {
@@ -148,13 +153,14 @@ pub struct Controller {
     failed: Option<f64>,
     /// The rate being tried near the end of a burst, and since when.
     trying: Option<(f64, f64)>,
-    /// (time, bytes read) over the last `MEAN_WINDOW_S`: the input's mean.
-    reads: VecDeque<(f64, f64)>,
+    /// Bytes read over the last `MEAN_WINDOW_S`: the input's mean.
+    reads: Trail,
     schedule: Schedule,
     last_plan: Option<Plan>,
     last_now: Option<f64>,
-    /// (end, bytes) of the writes of the last `RECENT_S`.
-    recent: VecDeque<(f64, f64)>,
+    /// Bytes written, and over the last `RECENT_S` by the writes' ends.
+    written: f64,
+    recent: Trail,
     learner: TopLearner,
     stalls: Vec<Stall>,
     judge: Judge,
@@ -185,11 +191,12 @@ impl Controller {
             paced_stops: 0,
             failed: None,
             trying: None,
-            reads: VecDeque::new(),
+            reads: Trail::new(MEAN_WINDOW_S),
             schedule: Schedule::new(),
             last_plan: None,
             last_now: None,
-            recent: VecDeque::new(),
+            written: 0.0,
+            recent: Trail::new(RECENT_S),
             learner: TopLearner::default(),
             stalls: Vec::new(),
             judge: Judge::default(),
@@ -227,7 +234,8 @@ impl Controller {
 
     /// How full the ring should be before the writer starts, at the start
     /// and after a rest, given the high watermark `high` (a share of the
-    /// ring): the high watermark, or a full ring once pacing is off.
+    /// ring): the high watermark; nothing while following a dry ring; a
+    /// quarter at the first start with a given floor.
     pub fn start_fill(&self, high: f64) -> f64 {
         match (self.mode, self.phase) {
             (Mode::Bursts, _) => high,
@@ -316,14 +324,7 @@ impl Controller {
 
     /// The rate for the next block: None for full speed.
     fn rate(&mut self, view: View, dt: f64) -> Option<f64> {
-        self.reads.push_back((view.now, view.read_bytes as f64));
-        while self
-            .reads
-            .front()
-            .is_some_and(|r| r.0 < view.now - MEAN_WINDOW_S)
-        {
-            self.reads.pop_front();
-        }
+        self.reads.push(view.now, view.read_bytes as f64);
         let paceable = self.mode != Mode::Bursts
             && self.phase == Phase::Gathered
             && !view.reader_waiting
@@ -359,9 +360,8 @@ impl Controller {
             }
             return Some(rate);
         }
-        let (top, (t0, r0)) = (self.top?, *self.reads.front()?);
-        let span = view.now - t0;
-        let mean = (view.read_bytes as f64 - r0) / span.max(1e-9);
+        let (top, (span, read)) = (self.top?, self.reads.span()?);
+        let mean = read / span.max(1e-9);
         let above_failed = self.failed.is_none_or(|f| mean > f * STALL_RAISE);
         let worth = mean < top * 0.95 && mean >= top * PROVEN_MIN_SHARE;
         if view.fill > TRY_FILL || span < PROOF_S || !above_failed || !worth {
@@ -374,29 +374,22 @@ impl Controller {
     /// The rate the output took over the last `RECENT_S`, if it wrote
     /// over most of that time.
     fn recent_rate(&self) -> Option<f64> {
-        let (&(first, _), &(last, _)) = (self.recent.front()?, self.recent.back()?);
-        let span = last - first;
-        let bytes: f64 = self.recent.iter().skip(1).map(|w| w.1).sum();
+        let (span, bytes) = self.recent.span()?;
         (span >= RECENT_S / 2.0 && bytes > 0.0).then(|| bytes / span)
     }
 
     /// Reports a write of `bytes` that ran from `started` to `ended`.
     pub fn wrote(&mut self, started: f64, ended: f64, bytes: u64) {
         let held = (ended - started).max(0.0);
-        self.recent.push_back((ended, bytes as f64));
-        while self.recent.front().is_some_and(|w| w.0 < ended - RECENT_S) {
-            self.recent.pop_front();
-        }
+        self.written += bytes as f64;
+        self.recent.push(ended, self.written);
         let top = self.top.unwrap_or(f64::INFINITY);
         let stalled = is_stall(top, held, bytes);
         let restarting = std::mem::take(&mut self.restarting) && stalled;
         self.restarting = restarting;
         // Only a paced or a following write can tell of a stop: at full
         // speed from a gathered ring the drive sets its own pace.
-        let fed = match self.phase {
-            Phase::Follow { since, bytes } => Some(bytes / (started - since).max(1e-3)),
-            Phase::Gathered => self.last_plan.and_then(|p| p.rate),
-        };
+        let fed = (self.phase.follow_rate(started)).or_else(|| self.last_plan.and_then(|p| p.rate));
         if let (true, false, false, Some(pace)) =
             (stalled, restarting, self.mode == Mode::Bursts, fed)
         {
@@ -407,9 +400,10 @@ impl Controller {
             };
             self.stalled(stall);
         }
-        if let (Phase::Follow { since, bytes }, Some(top)) = (self.phase, self.top) {
+        if let (Phase::Follow { since, .. }, Some(top)) = (self.phase, self.top) {
             if !self.rest && ended - since >= PROOF_S {
-                self.proved((bytes / (ended - since)).max(top * PROVEN_MIN_SHARE));
+                let rate = self.phase.follow_rate(ended).unwrap_or(0.0);
+                self.proved(rate.max(top * PROVEN_MIN_SHARE));
             }
         }
         if self.settings.ceiling.is_none() {
@@ -487,14 +481,14 @@ impl Controller {
             self.swallowed = true;
         }
         self.paced = None;
-        let given_floor = self.settings.floor.is_some();
-        match (self.mode, self.phase) {
-            // Below a given floor the drive stops for certain: rest and
-            // gather, as bursts do, then pace again.
-            (Mode::Bursts, _) | (_, Phase::Gathered) if given_floor => self.rested(now),
-            (Mode::Bursts, _) => self.rested(now),
-            (_, Phase::Follow { .. }) => {}
-            _ => {
+        // Once pacing is off, and below a given floor (where the drive
+        // stops for certain), a dry ring rests and gathers, as bursts do.
+        let rest = self.mode == Mode::Bursts
+            || (self.settings.floor.is_some() && self.phase == Phase::Gathered);
+        match (rest, self.phase) {
+            (true, _) => self.rested(now),
+            (false, Phase::Follow { .. }) => {}
+            (false, Phase::Gathered) => {
                 self.phase = Phase::Follow {
                     since: now,
                     bytes: 0.0,

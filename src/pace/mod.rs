@@ -5,7 +5,8 @@
 //! - `controller`: the rules, as a pure function of time and what the
 //!   writer sees (`view`): bursts first, follow the input at a dry ring,
 //!   feed a reserve at a proven rate; with the files it shares them with,
-//!   `schedule`, `learn`, `mode` (stalls), `judge` and `full_speed`;
+//!   `schedule`, `learn`, `mode` (stalls), `judge`, `full_speed` and
+//!   `trail` (rates over a sliding window);
 //! - `report`: how pacing went, for the summary;
 //! - `drive_model`: a timing model of a drive (speeds, buffer, stops), for
 //!   tests and the streaming benchmark;
@@ -44,6 +45,7 @@ pub mod settings;
 pub mod sim;
 #[cfg(any(test, feature = "test-support"))]
 pub mod speed_choice;
+mod trail;
 pub mod view;
 
 pub use controller::Controller;
