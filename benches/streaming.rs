@@ -15,10 +15,11 @@
 //!
 //!     cargo bench --bench streaming
 //!
-//! The grid (36 cells, about 55 minutes with one run): the irregular
+//! The grid (40 cells, about an hour with one run): the irregular
 //! tar-like input on each ring (16M, 32M, 128M, 512M) behind the 12 to
 //! 40 MB/s speed-matching drive at each speed check (2, 50, 250 ms) and
-//! buffer (4, 64 MB), and behind the 40 MB/s fixed-speed drive; the long
+//! buffer (4, 64 MB), behind issue 46's held-out drive that steps only on
+//! its buffer's thresholds, and behind the 40 MB/s fixed-speed drive; the long
 //! bursts on each ring behind the 50 ms drive at both buffers.
 //!
 //! Environment: TAPEBUF_BENCH_RUNS (default 1), TAPEBUF_BENCH_STREAM_SCALE
@@ -27,7 +28,7 @@
 //! TAPEBUF_BENCH_STREAM_INPUTS (irregular, long),
 //! TAPEBUF_BENCH_STREAM_RINGS (16M, 32M, 128M, 512M),
 //! TAPEBUF_BENCH_STREAM_DRIVES (c2ms-b4, c2ms-b64, c50ms-b4, c50ms-b64,
-//! c250ms-b4, c250ms-b64, fixed), TAPEBUF_BENCH_STREAM_CONTENDERS
+//! c250ms-b4, c250ms-b64, thresholds, fixed), TAPEBUF_BENCH_STREAM_CONTENDERS
 //! (tapebuf pace, tapebuf range, mbuffer; "tapebuf", without pacing, runs
 //! only when named), TAPEBUF_BENCH_STREAM_STATS_DIR (tapebuf's runs also
 //! write `--stats` and `--summary-json` files there).

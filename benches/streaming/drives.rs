@@ -1,10 +1,12 @@
 //! The streaming benchmark's drives: the speed-matching drive of the grid
 //! (12 to 40 MB/s in 8 steps) at each speed-check interval and buffer
-//! size, the fixed-speed drive at 40 MB/s, and the old scenarios' 40 to
+//! size, issue 46's held-out drive that steps only on its buffer's
+//! thresholds, the fixed-speed drive at 40 MB/s, and the old scenarios' 40 to
 //! 120 MB/s drives; each with the `--pace=FLOOR:CEILING` range the
 //! "tapebuf range" contender is given. `MB` is 1e6 bytes.
 
 use tapebuf::pace::drive_model::DriveSpec;
+use tapebuf::pace::speed_choice::SpeedChoice;
 
 use crate::inputs::MB;
 
@@ -35,6 +37,23 @@ pub fn matching(check_s: f64, buffer_mb: f64) -> Drive {
     spec.buffer_bytes = buffer_mb * MB;
     Drive {
         key: format!("c{:.0}ms-b{buffer_mb:.0}", check_s * 1000.0),
+        spec,
+        range: (SLOWEST, FASTEST),
+    }
+}
+
+/// Issue 46's held-out speed-matching drive, key `thresholds`: the same
+/// 8 speeds, but it steps up as soon as its 4 MB buffer is over three
+/// quarters full and down as soon as it is under a quarter, toward its
+/// feed over the last half second, and holds its speed in between.
+pub fn thresholds() -> Drive {
+    let mut spec = DriveSpec::speed_matching(SLOWEST, FASTEST, 8);
+    spec.choice = SpeedChoice::Thresholds;
+    spec.speed_check_s = 0.002;
+    spec.feed_window_s = 0.5;
+    spec.buffer_bytes = 4.0 * MB;
+    Drive {
+        key: "thresholds".into(),
         spec,
         range: (SLOWEST, FASTEST),
     }

@@ -3,7 +3,9 @@
 //! cells from the environment, so that one cell or one row can be run
 //! again on its own.
 
-use crate::drives::{fixed, matching, old_fixed, old_matching, Drive, BUFFERS_MB, SPEED_CHECKS_S};
+use crate::drives::{
+    fixed, matching, old_fixed, old_matching, thresholds, Drive, BUFFERS_MB, SPEED_CHECKS_S,
+};
 use crate::inputs::{bursty, irregular, long_bursts, steady, Input};
 
 /// The ring sizes, as `-m` takes them (MiB for both tapebuf and mbuffer).
@@ -93,6 +95,7 @@ pub fn grid(inputs: &Inputs, scale: f64) -> Vec<Cell<'_>> {
         .iter()
         .flat_map(|&c| BUFFERS_MB.iter().map(move |&b| matching(c, b)))
         .collect();
+    irregular_drives.push(thresholds());
     irregular_drives.push(fixed());
     let long_drives: Vec<Drive> = BUFFERS_MB.iter().map(|&b| matching(0.05, b)).collect();
     let mut cells = Vec::new();

@@ -23,6 +23,7 @@ mod observers;
 mod output_safety;
 mod pace_cli;
 mod pacing;
+mod pacing_held_out;
 mod report_pace;
 mod ring_property;
 mod ring_property_pipes;

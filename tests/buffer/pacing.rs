@@ -216,7 +216,7 @@ fn the_learned_top_rate_is_the_drives_top_speed() {
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// A speed-matching drive of the grid.
-fn grid_drive(check_s: f64, buffer_mb: f64) -> DriveSpec {
+pub(crate) fn grid_drive(check_s: f64, buffer_mb: f64) -> DriveSpec {
     let mut d = DriveSpec::speed_matching(12.0 * MB, 40.0 * MB, 8);
     d.speed_check_s = check_s;
     d.feed_window_s = (4.0 * check_s).max(0.008);
@@ -232,7 +232,7 @@ fn grid_fixed() -> DriveSpec {
 
 /// Bursts at 60 MB/s of 0.1 to 0.5 s between stretches at 8 MB/s of 0.1
 /// to 1 s: about 26 MB/s on average, inside the drive's range.
-fn irregular() -> Producer {
+pub(crate) fn irregular() -> Producer {
     Producer::irregular(
         (60.0 * MB, (0.1, 0.5)),
         (8.0 * MB, (0.1, 1.0)),
@@ -269,7 +269,7 @@ fn in_ring(ring_mib: f64, drive: DriveSpec, producer: Producer, policy: Policy) 
 }
 
 /// mbuffer's way (`-P 90`), `--pace`, and `--pace 12M:40M` on one cell.
-fn three_ways(ring_mib: f64, drive: DriveSpec, producer: Producer) -> [Outcome; 3] {
+pub(crate) fn three_ways(ring_mib: f64, drive: DriveSpec, producer: Producer) -> [Outcome; 3] {
     [BURSTS, auto(), paced(Some(12.0), Some(40.0))]
         .map(|policy| in_ring(ring_mib, drive.clone(), producer.clone(), policy))
 }
