@@ -6,7 +6,6 @@
 //! "tapebuf range" contender is given. `MB` is 1e6 bytes.
 
 use tapebuf::pace::drive_model::DriveSpec;
-use tapebuf::pace::speed_choice::SpeedChoice;
 
 use crate::inputs::MB;
 
@@ -47,10 +46,7 @@ pub fn matching(check_s: f64, buffer_mb: f64) -> Drive {
 /// quarters full and down as soon as it is under a quarter, toward its
 /// feed over the last half second, and holds its speed in between.
 pub fn thresholds() -> Drive {
-    let mut spec = DriveSpec::speed_matching(SLOWEST, FASTEST, 8);
-    spec.choice = SpeedChoice::Thresholds;
-    spec.speed_check_s = 0.002;
-    spec.feed_window_s = 0.5;
+    let mut spec = DriveSpec::speed_matching(SLOWEST, FASTEST, 8).stepping_on_thresholds();
     spec.buffer_bytes = 4.0 * MB;
     Drive {
         key: "thresholds".into(),

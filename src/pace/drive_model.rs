@@ -54,6 +54,17 @@ impl DriveSpec {
         DriveSpec::with_speeds(speeds)
     }
 
+    /// This drive, stepping only on its buffer's thresholds and at once:
+    /// up when over three quarters full, down when under a quarter,
+    /// toward its feed over the last half second (issue 46's held-out
+    /// speed-matching drive).
+    pub fn stepping_on_thresholds(mut self) -> DriveSpec {
+        self.choice = SpeedChoice::Thresholds;
+        self.speed_check_s = 0.002;
+        self.feed_window_s = 0.5;
+        self
+    }
+
     /// A drive that streams at one speed only.
     pub fn fixed_speed(speed: f64) -> DriveSpec {
         DriveSpec::with_speeds(vec![speed])

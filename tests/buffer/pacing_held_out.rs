@@ -4,7 +4,6 @@
 //! real mbuffer.
 
 use tapebuf::pace::drive_model::DriveSpec;
-use tapebuf::pace::speed_choice::SpeedChoice;
 
 use crate::pacing::{grid_drive, irregular, three_ways};
 
@@ -13,10 +12,7 @@ use crate::pacing::{grid_drive, irregular, three_ways};
 /// over three quarters full, down when under a quarter, toward its feed
 /// over the last half second.
 fn thresholds_drive() -> DriveSpec {
-    let mut d = grid_drive(0.002, 4.0);
-    d.choice = SpeedChoice::Thresholds;
-    d.feed_window_s = 0.5;
-    d
+    grid_drive(0.002, 4.0).stepping_on_thresholds()
 }
 
 #[test]
