@@ -34,6 +34,7 @@ pub mod sink;
 pub mod source;
 pub mod tape;
 pub mod verify;
+pub mod volume;
 
 pub use cli::Cli;
 pub use config::{Config, MachineInfo};

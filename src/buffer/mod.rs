@@ -259,7 +259,7 @@ fn remove_empty(created: &[PathBuf]) {
         if empty && std::fs::remove_file(path).is_ok() {
             // Its trailer's marker goes with it: a marker beside nothing
             // would describe a volume that is not there.
-            let _ = crate::tape::trailer_marker::remove_markers(path);
+            let _ = crate::volume::trailer_marker::remove_markers(path);
             say(&message!(
                 "-o {}: removed the empty file, since no byte arrived",
                 path.display()

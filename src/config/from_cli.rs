@@ -26,7 +26,8 @@ use crate::sink::spec::{ExistingFile, OutputSpec};
 use crate::sink::OutputSettings;
 use crate::source::spec::InputSpec;
 use crate::source::InputSettings;
-use crate::tape::{AtEnd, VolumeNames};
+use crate::tape::AtEnd;
+use crate::volume::VolumeNames;
 
 impl Config {
     /// Validates a command line against this machine.

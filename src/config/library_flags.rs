@@ -8,7 +8,7 @@
 use crate::base::errors::ConfigError;
 use crate::cli::LibraryArgs;
 use crate::endpoint::LibrarySettings;
-use crate::tape::changer::Pool;
+use crate::tape::loader::Pool;
 
 /// The library settings, or None without `--changer`.
 pub fn check_library(

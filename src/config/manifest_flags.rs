@@ -22,8 +22,8 @@ use crate::hash::HashAlg;
 use crate::manifest::{LoadError, Manifest, Recording};
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
-use crate::tape::char_devices::{CharDevice, Verdict};
-use crate::tape::VolumeNames;
+use crate::tape::drive::char_devices::{CharDevice, Verdict};
+use crate::volume::VolumeNames;
 
 /// What `--manifest` and `--verify` ask of the run.
 #[derive(Debug, Clone, Default)]

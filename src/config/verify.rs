@@ -21,7 +21,7 @@ use crate::net::NetSettings;
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
 use crate::source::InputSettings;
-use crate::tape::VolumeNames;
+use crate::volume::VolumeNames;
 
 /// The input `tapebuf verify` reads, and how, checked against this
 /// machine; `manifest` is the one it was given, read already. The block

@@ -6,7 +6,7 @@ use crate::base::size::{parse_size, Bytes};
 use crate::cli::Cli;
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
-use crate::tape::{ChangePolicy, VolumeNames};
+use crate::volume::{ChangePolicy, VolumeNames};
 
 /// The volume settings, checked.
 pub struct Volumes {

@@ -20,7 +20,7 @@ use super::{ConfigError, InputSpec, ManifestPlan, OutputSpec};
 use crate::base::file_id::Identity;
 use crate::base::path_registry::{clash, need_regular, Need, Registry, Role, Spot, Use};
 use crate::observe::settings::ObserveSettings;
-use crate::tape::VolumeNames;
+use crate::volume::VolumeNames;
 
 /// Refuses, naming both flags, any written path (the outputs, and the
 /// `reports` of `report_files`) that is the same file as one read or

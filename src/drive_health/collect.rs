@@ -104,7 +104,7 @@ fn state(status: DriveStatus) -> StateJson {
 mod tests {
     use super::*;
     use crate::tape::emulated::{Cartridge, Emulated};
-    use crate::tape::tape_alert::TapeAlerts;
+    use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 
     #[test]
     fn raised_flags_are_named_and_a_critical_one_marks_the_report() {
@@ -121,7 +121,10 @@ mod tests {
         let r = report("/dev/nst0", answers);
         let flags: Vec<_> = r.tape_alerts.iter().map(|a| (a.flag, a.critical)).collect();
         assert_eq!(flags, [(20, true), (21, false)]);
-        assert_eq!(r.tape_alerts[0].name, crate::tape::tape_alert::name(20));
+        assert_eq!(
+            r.tape_alerts[0].name,
+            crate::tape::scsi::pages::tape_alert::name(20)
+        );
         assert!(r.critical);
     }
 

@@ -6,7 +6,7 @@
 use super::collect::{report, Answers};
 use super::schema::{CapacityJson, DriveReport, HistoryJson};
 use crate::tape::health::{Compression, ErrorCounters, Identity, Mam, Snapshot, VolumeStatistics};
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 use crate::tape::DriveStatus;
 
 const GIB: u64 = 1 << 30;

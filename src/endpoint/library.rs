@@ -10,13 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::tape::change::DEFAULT_COMMAND_TIMEOUT;
-use crate::tape::changer::{
-    find_drive, Changer, Inventory, Loader, LoaderSettings, MediumChanger, Pool, SharedChanger,
-    Wanted,
-};
-use crate::tape::char_devices::{CharDevice, Verdict};
-use crate::tape::{Access, ChangePolicy};
+use crate::tape::changer::{find_drive, Changer, Inventory, MediumChanger};
+use crate::tape::drive::char_devices::{CharDevice, Verdict};
+use crate::tape::loader::{Loader, LoaderSettings, Pool, SharedChanger, Wanted};
+use crate::tape::Access;
+use crate::volume::change::DEFAULT_COMMAND_TIMEOUT;
+use crate::volume::ChangePolicy;
 
 /// The library settings of a run, checked.
 #[derive(Debug, Clone)]

@@ -10,7 +10,8 @@ pub mod library;
 pub use library::LibrarySettings;
 
 use crate::rmt::session::RmtSettings;
-use crate::tape::{AtEnd, ChangePolicy};
+use crate::tape::AtEnd;
+use crate::volume::ChangePolicy;
 
 /// The settings the input and the outputs share.
 #[derive(Debug, Clone)]

@@ -12,7 +12,8 @@ use super::test_backup::TestBackup;
 use super::volume_reader::VolumeReader;
 use super::walk::RecordAt;
 use crate::tape::emulated::{Cartridge, Emulated, Item};
-use crate::tape::{ChangePolicy, Drive, TapeOp};
+use crate::tape::{Drive, TapeOp};
+use crate::volume::ChangePolicy;
 
 /// An earlier backup of 5 records and its trailer, each a tape file, then
 /// `b`'s one volume: its first record is block 8.

@@ -9,12 +9,11 @@ use super::tape_volumes::TapeVolumes;
 use super::test_backup::TestBackup;
 use super::volume_reader::VolumeReader;
 use super::walk::RecordAt;
-use crate::tape::changer::emulated::{EmulatedChanger, Robot, Tape};
-use crate::tape::changer::{
-    ElementAddress, ElementKind, Loader, LoaderSettings, MediumChanger, SharedChanger, Wanted,
-};
+use crate::tape::changer::{ElementAddress, ElementKind, MediumChanger};
+use crate::tape::emulated::changer::{EmulatedChanger, Robot, Tape};
 use crate::tape::emulated::{Cartridge, Emulated, Item};
-use crate::tape::ChangePolicy;
+use crate::tape::loader::{Loader, LoaderSettings, SharedChanger, Wanted};
+use crate::volume::ChangePolicy;
 
 const DRIVE: ElementAddress = ElementAddress {
     kind: ElementKind::Drive,

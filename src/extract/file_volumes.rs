@@ -14,7 +14,7 @@ use super::walk::RecordAt;
 use crate::base::path_registry::open_regular;
 use crate::base::read_full::read_full_at;
 use crate::manifest::{Identity, Manifest};
-use crate::tape::VolumeNames;
+use crate::volume::VolumeNames;
 
 /// A backup's volumes as files.
 pub struct FileVolumes<'m> {

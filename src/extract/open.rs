@@ -15,8 +15,9 @@ use crate::endpoint::library::Load;
 use crate::endpoint::LibrarySettings;
 use crate::manifest::Manifest;
 use crate::rmt::name::RemoteName;
-use crate::tape::char_devices::{check_path, Direction};
-use crate::tape::{Access, ChangePolicy, Device, VolumeNames};
+use crate::tape::drive::char_devices::{check_path, Direction};
+use crate::tape::{Access, Device};
+use crate::volume::{ChangePolicy, VolumeNames};
 
 /// How the volumes are got.
 pub struct Getting<'a> {

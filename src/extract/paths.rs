@@ -14,7 +14,7 @@ use super::failure::Failure;
 use crate::base::file_id::{Identity, Kind};
 use crate::base::path_registry::{Need, Registry, Role};
 use crate::manifest::Manifest;
-use crate::tape::VolumeNames;
+use crate::volume::VolumeNames;
 
 /// What an extract reads and writes.
 pub struct Paths<'a> {

@@ -16,8 +16,9 @@ use super::tape_volumes::TapeVolumes;
 use crate::base::console::{message, say};
 use crate::manifest::Identity;
 use crate::tape::health::{look, DriveCommands};
-use crate::tape::load::{eject_refused, Change, Load, LoadFailed, MAX_REFUSALS};
-use crate::tape::{ready, Access, ChangeRequest, Drive, TapeOp, VolumeLog};
+use crate::tape::{Access, Drive, TapeOp};
+use crate::volume::load::{eject_refused, Change, Load, LoadFailed, MAX_REFUSALS};
+use crate::volume::{ready, ChangeRequest, VolumeLog};
 
 /// The drive as a volume change opens it.
 struct Opening<'d> {

@@ -11,7 +11,7 @@ use super::test_backup::TestBackup;
 use super::volume_reader::VolumeReader;
 use super::walk::RecordAt;
 use crate::tape::emulated::{Cartridge, Emulated, Item};
-use crate::tape::ChangePolicy;
+use crate::volume::ChangePolicy;
 
 /// Cartridges holding the backup's volumes, each ending with a filemark.
 fn cartridges(b: &TestBackup) -> Vec<Cartridge> {

@@ -20,7 +20,8 @@ use super::volume_reader::{Cost, VolumeReader};
 use super::walk::RecordAt;
 use crate::base::console::{message, say};
 use crate::manifest::Manifest;
-use crate::tape::{ChangePolicy, Drive, TapeOp};
+use crate::tape::{Drive, TapeOp};
+use crate::volume::ChangePolicy;
 
 /// A record at most this far ahead of the tape is read through, not
 /// seeked to.

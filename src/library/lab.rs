@@ -4,8 +4,8 @@
 //! WORM cartridge in 8, a cleaning cartridge in 9, 10-12 empty) and one
 //! import/export slot.
 
-use crate::tape::changer::emulated::{EmulatedChanger, Tape};
 use crate::tape::changer::Inventory;
+use crate::tape::emulated::changer::{EmulatedChanger, Tape};
 
 /// The drives' identifiers, as the lab's mhvtl gives them (DVCID: vendor
 /// 8, product 16, serial 10, blank-filled).

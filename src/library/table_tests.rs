@@ -4,8 +4,8 @@ use super::*;
 use crate::library::lab;
 use crate::library::nodes::{TapeNode, NO_IDENTIFIERS};
 use crate::library::view::library_json;
-use crate::tape::changer::emulated::{EmulatedChanger, Tape};
 use crate::tape::changer::{ElementAddress, MediumChanger};
+use crate::tape::emulated::changer::{EmulatedChanger, Tape};
 
 fn nst(path: &str, serial: &str) -> TapeNode {
     TapeNode {

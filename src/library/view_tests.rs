@@ -5,8 +5,8 @@ use serde_json::json;
 use super::*;
 use crate::library::lab;
 use crate::library::schema::Medium;
-use crate::tape::changer::emulated::{EmulatedChanger, Tape};
 use crate::tape::changer::{ElementAddress, MediumChanger, MediumType};
+use crate::tape::emulated::changer::{EmulatedChanger, Tape};
 
 fn nst(path: &str, serial: &str) -> TapeNode {
     TapeNode {

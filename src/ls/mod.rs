@@ -28,7 +28,7 @@ use crate::base::console::{message, say};
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::cli::ls::LsCli;
-use crate::tape::limits::plain;
+use crate::tape::drive::limits::plain;
 
 use write::{Head, ListError};
 

@@ -17,7 +17,7 @@ use crate::base::path_registry::{Need, Registry, Role};
 use crate::catalog::Catalog;
 use crate::cli::ls::LsCli;
 use crate::manifest::Manifest;
-use crate::tape::limits::plain;
+use crate::tape::drive::limits::plain;
 
 /// What is listed: the catalog, and the manifest it came with.
 pub struct Opened {

@@ -16,8 +16,8 @@ use super::schema::{CatalogRef, Manifest, Stream, Verified, Volume, SCHEMA, VERS
 use super::tally::{record_checksum, Checksums, Tally};
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
-use crate::tape::changer::Loader;
 use crate::tape::health::HealthLog;
+use crate::tape::loader::Loader;
 
 /// What the manifest of a run records, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

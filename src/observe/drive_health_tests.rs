@@ -1,6 +1,6 @@
 use super::*;
 use crate::tape::health::Mam;
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 
 fn volume(n: u32) -> VolumeHealth {
     VolumeHealth {

@@ -24,7 +24,7 @@ impl Cartridge {
 }
 
 /// What a tape library's loader says of its volumes and cleanings.
-pub fn library_facts(log: &crate::tape::VolumeLog) -> (Vec<Cartridge>, Vec<String>) {
+pub fn library_facts(log: &crate::volume::VolumeLog) -> (Vec<Cartridge>, Vec<String>) {
     let Some(loader) = log.loader() else {
         return (Vec::new(), Vec::new());
     };

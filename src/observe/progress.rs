@@ -73,7 +73,7 @@ pub fn spawn(
                 }
                 let width = terminal_width();
                 if drive_wait {
-                    let note = crate::tape::change_notes(stats.volume_logs()).unwrap_or_default();
+                    let note = crate::volume::change_notes(stats.volume_logs()).unwrap_or_default();
                     bar_slot.with_bar(|bar| bar.set_message(fit(&note, width)));
                     continue;
                 }

@@ -26,7 +26,7 @@ use crate::pipeline::RingPath;
 /// with what the change is doing.
 pub fn status_line(stats: &Stats) -> String {
     let s = stats.snapshot();
-    let change = crate::tape::change_notes(stats.volume_logs())
+    let change = crate::volume::change_notes(stats.volume_logs())
         .map(|note| format!(", {note}"))
         .unwrap_or_default();
     message!(
@@ -173,7 +173,7 @@ fn peak_held_bytes(stats: &Stats) -> u64 {
 
 /// Every volume list of the run: the input's, then the outputs'.
 fn volume_lists(stats: &Stats) -> Vec<VolumeList> {
-    let list = |flag: &str, log: &crate::tape::VolumeLog| {
+    let list = |flag: &str, log: &crate::volume::VolumeLog| {
         let (cartridges, cleanings) = library_facts(log);
         VolumeList {
             endpoint: format!("{flag} {}", log.name),

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::pipeline::zero_copy::RingPath;
-use crate::tape::VolumeLog;
+use crate::volume::VolumeLog;
 
 /// Per-output progress and fate.
 #[derive(Debug, Default)]

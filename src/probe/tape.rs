@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use super::schema::TargetKind;
 use super::target::{Pass, ProbeTarget};
 use crate::base::console::say;
-use crate::tape::block_mode::ensure_variable;
+use crate::tape::drive::block_mode::ensure_variable;
 use crate::tape::{Access, Device, Drive, TapeOp};
 
 pub struct TapeTarget {
@@ -36,8 +36,9 @@ impl TapeTarget {
     /// a tape. An empty drive is said at once (`tape::first_load`), and a
     /// cartridge still loading is waited for.
     pub fn local(path: &Path, label: &str) -> io::Result<Option<TapeTarget>> {
-        let policy = crate::tape::ChangePolicy::default();
-        let Some(device) = crate::tape::first_load::open_tape(path, Access::Write, &policy, false)?
+        let policy = crate::volume::ChangePolicy::default();
+        let Some(device) =
+            crate::volume::first_load::open_tape(path, Access::Write, &policy, false)?
         else {
             return Ok(None);
         };

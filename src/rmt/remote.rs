@@ -225,7 +225,7 @@ impl RemoteFile {
             // Back over the filemark and the volume's own records, not a
             // rewind: other backups may come before it on the tape.
             self.op(RemoteOp::BackspaceFiles, 2)?;
-            for step in crate::tape::limits::space_steps(records) {
+            for step in crate::tape::drive::limits::space_steps(records) {
                 self.op(RemoteOp::BackspaceRecords, step)?;
             }
             let size = record_bytes.clamp(1, MAX_RECORD_BYTES);

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use super::flags::OpenFlags;
 use super::target::{mtget_bytes, Opener, Target};
-use crate::tape::mtio::{self, MtGet};
+use crate::tape::drive::mtio::{self, MtGet};
 use crate::tape::{Drive, TapeOp};
 
 /// `mt_type` for a SCSI-2 drive, what Linux st reports.

@@ -58,7 +58,7 @@ pub fn lookup(code: i32) -> Option<MtOpInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tape::mtio;
+    use crate::tape::drive::mtio;
 
     #[test]
     fn the_codes_tapebuf_uses_agree_with_mtio() {

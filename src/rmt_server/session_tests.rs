@@ -112,7 +112,7 @@ fn status_is_a_raw_mtget_and_seek_on_a_tape_is_espipe() {
         &Policy::tape_devices(),
         &mut opener,
     );
-    let size = std::mem::size_of::<crate::tape::mtio::MtGet>();
+    let size = std::mem::size_of::<crate::tape::drive::mtio::MtGet>();
     let head = format!("A0\nA{size}\n");
     assert!(ran.replies.starts_with(head.as_bytes()));
     let rest = &ran.replies[head.len() + size..];

@@ -19,7 +19,7 @@ use nix::unistd::{lseek, Whence};
 
 use super::beneath::open_beneath;
 use super::flags::OpenFlags;
-use crate::tape::mtio::{self, MtGet};
+use crate::tape::drive::mtio::{self, MtGet};
 
 /// Opens what an O request names.
 pub trait Opener {

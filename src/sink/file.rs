@@ -179,8 +179,8 @@ pub fn open_plan(plan: &Plan, block_bytes: usize) -> io::Result<File> {
 /// file's. A file volume gets its own trailer when it ends.
 fn forget_trailer(file: &File, path: &std::path::Path) -> io::Result<()> {
     if file.metadata().is_ok_and(|m| m.is_file()) {
-        crate::tape::trailer::detach_from_file(file.as_fd())?;
-        crate::tape::trailer_marker::remove_markers(path)?;
+        crate::volume::trailer::detach_from_file(file.as_fd())?;
+        crate::volume::trailer_marker::remove_markers(path)?;
     }
     Ok(())
 }

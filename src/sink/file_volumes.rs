@@ -27,7 +27,8 @@ use super::OpenError;
 use crate::base::blocking::Blocking;
 use crate::base::file_id::Identity;
 use crate::manifest::Checker;
-use crate::tape::{trailer, trailer_marker, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
+use crate::tape::AtEnd;
+use crate::volume::{trailer, trailer_marker, Medium, MediumKind, Trailer, VolumeNames};
 
 pub struct FileMedium {
     names: VolumeNames,

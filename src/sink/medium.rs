@@ -8,7 +8,8 @@ use std::io;
 use std::path::Path;
 
 use crate::manifest::Checker;
-use crate::tape::{AtEnd, Medium, Trailer};
+use crate::tape::AtEnd;
+use crate::volume::{Medium, Trailer};
 
 /// The write face of a medium, as the volume change and `--verify` see it.
 pub trait WriteMedium: Medium {

@@ -19,7 +19,8 @@ use crate::endpoint::library::Load;
 use crate::manifest::Ledger;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::name::RemoteName;
-use crate::tape::{Access, AtEnd, VolumeNames};
+use crate::tape::{Access, AtEnd};
+use crate::volume::VolumeNames;
 
 /// The opened outputs, and the files that opening them created.
 pub struct Opened {

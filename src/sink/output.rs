@@ -12,7 +12,7 @@ use crossbeam_channel::Receiver;
 use crate::base::block::BlockRef;
 use crate::base::kernel_pipe::KernelPipe;
 use crate::manifest::Ledger;
-use crate::tape::{MediumKind, VolumeLog};
+use crate::volume::{MediumKind, VolumeLog};
 
 /// A consumer of blocks.
 pub trait Sink: Send {

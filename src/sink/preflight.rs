@@ -19,9 +19,10 @@ use crate::base::errors::ConfigError;
 use crate::base::file_id::{Identity, Kind};
 use crate::net::PeerAddr;
 use crate::rmt::name::RemoteName;
-use crate::tape::char_devices::{self, CharDevice, Direction, Verdict};
-use crate::tape::names::no_rewind_name;
-use crate::tape::{trailer_marker, AtEnd, VolumeNames};
+use crate::tape::drive::char_devices::{self, CharDevice, Direction, Verdict};
+use crate::tape::AtEnd;
+use crate::volume::names::no_rewind_name;
+use crate::volume::{trailer_marker, VolumeNames};
 
 /// How one output is to be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]

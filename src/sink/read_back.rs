@@ -24,8 +24,9 @@ use crate::base::block::Block;
 use crate::base::console::{message, say};
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
-use crate::tape::limits::space_steps;
-use crate::tape::{AtEnd, Drive, Ends, TapeOp, Trailer};
+use crate::tape::drive::limits::space_steps;
+use crate::tape::{AtEnd, Drive, TapeOp};
+use crate::volume::{Ends, Trailer};
 
 /// Bytes read at a time from a file: large, since each O_DIRECT read is
 /// one request to the disk and nothing reads ahead of it.

@@ -55,7 +55,7 @@ use crate::rmt::protocol::{Reply, Request, END_OF_MEDIUM_ERRNO};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::{RmtError, RmtSettings};
 use crate::rmt::window::Window;
-use crate::tape::Medium;
+use crate::volume::Medium;
 
 /// A block the sink holds until its reply.
 enum Held {

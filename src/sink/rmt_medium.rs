@@ -9,7 +9,8 @@ use super::medium::WriteMedium;
 use crate::manifest::Checker;
 use crate::rmt::flavor::RemoteOp;
 use crate::rmt::remote::RemoteFile;
-use crate::tape::{AtEnd, Medium, MediumKind, Trailer};
+use crate::tape::AtEnd;
+use crate::volume::{Medium, MediumKind, Trailer};
 
 /// A remote file changes volumes like a local tape: the same name each
 /// time, with a medium swapped in between.

@@ -6,7 +6,7 @@ use super::VolumeSettings;
 use crate::endpoint::EndpointSettings;
 use crate::manifest::Recording;
 use crate::net::NetSettings;
-use crate::tape::VolumeNames;
+use crate::volume::VolumeNames;
 
 /// How the outputs are opened and written, from the validated command line.
 #[derive(Debug, Clone)]

@@ -32,8 +32,9 @@ use std::path::{Path, PathBuf};
 use super::medium::{Writable, WriteMedium};
 use crate::base::read_full::read_full;
 use crate::manifest::Checker;
-use crate::tape::limits::{is_refused_size, refused_error};
-use crate::tape::{Access, AtEnd, Drive, LocalTape, TapeFace, TapeOp, Trailer};
+use crate::tape::drive::limits::{is_refused_size, refused_error};
+use crate::tape::{Access, AtEnd, Drive, TapeOp};
+use crate::volume::{LocalTape, TapeFace, Trailer};
 
 /// A local tape drive, written.
 pub type TapeMedium = LocalTape<Writing>;

@@ -24,9 +24,10 @@ use super::output::{Sink, SinkTraits};
 use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
 use crate::manifest::Ledger;
-use crate::tape::trailer::new_backup_id;
-use crate::tape::{
-    Access, AtEnd, ChangeFailed, ChangePolicy, Ends, NextVolume, Trailer, VolumeLog, VolumeNames,
+use crate::tape::{Access, AtEnd};
+use crate::volume::trailer::new_backup_id;
+use crate::volume::{
+    ChangeFailed, ChangePolicy, Ends, NextVolume, Trailer, VolumeLog, VolumeNames,
 };
 
 /// Settings shared by every volume output.

@@ -11,8 +11,9 @@ use std::io::{self, Read};
 
 use super::volumes::{Got, ReadMedium};
 use crate::base::blocking::Blocking;
-use crate::tape::trailer_marker::{self, Kept};
-use crate::tape::{trailer, AtEnd, Medium, MediumKind, Trailer, VolumeNames};
+use crate::tape::AtEnd;
+use crate::volume::trailer_marker::{self, Kept};
+use crate::volume::{trailer, Medium, MediumKind, Trailer, VolumeNames};
 
 /// Files as input volumes: numbered names, or one name whose medium is
 /// swapped between volumes (with `-n`).

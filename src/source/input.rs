@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::base::kernel_pipe::KernelPipe;
-use crate::tape::VolumeLog;
+use crate::volume::VolumeLog;
 
 /// A producer of blocks.
 pub trait Source: Send {

@@ -29,7 +29,8 @@ use std::time::Instant;
 use super::volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};
 use crate::hash::HashAlg;
 use crate::manifest::{Checker, Identity, Manifest};
-use crate::tape::{AtEnd, Drive, Medium, MediumKind, Trailer};
+use crate::tape::{AtEnd, Drive};
+use crate::volume::{Medium, MediumKind, Trailer};
 
 /// What the check of one volume found.
 #[derive(Debug, Clone, PartialEq)]

@@ -18,8 +18,9 @@ use crate::manifest::Manifest;
 use crate::net::NetSettings;
 use crate::rmt::flavor::OpenMode;
 use crate::rmt::remote::RemoteFile;
-use crate::tape::char_devices::{self, Direction};
-use crate::tape::{Access, ChangePolicy, VolumeNames};
+use crate::tape::drive::char_devices::{self, Direction};
+use crate::tape::Access;
+use crate::volume::{ChangePolicy, VolumeNames};
 
 /// How the input is opened and read, from the validated command line.
 #[derive(Debug, Clone)]

@@ -40,7 +40,8 @@ use crate::rmt::protocol::{Reply, Request};
 use crate::rmt::remote::RemoteFile;
 use crate::rmt::session::RmtError;
 use crate::rmt::window::Window;
-use crate::tape::{AtEnd, Medium, MediumKind, Trailer};
+use crate::tape::AtEnd;
+use crate::volume::{Medium, MediumKind, Trailer};
 
 /// What the read-ahead found behind the filemark.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

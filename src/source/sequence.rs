@@ -19,7 +19,7 @@
 //! says that nothing bounded it. A manifest that says its backup was not
 //! clean fails the restore at its end.
 
-use crate::tape::{Ends, Trailer};
+use crate::volume::{Ends, Trailer};
 
 /// What follows the volume just read.
 #[derive(Debug, Clone, PartialEq, Eq)]

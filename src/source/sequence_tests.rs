@@ -2,7 +2,7 @@
 //! ending, with and without a trailer, with the digest agreeing or not.
 
 use super::sequence::{Found, Next, Read, Sequence};
-use crate::tape::{Ends, Trailer};
+use crate::volume::{Ends, Trailer};
 
 const ID: &str = "0123456789abcdef0123456789abcdef";
 const OTHER: &str = "fedcba9876543210fedcba9876543210";

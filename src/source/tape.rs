@@ -26,11 +26,12 @@ use std::io;
 
 use crate::base::console::message;
 use crate::base::size::size_flag;
-use crate::tape::limits::{is_refused_size, plain, refused_error};
+use crate::tape::drive::limits::{is_refused_size, plain, refused_error};
 
 use super::volumes::{Got, ReadMedium};
-use crate::tape::trailer::TRAILER_READ_BYTES;
-use crate::tape::{Access, AtEnd, Drive, LocalTape, TapeFace, TapeOp, Trailer};
+use crate::tape::{Access, AtEnd, Drive, TapeOp};
+use crate::volume::trailer::TRAILER_READ_BYTES;
+use crate::volume::{LocalTape, TapeFace, Trailer};
 
 /// The smallest read count tried after a refusal.
 const MIN_READ_BYTES: usize = 4096;

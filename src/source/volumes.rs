@@ -22,9 +22,10 @@ use super::sequence::{Found, Next, Read, Sequence};
 use super::{End, Filled, Source};
 use crate::base::console::{message, say};
 use crate::manifest::Manifest;
-use crate::tape::load::MAX_REFUSALS;
-use crate::tape::{
-    Access, AtEnd, ChangeFailed, ChangePolicy, Medium, MediumKind, NextVolume, Trailer, VolumeLog,
+use crate::tape::{Access, AtEnd};
+use crate::volume::load::MAX_REFUSALS;
+use crate::volume::{
+    ChangeFailed, ChangePolicy, Medium, MediumKind, NextVolume, Trailer, VolumeLog,
 };
 
 /// What one read from a volume gave.

@@ -1,52 +1,32 @@
-//! Tapes and volumes: the mtio ioctls, the drive trait with the real
-//! device (`drive/`: `interface.rs` and `device.rs`), volume names, and
-//! volume changes. The sinks and sources that
-//! write and read volumes live in `sink/volumes.rs` and
-//! `source/volumes.rs`; this module holds what they share: the volume
-//! medium and its kind (`medium.rs`), whose read and write faces are
-//! `source::ReadMedium` and `sink::WriteMedium`, a local drive opened one
-//! way for both (`local_tape.rs`), and one volume change (`next_volume.rs`).
-//! SCSI commands through SG_IO, to a drive or a changer, are `sg_io.rs`;
-//! a drive's sg node, where st refuses them, is `sg_node.rs`.
-//! Tape libraries' robots are `changer/`. The emulated
-//! drive (`emulated/`) is a test double, compiled only for tests and with
-//! the `test-support` feature.
+//! Tape devices, in layers that only look down (`tests/layers.rs` holds
+//! each to it):
+//!
+//! - `scsi/`: the SCSI wire. SG_IO, sense data, a drive's sg node, the
+//!   primary commands every device answers (`spc.rs`: INQUIRY and VPD, LOG
+//!   SENSE, READ ATTRIBUTE, TEST UNIT READY and the unit-attention retry)
+//!   and the parsers of the pages they return (`pages/`).
+//! - `drive/`: a tape drive, through the [`Drive`] trait: the real device
+//!   (mtio ioctls on st's node), its limits, block mode and cleaning.
+//! - `changer/`: a library's robot, through the `MediumChanger` trait,
+//!   and the SCSI Media Changer commands it answers.
+//! - `media.rs`: which cartridges a drive takes (LTO's rules).
+//! - `health/`: what a drive says about itself and its cartridge, read at
+//!   the points a run can afford it.
+//! - `loader/`: volume changes through a changer without a change command.
+//! - `emulated/`: the test doubles (a drive and a changer), compiled only
+//!   for tests and with the `test-support` feature, built on the same page
+//!   encoders and command parsers the real path is tested with.
+//!
+//! Volumes (names, trailers, loading and changing, the volume medium)
+//! are the crate's `volume/`, above this module.
 
-mod at_end;
-pub mod block_mode;
-pub mod change;
 pub mod changer;
-pub mod char_devices;
-pub mod cleaning;
 pub mod drive;
 #[cfg(any(test, feature = "test-support"))]
 pub mod emulated;
-pub mod first_load;
 pub mod health;
-pub mod limits;
-pub mod load;
-mod local_tape;
-mod medium;
-pub mod mtio;
-pub mod names;
-pub mod next_volume;
-pub mod ready;
-pub mod sense;
-pub mod sg_io;
-pub mod sg_node;
-pub mod tape_alert;
-pub mod trailer;
-pub mod trailer_marker;
-#[cfg(test)]
-mod trailer_tests;
-mod volume_log;
+pub mod loader;
+pub mod media;
+pub mod scsi;
 
-pub use at_end::AtEnd;
-pub use change::{ChangePolicy, ChangeRequest};
-pub use drive::{Access, Device, Drive, DriveStatus, TapeOp};
-pub use local_tape::{LocalTape, TapeFace};
-pub use medium::{Medium, MediumKind};
-pub use names::VolumeNames;
-pub use next_volume::{ChangeFailed, NextVolume};
-pub use trailer::{Ends, Trailer};
-pub use volume_log::{change_notes, VolumeLog};
+pub use drive::{Access, AtEnd, Device, Drive, DriveStatus, TapeOp};

@@ -28,7 +28,7 @@ use crate::rmt::shell_guard::{AfterSignal, ShellGuard};
 use crate::sink::read_back::drop_cached;
 use crate::source::spec::InputSpec;
 use crate::source::{open_verified, End, Outcome, Report};
-use crate::tape::VolumeNames;
+use crate::volume::VolumeNames;
 
 /// `tapebuf verify`.
 pub struct Verify;

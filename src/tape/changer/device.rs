@@ -30,7 +30,7 @@ use super::element::{Element, ElementAddress, ElementKind, Params};
 use super::error::ChangerError;
 use super::medium_changer::MediumChanger;
 use super::scsi::{self, Scsi};
-use crate::tape::sg_io::ScsiError;
+use crate::tape::scsi::sg_io::ScsiError;
 
 /// A changer on a `ch` (or sg) device node.
 #[derive(Debug)]

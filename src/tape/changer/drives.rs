@@ -18,7 +18,7 @@ use std::time::Duration;
 use super::element::ElementAddress;
 use super::error::ChangerError;
 use super::inventory::Inventory;
-use crate::tape::sg_io::{self, Data};
+use crate::tape::scsi::sg_io::{self, Data};
 
 /// The shortest serial tapebuf matches by prefix: libraries cut the serial
 /// in a device identifier short (mhvtl and STK libraries to 10 characters).

@@ -16,7 +16,7 @@ use std::fmt;
 use libc::c_int;
 
 use super::chio;
-use crate::tape::sg_io::asc_words;
+use crate::tape::scsi::sg_io::asc_words;
 
 /// The most elements of one kind tapebuf believes in: SCSI element
 /// addresses are 16 bits.

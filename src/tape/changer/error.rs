@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use super::element::ElementAddress;
-use crate::tape::sg_io::Sense;
+use crate::tape::scsi::sg_io::Sense;
 
 /// A changer operation that failed.
 #[derive(Debug, thiserror::Error)]

@@ -20,8 +20,8 @@ use std::time::Duration;
 use super::element::{Element, ElementAddress, ElementKind, Params};
 use super::error::ChangerError;
 use super::smc::{self, AddressMap, StatusRequest};
-pub use crate::tape::sg_io::Commands;
-use crate::tape::sg_io::{Data, ScsiError, Sense};
+pub use crate::tape::scsi::sg_io::Commands;
+use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
 
 /// The most elements one READ ELEMENT STATUS asks for.
 pub const ELEMENTS_PER_READ: usize = 128;

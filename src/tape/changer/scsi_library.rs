@@ -7,7 +7,7 @@ use std::io;
 use std::time::Duration;
 
 use super::super::Commands;
-use crate::tape::sg_io::{Data, ScsiError, Sense};
+use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
 
 pub fn sense(key: u8, asc: u8, ascq: u8) -> Sense {
     Sense { key, asc, ascq }

@@ -2,8 +2,8 @@
 //! library's inventory and moves.
 
 use super::chio;
-use super::emulated::{EmulatedChanger, Robot, Tape};
 use super::*;
+use crate::tape::emulated::changer::{EmulatedChanger, Robot, Tape};
 
 /// Two drives, a portal, and slots: two data cartridges, a cleaning one,
 /// an empty slot.

@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::interface::{tape_alerts_by_scsi, Access, Drive, DriveStatus, TapeOp};
-use crate::tape::limits::TransferLimits;
-use crate::tape::mtio;
-use crate::tape::sense::{self, Readiness};
-use crate::tape::sg_io::{Data, ScsiError};
-use crate::tape::sg_node::{open_unblocked, SgFallback};
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::drive::limits::TransferLimits;
+use crate::tape::drive::mtio;
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
+use crate::tape::scsi::sense::{self, Readiness};
+use crate::tape::scsi::sg_io::{Data, ScsiError};
+use crate::tape::scsi::sg_node::{open_unblocked, SgFallback};
 
 /// A real tape device, driven through read(2), write(2) and mtio; SCSI
 /// commands go through SG_IO on it, or on its sg node where st refuses
@@ -60,7 +60,7 @@ impl Device {
     /// (for `first_load`), or open already when its driver is not one
     /// known to wait in open (then without a status).
     pub fn probe(path: &Path, access: Access) -> io::Result<Option<(Device, Option<DriveStatus>)>> {
-        use crate::tape::char_devices::{CharDevice, Verdict};
+        use crate::tape::drive::char_devices::{CharDevice, Verdict};
         let known_tape =
             CharDevice::at_path(path).is_some_and(|d| matches!(d.verdict(), Verdict::Tape { .. }));
         if !known_tape {

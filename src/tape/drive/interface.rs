@@ -7,9 +7,9 @@
 use std::io;
 use std::time::Duration;
 
-use crate::tape::limits::TransferLimits;
-use crate::tape::sg_io::{Data, ScsiError};
-use crate::tape::tape_alert::{TapeAlerts, PAGE};
+use crate::tape::drive::limits::TransferLimits;
+use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE};
+use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// How often a real drive is asked whether it is ready.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);

@@ -4,8 +4,10 @@
 //! `DriveStatus`, `Access`) lets the end-of-media and volume-change logic
 //! run against the real device (`device.rs`: `Device`, through mtio) and
 //! against the emulated drive in `tape/emulated/`, which is how it is
-//! tested here. This module only gathers the two, so that
-//! `tape::drive::*` names them all.
+//! tested here. Beside them: the mtio ioctls (`mtio.rs`), which character
+//! devices are tapes (`char_devices.rs`), the drive's block limits
+//! (`limits.rs`), fixed or variable block mode (`block_mode.rs`), cleaning
+//! (`cleaning.rs`) and how a read ended (`at_end.rs`).
 //!
 //! The semantics are Linux st's in variable-block mode:
 //! - a write past the early-warning point succeeds; the next one fails
@@ -20,9 +22,16 @@
 //! node, or where st refuses them on the drive's sg node (`sg_node.rs`);
 //! the TapeAlert flags are read through them (`tape_alerts_by_scsi`).
 
+mod at_end;
+pub mod block_mode;
+pub mod char_devices;
+pub mod cleaning;
 mod device;
 mod interface;
+pub mod limits;
+pub mod mtio;
 
+pub use at_end::AtEnd;
 pub use device::Device;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) use interface::tape_alerts_by_scsi;

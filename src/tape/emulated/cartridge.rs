@@ -86,11 +86,11 @@ impl Cartridge {
 
     /// The volume trailer tapebuf wrote after the data: the one record of
     /// the second tape file, if it is a trailer.
-    pub fn trailer(&self) -> Option<crate::tape::Trailer> {
+    pub fn trailer(&self) -> Option<crate::volume::Trailer> {
         let mark = self.items.iter().position(|i| *i == Item::Filemark)?;
         match (self.items.get(mark + 1), self.items.get(mark + 2)) {
             (Some(Item::Record(r)), Some(Item::Filemark)) => {
-                crate::tape::Trailer::parse(r).ok().flatten()
+                crate::volume::Trailer::parse(r).ok().flatten()
             }
             _ => None,
         }

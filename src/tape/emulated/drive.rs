@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use super::cartridge::{Cartridge, Item};
 use super::library::{no_medium, Library, Shelf};
+use crate::tape::drive::limits::TransferLimits;
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};
-use crate::tape::limits::TransferLimits;
-use crate::tape::sg_io::{Data, ScsiError};
+use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// How often a volume change polls the emulated drive: often, so that
 /// tests of a slow load stay fast.
@@ -176,7 +176,7 @@ impl Drive for Emulated {
                     self.write_filemark()?;
                 }
             }
-            TapeOp::BackspaceRecords(n) if n > crate::tape::limits::MAX_SPACE_RECORDS => {
+            TapeOp::BackspaceRecords(n) if n > crate::tape::drive::limits::MAX_SPACE_RECORDS => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
             TapeOp::BackspaceRecords(n) => {
@@ -359,7 +359,7 @@ impl Drive for Emulated {
     }
 
     /// LOG SENSE of page 0x2E through `scsi_command`, as the real device.
-    fn tape_alerts(&mut self) -> io::Result<crate::tape::tape_alert::TapeAlerts> {
+    fn tape_alerts(&mut self) -> io::Result<crate::tape::scsi::pages::tape_alert::TapeAlerts> {
         crate::tape::drive::tape_alerts_by_scsi(self)
     }
 

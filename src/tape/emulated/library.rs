@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::cartridge::Cartridge;
 use super::memory::ScsiFace;
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 
 /// The cartridges an autoloader holds, and what happened to the drive.
 #[derive(Debug, Default)]

@@ -21,7 +21,7 @@
 
 use super::cartridge::Cartridge;
 use super::memory::{Direction, ScsiFace};
-use crate::tape::tape_alert::{TapeAlerts, PAGE as TAPE_ALERT};
+use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE as TAPE_ALERT};
 
 pub const SUPPORTED: u8 = 0x00;
 pub const WRITE_ERRORS: u8 = 0x02;

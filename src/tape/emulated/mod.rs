@@ -53,6 +53,7 @@
 //! `compression_percent`; `Cartridge::memory` each cartridge's MAM.
 
 mod cartridge;
+pub mod changer;
 mod drive;
 mod library;
 mod log_pages;

@@ -36,7 +36,7 @@ use std::io;
 use super::cartridge::Item;
 use super::drive::Emulated;
 use super::library::no_medium;
-use crate::tape::limits::MAX_SPACE_RECORDS;
+use crate::tape::drive::limits::MAX_SPACE_RECORDS;
 
 fn errno(code: i32) -> io::Error {
     io::Error::from_raw_os_error(code)

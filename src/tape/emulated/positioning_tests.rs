@@ -114,7 +114,7 @@ fn forward_records_at_the_end_of_data_fails_with_eio_there() {
 #[test]
 fn forward_records_beyond_what_space6_counts_fails_with_einval() {
     let (mut d, _) = two_files();
-    let too_many = crate::tape::limits::MAX_SPACE_RECORDS + 1;
+    let too_many = crate::tape::drive::limits::MAX_SPACE_RECORDS + 1;
     assert_eq!(
         errno(d.op(TapeOp::ForwardRecords(too_many))),
         Some(libc::EINVAL)

@@ -29,7 +29,7 @@ use std::io;
 use super::drive::Emulated;
 use super::library::Library;
 use super::{log_pages, mam};
-use crate::tape::sg_io::{Data, ScsiError, Sense};
+use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
 
 const TEST_UNIT_READY: u8 = 0x00;
 const INQUIRY: u8 = 0x12;
@@ -160,7 +160,7 @@ impl Library {
                 volume_statistics(&self.slots[slot], &self.medium_serial(slot))
             }
             COMPRESSION | IBM_COMPRESSION => compression(page, &self.scsi),
-            crate::tape::tape_alert::PAGE => {
+            crate::tape::scsi::pages::tape_alert::PAGE => {
                 let page = tape_alert(&self.tape_alerts);
                 // mhvtl clears the flags only for a read of more than the
                 // header.

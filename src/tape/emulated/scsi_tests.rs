@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::tape::drive::Drive;
-use crate::tape::sg_io::{Data, ScsiError};
+use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 const TIMEOUT: Duration = Duration::from_secs(1);
 

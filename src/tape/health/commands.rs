@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::tape::sg_io::{Commands, Data, ScsiError};
+use crate::tape::scsi::sg_io::{Commands, Data, ScsiError};
 use crate::tape::Drive;
 
 /// `drive`, sent SCSI commands through `Drive::scsi_command`.

@@ -10,7 +10,7 @@
 //! cartridge itself and says so. Flag 20 (clean now) counts unless the
 //! library cleaned the drive during the run (`--changer --clean`).
 
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 
 /// The critical flags, by number.
 pub const CRITICAL: [u8; 20] = [

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::critical;
-use super::identity::Identity;
-use super::mam::Mam;
-use crate::tape::tape_alert::{self, TapeAlerts, CLEAN_NOW};
+use crate::tape::scsi::pages::identity::Identity;
+use crate::tape::scsi::pages::mam::Mam;
+use crate::tape::scsi::pages::tape_alert::{self, TapeAlerts, CLEAN_NOW};
 
 /// One TapeAlert flag, named.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

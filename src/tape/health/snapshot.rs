@@ -20,12 +20,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::counters::{self, Compression, ErrorCounters, VolumeStatistics};
-use super::identity::{self, Identity};
-use super::log_page;
-use super::mam::Mam;
-use crate::tape::sg_io::{Commands, Data, ScsiError};
-use crate::tape::tape_alert::{self, TapeAlerts};
+use crate::tape::scsi::pages::counters::{self, Compression, ErrorCounters, VolumeStatistics};
+use crate::tape::scsi::pages::identity::{self, Identity};
+use crate::tape::scsi::pages::log_page;
+use crate::tape::scsi::pages::mam::Mam;
+use crate::tape::scsi::pages::tape_alert::{self, TapeAlerts};
+use crate::tape::scsi::sg_io::{Commands, Data, ScsiError};
 
 /// The most bytes asked of one log page.
 const LOG_BYTES: usize = 8 * 1024;

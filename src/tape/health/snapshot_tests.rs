@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::io;
 
-use super::super::fixtures;
 use super::*;
-use crate::tape::sg_io::Sense;
+use crate::tape::scsi::pages::fixtures;
+use crate::tape::scsi::sg_io::Sense;
 
 /// What the fake drive answers a CDB with.
 enum Reply {

@@ -3,10 +3,10 @@
 //! achieved, and what kind of cartridge it was (for comparing capacity
 //! only between cartridges of one kind).
 
-use super::counters::Compression;
 use super::record::VolumeHealth;
 use super::snapshot::Snapshot;
-use crate::tape::changer::media;
+use crate::tape::media::media;
+use crate::tape::scsi::pages::counters::Compression;
 
 /// Fills `v`'s error counts and compression from the looks at the
 /// volume's `start` (if there was one) and `end`, for a volume written

@@ -25,8 +25,8 @@ use super::history::{History, VolumeFigures};
 use super::record::HealthLog;
 use super::snapshot::{identify, look, Snapshot};
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};
-use crate::tape::sg_io::{Data, ScsiError};
-use crate::tape::tape_alert::TapeAlerts;
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
+use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// Wraps a drive; keeps what it says of its health in a `HealthLog`.
 pub struct HealthWatch {
@@ -262,7 +262,7 @@ impl Drive for HealthWatch {
 
     // Every method with a default is passed on, or the wrapped drive
     // would lose it.
-    fn transfer_limits(&self) -> crate::tape::limits::TransferLimits {
+    fn transfer_limits(&self) -> crate::tape::drive::limits::TransferLimits {
         self.drive.transfer_limits()
     }
 

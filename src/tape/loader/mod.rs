@@ -1,0 +1,367 @@
+//! Volume changes through a library's changer, without a change command:
+//! the [`Loader`] one tape endpoint's volume changes go through when
+//! `ChangePolicy::loader` is set (`--changer`).
+//!
+//! A change for volume n: the drive has already ejected the volume in use
+//! (MTOFFL, `next_volume.rs`); the loader moves that cartridge back to its
+//! home slot (the slot it was loaded from, else the slot the library says
+//! it came from, else the first empty slot), cleans the drive when it asks
+//! and `clean` is set (`cleaning_cycle.rs`), chooses the next cartridge (the
+//! pool's next candidate, `pool.rs`, or the barcode the manifest names for
+//! volume n, wherever it is now, never from another drive) and moves it
+//! in. `load.rs` then waits for the drive and refuses a cartridge it
+//! cannot use as before; the change asked again marks the refused
+//! cartridge, so it is never offered again in this run. When nothing
+//! usable is left, the operator is asked once and the library watched
+//! (`wait_for_operator.rs`) up to the change's limit.
+//!
+//! Every move is recorded ([`MoveRecord`], `robot_move.rs`), with each
+//! volume's cartridge ([`Placement`]) and each cleaning
+//! ([`CleaningRecord`]). A move cannot be cancelled: a stop is obeyed
+//! after the move in flight has finished and been recorded.
+
+mod cleaning_cycle;
+mod pool;
+mod records;
+mod robot_move;
+mod volume_choice;
+mod wait_for_operator;
+
+pub use pool::{glob, Pool};
+pub use wait_for_operator::human;
+
+#[cfg(test)]
+mod pool_tests;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, TryRecvError};
+
+use crate::base::console::{message, say};
+use crate::tape::changer::ElementAddress;
+use crate::tape::changer::Inventory;
+use crate::tape::changer::MediumChanger;
+use crate::tape::drive::{Access, Drive};
+use crate::volume::VolumeLog;
+use pool::Key;
+pub use records::{CleaningRecord, LibraryRecords, MoveRecord, Placement};
+
+/// One changer per run, shared by its drives; a move holds the lock.
+pub type SharedChanger = Arc<Mutex<Box<dyn MediumChanger>>>;
+
+/// How long a cleaning cycle may take before the loader takes the
+/// cleaning cartridge back anyway (mhvtl's drive never says it is done).
+pub const CLEANING_LIMIT: Duration = Duration::from_secs(120);
+
+/// How often the library is looked at while waiting for the operator or
+/// for a cleaning to end.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Where the loader's lines go instead of stderr (and the `-l` file).
+pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The limit on waiting for the operator without `--change-timeout`.
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(3600);
+
+/// Which cartridges the volumes go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    /// The pool's next usable cartridge for each volume.
+    Pool(Pool),
+    /// Volume n's is barcode `[n - 1]` (a manifest's).
+    Barcodes(Vec<String>),
+}
+
+/// What one tape endpoint's loader works with.
+#[derive(Debug, Clone)]
+pub struct LoaderSettings {
+    /// The changer's element for this endpoint's drive.
+    pub drive: ElementAddress,
+    /// The drive's device, for messages.
+    pub device: String,
+    pub wanted: Wanted,
+    /// Clean the drive between volumes when it asks (`--clean`).
+    pub clean: bool,
+    /// The limit on waiting for the operator (`--change-timeout`).
+    pub timeout: Option<Duration>,
+}
+
+/// The volume a change wants.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanting<'a> {
+    pub access: Access,
+    /// From 1.
+    pub volume: u32,
+    /// Why the cartridge loaded for it last was refused, when asked again.
+    pub refused: Option<&'a str>,
+}
+
+/// The cartridge this loader put in the drive.
+#[derive(Debug, Clone)]
+pub(super) struct Current {
+    pub key: Key,
+    pub barcode: Option<String>,
+    pub home: ElementAddress,
+}
+
+/// What the loader has done and knows, behind one lock that is never held
+/// during a move.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    pub placements: Vec<Placement>,
+    pub moves: Vec<MoveRecord>,
+    pub cleanings: Vec<CleaningRecord>,
+    pub current: Option<Current>,
+    pub refused: HashMap<Key, String>,
+    pub used: HashSet<Key>,
+    /// Lines said once already.
+    pub said: HashSet<String>,
+    /// A cleaning cycle has run (one per run).
+    pub cleaned: bool,
+}
+
+pub(super) struct Inner {
+    pub changer: SharedChanger,
+    pub settings: LoaderSettings,
+    pub quiet: AtomicBool,
+    pub notices: Mutex<Option<Notices>>,
+    pub poll: Mutex<Duration>,
+    pub cleaning_limit: Mutex<Duration>,
+    pub state: Mutex<State>,
+}
+
+/// One tape endpoint's volume changes through the changer; clones share
+/// their state.
+#[derive(Clone)]
+pub struct Loader(pub(super) Arc<Inner>);
+
+impl fmt::Debug for Loader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Loader")
+            .field("settings", &self.0.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Loader {
+    pub fn new(changer: SharedChanger, settings: LoaderSettings) -> Loader {
+        Loader(Arc::new(Inner {
+            changer,
+            settings,
+            quiet: AtomicBool::new(false),
+            notices: Mutex::new(None),
+            poll: Mutex::new(POLL_INTERVAL),
+            cleaning_limit: Mutex::new(CLEANING_LIMIT),
+            state: Mutex::new(State::default()),
+        }))
+    }
+
+    /// Keeps the lines about moves and skips off stderr (`-q`); a call
+    /// for the operator is still said.
+    pub fn quiet(self, quiet: bool) -> Loader {
+        self.0.quiet.store(quiet, Relaxed);
+        self
+    }
+
+    /// Sends the loader's lines to `notices` instead of stderr.
+    pub fn notices(self, notices: Notices) -> Loader {
+        *lock(&self.0.notices) = Some(notices);
+        self
+    }
+
+    /// Looks at the library every `poll` while waiting, and ends a
+    /// cleaning cycle after `cleaning_limit` (tests make both short).
+    pub fn timing(self, poll: Duration, cleaning_limit: Duration) -> Loader {
+        *lock(&self.0.poll) = poll;
+        *lock(&self.0.cleaning_limit) = cleaning_limit;
+        self
+    }
+
+    pub fn settings(&self) -> &LoaderSettings {
+        &self.0.settings
+    }
+
+    /// Which cartridge each volume went on, in the order they were loaded.
+    pub fn placements(&self) -> Vec<Placement> {
+        self.state().placements.clone()
+    }
+
+    /// Every move, in order.
+    pub fn moves(&self) -> Vec<MoveRecord> {
+        self.state().moves.clone()
+    }
+
+    /// Every cleaning cycle, in order.
+    pub fn cleanings(&self) -> Vec<CleaningRecord> {
+        self.state().cleanings.clone()
+    }
+
+    /// Gets the cartridge for `want` into the drive: the one in use back
+    /// home (its drive `drive` ejected it already), a cleaning if the drive
+    /// asks and `clean` is set, then the next. `drive` is the endpoint's
+    /// drive, closed; `log` shows each move on the status line.
+    pub fn change(
+        &self,
+        want: &Wanting<'_>,
+        mut drive: Option<&mut dyn Drive>,
+        stop: &Receiver<()>,
+        log: &VolumeLog,
+    ) -> Result<(), String> {
+        if let Some(why) = want.refused {
+            self.refuse_current(why);
+        }
+        let inventory = self.inventory()?;
+        let target = match self.choose(&inventory, want) {
+            Ok(target) => target,
+            Err(e) => {
+                // Nothing more for this drive: its cartridge goes home.
+                let _ = self.unload(&inventory, reborrow(&mut drive), stop, log);
+                return Err(e);
+            }
+        };
+        if let Some(target) = target.as_ref().filter(|t| t.from == self.0.settings.drive) {
+            self.place(want.volume, target);
+            return Ok(());
+        }
+        self.unload(&inventory, reborrow(&mut drive), stop, log)?;
+        self.stopped(stop, "after the drive was emptied")?;
+        if let Some(drive) = reborrow(&mut drive) {
+            self.clean_if_asked(want.volume, drive, stop, log)?;
+        }
+        let mut target = target;
+        for _ in 0..=inventory.slots.len() + inventory.portals.len() {
+            let candidate = match target.take() {
+                Some(candidate) => candidate,
+                None => self.wait_for_operator(want, stop, log)?,
+            };
+            let (key, from) = (candidate.key.clone(), candidate.from);
+            let failed = match self.load(candidate, want.volume, stop, log) {
+                Ok(()) => return Ok(()),
+                Err(failed) => failed,
+            };
+            // A load the robot refused, the cartridge still where it was
+            // (mhvtl's answer to a wrong generation): another from the
+            // pool. A manifest's barcode has no other.
+            let now = self.inventory()?;
+            let stayed = now.element(from).is_some_and(|e| e.full);
+            let drive_empty = now.element(self.0.settings.drive).is_some_and(|e| !e.full);
+            if !matches!(self.0.settings.wanted, Wanted::Pool(_)) || !stayed || !drive_empty {
+                return Err(failed);
+            }
+            self.stopped(stop, "after a load failed")?;
+            let prefix = format!("{}: ", self.0.settings.device);
+            let said = failed.strip_prefix(&prefix).unwrap_or(&failed);
+            self.tell(&format!("{said}; trying another cartridge"));
+            self.state()
+                .refused
+                .insert(key, format!("could not be loaded: {failed}"));
+            target = self.choose(&now, want)?;
+        }
+        Err(format!(
+            "{}: no cartridge of the pool could be loaded for volume {}",
+            self.0.settings.device, want.volume
+        ))
+    }
+
+    pub(super) fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.0.state)
+    }
+
+    pub(super) fn poll(&self) -> Duration {
+        *lock(&self.0.poll)
+    }
+
+    pub(super) fn cleaning_limit(&self) -> Duration {
+        *lock(&self.0.cleaning_limit)
+    }
+
+    /// The library as it is now.
+    pub(super) fn inventory(&self) -> Result<Inventory, String> {
+        let mut changer = lock(&self.0.changer);
+        Inventory::read(&mut **changer).map_err(|e| {
+            format!(
+                "{}: cannot read the changer's inventory: {e}",
+                self.0.settings.device
+            )
+        })
+    }
+
+    /// Says `line` (after the prefix) on stderr unless quiet.
+    pub(super) fn tell(&self, line: &str) {
+        if !self.0.quiet.load(Relaxed) {
+            self.call_out(line);
+        }
+    }
+
+    /// Says `line` (after the prefix), quiet or not: the operator must act.
+    pub(super) fn call_out(&self, line: &str) {
+        let line = message!("{}: {line}", self.0.settings.device);
+        match lock(&self.0.notices).clone() {
+            Some(notices) => notices(&line),
+            None => say(&line),
+        }
+    }
+
+    /// Says `line` once in this run, unless quiet.
+    pub(super) fn tell_once(&self, line: &str) {
+        if self.state().said.insert(line.to_string()) {
+            self.tell(line);
+        }
+    }
+
+    /// The cartridge in use was refused for its volume: it is marked, and
+    /// its placement taken back.
+    fn refuse_current(&self, why: &str) {
+        let mut state = self.state();
+        if let Some(current) = state.current.clone() {
+            state.refused.insert(current.key.clone(), why.to_string());
+            state.used.remove(&current.key);
+            let barcode = current.barcode.clone();
+            if let Some(at) = state.placements.iter().rposition(|p| p.barcode == barcode) {
+                state.placements.remove(at);
+            }
+        }
+    }
+}
+
+/// The drive in `drive` for one call, leaving it for the next.
+fn reborrow<'b>(drive: &'b mut Option<&mut dyn Drive>) -> Option<&'b mut dyn Drive> {
+    match drive {
+        Some(d) => Some(&mut **d),
+        None => None,
+    }
+}
+
+/// A lock that outlives a panic elsewhere.
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Loader {
+    /// Err when the run was stopped (`stop` got a message or was
+    /// dropped), saying `when`.
+    pub(super) fn stopped(&self, stop: &Receiver<()>, when: &str) -> Result<(), String> {
+        match stop.try_recv() {
+            Err(TryRecvError::Empty) => Ok(()),
+            _ => Err(format!("{}: stopped {when}", self.0.settings.device)),
+        }
+    }
+}
+
+impl LibraryRecords for Loader {
+    fn placements(&self) -> Vec<Placement> {
+        Loader::placements(self)
+    }
+
+    fn moves(&self) -> Vec<MoveRecord> {
+        Loader::moves(self)
+    }
+
+    fn cleanings(&self) -> Vec<CleaningRecord> {
+        Loader::cleanings(self)
+    }
+}

@@ -1,0 +1,124 @@
+//! When no usable cartridge is left for a volume: the operator is told
+//! once, in words that name the import/export slots and the time limit,
+//! and the library is looked at every `poll` until a usable cartridge of
+//! the pool appears in a pool slot or an import/export slot (or the
+//! barcode wanted appears anywhere but another drive), up to
+//! `--change-timeout`. A stop ends the wait at once.
+
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{after, select, Receiver};
+
+use crate::tape::changer::Inventory;
+use crate::tape::loader::pool::Candidate;
+use crate::tape::loader::{Loader, Wanted, Wanting, DEFAULT_WAIT};
+use crate::volume::VolumeLog;
+
+impl Loader {
+    /// Waits for the operator to bring a cartridge for `want`.
+    pub(super) fn wait_for_operator(
+        &self,
+        want: &Wanting<'_>,
+        stop: &Receiver<()>,
+        log: &VolumeLog,
+    ) -> Result<Candidate, String> {
+        let device = &self.0.settings.device;
+        let limit = self.0.settings.timeout.unwrap_or(DEFAULT_WAIT);
+        let inventory = self.inventory()?;
+        let portals = portal_names(&inventory);
+        self.call_out(&self.call(want, &portals, limit));
+        let n = want.volume;
+        let started = Instant::now();
+        let waited = loop {
+            let waited = started.elapsed();
+            if waited >= limit {
+                break Err(format!(
+                    "{device}: no usable cartridge for volume {n} came within {} (--change-timeout)",
+                    human(limit)
+                ));
+            }
+            log.set_note(Some(format!(
+                "waiting {} s for a cartridge for volume {n} ({})",
+                waited.as_secs(),
+                portals.as_deref().unwrap_or("a pool slot")
+            )));
+            select! {
+                recv(stop) -> _ => break Err(format!(
+                    "{device}: stopped while waiting for a cartridge for volume {n}"
+                )),
+                recv(after(self.poll().min(limit - waited))) -> _ => {},
+            }
+            let inventory = self.inventory()?;
+            let found = match &self.0.settings.wanted {
+                Wanted::Pool(pool) => self
+                    .choose(&inventory, want)?
+                    .or_else(|| self.portal_candidate(pool, &inventory, want)),
+                Wanted::Barcodes(_) => self.choose(&inventory, want)?,
+            };
+            if let Some(found) = found {
+                break Ok(found);
+            }
+        };
+        log.set_note(None);
+        waited
+    }
+
+    /// What the operator is asked to do.
+    fn call(&self, want: &Wanting<'_>, portals: &Option<String>, limit: Duration) -> String {
+        let within = format!("within {} (--change-timeout)", human(limit));
+        match (&self.0.settings.wanted, portals) {
+            (Wanted::Pool(pool), Some(portals)) => format!(
+                "no usable cartridge is left in {}; put one into {portals}, or into a pool slot, {within}",
+                pool.describe()
+            ),
+            (Wanted::Pool(pool), None) => format!(
+                "no usable cartridge is left in {}; put one into a pool slot {within}",
+                pool.describe()
+            ),
+            (Wanted::Barcodes(list), _) => {
+                let barcode = list.get(want.volume as usize - 1).map_or("?", String::as_str);
+                let place = portals.as_deref().unwrap_or("a slot");
+                format!(
+                    "{barcode}, the cartridge of volume {}, is not in the library; put it into {place} {within}",
+                    want.volume
+                )
+            }
+        }
+    }
+}
+
+/// "import/export slot 1", "import/export slot 1 or import/export slot
+/// 2"; None when the library has none.
+fn portal_names(inventory: &Inventory) -> Option<String> {
+    let names: Vec<String> = inventory
+        .portals
+        .iter()
+        .map(|p| p.address.to_string())
+        .collect();
+    (!names.is_empty()).then(|| names.join(" or "))
+}
+
+/// A duration as a person writes it: "10m", "1h", "90s", "0.3s".
+pub fn human(d: Duration) -> String {
+    let secs = d.as_secs();
+    match (secs, d.subsec_nanos()) {
+        (0, _) | (_, 1..) => format!("{:.1}s", d.as_secs_f64()),
+        (s, 0) if s % 3600 == 0 => format!("{}h", s / 3600),
+        (s, 0) if s % 60 == 0 => format!("{}m", s / 60),
+        (s, _) => format!("{s}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_read_as_a_person_writes_them() {
+        assert_eq!(human(Duration::from_secs(600)), "10m");
+        assert_eq!(human(Duration::from_secs(7200)), "2h");
+        assert_eq!(human(Duration::from_secs(90)), "90s");
+        assert_eq!(human(Duration::from_millis(300)), "0.3s");
+    }
+}

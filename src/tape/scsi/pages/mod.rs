@@ -1,0 +1,14 @@
+//! The pages SCSI devices answer with, parsed as pure functions over
+//! bytes, bounded and total: LOG SENSE's pages (`log_page.rs`) and the
+//! counters read from them (`counters.rs`), TapeAlert (`tape_alert.rs`),
+//! the cartridge memory's attributes (MAM, `mam.rs`) and INQUIRY's
+//! identity (`identity.rs`). Nothing a device answers can crash tapebuf or
+//! make it allocate without bound.
+
+pub mod counters;
+#[cfg(test)]
+pub(crate) mod fixtures;
+pub mod identity;
+pub mod log_page;
+pub mod mam;
+pub mod tape_alert;
