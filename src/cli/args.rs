@@ -2,8 +2,12 @@
 //! text only. Nothing here is validated beyond its own type; every check that
 //! involves more than one flag, and every default that depends on the
 //! machine, lives in `config/`.
-//! Length: the buffer's whole command line is one clap struct, a field and
-//! its help per flag; its groups (remote, library, mbuffer's) are apart.
+//!
+//! Its groups are apart, each flattened into `Cli` where its flags
+//! stand: how a remote name is reached (`remote_args.rs`), the rate
+//! limits and pacing (`rate_args.rs`), the observers (`observe_args.rs`),
+//! the tape library (`library_args.rs`) and mbuffer's spellings
+//! (`mbuffer.rs`).
 
 use std::path::PathBuf;
 
@@ -11,10 +15,7 @@ use clap::Parser;
 
 use crate::base::exit;
 
-/// What `--pace` alone stands for: a value no command line can hold
-/// (arguments end at a NUL byte), so that `--pace` alone, which learns the
-/// range, is told apart from `--pace=` with nothing after it, a mistake.
-pub const PACE_ALONE: &str = "\0";
+use super::remote_args::RemoteArgs;
 
 /// The paragraph that ends `tapebuf --help`: how sizes are read, and
 /// every exit status, from the one list of them (`base::exit`).
@@ -266,42 +267,8 @@ pub struct Cli {
     )]
     pub zero_copy: crate::pipeline::ZeroCopy,
 
-    /// Limit the input rate, in bytes per second (e.g. 50M).
-    #[arg(
-        short = 'r',
-        long = "input-rate",
-        value_name = "RATE",
-        hide_short_help = true
-    )]
-    pub input_rate: Option<String>,
-
-    /// Limit the output rate, in bytes per second (e.g. 80M)
-    #[arg(
-        short = 'R',
-        long = "output-rate",
-        value_name = "RATE",
-        hide_short_help = true
-    )]
-    pub output_rate: Option<String>,
-
-    /// Pace the writer to the input's smoothed rate, between a floor and
-    /// a top rate, so that a speed-matching tape drive streams instead of
-    /// stopping between bursts. Alone, the top is learned and the floor is
-    /// half of it; MIN[:MAX] gives the drive's range in bytes per second
-    /// (e.g. 112MB:360MB). On by default for tape outputs.
-    #[arg(
-        long = "pace",
-        value_name = "MIN[:MAX]",
-        num_args = 0..=1,
-        default_missing_value = PACE_ALONE,
-        conflicts_with = "no_pace",
-        hide_short_help = true
-    )]
-    pub pace: Option<String>,
-
-    /// Do not pace a tape output: write in bursts set by the watermarks.
-    #[arg(long = "no-pace", hide_short_help = true)]
-    pub no_pace: bool,
+    #[command(flatten)]
+    pub rates: super::rate_args::RateArgs,
 
     /// End the run with an error if no byte has moved, in or out, for SECS
     /// seconds [default: wait for ever].
@@ -374,82 +341,12 @@ pub struct Cli {
     )]
     pub verbose: Option<u8>,
 
-    /// Show the live progress bar even when stderr is not a terminal
-    /// [default: only when stderr is a terminal].
-    #[arg(
-        long = "progress",
-        conflicts_with = "no_progress",
-        hide_short_help = true
-    )]
-    pub progress: bool,
-
-    /// Never show the live progress bar, even on a terminal.
-    #[arg(long = "no-progress", hide_short_help = true)]
-    pub no_progress: bool,
-
-    /// The total size of the stream, for the progress bar's ETA [default:
-    /// the size of -i when it is a regular file].
-    #[arg(long = "size", value_name = "SIZE", hide_short_help = true)]
-    pub size: Option<String>,
-
-    /// Print a one-line status record every SECS seconds (decimals allowed),
-    /// to stderr or, with -l, to its file only.
-    #[arg(long = "status-interval", value_name = "SECS", hide_short_help = true)]
-    pub status_interval: Option<String>,
-
-    /// Append every message and the summary line to FILE as well
-    ///
-    /// Errors, warnings, digests and the summary still reach stderr too
-    /// (the summary not with -q); --status-interval's records go to FILE
-    /// only. As mbuffer's -l, from the start of the run.
-    #[arg(short = 'l', long = "log", value_name = "FILE")]
-    pub log: Option<PathBuf>,
-
-    /// Write the final summary as one JSON object to FILE.
-    #[arg(long = "summary-json", value_name = "FILE", hide_short_help = true)]
-    pub summary_json: Option<PathBuf>,
-
-    /// Write a timeline of the run to FILE as JSON lines, for `tapebuf
-    /// report` (schema in tapebuf(1), STATS FILE).
-    #[arg(long = "stats", value_name = "FILE", hide_short_help = true)]
-    pub stats: Option<PathBuf>,
-
-    /// Seconds between --stats records (decimals allowed) [default: 1].
-    #[arg(long = "stats-interval", value_name = "SECS", hide_short_help = true)]
-    pub stats_interval: Option<String>,
+    #[command(flatten)]
+    pub observe: super::observe_args::ObserveArgs,
 
     #[command(flatten)]
     pub library: super::library_args::LibraryArgs,
 
     #[command(flatten)]
     pub mbuffer: super::mbuffer::MbufferArgs,
-}
-
-/// How a HOST:PATH name is reached, for `tapebuf` and `tapebuf probe` alike.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct RemoteArgs {
-    /// Take every name as local, even one with a colon (HOST:PATH is
-    /// otherwise a remote tape or file, reached over rmt).
-    #[arg(long = "force-local", hide_short_help = true)]
-    pub force_local: bool,
-
-    /// The remote shell for HOST:PATH, with its arguments [env: RSH;
-    /// default: ssh -T -e none -o BatchMode=yes, which never prompts].
-    #[arg(long = "rsh-command", value_name = "CMD", hide_short_help = true)]
-    pub rsh_command: Option<String>,
-
-    /// The rmt server to run on the remote host [env: RMT; default:
-    /// /etc/rmt].
-    #[arg(long = "rmt-command", value_name = "CMD", hide_short_help = true)]
-    pub rmt_command: Option<String>,
-
-    /// The remote server's tape operation numbering: gnu (Linux) or bsd
-    /// [default: gnu].
-    #[arg(
-        long = "rmt-flavor",
-        value_name = "FLAVOR",
-        value_enum,
-        hide_short_help = true
-    )]
-    pub rmt_flavor: Option<crate::rmt::flavor::Flavor>,
 }

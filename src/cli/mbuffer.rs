@@ -3,8 +3,9 @@
 //! once, in `config/mbuffer_flags.rs`, into tapebuf's settings, or refused
 //! there in one line that names the tapebuf way. mbuffer's letters that
 //! tapebuf shares (-i -o -I -O -s -m -b -P -p -L -f -c -r -R -W -A -D -n
-//! -q -l) are tapebuf's own options in `args.rs`. None of these is shown
-//! by `-h`; `--help` lists them under their own heading.
+//! -q -l) are tapebuf's own options in `args.rs` (-r and -R in
+//! `rate_args.rs`, -l in `observe_args.rs`). None of these is shown by
+//! `-h`; `--help` lists them under their own heading.
 
 use std::path::PathBuf;
 

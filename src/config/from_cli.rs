@@ -143,16 +143,16 @@ fn ring(cli: &Cli, machine: MachineInfo) -> Result<Params, ConfigError> {
 /// The rest of the engine's settings on the `ring`: the zero-copy choice,
 /// `--pace` under `-R`, and `-r`.
 fn pipeline(cli: &Cli, ring: Params, zero_copy: ZeroCopy) -> Result<Params, ConfigError> {
-    let pace = parse_pace(cli.pace.as_deref(), cli.no_pace)?;
-    let output_rate = parse_rate(cli.output_rate.as_deref(), "-R/--output-rate")?;
+    let pace = parse_pace(cli.rates.pace.as_deref(), cli.rates.no_pace)?;
+    let output_rate = parse_rate(cli.rates.output_rate.as_deref(), "-R/--output-rate")?;
     check_pace_under_cap(
         &pace,
-        cli.pace.as_deref(),
+        cli.rates.pace.as_deref(),
         output_rate,
-        cli.output_rate.as_deref(),
+        cli.rates.output_rate.as_deref(),
     )?;
     Ok(Params {
-        input_rate_bytes_per_s: parse_rate(cli.input_rate.as_deref(), "-r/--input-rate")?,
+        input_rate_bytes_per_s: parse_rate(cli.rates.input_rate.as_deref(), "-r/--input-rate")?,
         output_rate_bytes_per_s: output_rate,
         pace,
         zero_copy,

@@ -15,7 +15,7 @@ use crate::observe::settings::{
 
 /// Checks the observer flags against each other and `-q`.
 pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
-    let progress = match (cli.progress, cli.no_progress, cli.quiet) {
+    let progress = match (cli.observe.progress, cli.observe.no_progress, cli.quiet) {
         (true, _, true) => {
             return Err(ConfigError::new(
                 "--progress",
@@ -26,29 +26,31 @@ pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
         (false, true, _) | (false, false, true) => ProgressMode::Off,
         (false, false, false) => ProgressMode::Auto,
     };
-    let total_bytes = match &cli.size {
+    let total_bytes = match &cli.observe.size {
         None => None,
         Some(text) => {
             Some(parse_size(text).map_err(|e| ConfigError::new("--size", e.to_string()))?)
         }
     };
     let status_interval = cli
+        .observe
         .status_interval
         .as_deref()
         .map(|t| parse_interval(t, "--status-interval"))
         .transpose()?;
-    if cli.quiet && status_interval.is_some() && cli.log.is_none() {
+    if cli.quiet && status_interval.is_some() && cli.observe.log.is_none() {
         return Err(ConfigError::new(
             "--status-interval",
             "prints to stderr, which -q/--quiet keeps for errors; add -l/--log FILE",
         ));
     }
     let stats_interval = cli
+        .observe
         .stats_interval
         .as_deref()
         .map(|t| parse_interval(t, "--stats-interval"))
         .transpose()?;
-    let stats = match (&cli.stats, stats_interval) {
+    let stats = match (&cli.observe.stats, stats_interval) {
         (Some(path), interval) => Some((path.clone(), interval.unwrap_or(DEFAULT_STATS_INTERVAL))),
         (None, Some(_)) => {
             return Err(ConfigError::new(
@@ -63,9 +65,9 @@ pub fn resolve(cli: &Cli) -> Result<ObserveSettings, ConfigError> {
         progress,
         total_bytes,
         status_interval,
-        log: cli.log.clone(),
+        log: cli.observe.log.clone(),
         log_summary: !cli.mbuffer.quiet_log,
-        summary_json: cli.summary_json.clone(),
+        summary_json: cli.observe.summary_json.clone(),
         stats,
     })
 }

@@ -3,7 +3,7 @@
 use crate::base::errors::ConfigError;
 use crate::base::size::parse_size;
 use crate::base::size::Rate;
-use crate::cli::args::PACE_ALONE;
+use crate::cli::rate_args::PACE_ALONE;
 use crate::pace::controller::GIVEN_FLOOR_MARGIN;
 use crate::pace::{PaceRequest, PaceSettings};
 

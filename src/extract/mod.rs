@@ -47,8 +47,14 @@ mod changer_tests;
 #[cfg(test)]
 mod copy_tests;
 #[cfg(test)]
+mod plan_catalog_tests;
+#[cfg(test)]
 mod plan_tests;
 #[cfg(test)]
 mod tape_tests;
 #[cfg(test)]
 mod test_backup;
+#[cfg(test)]
+mod test_plan;
+#[cfg(test)]
+mod test_tree;

@@ -1,4 +1,4 @@
-//! `--stats FILE`: the run's timeline as JSON lines (schema in `record.rs`
+//! `--stats FILE`: the run's timeline as JSON lines (schema in `record/`
 //! and the man page). Its own thread samples the counters every interval
 //! and writes one record, flushed, so `tail -f` works; a slow disk only
 //! delays the samples (the timer drops ticks it missed), never the data.

@@ -57,20 +57,22 @@
 //! top rate), `mode` (stalls), `judge` (the share of time fed at the
 //! floor) and `full_speed` (when and why the pace gave way).
 //!
-//! Length: the header is the argument that no rule costs a stop bursts
-//! would not also pay, and it must sit beside the one state the rules
-//! share (the phase, the proven rate, the try and the rest); split, each
-//! half would hold half an invariant.
+//! The controller itself is three files: this one holds the state the
+//! rules share (the phase, the proven rate, the try and the rest) and what
+//! the writer and the summary read of it; `controller_plan.rs` decides each
+//! block's plan before it is written, and `controller_feedback.rs` learns
+//! from what the writer reports after (a write, a dry ring, a volume
+//! change).
 
-use super::full_speed::{FullSpeed, FullSpeedWhy};
+use super::full_speed::FullSpeed;
 use super::judge::Judge;
 use super::learn::TopLearner;
-use super::mode::{is_stall, Mode, Stall, STALLS_BEFORE_BURSTS, STALL_RAISE};
+use super::mode::{Mode, Stall};
 use super::report::PaceReport;
 use super::schedule::Schedule;
 use super::settings::PaceSettings;
 use super::trail::Trail;
-use super::view::{Plan, View};
+use super::view::Plan;
 
 /// The floor `tapebuf probe` recommends, as a share of the top rate.
 pub const AUTO_FLOOR_FRACTION: f64 = 0.5;
@@ -276,233 +278,13 @@ impl Controller {
     pub fn current_target(&self) -> Option<f64> {
         self.last_plan.and_then(|p| p.rate)
     }
-
-    /// Decides when the next block of `bytes` may be written, or that the
-    /// writer must rest first (`Plan::rest`).
-    pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
-        self.judge.tick(view.now, self.floor());
-        if std::mem::take(&mut self.rest) {
-            self.rested(view.now);
-            return Plan {
-                wait_s: 0.0,
-                rate: None,
-                rest: true,
-            };
-        }
-        let dt = self.last_now.map_or(0.0, |t| (view.now - t).max(0.0));
-        self.last_now = Some(view.now);
-        let rate = self.rate(view, dt);
-        let plan = match rate {
-            Some(r) => Plan {
-                wait_s: self.schedule.paced(view.now, bytes, r),
-                rate: Some(r),
-                rest: false,
-            },
-            None => {
-                self.schedule.full_speed(view.now);
-                Plan {
-                    wait_s: 0.0,
-                    rate: None,
-                    rest: false,
-                }
-            }
-        };
-        let why = match (rate, self.mode) {
-            (Some(_), _) => None,
-            (None, Mode::Bursts) => Some(FullSpeedWhy::Bursts),
-            (None, _) if view.reader_waiting => Some(FullSpeedWhy::RingFull),
-            (None, _) => Some(FullSpeedWhy::Learning),
-        };
-        self.full_speed.plan(view.now, why, !view.input_done);
-        if let Phase::Follow { bytes: b, .. } = &mut self.phase {
-            *b += bytes as f64;
-        }
-        self.last_plan = Some(plan);
-        self.judge.sent(bytes);
-        plan
-    }
-
-    /// The rate for the next block: None for full speed.
-    fn rate(&mut self, view: View, dt: f64) -> Option<f64> {
-        self.reads.push(view.now, view.read_bytes as f64);
-        let paceable = self.mode != Mode::Bursts
-            && self.phase == Phase::Gathered
-            && !view.reader_waiting
-            && view.fill < RESERVE_FULL
-            && !view.input_done;
-        if !paceable {
-            self.paced = None;
-            self.trying = None;
-            return None;
-        }
-        let Some(good) = self.good else {
-            return self.try_mean(view);
-        };
-        let from = match self.paced {
-            Some(p) => p,
-            // From full speed: the rate the output really took, if it was
-            // above the proven one.
-            None => self.recent_rate().unwrap_or(good),
-        };
-        let fall = FALL_SHARE_PER_S * self.fall_scale * (from - good).max(0.0) * dt;
-        let rate = (from - fall).max(good);
-        self.paced = Some(rate);
-        Some(rate)
-    }
-
-    /// Near the end of a burst, with no rate proven: the input's mean, if
-    /// it is below the top and above what stopped the drive before.
-    fn try_mean(&mut self, view: View) -> Option<f64> {
-        if let Some((rate, since)) = self.trying {
-            if view.now - since >= PROOF_S {
-                self.trying = None;
-                self.proved(rate);
-            }
-            return Some(rate);
-        }
-        let (top, (span, read)) = (self.top?, self.reads.span()?);
-        let mean = read / span.max(1e-9);
-        let above_failed = self.failed.is_none_or(|f| mean > f * STALL_RAISE);
-        let worth = mean < top * 0.95 && mean >= top * PROVEN_MIN_SHARE;
-        if view.fill > TRY_FILL || span < PROOF_S || !above_failed || !worth {
-            return None;
-        }
-        self.trying = Some((mean, view.now));
-        Some(mean)
-    }
-
-    /// The rate the output took over the last `RECENT_S`, if it wrote
-    /// over most of that time.
-    fn recent_rate(&self) -> Option<f64> {
-        let (span, bytes) = self.recent.span()?;
-        (span >= RECENT_S / 2.0 && bytes > 0.0).then(|| bytes / span)
-    }
-
-    /// Reports a write of `bytes` that ran from `started` to `ended`.
-    pub fn wrote(&mut self, started: f64, ended: f64, bytes: u64) {
-        let held = (ended - started).max(0.0);
-        self.written += bytes as f64;
-        self.recent.push(ended, self.written);
-        let top = self.top.unwrap_or(f64::INFINITY);
-        let stalled = is_stall(top, held, bytes);
-        let restarting = std::mem::take(&mut self.restarting) && stalled;
-        self.restarting = restarting;
-        // Only a paced or a following write can tell of a stop: at full
-        // speed from a gathered ring the drive sets its own pace.
-        let fed = (self.phase.follow_rate(started)).or_else(|| self.last_plan.and_then(|p| p.rate));
-        if let (true, false, false, Some(pace)) =
-            (stalled, restarting, self.mode == Mode::Bursts, fed)
-        {
-            let stall = Stall {
-                at_s: ended,
-                held_s: held,
-                pace,
-            };
-            self.stalled(stall);
-        }
-        if let (Phase::Follow { since, .. }, Some(top)) = (self.phase, self.top) {
-            if !self.rest && ended - since >= PROOF_S {
-                let rate = self.phase.follow_rate(ended).unwrap_or(0.0);
-                self.proved(rate.max(top * PROVEN_MIN_SHARE));
-            }
-        }
-        if self.settings.ceiling.is_none() {
-            let unpaced = self.last_plan.is_none_or(|p| p.rate.is_none());
-            if let Some(rate) = self.learner.wrote(started, ended, bytes as f64, unpaced) {
-                self.top = Some(self.top.map_or(rate, |t| t.max(rate)));
-            }
-        }
-    }
-
-    /// A follow lasted `PROOF_S` without a stop at `rate`: the drive
-    /// streams at it, and the ring's data becomes a reserve fed at it.
-    /// Only once the top is known: an output that never pushed back may
-    /// hold more than the ring, and a follow then proves nothing.
-    fn proved(&mut self, rate: f64) {
-        let given = self
-            .settings
-            .floor
-            .map_or(0.0, |f| f as f64 * GIVEN_FLOOR_MARGIN);
-        let rate = self.top.map_or(rate, |t| rate.min(t)).max(given);
-        if self.mode == Mode::Learning {
-            self.mode = Mode::Pacing;
-        }
-        self.good = Some(self.good.map_or(rate, |g| g.min(rate)));
-        self.phase = Phase::Gathered;
-        self.paced = None;
-    }
-
-    /// The drive stopped while fed: learn why (see the header), and rest.
-    fn stalled(&mut self, stall: Stall) {
-        self.stalls.push(stall);
-        self.rest = true;
-        if matches!(self.phase, Phase::Follow { .. }) {
-            // It cannot take the input's rate: the stop bursts would
-            // have made, no later.
-            return;
-        }
-        if let Some((rate, _)) = self.trying.take() {
-            self.failed = Some(self.failed.map_or(rate, |f| f.max(rate)));
-            return;
-        }
-        let Some(good) = self.good else {
-            return;
-        };
-        if stall.pace > good * AT_GOOD {
-            self.fall_scale /= 2.0;
-            return;
-        }
-        self.paced_stops += 1;
-        let raised = good * STALL_RAISE;
-        let below_top = self.top.is_none_or(|t| raised < t * 0.95);
-        match (self.paced_stops >= STALLS_BEFORE_BURSTS, below_top) {
-            (false, true) => self.good = Some(raised),
-            _ => self.mode = Mode::Bursts,
-        }
-    }
-
-    /// The writer rests now, until `start_fill`.
-    fn rested(&mut self, now: f64) {
-        self.full_speed.rest(now);
-        self.trying = None;
-        self.phase = Phase::Gathered;
-        self.paced = None;
-        self.restarting = true;
-        self.learner.rest();
-        self.recent.clear();
-    }
-
-    /// The ring ran dry (the writer had nothing to write), or a write
-    /// waited for a volume change. After a dry ring the input is followed
-    /// as it arrives; after a volume change the writer rests.
-    pub fn ran_dry(&mut self) {
-        let now = self.last_now.unwrap_or(0.0);
-        if self.mode == Mode::Learning && self.learner.swallowed(self.ring_bytes) {
-            self.swallowed = true;
-        }
-        self.paced = None;
-        // Once pacing is off, and below a given floor (where the drive
-        // stops for certain), a dry ring rests and gathers, as bursts do.
-        let rest = self.mode == Mode::Bursts
-            || (self.settings.floor.is_some() && self.phase == Phase::Gathered);
-        match (rest, self.phase) {
-            (true, _) => self.rested(now),
-            (false, Phase::Follow { .. }) => {}
-            (false, Phase::Gathered) => {
-                self.phase = Phase::Follow {
-                    since: now,
-                    bytes: 0.0,
-                }
-            }
-        }
-    }
-
-    /// A write waited for a volume change: the drive starts afresh.
-    pub fn changed_volume(&mut self) {
-        let now = self.last_now.unwrap_or(0.0);
-        self.rested(now);
-    }
 }
+
+#[path = "controller_plan.rs"]
+mod plan;
+
+#[path = "controller_feedback.rs"]
+mod feedback;
 
 #[cfg(test)]
 #[path = "controller_tests.rs"]

@@ -2,8 +2,9 @@
 //! clock and checks one of the rules in `controller.rs`'s header.
 
 use super::*;
-use crate::pace::mode::STALL_MIN_S;
+use crate::pace::mode::{STALL_MIN_S, STALL_RAISE};
 use crate::pace::schedule::SCHEDULE_SLACK_S;
+use crate::pace::view::View;
 
 const MB: f64 = 1e6;
 /// The ring of every test here: 512 MB.

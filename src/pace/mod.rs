@@ -4,7 +4,9 @@
 //! - `settings`: what the user asked for, and the range in force;
 //! - `controller`: the rules, as a pure function of time and what the
 //!   writer sees (`view`): bursts first, follow the input at a dry ring,
-//!   feed a reserve at a proven rate; with the files it shares them with,
+//!   feed a reserve at a proven rate (its plan before each block in
+//!   `controller_plan.rs`, what it learns after in
+//!   `controller_feedback.rs`); with the files it shares them with,
 //!   `schedule`, `learn`, `mode` (stalls), `judge`, `full_speed` and
 //!   `trail` (rates over a sliding window);
 //! - `report`: how pacing went, for the summary;

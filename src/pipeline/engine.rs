@@ -17,7 +17,7 @@ use crate::base::kernel_pipe::KernelPipe;
 use crate::pace::Controller;
 use crate::pipeline::fanout::Outputs;
 use crate::pipeline::params::Params;
-use crate::pipeline::rate::Pacer;
+use crate::pipeline::rate_limit::RateLimit;
 use crate::pipeline::reader::Reader;
 use crate::pipeline::ring::{self, ReaderEnd, RingError, WriterEnd};
 use crate::pipeline::stats::Stats;
@@ -113,7 +113,7 @@ impl Running {
             ring: reader_end,
             stats: Arc::clone(&stats),
             resume_free_blocks: marks.resume_free_blocks,
-            pacer: params.input_rate_bytes_per_s.map(Pacer::new),
+            rate_limit: params.input_rate_bytes_per_s.map(RateLimit::new),
             pad: params.pad,
             stop: stop_rx.clone(),
             events: params.events.clone(),
@@ -123,7 +123,7 @@ impl Running {
             ring: writer_end,
             stats: Arc::clone(&stats),
             start_blocks: marks.start_blocks,
-            pacer: params.output_rate_bytes_per_s.map(Pacer::new),
+            rate_limit: params.output_rate_bytes_per_s.map(RateLimit::new),
             pace: pace.map(|p| Controller::new(p, (blocks * params.block_bytes) as f64)),
             stop: stop_rx,
             events: params.events,

@@ -17,7 +17,7 @@ pub mod engine;
 pub mod events;
 pub mod fanout;
 pub mod params;
-pub mod rate;
+pub mod rate_limit;
 pub mod reader;
 pub mod ring;
 pub mod stats;

@@ -13,7 +13,7 @@ use crossbeam_channel::{select, Receiver, TryRecvError};
 use crate::base::block::{Block, BlockRef};
 use crate::base::signals::stopped;
 use crate::pipeline::events::{Event, Events};
-use crate::pipeline::rate::Pacer;
+use crate::pipeline::rate_limit::RateLimit;
 use crate::pipeline::ring::{self, ReaderEnd};
 use crate::pipeline::stats::Stats;
 use crate::source::{End, Filled, Source};
@@ -23,7 +23,7 @@ pub struct Reader {
     pub ring: ReaderEnd,
     pub stats: Arc<Stats>,
     pub resume_free_blocks: usize,
-    pub pacer: Option<Pacer>,
+    pub rate_limit: Option<RateLimit>,
     /// Zero-fill the final short block (`--pad`).
     pub pad: bool,
     pub stop: Receiver<()>,
@@ -73,8 +73,8 @@ impl Reader {
                     break;
                 }
             }
-            if let Some(p) = self.pacer.as_mut() {
-                p.pace(filled.bytes, &self.stop);
+            if let Some(limit) = self.rate_limit.as_mut() {
+                limit.throttle(filled.bytes, &self.stop);
             }
         }
         self.stats.input_done.store(true, Relaxed);

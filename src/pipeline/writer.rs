@@ -25,7 +25,7 @@ use crate::base::signals::stopped;
 use crate::pace::{Controller, View};
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::fanout::Outputs;
-use crate::pipeline::rate::Pacer;
+use crate::pipeline::rate_limit::RateLimit;
 use crate::pipeline::ring::WriterEnd;
 use crate::pipeline::stats::Stats;
 
@@ -34,7 +34,7 @@ pub struct Writer {
     pub ring: WriterEnd,
     pub stats: Arc<Stats>,
     pub start_blocks: usize,
-    pub pacer: Option<Pacer>,
+    pub rate_limit: Option<RateLimit>,
     /// `--pace`: the pacing controller.
     pub pace: Option<Controller>,
     pub stop: Receiver<()>,
@@ -97,8 +97,8 @@ impl Writer {
                     c.changed_volume();
                 }
             }
-            if let Some(p) = self.pacer.as_mut() {
-                p.pace(len, &self.stop);
+            if let Some(limit) = self.rate_limit.as_mut() {
+                limit.throttle(len, &self.stop);
             }
         }
         if let Some(c) = self.pace.as_ref() {

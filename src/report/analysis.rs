@@ -6,8 +6,9 @@
 //! The peak is the fastest full sampling interval, or the streaming rate
 //! itself when that is faster: a stop shorter than the interval falls
 //! inside every interval and hides the rate the output really held. With
-//! `-R` the writer's pacer (`pipeline::rate`) charges every block its share
-//! of time, so the streaming rate is never above the cap either.
+//! `-R` the writer's rate limit (`pipeline::rate_limit`) charges every
+//! block its share of time, so the streaming rate is never above the cap
+//! either.
 //!
 //! The hint's model: after a stop the writer waits until the ring holds
 //! H bytes (the high watermark's share of -m, at least one block), then

@@ -19,7 +19,8 @@ use tapebuf::pipeline::Running;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, TapeReader, VolumeSource};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Item, Shelf};
-use tapebuf::tape::{ChangePolicy, Drive, DriveStatus, TapeOp};
+use tapebuf::tape::{Drive, DriveStatus, TapeOp};
+use tapebuf::volume::ChangePolicy;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::common;
@@ -285,6 +286,6 @@ fn a_catalog_copy_with_no_room_on_the_tape_fails_nothing() {
     assert!(tape_file(&lib.slots[2], 2).is_empty());
     assert_eq!(
         lib.slots[2].trailer().unwrap().ends,
-        tapebuf::tape::Ends::Last
+        tapebuf::volume::Ends::Last
     );
 }

@@ -28,13 +28,13 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::Running;
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
-use tapebuf::tape::changer::emulated::{EmulatedChanger, Robot, Tape};
-use tapebuf::tape::changer::{
-    ElementAddress, Loader, LoaderSettings, MediumChanger, Pool, SharedChanger, Wanted,
-};
+use tapebuf::tape::changer::{ElementAddress, MediumChanger};
+use tapebuf::tape::emulated::changer::{EmulatedChanger, Robot, Tape};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::first_load::open_first;
-use tapebuf::tape::{Access, AtEnd, ChangePolicy, Drive};
+use tapebuf::tape::loader::{Loader, LoaderSettings, Pool, SharedChanger, Wanted};
+use tapebuf::tape::{Access, AtEnd, Drive};
+use tapebuf::volume::first_load::open_first;
+use tapebuf::volume::ChangePolicy;
 
 const BLOCK: usize = 64 * 1024;
 

@@ -9,8 +9,8 @@ use std::process::{Output, Stdio};
 use crate::common::tapebuf;
 use tapebuf::library::nodes::TapeNode;
 use tapebuf::library::view::library_json;
-use tapebuf::tape::changer::emulated::{EmulatedChanger, Tape};
 use tapebuf::tape::changer::{ElementAddress, Inventory, MediumChanger};
+use tapebuf::tape::emulated::changer::{EmulatedChanger, Tape};
 
 fn library(args: &[&str]) -> Output {
     tapebuf()

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use tapebuf::tape::mtio;
+use tapebuf::tape::drive::mtio;
 
 fn c_values() -> Vec<(String, u64)> {
     compile_and_run(

@@ -19,7 +19,8 @@ use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{checked_source, Check, End, Outcome, ReadVolumes, Source, TapeReader};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Item};
 use tapebuf::tape::health::{HealthLog, HealthWatch};
-use tapebuf::tape::{AtEnd, ChangePolicy};
+use tapebuf::tape::AtEnd;
+use tapebuf::volume::ChangePolicy;
 
 const BLOCK: usize = 64 * 1024;
 const LEN: usize = 2_500_000;

@@ -26,7 +26,7 @@ use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::ChangePolicy;
+use tapebuf::volume::ChangePolicy;
 
 const BLOCK: usize = 64 * 1024;
 

@@ -21,7 +21,7 @@ use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::{change_notes, ChangePolicy, VolumeLog};
+use tapebuf::volume::{change_notes, ChangePolicy, VolumeLog};
 
 const BLOCK: usize = 64 * 1024;
 /// How long the slow cartridges take to become ready.

@@ -18,7 +18,8 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::Running;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::tape::emulated::{Cartridge, Emulated, ReadFault, Shelf};
-use tapebuf::tape::{ChangePolicy, Drive};
+use tapebuf::tape::Drive;
+use tapebuf::volume::ChangePolicy;
 use xxhash_rust::xxh3::xxh3_64;
 
 const BLOCK: usize = 64 * 1024;

@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use super::common::{self, sha256, summary_line};
 use super::{run_detached, write_input};
-use tapebuf::tape::trailer_marker;
+use tapebuf::volume::trailer_marker;
 
 /// A backup of `len` bytes of `seed` in 1 MiB numbered volumes under
 /// `dir`: the pattern's name and the data.
@@ -45,7 +45,7 @@ fn restore(name: &str, dir: &Path, extra: &[&str]) -> (Option<i32>, Vec<u8>, Str
 fn drop_attribute(path: &Path) {
     use std::os::unix::ffi::OsStrExt;
     let p = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    let name = std::ffi::CString::new(tapebuf::tape::trailer::XATTR_NAME).unwrap();
+    let name = std::ffi::CString::new(tapebuf::volume::trailer::XATTR_NAME).unwrap();
     // SAFETY: removexattr(2) reads two NUL-terminated strings alive here.
     let done = unsafe { libc::removexattr(p.as_ptr(), name.as_ptr()) };
     assert_eq!(
@@ -86,7 +86,7 @@ fn every_volume_has_an_empty_marker_and_cat_of_the_volumes_is_the_stream() {
     for n in 1..=4 {
         let markers = trailer_marker::markers_beside(&volume(dir.path(), n)).unwrap();
         assert_eq!(markers.len(), 1, "volume {n}");
-        let attribute = tapebuf::tape::trailer::read_from_file(&volume(dir.path(), n)).unwrap();
+        let attribute = tapebuf::volume::trailer::read_from_file(&volume(dir.path(), n)).unwrap();
         assert_eq!(attribute.as_ref(), Some(&markers[0].1), "volume {n}");
         assert!(markers[0].1.stream_digest.is_some());
     }
@@ -120,7 +120,7 @@ fn a_copy_without_attributes_restores_from_its_markers_and_says_so() {
         .unwrap()
         .success());
     assert_eq!(
-        tapebuf::tape::trailer::read_from_file(&volume(&copy, 1)).unwrap(),
+        tapebuf::volume::trailer::read_from_file(&volume(&copy, 1)).unwrap(),
         None
     );
     let json = dir.path().join("s.json");
@@ -247,10 +247,10 @@ fn a_single_file_whose_trailer_says_cut_fails_its_restore() {
     let (status, stderr) = common::finish(&mut child);
     drop(stdin);
     assert_eq!(status.code(), Some(1), "{stderr}");
-    let t = tapebuf::tape::trailer::read_from_file(&out_bin)
+    let t = tapebuf::volume::trailer::read_from_file(&out_bin)
         .unwrap()
         .expect("a trailer");
-    assert_eq!(t.ends, tapebuf::tape::Ends::Cut);
+    assert_eq!(t.ends, tapebuf::volume::Ends::Cut);
     let name = out_bin.display().to_string();
     let (code, bytes, stderr) = restore(&name, dir.path(), &[]);
     assert_eq!(code, Some(1), "{stderr}");
@@ -345,7 +345,7 @@ fn a_trailer_attribute_longer_than_a_record_still_reads() {
     let (name, data) = backup(dir.path(), 2_500_000, 39, &[]);
     for n in 1..=3 {
         let path = volume(dir.path(), n);
-        let t = tapebuf::tape::trailer::read_from_file(&path)
+        let t = tapebuf::volume::trailer::read_from_file(&path)
             .unwrap()
             .unwrap();
         let record = t.encode();
@@ -362,7 +362,7 @@ fn a_trailer_attribute_longer_than_a_record_still_reads() {
 fn set_attribute(path: &Path, value: &[u8]) {
     use std::os::unix::ffi::OsStrExt;
     let p = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    let name = std::ffi::CString::new(tapebuf::tape::trailer::XATTR_NAME).unwrap();
+    let name = std::ffi::CString::new(tapebuf::volume::trailer::XATTR_NAME).unwrap();
     // SAFETY: setxattr(2) reads two NUL-terminated strings and `value`,
     // all alive for the call.
     let done = unsafe {

@@ -26,12 +26,12 @@ fn every_file_volume_carries_a_trailer_saying_whether_the_stream_goes_on() {
     let trailers: Vec<_> = (1..=4)
         .map(|n| {
             let path = dir.path().join(format!("v.{n:03}"));
-            tapebuf::tape::trailer::read_from_file(&path)
+            tapebuf::volume::trailer::read_from_file(&path)
                 .unwrap()
                 .expect("a trailer in the file's extended attribute")
         })
         .collect();
-    use tapebuf::tape::Ends;
+    use tapebuf::volume::Ends;
     let ends: Vec<Ends> = trailers.iter().map(|t| t.ends).collect();
     assert_eq!(
         ends,

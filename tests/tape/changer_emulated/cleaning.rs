@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::common::{pattern, sha256};
 use super::{backup, data, slots, Lab, DRIVE};
-use tapebuf::tape::changer::emulated::Tape;
-use tapebuf::tape::cleaning::{CleanedBy, CleaningWatch};
+use tapebuf::tape::drive::cleaning::{CleanedBy, CleaningWatch};
+use tapebuf::tape::emulated::changer::Tape;
 use tapebuf::tape::emulated::Cartridge;
 use tapebuf::tape::Drive;
 

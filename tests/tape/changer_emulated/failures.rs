@@ -5,10 +5,12 @@ use std::time::{Duration, Instant};
 
 use super::common::pattern;
 use super::{backup, data, slots, Lab, DRIVE};
-use tapebuf::tape::changer::emulated::MoveFailure;
-use tapebuf::tape::changer::{ElementAddress, Wanted, Wanting};
+use tapebuf::tape::changer::ElementAddress;
+use tapebuf::tape::emulated::changer::MoveFailure;
+use tapebuf::tape::loader::{Wanted, Wanting};
+use tapebuf::tape::Access;
 use tapebuf::tape::Drive;
-use tapebuf::tape::{Access, VolumeLog};
+use tapebuf::volume::VolumeLog;
 
 #[test]
 fn a_load_the_robot_refuses_marks_that_cartridge_and_the_pool_goes_on() {

@@ -5,8 +5,10 @@
 use std::time::{Duration, Instant};
 
 use super::{data, slots, Lab, DRIVE};
-use tapebuf::tape::changer::{ElementAddress, MediumChanger, Wanted, Wanting};
-use tapebuf::tape::{Access, VolumeLog};
+use tapebuf::tape::changer::{ElementAddress, MediumChanger};
+use tapebuf::tape::loader::{Wanted, Wanting};
+use tapebuf::tape::Access;
+use tapebuf::volume::VolumeLog;
 
 fn volume_one() -> Wanting<'static> {
     Wanting {

@@ -5,10 +5,12 @@ use std::time::{Duration, Instant};
 
 use super::common::{pattern, sha256};
 use super::{backup, data, placed, slots, Lab};
-use tapebuf::tape::changer::emulated::{EmulatedChanger, Tape};
-use tapebuf::tape::changer::{ElementAddress, ElementKind, MediumChanger, MediumType, Wanting};
+use tapebuf::tape::changer::{ElementAddress, ElementKind, MediumChanger, MediumType};
+use tapebuf::tape::emulated::changer::{EmulatedChanger, Tape};
 use tapebuf::tape::emulated::Cartridge;
-use tapebuf::tape::{Access, VolumeLog};
+use tapebuf::tape::loader::Wanting;
+use tapebuf::tape::Access;
+use tapebuf::volume::VolumeLog;
 
 #[test]
 fn the_pool_skips_cleaning_worm_write_protected_and_wrong_generation_cartridges() {

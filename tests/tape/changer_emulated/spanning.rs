@@ -4,7 +4,8 @@
 use super::common::{pattern, sha256};
 use super::{backup, data, placed, restore, slots, Lab, DRIVE};
 use std::time::Duration;
-use tapebuf::tape::changer::{ElementAddress, Placement, Wanted};
+use tapebuf::tape::changer::ElementAddress;
+use tapebuf::tape::loader::{Placement, Wanted};
 
 fn placement(volume: u32, barcode: &str, slot: usize) -> Placement {
     Placement {

@@ -9,9 +9,9 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::FdSource;
-use tapebuf::tape::cleaning::{CleanedBy, CleaningWatch};
+use tapebuf::tape::drive::cleaning::{CleanedBy, CleaningWatch};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::ChangePolicy;
+use tapebuf::volume::ChangePolicy;
 
 const BLOCK: usize = 64 * 1024;
 

@@ -14,11 +14,11 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::FdSource;
-use tapebuf::tape::cleaning::CleaningWatch;
+use tapebuf::tape::drive::cleaning::CleaningWatch;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
 use tapebuf::tape::health::history::History;
 use tapebuf::tape::health::{HealthLog, HealthWatch};
-use tapebuf::tape::ChangePolicy;
+use tapebuf::volume::ChangePolicy;
 
 const BLOCK: usize = 64 * 1024;
 /// The record of a volume's trailer (`tape::trailer`), which the drive

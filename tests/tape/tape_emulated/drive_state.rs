@@ -12,12 +12,12 @@ use tapebuf::observe::summary::Summary;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, TapeReader, VolumeSource};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Library, Shelf, TransferLimit};
-use tapebuf::tape::ChangePolicy;
+use tapebuf::volume::ChangePolicy;
 
 /// Notices a tape medium would print, collected.
 type Notices = Arc<Mutex<Vec<String>>>;
 
-fn collector() -> (Notices, tapebuf::tape::block_mode::Notify) {
+fn collector() -> (Notices, tapebuf::tape::drive::block_mode::Notify) {
     let seen: Notices = Arc::default();
     let sink = Arc::clone(&seen);
     (

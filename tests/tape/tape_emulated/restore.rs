@@ -6,7 +6,8 @@ use super::{blanks, command_logging_to, read_from_tape, write_to_tape};
 use tapebuf::sink::VolumeSettings;
 use tapebuf::source::ReadVolumes;
 use tapebuf::tape::emulated::Cartridge;
-use tapebuf::tape::{AtEnd, ChangePolicy};
+use tapebuf::tape::AtEnd;
+use tapebuf::volume::ChangePolicy;
 
 #[test]
 fn multi_volume_restore_reads_every_cartridge_in_order() {

@@ -7,7 +7,8 @@ use super::{blanks, command_logging_to, read_from_tape, write_to_tape};
 use tapebuf::sink::VolumeSettings;
 use tapebuf::source::ReadVolumes;
 use tapebuf::tape::emulated::{Cartridge, Item};
-use tapebuf::tape::{AtEnd, ChangePolicy, Ends, Trailer};
+use tapebuf::tape::AtEnd;
+use tapebuf::volume::{ChangePolicy, Ends, Trailer};
 
 /// Volumes changed by a command that always succeeds (`true`).
 fn changed_by_true() -> VolumeSettings {

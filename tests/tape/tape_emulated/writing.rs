@@ -8,7 +8,8 @@ use super::{blanks, command_logging_to, run, write_to_tape, BLOCK};
 use std::io::Cursor;
 use tapebuf::sink::{Sink, TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::tape::emulated::{Cartridge, Emulated};
-use tapebuf::tape::{AtEnd, ChangePolicy, Ends};
+use tapebuf::tape::AtEnd;
+use tapebuf::volume::{ChangePolicy, Ends};
 
 #[test]
 fn end_of_media_changes_cartridges_and_loses_or_repeats_nothing() {

@@ -1,4 +1,4 @@
-//! Rate limits (`-r`, `-R`): a pacer that sleeps after each block so that
+//! Rate limits (`-r`, `-R`): a limit that sleeps after each block so that
 //! the rate stays at or below a limit. Idle time is not saved up: after a
 //! pause in the stream longer than a block's share, the first block goes
 //! out at once, but the sleep after it is its full share, so a burst of N
@@ -14,17 +14,17 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 
-/// Paces a stream of blocks to at most `bytes_per_s` on average.
+/// Holds a stream of blocks to at most `bytes_per_s` on average.
 #[derive(Debug)]
-pub struct Pacer {
+pub struct RateLimit {
     bytes_per_s: u64,
     /// When the bytes sent so far may be considered transmitted.
     due: Instant,
 }
 
-impl Pacer {
-    pub fn new(bytes_per_s: u64) -> Pacer {
-        Pacer {
+impl RateLimit {
+    pub fn new(bytes_per_s: u64) -> RateLimit {
+        RateLimit {
             bytes_per_s: bytes_per_s.max(1),
             due: Instant::now(),
         }
@@ -48,7 +48,7 @@ impl Pacer {
     }
 
     /// Accounts `n` bytes and sleeps as needed, waking early on `stop`.
-    pub fn pace(&mut self, n: usize, stop: &Receiver<()>) {
+    pub fn throttle(&mut self, n: usize, stop: &Receiver<()>) {
         let delay = self.delay_after(n, Instant::now());
         if !delay.is_zero() {
             let _ = stop.recv_timeout(delay);
@@ -62,7 +62,7 @@ mod tests {
 
     #[test]
     fn delay_keeps_the_rate_at_the_limit() {
-        let mut p = Pacer::new(1000);
+        let mut p = RateLimit::new(1000);
         let t0 = p.due;
         // 500 bytes at 1000 B/s are due at 0.5 s, the next 500 at 1 s.
         assert_eq!(p.delay_after(500, t0), Duration::from_millis(500));
@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn idle_time_is_not_banked_as_credit() {
-        let mut p = Pacer::new(1000);
+        let mut p = RateLimit::new(1000);
         let t0 = p.due;
         // After 10 idle seconds a block goes out at once, and is followed
         // by its full second, not sent on saved-up credit...
@@ -89,7 +89,7 @@ mod tests {
     fn a_steady_stream_whose_writes_take_time_still_runs_at_the_limit() {
         // 10 blocks of 100 bytes at 1000 B/s, each write taking 10 ms
         // after its sleep: the last write ends at 1.01 s, not at 1.1 s.
-        let mut p = Pacer::new(1000);
+        let mut p = RateLimit::new(1000);
         let start = p.due;
         let mut now = start;
         for _ in 0..10 {
@@ -104,7 +104,7 @@ mod tests {
         // 8 blocks of 100 bytes at 1000 B/s, written the moment each
         // sleep ends, after an idle spell: 0.8 s, never faster than the
         // limit (a free first block would make it 0.7 s).
-        let mut p = Pacer::new(1000);
+        let mut p = RateLimit::new(1000);
         let mut now = p.due + Duration::from_secs(5);
         let start = now;
         for _ in 0..8 {

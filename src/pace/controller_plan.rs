@@ -1,0 +1,113 @@
+//! The controller's plan for each block, before the writer writes it:
+//! full speed, a paced rate falling gently toward the proven one, the
+//! input's mean tried near the end of a burst, or a rest (the rules are in
+//! `controller.rs`'s header).
+
+use super::{Controller, Phase};
+use super::{FALL_SHARE_PER_S, PROOF_S, PROVEN_MIN_SHARE, RECENT_S, RESERVE_FULL, TRY_FILL};
+use crate::pace::full_speed::FullSpeedWhy;
+use crate::pace::mode::{Mode, STALL_RAISE};
+use crate::pace::view::{Plan, View};
+
+impl Controller {
+    /// Decides when the next block of `bytes` may be written, or that the
+    /// writer must rest first (`Plan::rest`).
+    pub fn plan(&mut self, view: View, bytes: u64) -> Plan {
+        self.judge.tick(view.now, self.floor());
+        if std::mem::take(&mut self.rest) {
+            self.rested(view.now);
+            return Plan {
+                wait_s: 0.0,
+                rate: None,
+                rest: true,
+            };
+        }
+        let dt = self.last_now.map_or(0.0, |t| (view.now - t).max(0.0));
+        self.last_now = Some(view.now);
+        let rate = self.rate(view, dt);
+        let plan = match rate {
+            Some(r) => Plan {
+                wait_s: self.schedule.paced(view.now, bytes, r),
+                rate: Some(r),
+                rest: false,
+            },
+            None => {
+                self.schedule.full_speed(view.now);
+                Plan {
+                    wait_s: 0.0,
+                    rate: None,
+                    rest: false,
+                }
+            }
+        };
+        let why = match (rate, self.mode) {
+            (Some(_), _) => None,
+            (None, Mode::Bursts) => Some(FullSpeedWhy::Bursts),
+            (None, _) if view.reader_waiting => Some(FullSpeedWhy::RingFull),
+            (None, _) => Some(FullSpeedWhy::Learning),
+        };
+        self.full_speed.plan(view.now, why, !view.input_done);
+        if let Phase::Follow { bytes: b, .. } = &mut self.phase {
+            *b += bytes as f64;
+        }
+        self.last_plan = Some(plan);
+        self.judge.sent(bytes);
+        plan
+    }
+
+    /// The rate for the next block: None for full speed.
+    fn rate(&mut self, view: View, dt: f64) -> Option<f64> {
+        self.reads.push(view.now, view.read_bytes as f64);
+        let paceable = self.mode != Mode::Bursts
+            && self.phase == Phase::Gathered
+            && !view.reader_waiting
+            && view.fill < RESERVE_FULL
+            && !view.input_done;
+        if !paceable {
+            self.paced = None;
+            self.trying = None;
+            return None;
+        }
+        let Some(good) = self.good else {
+            return self.try_mean(view);
+        };
+        let from = match self.paced {
+            Some(p) => p,
+            // From full speed: the rate the output really took, if it was
+            // above the proven one.
+            None => self.recent_rate().unwrap_or(good),
+        };
+        let fall = FALL_SHARE_PER_S * self.fall_scale * (from - good).max(0.0) * dt;
+        let rate = (from - fall).max(good);
+        self.paced = Some(rate);
+        Some(rate)
+    }
+
+    /// Near the end of a burst, with no rate proven: the input's mean, if
+    /// it is below the top and above what stopped the drive before.
+    fn try_mean(&mut self, view: View) -> Option<f64> {
+        if let Some((rate, since)) = self.trying {
+            if view.now - since >= PROOF_S {
+                self.trying = None;
+                self.proved(rate);
+            }
+            return Some(rate);
+        }
+        let (top, (span, read)) = (self.top?, self.reads.span()?);
+        let mean = read / span.max(1e-9);
+        let above_failed = self.failed.is_none_or(|f| mean > f * STALL_RAISE);
+        let worth = mean < top * 0.95 && mean >= top * PROVEN_MIN_SHARE;
+        if view.fill > TRY_FILL || span < PROOF_S || !above_failed || !worth {
+            return None;
+        }
+        self.trying = Some((mean, view.now));
+        Some(mean)
+    }
+
+    /// The rate the output took over the last `RECENT_S`, if it wrote
+    /// over most of that time.
+    fn recent_rate(&self) -> Option<f64> {
+        let (span, bytes) = self.recent.span()?;
+        (span >= RECENT_S / 2.0 && bytes > 0.0).then(|| bytes / span)
+    }
+}
