@@ -1,5 +1,6 @@
 //! Tapes and what is written to them: the emulated drive, device
-//! refusals, the probe, manifests, verification and restores.
+//! refusals, the probe, manifests, verification and restores; and where
+//! the tape lab gets mhvtl's source.
 //!
 //! One test binary, one module per area of the former suites, so that
 //! the helpers in `tests/common` are built and linked once.
@@ -12,6 +13,7 @@ mod changer_emulated;
 mod chio_abi;
 mod devices;
 mod drive_cli;
+mod lab_source;
 mod library_cli;
 mod library_flags;
 mod ls_cli;

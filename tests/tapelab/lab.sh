@@ -16,12 +16,19 @@
 #   tests/tapelab/lab.sh findings [st|changer]   what the drivers answer (FINDINGS.md)
 #   tests/tapelab/lab.sh bench      tapebuf's changer against an mtx script; tapebuf drive against
 #                                   sg3-utils; an 80 MB write against mbuffer (all timed)
-#   tests/tapelab/lab.sh source     only find mhvtl's source and print its path (exit 1, saying
-#                                   where to put it, when there is none); .ci/run asks this first,
-#                                   before anything long runs
+#   tests/tapelab/lab.sh source     only find mhvtl's source (cloning it into the cache when it
+#                                   must) and print its path; .ci/run asks this first, before
+#                                   anything long runs
 #
-# Environment: MHVTL_SRC (tarball or unpacked tree), TAPEBUF_BIN (binary under
-# test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds, default 2700; 1200 for ci).
+# Exit status: 0 when every case passed, 1 when one failed or the lab broke
+# (a source that is not the pinned one among them), 3 when there is no mhvtl
+# source and none could be cloned (the lines before say what to do).
+#
+# Environment: MHVTL_SRC (tarball or unpacked tree, used unchecked),
+# TAPEBUF_MHVTL_URL (a repository to clone instead of mhvtl.pin's url, say a
+# local mirror), XDG_CACHE_HOME (the cache is its tapebuf/), TAPEBUF_BIN
+# (binary under test), LAB_KERNEL (kernel version), LAB_TIMEOUT (seconds,
+# default 2700; 1200 for ci).
 # The body is one compound command, read whole before it runs, so editing
 # this file during a run cannot change the run.
 {
@@ -36,30 +43,112 @@ say() { printf 'tapelab: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; say "0 passed, 0 failed"; exit 1; }
 
 # --- mhvtl source ---------------------------------------------------------
-src=${MHVTL_SRC:-}
-if [ -z "$src" ]; then
-    for f in "$repo"/../shared/tapelab/mhvtl-*.tar.gz; do
-        [ -e "$f" ] && src=$f
-    done
-fi
-if [ -z "$src" ] || [ ! -e "$src" ]; then
-    if [ -n "${MHVTL_SRC:-}" ]; then
-        where="\$MHVTL_SRC is $MHVTL_SRC, which does not exist"
-    else
-        where="\$MHVTL_SRC is unset and there is no $(cd "$repo/.." && pwd)/shared/tapelab/mhvtl-*.tar.gz"
+# The first of these is used:
+#   1. $MHVTL_SRC, a tarball or an unpacked tree, as it is;
+#   2. ../shared/tapelab/mhvtl-*.tar.gz beside the repository, whose sha256
+#      must be the pin's (one that differs is an error);
+#   3. the cache, $XDG_CACHE_HOME/tapebuf/mhvtl-COMMIT.tar.gz, which must be
+#      a git archive of the pinned commit;
+#   4. a clone of the pinned url ($TAPEBUF_MHVTL_URL instead, when set),
+#      given at most 120 s, archived at the pinned commit into the cache.
+# The pin is mhvtl.pin; README.md says why a clone and not a download. With
+# none of them it says what to do and exits 3.
+pin() { sed -n "s/^$1=//p" "$here/mhvtl.pin"; }
+pin_commit=$(pin commit)
+pin_sha256=$(pin sha256)
+[[ $pin_commit =~ ^[0-9a-f]{40}$ ]] || die "$here/mhvtl.pin: commit= is '$pin_commit', not 40 hex digits"
+[[ $pin_sha256 =~ ^[0-9a-f]{64}$ ]] || die "$here/mhvtl.pin: sha256= is '$pin_sha256', not 64 hex digits"
+url=${TAPEBUF_MHVTL_URL:-$(pin url)}
+shared=$(cd "$repo/.." && pwd)/shared/tapelab
+cache=${XDG_CACHE_HOME:-${HOME:?}/.cache}/tapebuf
+cached=$cache/mhvtl-$pin_commit.tar.gz
+fetch_limit=120
+
+# The commit a git archive names in its first header, or nothing.
+tar_commit() { gzip -dc "$1" 2>/dev/null | git get-tar-commit-id 2>/dev/null || true; }
+
+# Clones $url and archives the pinned commit from it into $cached. Git names
+# every object by the hash of its content, so the archive holds exactly the
+# pinned commit's tree. Returns 1, with $fetch_failed saying why, when the
+# clone fails; dies when the clone has no such commit.
+fetch_mhvtl() {
+    command -v git >/dev/null || { fetch_failed="git is not installed (apt-get install git)"; return 1; }
+    mkdir -p "$cache" 2>/dev/null || { fetch_failed="cannot create $cache"; return 1; }
+    local tmp rc=0
+    tmp=$(mktemp -d "$cache/.clone.XXXXXX")
+    say "cloning $url (at most $fetch_limit s)"
+    GIT_TERMINAL_PROMPT=0 timeout -k 5 "$fetch_limit" git clone --quiet --bare -- "$url" "$tmp/mhvtl.git" \
+        </dev/null >&2 || rc=$?
+    if [ "$rc" != 0 ]; then
+        rm -rf "$tmp"
+        fetch_failed="git clone $url failed (status $rc)"
+        [ "$rc" = 124 ] && fetch_failed="git clone $url took longer than $fetch_limit s"
+        return 1
     fi
+    if ! git -C "$tmp/mhvtl.git" cat-file -e "$pin_commit^{commit}" 2>/dev/null; then
+        rm -rf "$tmp"
+        die "$url has no commit $pin_commit, which $here/mhvtl.pin pins"
+    fi
+    git -C "$tmp/mhvtl.git" archive --format=tar.gz --prefix="mhvtl-$pin_commit/" \
+        -o "$tmp/mhvtl.tar.gz" "$pin_commit"
+    mv "$tmp/mhvtl.tar.gz" "$cached"
+    rm -rf "$tmp"
+}
+
+src='' from=''
+if [ -n "${MHVTL_SRC:-}" ]; then
+    [ -e "$MHVTL_SRC" ] || die "\$MHVTL_SRC is $MHVTL_SRC, which does not exist"
+    src=$MHVTL_SRC from="\$MHVTL_SRC, used unchecked"
+fi
+if [ -z "$src" ]; then
+    mismatches=()
+    for f in "$shared"/mhvtl-*.tar.gz; do
+        [ -e "$f" ] || continue
+        digest=$(sha256sum "$f" | cut -d' ' -f1)
+        if [ "$digest" = "$pin_sha256" ]; then
+            src=$f from="sha256 as pinned"
+            break
+        fi
+        mismatches+=("$f has sha256 $digest; $here/mhvtl.pin says $pin_sha256")
+    done
+    if [ -z "$src" ] && [ "${#mismatches[@]}" -gt 0 ]; then
+        for m in "${mismatches[@]}"; do say "ERROR: $m"; done
+        die "no mhvtl tarball in $shared is the pinned one (to build another mhvtl, set \$MHVTL_SRC to it)"
+    fi
+fi
+if [ -z "$src" ] && [ -e "$cached" ]; then
+    command -v git >/dev/null || die "git is missing (apt-get install git); it checks $cached"
+    got=$(tar_commit "$cached")
+    [ "$got" = "$pin_commit" ] ||
+        die "$cached is no git archive of the pinned commit $pin_commit (it names '${got:-no commit}'); remove it"
+    src=$cached from="cached, a git archive of the pinned commit"
+fi
+fetch_failed=''
+if [ -z "$src" ] && fetch_mhvtl; then
+    src=$cached from="cloned from $url at the pinned commit"
+fi
+if [ -z "$src" ]; then
+    q() { printf '%q' "$1"; }
     cat >&2 <<MSG
-tapelab: ERROR: no mhvtl source: $where.
-tapelab: The lab needs mhvtl (GPL-2), as a tarball or an unpacked tree, at
-tapelab: \$MHVTL_SRC or at ../shared/tapelab/mhvtl-*.tar.gz beside the repository.
-tapelab: Get it from https://github.com/markh794/mhvtl, for example:
-tapelab:   git clone https://github.com/markh794/mhvtl /srv/mhvtl && export MHVTL_SRC=/srv/mhvtl
-tapelab: then run this again. The lab never skips.
+tapelab: ERROR: no mhvtl source. Looked for, in order:
+tapelab:   \$MHVTL_SRC: unset
+tapelab:   $shared/mhvtl-*.tar.gz: none
+tapelab:   $cached: none
+tapelab:   a clone of $url: $fetch_failed
+tapelab: The lab builds mhvtl (GPL-2) at the commit in $here/mhvtl.pin. On a
+tapelab: machine that reaches $url, run:
+tapelab:   git clone $url mhvtl
+tapelab:   git -C mhvtl archive --format=tar.gz --prefix=mhvtl/ -o mhvtl-$pin_commit.tar.gz $pin_commit
+tapelab: copy mhvtl-$pin_commit.tar.gz to this machine, and here run:
+tapelab:   mkdir -p $(q "$cache") && cp mhvtl-$pin_commit.tar.gz $(q "$cache")/
+tapelab: then run this again. (Or set \$MHVTL_SRC to any mhvtl tree or tarball; it is used unchecked.)
+tapelab: The lab never skips; exit status 3 says it could not start.
+tapelab: 0 passed, 0 failed
 MSG
-    say "0 passed, 0 failed"
-    exit 1
+    exit 3
 fi
 src=$(cd "$(dirname "$src")" && pwd)/$(basename "$src")
+say "mhvtl: $src ($from)"
 if [ "${1:-}" = source ]; then
     echo "$src"
     exit 0
