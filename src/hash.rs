@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use md5::Digest as _;
 
 use crate::base::block::Tap;
+use crate::base::sync::lock;
 
 /// A digest algorithm `--hash` offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -135,7 +136,7 @@ impl Tap for HashTap {
         let Some(state) = self.state.take() else {
             return;
         };
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(Digest {
+        *lock(&self.result) = Some(Digest {
             alg: self.alg,
             hex: state.finish(),
             bytes: self.bytes,
@@ -177,7 +178,7 @@ impl Digests {
     pub fn results(&self) -> Vec<(HashAlg, Option<Digest>)> {
         self.0
             .iter()
-            .map(|(alg, slot)| (*alg, slot.lock().unwrap_or_else(|e| e.into_inner()).clone()))
+            .map(|(alg, slot)| (*alg, lock(slot).clone()))
             .collect()
     }
 

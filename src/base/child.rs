@@ -29,6 +29,7 @@ use super::child_groups::{
     end_groups, forget_group, forward_signals_to, group_alive, remember_group,
 };
 use super::console::{log, message};
+use crate::base::sync::lock;
 
 /// How long a command may take to exit once its stream has ended (the
 /// producer closed its output, or the consumer's input was closed),
@@ -128,7 +129,7 @@ fn read_stderr(stderr: ChildStderr, who: &'static str, tail: Arc<Mutex<Tail>>) -
                 let text = String::from_utf8_lossy(&raw);
                 let line = text.trim_end_matches(['\n', '\r']);
                 log(&message!("{who}: {line}"));
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                let mut t = lock(&tail);
                 t.count += 1;
                 t.lines.push(line.chars().take(LINE_CHARS).collect());
                 if t.lines.len() > LAST_LINES {
@@ -263,13 +264,13 @@ impl Running {
     /// The last lines of its standard error, joined for one message line
     /// (" | " between them), or None when it wrote nothing.
     pub fn last_words(&self) -> Option<String> {
-        let t = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        let t = lock(&self.tail);
         (!t.lines.is_empty()).then(|| t.lines.join(" | "))
     }
 
     /// How many lines it wrote on its standard error.
     pub fn stderr_lines(&self) -> u64 {
-        self.tail.lock().unwrap_or_else(|e| e.into_inner()).count
+        lock(&self.tail).count
     }
 }
 

@@ -13,6 +13,7 @@
 //!   as well, whole, in the order said; a write that fails is said once on
 //!   stderr, logging stops, and [`log_ok`] turns false so the run can fail.
 
+use crate::base::sync::lock;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,7 +64,7 @@ pub fn say_unlogged(line: &str) {
 /// From now on, appends every line said to `file` (opened for appending)
 /// as well.
 pub fn log_to(path: PathBuf, file: File) {
-    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogFile {
+    *lock(&LOG) = Some(LogFile {
         path,
         file,
         failed: false,
@@ -72,7 +73,7 @@ pub fn log_to(path: PathBuf, file: File) {
 
 /// Appends one line to the `-l` file alone, if there is one.
 pub fn log(line: &str) {
-    let mut slot = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    let mut slot = lock(&LOG);
     let Some(log) = slot.as_mut().filter(|l| !l.failed) else {
         return;
     };
@@ -86,10 +87,7 @@ pub fn log(line: &str) {
 
 /// False once a write to the `-l` file has failed.
 pub fn log_ok() -> bool {
-    LOG.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .is_none_or(|l| !l.failed)
+    lock(&LOG).as_ref().is_none_or(|l| !l.failed)
 }
 
 /// Writes a question without ending the line, for a person to answer on
@@ -105,12 +103,12 @@ pub fn ask(text: &str) {
 /// Sets how lines are written while something else draws on the terminal,
 /// or (None) that nothing does any more.
 pub fn set_around(around: Option<Around>) {
-    *AROUND.lock().unwrap_or_else(|e| e.into_inner()) = around;
+    *lock(&AROUND) = around;
 }
 
 fn emit(write: &mut dyn FnMut()) {
     // Cloned out, so that the lock is not held while the bar redraws.
-    let around = AROUND.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let around = lock(&AROUND).clone();
     match around {
         Some(around) => around(write),
         None => write(),

@@ -41,7 +41,10 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// True once the run has been told to stop (the stop sender is dropped).
+/// True once the run has been told to stop. This is the one meaning of
+/// "stopped" in tapebuf: a stop channel's sender is dropped (a signal, the
+/// watchdog, or the end of the run) or sends; either ends every wait on it
+/// (`select!` on `recv(stop)` wakes for both).
 pub fn stopped(stop: &Receiver<()>) -> bool {
-    matches!(stop.try_recv(), Err(TryRecvError::Disconnected))
+    !matches!(stop.try_recv(), Err(TryRecvError::Empty))
 }

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::base::sync::lock;
 use crate::tape::changer::{find_drive, Changer, Inventory, MediumChanger};
 use crate::tape::drive::char_devices::{CharDevice, Verdict};
-use crate::tape::loader::{Loader, LoaderSettings, Pool, SharedChanger, Wanted};
+use crate::tape::loader::{Loader, LoaderBuilder, LoaderSettings, Pool, SharedChanger, Wanted};
 use crate::tape::Access;
 use crate::volume::change::DEFAULT_COMMAND_TIMEOUT;
 use crate::volume::ChangePolicy;
@@ -82,11 +83,11 @@ impl LibrarySettings {
         load: Load,
         access: Access,
         timeout: Option<Duration>,
-    ) -> Result<Loader, String> {
+    ) -> Result<LoaderBuilder, String> {
         let ordinal = self.shared.taken.fetch_add(1, Ordering::SeqCst);
         let changer = self.open()?;
         let inventory = {
-            let mut robot = changer.lock().unwrap_or_else(|p| p.into_inner());
+            let mut robot = lock(&changer);
             Inventory::read(&mut **robot).map_err(|e| self.said(e))?
         };
         let forced = self.drive_elements.get(ordinal).copied();
@@ -108,7 +109,7 @@ impl LibrarySettings {
             clean: self.clean,
             timeout,
         };
-        Ok(Loader::new(changer, settings))
+        Ok(Loader::builder(changer, settings))
     }
 
     /// The pool of tape endpoint `ordinal`.
@@ -137,11 +138,7 @@ impl LibrarySettings {
 
     /// The run's changer, opened the first time it is asked for.
     fn open(&self) -> Result<SharedChanger, String> {
-        let mut slot = self
-            .shared
-            .changer
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut slot = lock(&self.shared.changer);
         if let Some(changer) = slot.as_ref() {
             return Ok(Arc::clone(changer));
         }
@@ -182,7 +179,10 @@ impl LibrarySettings {
         }
         // A run waits for the operator no longer than for a change command.
         let timeout = base.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT);
-        let loader = self.loader(node, load, access, Some(timeout))?.quiet(quiet);
+        let loader = self
+            .loader(node, load, access, Some(timeout))?
+            .quiet(quiet)
+            .build();
         Ok(Some(ChangePolicy {
             loader: Some(loader),
             ..base.clone()

@@ -68,9 +68,10 @@ fn each_volume_is_fetched_by_its_barcode_in_the_order_wanted() {
         clean: false,
         timeout: Some(Duration::from_secs(5)),
     };
-    let loader = Loader::new(changer, settings)
+    let loader = Loader::builder(changer, settings)
         .quiet(true)
-        .timing(Duration::from_millis(10), Duration::from_millis(300));
+        .timing(Duration::from_millis(10), Duration::from_millis(300))
+        .build();
     let policy = ChangePolicy {
         command: None,
         timeout: Some(Duration::from_secs(5)),

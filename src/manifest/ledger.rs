@@ -14,6 +14,7 @@ use std::time::SystemTime;
 use super::catalog_tap::CatalogTap;
 use super::schema::{CatalogRef, Manifest, Stream, Verified, Volume, SCHEMA, VERSION};
 use super::tally::{record_checksum, Checksums, Tally};
+use crate::base::sync::lock;
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
 use crate::tape::health::HealthLog;
@@ -118,7 +119,7 @@ impl Ledger {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     pub fn recording(&self) -> Recording {

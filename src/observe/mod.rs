@@ -32,6 +32,7 @@ use indicatif::ProgressBar;
 
 use crate::base::console::{self, message, say};
 use crate::base::create;
+use crate::base::sync::lock;
 use crate::pipeline::stats::Stats;
 use record::{Start, SummaryRecord, SCHEMA, SCHEMA_VERSION};
 use settings::ObserveSettings;
@@ -54,7 +55,7 @@ pub struct Bar {
 impl Bar {
     /// Shows `bar`, or clears and removes the one shown.
     fn set_bar(&self, bar: Option<ProgressBar>) {
-        let mut slot = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = lock(&self.bar);
         if let Some(old) = slot.take() {
             console::set_around(None);
             old.finish_and_clear();
@@ -69,7 +70,7 @@ impl Bar {
     }
 
     fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
-        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(bar) = &*lock(&self.bar) {
             f(bar);
         }
     }

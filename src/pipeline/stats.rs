@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::base::sync::lock;
 use crate::pipeline::zero_copy::RingPath;
 use crate::volume::VolumeLog;
 
@@ -213,38 +214,28 @@ impl Stats {
     /// Marks output `index` failed with a one-line reason.
     pub fn fail_output(&self, index: usize, reason: String) {
         let out = &self.outputs[index];
-        *out.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+        *lock(&out.error) = Some(reason);
         out.failed.store(true, Relaxed);
     }
 
     pub fn output_error(&self, index: usize) -> Option<String> {
-        self.outputs[index]
-            .error
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.outputs[index].error).clone()
     }
 
     pub fn set_input_error(&self, reason: String) {
-        *self.input_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+        *lock(&self.input_error) = Some(reason);
     }
 
     pub fn input_error(&self) -> Option<String> {
-        self.input_error
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.input_error).clone()
     }
 
     pub fn set_input_note(&self, note: String) {
-        *self.input_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
+        *lock(&self.input_note) = Some(note);
     }
 
     pub fn input_note(&self) -> Option<String> {
-        self.input_note
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.input_note).clone()
     }
 
     /// Every volume log: the input's, then the outputs', in order.
@@ -328,10 +319,7 @@ impl Stats {
 
     /// How pacing went, once the writer has ended; None without `--pace`.
     pub fn pace_report(&self) -> Option<crate::pace::PaceReport> {
-        self.pace_report
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.pace_report).clone()
     }
 }
 

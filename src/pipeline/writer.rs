@@ -22,6 +22,7 @@ use crossbeam_channel::{select, Receiver, Sender, TryRecvError};
 
 use crate::base::block::BlockRef;
 use crate::base::signals::stopped;
+use crate::base::sync::lock;
 use crate::pace::{Controller, View};
 use crate::pipeline::events::{Event, Events};
 use crate::pipeline::fanout::Outputs;
@@ -103,11 +104,7 @@ impl Writer {
         }
         if let Some(c) = self.pace.as_ref() {
             self.stats.pace_target_bps.store(0, Relaxed);
-            *self
-                .stats
-                .pace_report
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some(c.report());
+            *lock(&self.stats.pace_report) = Some(c.report());
         }
         self.outputs.finish(&self.stats, &self.stop);
     }

@@ -39,6 +39,7 @@ use crate::base::errors::ConfigError;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::base::path_registry::{Registry, Role};
 use crate::base::size::{size_flag, Rate};
+use crate::base::sync::lock;
 use crate::cli::command::Command;
 use crate::cli::probe::ProbeCli;
 use crate::error::Error;
@@ -257,14 +258,14 @@ impl Status {
     }
 
     fn finished(&self, line: String) {
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = lock(&self.done);
         done.0 += 1;
         done.1 = Some(line);
     }
 
     /// `tapebuf: probe: status: LABEL: 2 of 12 runs done after 3 s; last: ...`
     fn line(&self) -> String {
-        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let done = lock(&self.done);
         let last = match &done.1 {
             Some(line) => format!("; last: {line}"),
             None => String::new(),

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use super::flags::OpenFlags;
 use super::target::{mtget_bytes, Opener, Target};
+use crate::base::sync::lock;
 use crate::tape::drive::mtio::{self, MtGet};
 use crate::tape::{Drive, TapeOp};
 
@@ -59,7 +60,7 @@ impl DriveTarget {
 
     fn park(&mut self, open: bool) {
         if let (Some(drive), Some(home)) = (self.drive.take(), self.home.as_ref()) {
-            *home.lock().unwrap_or_else(|e| e.into_inner()) = Some(Parked { drive, open });
+            *lock(home) = Some(Parked { drive, open });
         }
     }
 }
@@ -142,14 +143,14 @@ impl DriveOpener {
 
     /// The drive back, once no target holds it.
     pub fn into_drive(self) -> Option<Box<dyn Drive>> {
-        let parked = self.slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let parked = lock(&self.slot).take();
         parked.map(|p| p.drive)
     }
 }
 
 impl Opener for DriveOpener {
     fn open(&mut self, _path: &Path, _flags: OpenFlags) -> io::Result<Box<dyn Target>> {
-        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = lock(&self.slot);
         let Some(mut parked) = slot.take() else {
             return Err(io::Error::from_raw_os_error(libc::EBUSY));
         };

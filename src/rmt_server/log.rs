@@ -18,6 +18,7 @@ use std::time::SystemTime;
 use crate::base::utc::utc_timestamp;
 
 use crate::base::escape::one_line;
+use crate::base::sync::lock;
 
 /// How much an event matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +100,7 @@ impl Log {
                 self.pid,
                 self.client
             );
-            let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+            let mut sink = lock(sink);
             let _ = sink.write_all(line.as_bytes()).and_then(|()| sink.flush());
         }
         if self.syslog {

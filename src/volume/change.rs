@@ -25,7 +25,6 @@ use crossbeam_channel::{after, bounded, never, select, Receiver};
 use crate::base::console::message;
 use crate::tape::drive::Access;
 use crate::tape::loader::{Loader, Wanting};
-use crate::volume::VolumeLog;
 
 /// The default limit for a change command: an autoloader takes minutes.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -72,7 +71,9 @@ impl ChangePolicy {
     pub fn change(&self, req: &ChangeRequest<'_>, stop: &Receiver<()>) -> Result<(), String> {
         if let Some(loader) = &self.loader {
             let want = req.wanting();
-            return loader.change(&want, None, stop, &VolumeLog::new(req.device));
+            return loader
+                .change(&want, None, stop, &|_| {})
+                .map_err(|e| e.to_string());
         }
         match &self.command {
             Some(cmd) => self.run_command(cmd, req, stop),

@@ -76,7 +76,9 @@ impl Change<'_> {
                 match &self.policy.loader {
                     Some(loader) => {
                         let want = again.wanting();
-                        loader.change(&want, medium.drive(), self.stop, self.log)
+                        loader
+                            .change(&want, medium.drive(), self.stop, &|n| self.log.set_note(n))
+                            .map_err(|e| e.to_string())
                     }
                     None => self.policy.change(&again, self.stop),
                 }

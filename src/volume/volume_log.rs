@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::base::sync::lock;
 use crate::tape::health::HealthLog;
 use crate::tape::loader::LibraryRecords;
 
@@ -84,7 +85,7 @@ impl VolumeLog {
 
     /// Adds `n` bytes to the volume in use.
     pub fn add(&self, n: u64) {
-        let mut v = self.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut v = lock(&self.bytes);
         if let Some(last) = v.last_mut() {
             *last += n;
         }
@@ -92,16 +93,16 @@ impl VolumeLog {
 
     /// Starts the next volume.
     pub fn next(&self) {
-        self.bytes.lock().unwrap_or_else(|e| e.into_inner()).push(0);
+        lock(&self.bytes).push(0);
     }
 
     /// Volumes begun so far, without copying their byte counts.
     pub fn count(&self) -> usize {
-        self.bytes.lock().unwrap_or_else(|e| e.into_inner()).len()
+        lock(&self.bytes).len()
     }
 
     pub fn volumes(&self) -> Vec<u64> {
-        self.bytes.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&self.bytes).clone()
     }
 
     pub fn set_changing(&self, on: bool) {
@@ -114,48 +115,42 @@ impl VolumeLog {
 
     /// Marks the wait for the drive after a change (part of the change).
     pub fn set_waiting(&self, on: bool) {
-        let mut since = self.waiting_since.lock().unwrap_or_else(|e| e.into_inner());
+        let mut since = lock(&self.waiting_since);
         *since = on.then(Instant::now);
     }
 
     /// Says what a changer does for the change now, or, with None, that
     /// it is done.
     pub fn set_note(&self, note: Option<String>) {
-        *self.note.lock().unwrap_or_else(|e| e.into_inner()) = note;
+        *lock(&self.note) = note;
     }
 
     /// Keeps what the trailers' medium says of them (None leaves it).
     pub fn set_trailer_note(&self, note: Option<String>) {
         if note.is_some() {
-            *self.trailer_note.lock().unwrap_or_else(|e| e.into_inner()) = note;
+            *lock(&self.trailer_note) = note;
         }
     }
 
     /// What became of the trailers, when it is worth a word.
     pub fn trailer_note(&self) -> Option<String> {
-        self.trailer_note
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.trailer_note).clone()
     }
 
     /// An input's end: bounded (Ok) or why nothing proved where it ends.
     pub fn set_bounded(&self, bounded: Result<(), String>) {
-        *self.bounded.lock().unwrap_or_else(|e| e.into_inner()) = Some(bounded);
+        *lock(&self.bounded) = Some(bounded);
     }
 
     /// Whether an input's end was proved; None for an output, or an input
     /// that has not ended.
     pub fn bounded(&self) -> Option<Result<(), String>> {
-        self.bounded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.bounded).clone()
     }
 
     /// How long the change has waited for the drive so far, if it waits.
     pub fn waiting_for(&self) -> Option<Duration> {
-        let since = self.waiting_since.lock().unwrap_or_else(|e| e.into_inner());
+        let since = lock(&self.waiting_since);
         since.map(|t| t.elapsed())
     }
 
@@ -168,7 +163,7 @@ impl VolumeLog {
             return None;
         }
         let next = self.volumes().len() + 1;
-        let note = self.note.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let note = lock(&self.note).clone();
         Some(match (self.waiting_for(), note) {
             (Some(d), _) => format!(
                 "waiting {} s for {} to be ready for volume {next}",

@@ -7,7 +7,7 @@
 //! followed to the file that defines the item, so that a folder's `mod.rs`
 //! re-exporting a child does not look like the child importing its parent.
 
-use super::lexer;
+use super::{creation, lexer};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -36,9 +36,21 @@ struct Found {
 }
 
 impl Graph {
-    /// Reads the crate whose root is `lib` (e.g. `src/lib.rs`).
+    /// Reads the crate whose root is `lib` (e.g. `src/lib.rs`), test code
+    /// included.
     pub fn read(lib: &Path) -> Graph {
-        let (mut modules, found) = walk(lib);
+        Graph::build(walk(lib, false))
+    }
+
+    /// Reads the crate as a release build compiles it: what is gated to
+    /// tests (`#[cfg(test)]`, `#[cfg(any(test, feature = "test-support"))]`)
+    /// is left out, so a test may use a double from a higher layer.
+    pub fn read_production(lib: &Path) -> Graph {
+        Graph::build(walk(lib, true))
+    }
+
+    /// The edges between the files of a walked tree.
+    fn build((mut modules, found): (Tree, Vec<(PathBuf, Found)>)) -> Graph {
         // Each path made absolute, with the file and module it was found in.
         type Absolute = (PathBuf, Vec<String>, Option<String>, Vec<String>);
         let absolute: Vec<Absolute> = found
@@ -68,6 +80,32 @@ impl Graph {
             }
         }
         Graph { edges }
+    }
+
+    /// The same graph with each file standing for its path's first
+    /// `depth` components under `root` (a folder, or the file itself when
+    /// it lies higher): the imports between folders at that depth.
+    pub fn folders(&self, root: &Path, depth: usize) -> Graph {
+        let key = |file: &Path| -> PathBuf {
+            let relative = file.strip_prefix(root).unwrap_or(file);
+            relative.components().take(depth).collect()
+        };
+        let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+        for (file, targets) in &self.edges {
+            let from = key(file);
+            let entry = edges.entry(from.clone()).or_default();
+            entry.extend(targets.iter().map(|t| key(t)).filter(|t| *t != from));
+        }
+        Graph { edges }
+    }
+
+    /// How many components the deepest file has under `root`.
+    pub fn depth(&self, root: &Path) -> usize {
+        self.edges
+            .keys()
+            .map(|f| f.strip_prefix(root).unwrap_or(f).components().count())
+            .max()
+            .unwrap_or(0)
     }
 
     /// The groups of files that import each other in a circle (Tarjan's
@@ -112,15 +150,19 @@ impl Graph {
     }
 }
 
-/// The module tree from `lib` down, and every path each file names.
-fn walk(lib: &Path) -> (Tree, Vec<(PathBuf, Found)>) {
+/// The module tree from `lib` down, and every path each file names;
+/// without what is compiled only for tests when `production` is set.
+fn walk(lib: &Path, production: bool) -> (Tree, Vec<(PathBuf, Found)>) {
     let mut modules: Tree = BTreeMap::new();
     let mut found: Vec<(PathBuf, Found)> = Vec::new();
     let mut todo = vec![(Vec::<String>::new(), lib.to_path_buf())];
     while let Some((module, file)) = todo.pop() {
         let raw =
             std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let code = lexer::clean(&raw);
+        let mut code = lexer::clean(&raw);
+        if production {
+            code = creation::without_test_items(&raw, &code);
+        }
         for decl in lexer::mod_files(&raw, &code) {
             let child: Vec<String> = module.iter().cloned().chain([decl.name.clone()]).collect();
             let path = child_file(&file, &decl.name, decl.path.as_deref());

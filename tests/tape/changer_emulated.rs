@@ -31,7 +31,7 @@ use tapebuf::source::{ReadVolumes, Source, TapeReader, VolumeSource};
 use tapebuf::tape::changer::{ElementAddress, MediumChanger};
 use tapebuf::tape::emulated::changer::{EmulatedChanger, Robot, Tape};
 use tapebuf::tape::emulated::{Cartridge, Emulated, Shelf};
-use tapebuf::tape::loader::{Loader, LoaderSettings, Pool, SharedChanger, Wanted};
+use tapebuf::tape::loader::{Loader, LoaderBuilder, LoaderSettings, Pool, SharedChanger, Wanted};
 use tapebuf::tape::{Access, AtEnd, Drive};
 use tapebuf::volume::first_load::open_first;
 use tapebuf::volume::ChangePolicy;
@@ -77,6 +77,11 @@ impl Lab {
 
     /// A loader for `/dev/nst0` with `wanted`, quick to poll.
     pub fn loader(&self, wanted: Wanted, clean: bool, timeout: Duration) -> Loader {
+        self.builder(wanted, clean, timeout).build()
+    }
+
+    /// The loader's settings as `loader` makes them, still to be fixed.
+    pub fn builder(&self, wanted: Wanted, clean: bool, timeout: Duration) -> LoaderBuilder {
         let changer: SharedChanger = Arc::new(Mutex::new(
             Box::new(Arc::clone(&self.robot)) as Box<dyn MediumChanger>
         ));
@@ -88,7 +93,7 @@ impl Lab {
             timeout: Some(timeout),
         };
         let heard = Arc::clone(&self.heard);
-        Loader::new(changer, settings)
+        Loader::builder(changer, settings)
             .quiet(true)
             .notices(Arc::new(move |line: &str| {
                 heard.lock().unwrap().push(line.to_string())

@@ -31,6 +31,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::base::sync::lock;
 use crate::tape::changer::ChangerError;
 use crate::tape::changer::MediumChanger;
 use crate::tape::changer::{
@@ -190,7 +191,7 @@ impl EmulatedChanger {
         }
         for (drive, place) in self.drives.iter().enumerate() {
             if let (Some(tape), Some(shelf)) = (tagged(place, barcode), self.bound.get(&drive)) {
-                let lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+                let lib = lock(shelf);
                 return match tape.loaded_as {
                     Some(index) => lib.slots.get(index).cloned(),
                     None => tape.cartridge.clone(),
@@ -247,7 +248,7 @@ impl EmulatedChanger {
             .get(&address.index)
             .filter(|_| address.kind == ElementKind::Drive)
         {
-            let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+            let mut lib = lock(shelf);
             lib.settle();
             element.access = !lib.holds() || !self.shows_drive_access;
         }
@@ -337,7 +338,7 @@ impl EmulatedChanger {
                 .cartridge
                 .take()
                 .unwrap_or_else(|| Cartridge::blank(1 << 20, 200 << 10));
-            let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+            let mut lib = lock(shelf);
             tape.loaded_as = Some(lib.insert(cartridge));
         }
         self.place_mut(to)?.tape = Some(tape);
@@ -352,7 +353,7 @@ impl EmulatedChanger {
         else {
             return Ok(());
         };
-        let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lib = lock(shelf);
         let cartridge = lib.take(index).map_err(|why| {
             ChangerError::io(format!("moving from {from}"), io::Error::other(why))
         })?;

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use super::cartridge::{Cartridge, Item};
 use super::library::{no_medium, Library, Shelf};
+use crate::base::sync::lock;
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};
 use crate::tape::scsi::sg_io::{Data, ScsiError};
@@ -103,7 +104,7 @@ impl Emulated {
     }
 
     pub(super) fn library(&self) -> MutexGuard<'_, Library> {
-        self.shelf.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.shelf)
     }
 
     pub(super) fn check_open(&self) -> io::Result<()> {
@@ -264,7 +265,7 @@ impl Drive for Emulated {
     fn reopen(&mut self) -> io::Result<()> {
         self.close()?;
         let shelf = Arc::clone(&self.shelf);
-        let mut lib = shelf.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lib = lock(&shelf);
         if lib.loaded.is_none() {
             // The changer puts the next cartridge in.
             if !lib.load_next() {

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::critical;
+use crate::base::sync::lock;
 use crate::tape::scsi::pages::identity::Identity;
 use crate::tape::scsi::pages::mam::Mam;
 use crate::tape::scsi::pages::tape_alert::{self, TapeAlerts, CLEAN_NOW};
@@ -112,7 +113,7 @@ impl HealthLog {
     }
 
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner)
     }
 
     pub fn set_identity(&self, identity: Option<Identity>) {

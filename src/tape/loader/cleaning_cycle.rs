@@ -19,13 +19,12 @@ use std::time::Instant;
 
 use crossbeam_channel::{after, select, Receiver};
 
+use crate::base::human_time::human;
 use crate::tape::drive::Drive;
 use crate::tape::loader::volume_choice::label;
-use crate::tape::loader::wait_for_operator::human;
-use crate::tape::loader::{CleaningRecord, Loader};
+use crate::tape::loader::{CleaningRecord, Loader, LoaderError, Note};
 use crate::tape::scsi::pages::tape_alert::{CLEAN_NOW, CLEAN_PERIODIC};
 use crate::tape::scsi::sense::Readiness;
-use crate::volume::VolumeLog;
 
 /// How a cleaning cycle's wait ended.
 enum Ended {
@@ -42,8 +41,8 @@ impl Loader {
         volume: u32,
         drive: &mut dyn Drive,
         stop: &Receiver<()>,
-        log: &VolumeLog,
-    ) -> Result<(), String> {
+        note: Note<'_>,
+    ) -> Result<(), LoaderError> {
         if !self.0.settings.clean {
             return Ok(());
         }
@@ -56,7 +55,7 @@ impl Loader {
             ));
             return Ok(());
         }
-        let cleaned = self.cleaning_cycle(volume, &why, drive, stop, log);
+        let cleaned = self.cleaning_cycle(volume, &why, drive, stop, note);
         drive.cleaned();
         cleaned
     }
@@ -67,8 +66,8 @@ impl Loader {
         why: &str,
         drive: &mut dyn Drive,
         stop: &Receiver<()>,
-        log: &VolumeLog,
-    ) -> Result<(), String> {
+        note: Note<'_>,
+    ) -> Result<(), LoaderError> {
         let started = Instant::now();
         let at = self.0.settings.drive;
         let inventory = self.inventory()?;
@@ -92,18 +91,20 @@ impl Loader {
             label(&cleaner),
             cleaner.address
         );
-        if let Err(e) = self.move_cartridge(cleaner.address, at, barcode.as_deref(), &words, log) {
-            self.tell(&e);
-            self.state().cleanings.push(record(barcode, Some(e)));
+        if let Err(e) = self.move_cartridge(cleaner.address, at, barcode.as_deref(), &words, note) {
+            self.tell(&e.why());
+            self.state()
+                .cleanings
+                .push(record(barcode, Some(e.to_string())));
             return Ok(());
         }
-        log.set_note(Some(format!(
+        note(Some(format!(
             "cleaning {} with {}",
             self.0.settings.device,
             label(&cleaner)
         )));
         let ended = self.watch_cleaning(drive, stop);
-        log.set_note(None);
+        note(None);
         let inventory = self.inventory()?;
         if inventory.element(at).is_some_and(|e| e.full) {
             let words = format!(
@@ -111,18 +112,18 @@ impl Loader {
                 label(&cleaner),
                 cleaner.address
             );
-            let back = self.move_cartridge(at, cleaner.address, barcode.as_deref(), &words, log);
+            let back = self.move_cartridge(at, cleaner.address, barcode.as_deref(), &words, note);
             if let Err(e) = back {
                 self.state()
                     .cleanings
-                    .push(record(barcode, Some(e.clone())));
+                    .push(record(barcode, Some(e.to_string())));
                 return Err(e);
             }
         }
         let how = match &ended {
             Ok(Ended::Done(how)) => how.clone(),
             Ok(Ended::Stopped) => "stopped".to_string(),
-            Err(e) => e.clone(),
+            Err(e) => e.why(),
         };
         self.tell(&format!(
             "cleaned with {} in {:.1} s ({how})",
@@ -132,17 +133,18 @@ impl Loader {
         let error = (!matches!(ended, Ok(Ended::Done(_)))).then(|| how.clone());
         self.state().cleanings.push(record(barcode, error));
         match ended {
-            Ok(Ended::Stopped) => Err(format!(
-                "{}: stopped while cleaning the drive",
-                self.0.settings.device
-            )),
+            Ok(Ended::Stopped) => Err(self.stop_error("while cleaning the drive".to_string())),
             _ => Ok(()),
         }
     }
 
     /// Watches the drive element, and the drive, until the drive is done
     /// with the cleaning cartridge, the limit, or a stop.
-    fn watch_cleaning(&self, drive: &mut dyn Drive, stop: &Receiver<()>) -> Result<Ended, String> {
+    fn watch_cleaning(
+        &self,
+        drive: &mut dyn Drive,
+        stop: &Receiver<()>,
+    ) -> Result<Ended, LoaderError> {
         let started = Instant::now();
         let limit = self.cleaning_limit();
         let (mut busy, mut holding, mut cleaning) = (false, false, false);
@@ -160,7 +162,7 @@ impl Loader {
             }
             let inventory = self.inventory()?;
             let Some(element) = inventory.element(self.0.settings.drive) else {
-                return Err(format!("the changer has no {}", self.0.settings.drive));
+                return Err(self.fail(format!("the changer has no {}", self.0.settings.drive)));
             };
             if !element.full {
                 return Ok(Ended::Done("the cartridge left the drive".into()));

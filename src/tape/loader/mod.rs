@@ -21,32 +21,33 @@
 //! after the move in flight has finished and been recorded.
 
 mod cleaning_cycle;
+mod error;
 mod pool;
 mod records;
 mod robot_move;
 mod volume_choice;
 mod wait_for_operator;
+mod words;
 
+pub use error::{LoaderError, LoaderFailure};
 pub use pool::{glob, Pool};
-pub use wait_for_operator::human;
 
 #[cfg(test)]
 mod pool_tests;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, TryRecvError};
+use crossbeam_channel::Receiver;
 
-use crate::base::console::{message, say};
+use crate::base::sync::lock;
+
 use crate::tape::changer::ElementAddress;
 use crate::tape::changer::Inventory;
 use crate::tape::changer::MediumChanger;
 use crate::tape::drive::{Access, Drive};
-use crate::volume::VolumeLog;
 use pool::Key;
 pub use records::{CleaningRecord, LibraryRecords, MoveRecord, Placement};
 
@@ -60,6 +61,10 @@ pub const CLEANING_LIMIT: Duration = Duration::from_secs(120);
 /// How often the library is looked at while waiting for the operator or
 /// for a cleaning to end.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Shows what the loader is doing now on the status line (a robot move,
+/// a cleaning, the wait for the operator), or None when it is done.
+pub type Note<'a> = &'a dyn Fn(Option<String>);
 
 /// Where the loader's lines go instead of stderr (and the `-l` file).
 pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
@@ -102,42 +107,42 @@ pub struct Wanting<'a> {
 
 /// The cartridge this loader put in the drive.
 #[derive(Debug, Clone)]
-pub(super) struct Current {
-    pub key: Key,
-    pub barcode: Option<String>,
-    pub home: ElementAddress,
+struct Current {
+    key: Key,
+    barcode: Option<String>,
+    home: ElementAddress,
 }
 
 /// What the loader has done and knows, behind one lock that is never held
 /// during a move.
 #[derive(Debug, Default)]
-pub(super) struct State {
-    pub placements: Vec<Placement>,
-    pub moves: Vec<MoveRecord>,
-    pub cleanings: Vec<CleaningRecord>,
-    pub current: Option<Current>,
-    pub refused: HashMap<Key, String>,
-    pub used: HashSet<Key>,
+struct State {
+    placements: Vec<Placement>,
+    moves: Vec<MoveRecord>,
+    cleanings: Vec<CleaningRecord>,
+    current: Option<Current>,
+    refused: HashMap<Key, String>,
+    used: HashSet<Key>,
     /// Lines said once already.
-    pub said: HashSet<String>,
+    said: HashSet<String>,
     /// A cleaning cycle has run (one per run).
-    pub cleaned: bool,
+    cleaned: bool,
 }
 
-pub(super) struct Inner {
-    pub changer: SharedChanger,
-    pub settings: LoaderSettings,
-    pub quiet: AtomicBool,
-    pub notices: Mutex<Option<Notices>>,
-    pub poll: Mutex<Duration>,
-    pub cleaning_limit: Mutex<Duration>,
-    pub state: Mutex<State>,
+struct Inner {
+    changer: SharedChanger,
+    settings: LoaderSettings,
+    quiet: bool,
+    notices: Option<Notices>,
+    poll: Duration,
+    cleaning_limit: Duration,
+    state: Mutex<State>,
 }
 
 /// One tape endpoint's volume changes through the changer; clones share
 /// their state.
 #[derive(Clone)]
-pub struct Loader(pub(super) Arc<Inner>);
+pub struct Loader(Arc<Inner>);
 
 impl fmt::Debug for Loader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -147,38 +152,70 @@ impl fmt::Debug for Loader {
     }
 }
 
-impl Loader {
-    pub fn new(changer: SharedChanger, settings: LoaderSettings) -> Loader {
-        Loader(Arc::new(Inner {
-            changer,
-            settings,
-            quiet: AtomicBool::new(false),
-            notices: Mutex::new(None),
-            poll: Mutex::new(POLL_INTERVAL),
-            cleaning_limit: Mutex::new(CLEANING_LIMIT),
-            state: Mutex::new(State::default()),
-        }))
-    }
+/// A loader's settings before it is shared: each is fixed when
+/// [`LoaderBuilder::build`] makes the [`Loader`].
+pub struct LoaderBuilder {
+    changer: SharedChanger,
+    settings: LoaderSettings,
+    quiet: bool,
+    notices: Option<Notices>,
+    poll: Duration,
+    cleaning_limit: Duration,
+}
 
+impl LoaderBuilder {
     /// Keeps the lines about moves and skips off stderr (`-q`); a call
     /// for the operator is still said.
-    pub fn quiet(self, quiet: bool) -> Loader {
-        self.0.quiet.store(quiet, Relaxed);
+    pub fn quiet(mut self, quiet: bool) -> LoaderBuilder {
+        self.quiet = quiet;
         self
     }
 
     /// Sends the loader's lines to `notices` instead of stderr.
-    pub fn notices(self, notices: Notices) -> Loader {
-        *lock(&self.0.notices) = Some(notices);
+    pub fn notices(mut self, notices: Notices) -> LoaderBuilder {
+        self.notices = Some(notices);
         self
     }
 
     /// Looks at the library every `poll` while waiting, and ends a
     /// cleaning cycle after `cleaning_limit` (tests make both short).
-    pub fn timing(self, poll: Duration, cleaning_limit: Duration) -> Loader {
-        *lock(&self.0.poll) = poll;
-        *lock(&self.0.cleaning_limit) = cleaning_limit;
+    pub fn timing(mut self, poll: Duration, cleaning_limit: Duration) -> LoaderBuilder {
+        self.poll = poll;
+        self.cleaning_limit = cleaning_limit;
         self
+    }
+
+    /// The loader, its settings fixed from here on.
+    pub fn build(self) -> Loader {
+        Loader(Arc::new(Inner {
+            changer: self.changer,
+            settings: self.settings,
+            quiet: self.quiet,
+            notices: self.notices,
+            poll: self.poll,
+            cleaning_limit: self.cleaning_limit,
+            state: Mutex::new(State::default()),
+        }))
+    }
+}
+
+impl Loader {
+    /// A loader with the default settings: not quiet, lines on stderr,
+    /// the library looked at every [`POLL_INTERVAL`].
+    pub fn new(changer: SharedChanger, settings: LoaderSettings) -> Loader {
+        Loader::builder(changer, settings).build()
+    }
+
+    /// A loader whose settings are still to be fixed.
+    pub fn builder(changer: SharedChanger, settings: LoaderSettings) -> LoaderBuilder {
+        LoaderBuilder {
+            changer,
+            settings,
+            quiet: false,
+            notices: None,
+            poll: POLL_INTERVAL,
+            cleaning_limit: CLEANING_LIMIT,
+        }
     }
 
     pub fn settings(&self) -> &LoaderSettings {
@@ -203,14 +240,14 @@ impl Loader {
     /// Gets the cartridge for `want` into the drive: the one in use back
     /// home (its drive `drive` ejected it already), a cleaning if the drive
     /// asks and `clean` is set, then the next. `drive` is the endpoint's
-    /// drive, closed; `log` shows each move on the status line.
+    /// drive, closed; `note` shows each move on the status line.
     pub fn change(
         &self,
         want: &Wanting<'_>,
         mut drive: Option<&mut dyn Drive>,
         stop: &Receiver<()>,
-        log: &VolumeLog,
-    ) -> Result<(), String> {
+        note: Note<'_>,
+    ) -> Result<(), LoaderError> {
         if let Some(why) = want.refused {
             self.refuse_current(why);
         }
@@ -219,7 +256,7 @@ impl Loader {
             Ok(target) => target,
             Err(e) => {
                 // Nothing more for this drive: its cartridge goes home.
-                let _ = self.unload(&inventory, reborrow(&mut drive), stop, log);
+                let _ = self.unload(&inventory, reborrow(&mut drive), stop, note);
                 return Err(e);
             }
         };
@@ -227,19 +264,19 @@ impl Loader {
             self.place(want.volume, target);
             return Ok(());
         }
-        self.unload(&inventory, reborrow(&mut drive), stop, log)?;
+        self.unload(&inventory, reborrow(&mut drive), stop, note)?;
         self.stopped(stop, "after the drive was emptied")?;
         if let Some(drive) = reborrow(&mut drive) {
-            self.clean_if_asked(want.volume, drive, stop, log)?;
+            self.clean_if_asked(want.volume, drive, stop, note)?;
         }
         let mut target = target;
         for _ in 0..=inventory.slots.len() + inventory.portals.len() {
             let candidate = match target.take() {
                 Some(candidate) => candidate,
-                None => self.wait_for_operator(want, stop, log)?,
+                None => self.wait_for_operator(want, stop, note)?,
             };
             let (key, from) = (candidate.key.clone(), candidate.from);
-            let failed = match self.load(candidate, want.volume, stop, log) {
+            let failed = match self.load(candidate, want.volume, stop, note) {
                 Ok(()) => return Ok(()),
                 Err(failed) => failed,
             };
@@ -253,64 +290,35 @@ impl Loader {
                 return Err(failed);
             }
             self.stopped(stop, "after a load failed")?;
-            let prefix = format!("{}: ", self.0.settings.device);
-            let said = failed.strip_prefix(&prefix).unwrap_or(&failed);
-            self.tell(&format!("{said}; trying another cartridge"));
+            self.tell(&format!("{}; trying another cartridge", failed.why()));
             self.state()
                 .refused
                 .insert(key, format!("could not be loaded: {failed}"));
             target = self.choose(&now, want)?;
         }
-        Err(format!(
-            "{}: no cartridge of the pool could be loaded for volume {}",
-            self.0.settings.device, want.volume
-        ))
+        Err(self.fail(format!(
+            "no cartridge of the pool could be loaded for volume {}",
+            want.volume
+        )))
     }
 
-    pub(super) fn state(&self) -> MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, State> {
         lock(&self.0.state)
     }
 
-    pub(super) fn poll(&self) -> Duration {
-        *lock(&self.0.poll)
+    fn poll(&self) -> Duration {
+        self.0.poll
     }
 
-    pub(super) fn cleaning_limit(&self) -> Duration {
-        *lock(&self.0.cleaning_limit)
+    fn cleaning_limit(&self) -> Duration {
+        self.0.cleaning_limit
     }
 
     /// The library as it is now.
-    pub(super) fn inventory(&self) -> Result<Inventory, String> {
+    fn inventory(&self) -> Result<Inventory, LoaderError> {
         let mut changer = lock(&self.0.changer);
-        Inventory::read(&mut **changer).map_err(|e| {
-            format!(
-                "{}: cannot read the changer's inventory: {e}",
-                self.0.settings.device
-            )
-        })
-    }
-
-    /// Says `line` (after the prefix) on stderr unless quiet.
-    pub(super) fn tell(&self, line: &str) {
-        if !self.0.quiet.load(Relaxed) {
-            self.call_out(line);
-        }
-    }
-
-    /// Says `line` (after the prefix), quiet or not: the operator must act.
-    pub(super) fn call_out(&self, line: &str) {
-        let line = message!("{}: {line}", self.0.settings.device);
-        match lock(&self.0.notices).clone() {
-            Some(notices) => notices(&line),
-            None => say(&line),
-        }
-    }
-
-    /// Says `line` once in this run, unless quiet.
-    pub(super) fn tell_once(&self, line: &str) {
-        if self.state().said.insert(line.to_string()) {
-            self.tell(line);
-        }
+        Inventory::read(&mut **changer)
+            .map_err(|e| self.fail(format!("cannot read the changer's inventory: {e}")))
     }
 
     /// The cartridge in use was refused for its volume: it is marked, and
@@ -333,22 +341,6 @@ fn reborrow<'b>(drive: &'b mut Option<&mut dyn Drive>) -> Option<&'b mut dyn Dri
     match drive {
         Some(d) => Some(&mut **d),
         None => None,
-    }
-}
-
-/// A lock that outlives a panic elsewhere.
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Loader {
-    /// Err when the run was stopped (`stop` got a message or was
-    /// dropped), saying `when`.
-    pub(super) fn stopped(&self, stop: &Receiver<()>, when: &str) -> Result<(), String> {
-        match stop.try_recv() {
-            Err(TryRecvError::Empty) => Ok(()),
-            _ => Err(format!("{}: stopped {when}", self.0.settings.device)),
-        }
     }
 }
 

@@ -14,13 +14,13 @@ use std::time::{Instant, SystemTime};
 
 use crossbeam_channel::{after, select, Receiver};
 
+use crate::base::sync::lock;
 use crate::tape::changer::Inventory;
 use crate::tape::changer::{ElementAddress, ElementKind};
 use crate::tape::drive::Drive;
 use crate::tape::loader::pool::Candidate;
 use crate::tape::loader::volume_choice::label;
-use crate::tape::loader::{lock, Loader, MoveRecord};
-use crate::volume::VolumeLog;
+use crate::tape::loader::{Loader, LoaderError, MoveRecord, Note};
 
 /// How many polls to wait before a failed move out of the drive is tried
 /// again.
@@ -34,15 +34,15 @@ impl Loader {
         to: ElementAddress,
         barcode: Option<&str>,
         words: &str,
-        log: &VolumeLog,
-    ) -> Result<(), String> {
+        note: Note<'_>,
+    ) -> Result<(), LoaderError> {
         let name = barcode.unwrap_or("the cartridge");
         self.tell(words);
-        log.set_note(Some(format!("moving {name} {from} → {to}")));
+        note(Some(format!("moving {name} {from} → {to}")));
         let started = SystemTime::now();
         let clock = Instant::now();
         let moved = lock(&self.0.changer).move_medium(from, to);
-        log.set_note(None);
+        note(None);
         self.state().moves.push(MoveRecord {
             from,
             to,
@@ -52,10 +52,9 @@ impl Loader {
             error: moved.as_ref().err().map(|e| e.to_string()),
         });
         moved.map_err(|e| {
-            format!(
-                "{}: the changer could not move {name} from {from} to {to}: {e}",
-                self.0.settings.device
-            )
+            self.fail(format!(
+                "the changer could not move {name} from {from} to {to}: {e}"
+            ))
         })
     }
 
@@ -65,12 +64,11 @@ impl Loader {
         inventory: &Inventory,
         drive: Option<&mut dyn Drive>,
         stop: &Receiver<()>,
-        log: &VolumeLog,
-    ) -> Result<(), String> {
+        note: Note<'_>,
+    ) -> Result<(), LoaderError> {
         let at = self.0.settings.drive;
-        let device = &self.0.settings.device;
         let Some(element) = inventory.element(at) else {
-            return Err(format!("{device}: the changer has no {at}"));
+            return Err(self.fail(format!("the changer has no {at}")));
         };
         let ours = self.state().current.clone();
         if !element.full {
@@ -87,20 +85,20 @@ impl Loader {
             }
         }
         let Some(home) = self.home_of(element, inventory) else {
-            return Err(format!(
-                "{device}: no empty slot to put {} from {at} in",
+            return Err(self.fail(format!(
+                "no empty slot to put {} from {at} in",
                 label(element)
-            ));
+            )));
         };
         let words = format!("returning {} from {at} to {home}", label(element));
         let barcode = element.barcode.as_deref();
-        if let Err(first) = self.move_cartridge(at, home, barcode, &words, log) {
+        if let Err(first) = self.move_cartridge(at, home, barcode, &words, note) {
             select! {
                 recv(stop) -> _ => return Err(first),
                 recv(after(self.poll() * UNLOAD_RETRY_POLLS)) -> _ => {},
             }
             let again = format!("{words}, once more");
-            self.move_cartridge(at, home, barcode, &again, log)
+            self.move_cartridge(at, home, barcode, &again, note)
                 .map_err(|_| first)?;
         }
         self.state().current = None;
@@ -115,8 +113,8 @@ impl Loader {
         mut target: Candidate,
         volume: u32,
         stop: &Receiver<()>,
-        log: &VolumeLog,
-    ) -> Result<(), String> {
+        note: Note<'_>,
+    ) -> Result<(), LoaderError> {
         if target.home.kind != ElementKind::Slot {
             let inventory = self.inventory()?;
             if let Some(home) = self.home_for_portal(&inventory) {
@@ -129,7 +127,7 @@ impl Loader {
             "loading {name} from {} into {at} for volume {volume}",
             target.from
         );
-        self.move_cartridge(target.from, at, target.barcode.as_deref(), &words, log)?;
+        self.move_cartridge(target.from, at, target.barcode.as_deref(), &words, note)?;
         self.hold(&target);
         self.stopped(stop, &format!("after {name} was loaded into {at}"))?;
         self.place(volume, &target);

@@ -7,7 +7,7 @@
 use crate::tape::changer::Inventory;
 use crate::tape::changer::{Element, ElementAddress, ElementKind};
 use crate::tape::loader::pool::{unusable, Candidate, Judge, Key, Pool};
-use crate::tape::loader::{Current, Loader, Placement, State, Wanted, Wanting};
+use crate::tape::loader::{Current, Loader, LoaderError, Placement, State, Wanted, Wanting};
 use crate::tape::media;
 
 impl Loader {
@@ -17,7 +17,7 @@ impl Loader {
         &self,
         inventory: &Inventory,
         want: &Wanting<'_>,
-    ) -> Result<Option<Candidate>, String> {
+    ) -> Result<Option<Candidate>, LoaderError> {
         match &self.0.settings.wanted {
             Wanted::Pool(pool) => Ok(self.pool_candidate(pool, inventory, want)),
             Wanted::Barcodes(list) => self.by_barcode(list, inventory, want),
@@ -85,28 +85,25 @@ impl Loader {
         list: &[String],
         inventory: &Inventory,
         want: &Wanting<'_>,
-    ) -> Result<Option<Candidate>, String> {
-        let device = &self.0.settings.device;
+    ) -> Result<Option<Candidate>, LoaderError> {
         let n = want.volume;
         let Some(barcode) = list.get(n as usize - 1) else {
-            return Err(format!(
-                "{device}: the manifest names no cartridge for volume {n}"
-            ));
+            return Err(self.fail(format!("the manifest names no cartridge for volume {n}")));
         };
         let key = Key::Barcode(barcode.clone());
         if let Some(why) = self.state().refused.get(&key) {
-            return Err(format!(
-                "{device}: {barcode}, the cartridge of volume {n}, {why}, and no other cartridge holds volume {n}"
-            ));
+            return Err(self.fail(format!(
+                "{barcode}, the cartridge of volume {n}, {why}, and no other cartridge holds volume {n}"
+            )));
         }
         let Some(element) = inventory.find_barcode(barcode) else {
             return Ok(None);
         };
         let at = element.address;
         if at.kind == ElementKind::Drive && at != self.0.settings.drive {
-            return Err(format!(
-                "{device}: {barcode}, the cartridge of volume {n}, is in {at}, another drive; it is not taken from there"
-            ));
+            return Err(self.fail(format!(
+                "{barcode}, the cartridge of volume {n}, is in {at}, another drive; it is not taken from there"
+            )));
         }
         let home = match at.kind {
             ElementKind::Drive => self.home_of(element, inventory).unwrap_or(at),

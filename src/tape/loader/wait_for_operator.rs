@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{after, select, Receiver};
 
+use crate::base::human_time::human;
+
 use crate::tape::changer::Inventory;
 use crate::tape::loader::pool::Candidate;
-use crate::tape::loader::{Loader, Wanted, Wanting, DEFAULT_WAIT};
-use crate::volume::VolumeLog;
+use crate::tape::loader::{Loader, LoaderError, Note, Wanted, Wanting, DEFAULT_WAIT};
 
 impl Loader {
     /// Waits for the operator to bring a cartridge for `want`.
@@ -20,9 +21,8 @@ impl Loader {
         &self,
         want: &Wanting<'_>,
         stop: &Receiver<()>,
-        log: &VolumeLog,
-    ) -> Result<Candidate, String> {
-        let device = &self.0.settings.device;
+        note: Note<'_>,
+    ) -> Result<Candidate, LoaderError> {
         let limit = self.0.settings.timeout.unwrap_or(DEFAULT_WAIT);
         let inventory = self.inventory()?;
         let portals = portal_names(&inventory);
@@ -32,20 +32,20 @@ impl Loader {
         let waited = loop {
             let waited = started.elapsed();
             if waited >= limit {
-                break Err(format!(
-                    "{device}: no usable cartridge for volume {n} came within {} (--change-timeout)",
+                break Err(self.fail(format!(
+                    "no usable cartridge for volume {n} came within {} (--change-timeout)",
                     human(limit)
-                ));
+                )));
             }
-            log.set_note(Some(format!(
+            note(Some(format!(
                 "waiting {} s for a cartridge for volume {n} ({})",
                 waited.as_secs(),
                 portals.as_deref().unwrap_or("a pool slot")
             )));
             select! {
-                recv(stop) -> _ => break Err(format!(
-                    "{device}: stopped while waiting for a cartridge for volume {n}"
-                )),
+                recv(stop) -> _ => break Err(self.stop_error(format!(
+                    "while waiting for a cartridge for volume {n}"
+                ))),
                 recv(after(self.poll().min(limit - waited))) -> _ => {},
             }
             let inventory = self.inventory()?;
@@ -59,7 +59,7 @@ impl Loader {
                 break Ok(found);
             }
         };
-        log.set_note(None);
+        note(None);
         waited
     }
 
@@ -96,29 +96,4 @@ fn portal_names(inventory: &Inventory) -> Option<String> {
         .map(|p| p.address.to_string())
         .collect();
     (!names.is_empty()).then(|| names.join(" or "))
-}
-
-/// A duration as a person writes it: "10m", "1h", "90s", "0.3s".
-pub fn human(d: Duration) -> String {
-    let secs = d.as_secs();
-    match (secs, d.subsec_nanos()) {
-        (0, _) | (_, 1..) => format!("{:.1}s", d.as_secs_f64()),
-        (s, 0) if s % 3600 == 0 => format!("{}h", s / 3600),
-        (s, 0) if s % 60 == 0 => format!("{}m", s / 60),
-        (s, _) => format!("{s}s"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::human;
-    use std::time::Duration;
-
-    #[test]
-    fn durations_read_as_a_person_writes_them() {
-        assert_eq!(human(Duration::from_secs(600)), "10m");
-        assert_eq!(human(Duration::from_secs(7200)), "2h");
-        assert_eq!(human(Duration::from_secs(90)), "90s");
-        assert_eq!(human(Duration::from_millis(300)), "0.3s");
-    }
 }

@@ -129,8 +129,9 @@ fn a_cleaning_ends_when_the_drive_stops_reporting_the_cleaning_cartridge() {
         shelf.cleaning_reported_for = Some(Duration::from_millis(100));
     }
     let loader = lab
-        .loader(slots("1-3"), true, Duration::from_secs(5))
-        .timing(Duration::from_millis(10), Duration::from_secs(20));
+        .builder(slots("1-3"), true, Duration::from_secs(5))
+        .timing(Duration::from_millis(10), Duration::from_secs(20))
+        .build();
     let input = pattern(500_000, 44);
     let summary = backup(&lab, &loader, &input, |d| d).unwrap();
     assert!(summary.is_clean(), "{}", summary.line());
@@ -195,8 +196,9 @@ fn a_cleaning_ends_when_the_drive_reports_itself_empty_if_the_library_does_not_s
         drive.cleaning_takes = Some(Duration::from_millis(50));
     }
     let loader = lab
-        .loader(slots("1-3"), true, Duration::from_secs(5))
-        .quiet(false);
+        .builder(slots("1-3"), true, Duration::from_secs(5))
+        .quiet(false)
+        .build();
     let input = pattern(300_000, 45);
     assert!(backup(&lab, &loader, &input, |d| d).unwrap().is_clean());
     let cleanings = loader.cleanings();

@@ -96,7 +96,7 @@ fn a_stop_during_a_move_lets_it_finish_and_record_before_it_is_obeyed() {
             volume: 1,
             refused: None,
         };
-        changing.change(&want, None, &stop, &log)
+        changing.change(&want, None, &stop, &|n| log.set_note(n))
     });
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(
@@ -107,8 +107,12 @@ fn a_stop_during_a_move_lets_it_finish_and_record_before_it_is_obeyed() {
     drop(stop_tx);
     let e = change.join().unwrap().unwrap_err();
     assert!(started.elapsed() >= Duration::from_millis(400));
+    assert!(
+        e.is_stop(),
+        "a stop is told from a failure by its type: {e}"
+    );
     assert_eq!(
-        e,
+        e.to_string(),
         "/dev/nst0: stopped after E01001L6 was loaded into drive 1"
     );
     let moves = loader.moves();
@@ -135,17 +139,19 @@ fn a_refused_cartridge_wanted_by_barcode_fails_the_change_with_no_other_to_take(
         volume: 1,
         refused: None,
     };
-    loader.change(&want, None, &never, &log).unwrap();
+    loader
+        .change(&want, None, &never, &|n| log.set_note(n))
+        .unwrap();
     assert_eq!(loader.placements().len(), 1);
     // load.rs ejects a refused cartridge before it asks again.
     let mut drive = lab.drive(Access::Read);
     drive.eject_unopened().unwrap();
     want.refused = Some("was refused by the drive (EIO)");
     let e = loader
-        .change(&want, Some(&mut drive), &never, &log)
+        .change(&want, Some(&mut drive), &never, &|n| log.set_note(n))
         .unwrap_err();
     assert_eq!(
-        e,
+        e.to_string(),
         "/dev/nst0: E01002L6, the cartridge of volume 1, was refused by the drive (EIO), \
          and no other cartridge holds volume 1"
     );

@@ -33,7 +33,9 @@ fn a_barcode_missing_from_the_library_is_asked_for_by_name_and_taken_when_handed
     });
     let log = VolumeLog::new("/dev/nst0");
     loader
-        .change(&volume_one(), None, &crossbeam_channel::never(), &log)
+        .change(&volume_one(), None, &crossbeam_channel::never(), &|n| {
+            log.set_note(n)
+        })
         .unwrap();
     operator.join().unwrap();
     assert_eq!(
@@ -65,10 +67,12 @@ fn a_cartridge_in_another_drive_is_never_taken() {
     );
     let log = VolumeLog::new("/dev/nst0");
     let e = loader
-        .change(&volume_one(), None, &crossbeam_channel::never(), &log)
+        .change(&volume_one(), None, &crossbeam_channel::never(), &|n| {
+            log.set_note(n)
+        })
         .unwrap_err();
     assert_eq!(
-        e,
+        e.to_string(),
         "/dev/nst0: E01001L6, the cartridge of volume 1, is in drive 0, another drive; it is not taken from there"
     );
     assert!(loader.moves().is_empty());
@@ -80,14 +84,12 @@ fn a_stop_ends_the_wait_for_the_operator_at_once() {
     let loader = lab.loader(slots("1"), false, Duration::from_secs(60));
     let (stop_tx, stop) = crossbeam_channel::bounded::<()>(0);
     let started = Instant::now();
-    let waiting = std::thread::spawn(move || {
-        loader.change(&volume_one(), None, &stop, &VolumeLog::new("/dev/nst0"))
-    });
+    let waiting = std::thread::spawn(move || loader.change(&volume_one(), None, &stop, &|_| {}));
     std::thread::sleep(Duration::from_millis(100));
     drop(stop_tx);
     let e = waiting.join().unwrap().unwrap_err();
     assert_eq!(
-        e,
+        e.to_string(),
         "/dev/nst0: stopped while waiting for a cartridge for volume 1"
     );
     assert!(started.elapsed() < Duration::from_secs(5));

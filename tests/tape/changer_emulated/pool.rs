@@ -154,12 +154,14 @@ fn a_pool_that_runs_out_fails_the_change_at_the_change_timeout() {
     let started = Instant::now();
     let log = VolumeLog::new("/dev/nst0");
     let e = loader
-        .change(&want, None, &crossbeam_channel::never(), &log)
+        .change(&want, None, &crossbeam_channel::never(), &|n| {
+            log.set_note(n)
+        })
         .unwrap_err();
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(
-        e,
+        e.to_string(),
         "/dev/nst0: no usable cartridge for volume 1 came within 0.3s (--change-timeout)"
     );
     assert!(loader.moves().is_empty() && loader.placements().is_empty());
@@ -213,8 +215,9 @@ fn each_move_is_said_and_each_skipped_cartridge_once() {
         data("E01003L6"),
     ]);
     let loader = lab
-        .loader(slots("1-3"), false, Duration::from_secs(5))
-        .quiet(false);
+        .builder(slots("1-3"), false, Duration::from_secs(5))
+        .quiet(false)
+        .build();
     let summary = backup(&lab, &loader, &pattern(1_500_000, 37), |d| d).unwrap();
     assert!(summary.is_clean(), "{}", summary.line());
     assert_eq!(
