@@ -13,21 +13,17 @@ use std::fs::{self, OpenOptions};
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
-use std::time::Duration;
 
 use super::element::ElementAddress;
 use super::error::ChangerError;
 use super::inventory::Inventory;
+use crate::tape::scsi::pages::identity::SERIAL_PAGE;
 use crate::tape::scsi::sg_io::{self, Data};
+use crate::tape::scsi::spc;
 
 /// The shortest serial tapebuf matches by prefix: libraries cut the serial
 /// in a device identifier short (mhvtl and STK libraries to 10 characters).
 const SHORTEST_CUT_SERIAL: usize = 8;
-
-/// How long a drive may take to answer INQUIRY.
-const INQUIRY_TIMEOUT: Duration = Duration::from_secs(10);
-/// INQUIRY's allocation length for the serial number page.
-const VPD_BYTES: u8 = 255;
 
 /// The serial number of the tape drive behind the character node `node`,
 /// from the VPD page 0x80 that the kernel keeps in sysfs for the SCSI
@@ -56,20 +52,16 @@ fn inquiry_serial(node: &Path) -> Option<String> {
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(node)
         .ok()?;
-    let mut page = [0u8; VPD_BYTES as usize];
+    let mut page = [0u8; spc::INQUIRY_BYTES as usize];
+    let cdb = spc::inquiry_vpd(SERIAL_PAGE, spc::INQUIRY_BYTES);
     let got = sg_io::command(
         file.as_fd(),
-        &inquiry_vpd80_cdb(),
+        &cdb,
         Data::In(&mut page),
-        INQUIRY_TIMEOUT,
+        spc::INQUIRY_TIMEOUT,
     )
     .ok()?;
     serial_from_vpd80(&page[..got])
-}
-
-/// INQUIRY with EVPD for the unit serial number page (0x80).
-fn inquiry_vpd80_cdb() -> [u8; 6] {
-    [0x12, 0x01, 0x80, 0, VPD_BYTES, 0]
 }
 
 /// The serial in a VPD page 0x80: a 4-byte header whose bytes 2-3 give the
@@ -158,11 +150,6 @@ pub fn match_serial(serial: &str, inventory: &Inventory) -> Result<ElementAddres
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn inquiry_asks_for_the_serial_number_page() {
-        assert_eq!(inquiry_vpd80_cdb(), [0x12, 0x01, 0x80, 0, 255, 0]);
-    }
 
     #[test]
     fn a_node_that_is_no_character_device_has_no_serial() {

@@ -22,6 +22,7 @@ use super::error::ChangerError;
 use super::smc::{self, AddressMap, StatusRequest};
 pub use crate::tape::scsi::sg_io::Commands;
 use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
+use crate::tape::scsi::spc;
 
 /// The most elements one READ ELEMENT STATUS asks for.
 pub const ELEMENTS_PER_READ: usize = 128;
@@ -36,7 +37,6 @@ const READ_TIMEOUT: Duration = Duration::from_secs(60);
 const MOVE_TIMEOUT: Duration = Duration::from_secs(600);
 /// How often a command that met UNIT ATTENTION is sent again.
 const UNIT_ATTENTION_RETRIES: usize = 3;
-const UNIT_ATTENTION: u8 = 0x06;
 
 /// A changer driven over SG_IO: its address map and what it accepts.
 #[derive(Debug, Clone)]
@@ -232,14 +232,8 @@ fn scsi_error(what: String, e: ScsiError) -> ChangerError {
 }
 
 /// `send` again while it meets UNIT ATTENTION, a few times.
-fn retried<T>(mut send: impl FnMut() -> Result<T, ScsiError>) -> Result<T, ScsiError> {
-    for _ in 0..UNIT_ATTENTION_RETRIES {
-        match send() {
-            Err(e) if e.sense().is_some_and(|s| s.key == UNIT_ATTENTION) => continue,
-            other => return other,
-        }
-    }
-    send()
+fn retried<T>(send: impl FnMut() -> Result<T, ScsiError>) -> Result<T, ScsiError> {
+    spc::resent_after_unit_attention(UNIT_ATTENTION_RETRIES, send)
 }
 
 /// The elements of `kind`, for a message.

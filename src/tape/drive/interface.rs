@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE};
 use crate::tape::scsi::sg_io::{Data, ScsiError};
+use crate::tape::scsi::spc;
 
 /// How often a real drive is asked whether it is ready.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -171,12 +172,12 @@ pub trait Drive: Send {
 
 /// LOG SENSE for the TapeAlert page (0x2E, current cumulative values; up
 /// to 2048 bytes, 64 flags of 5 bytes and a header) through
-/// `scsi_command`, waiting up to 10 s. A drive that has no such page
+/// `scsi_command`, waiting as long as any LOG SENSE may take. A drive that has no such page
 /// (ILLEGAL REQUEST) raises none.
 pub(crate) fn tape_alerts_by_scsi(drive: &mut dyn Drive) -> io::Result<TapeAlerts> {
-    let cdb = [0x4d, 0, 0x40 | PAGE, 0, 0, 0, 0, 0x08, 0x00, 0];
+    let cdb = spc::log_sense(PAGE, 2048);
     let mut page = vec![0u8; 2048];
-    match drive.scsi_command(&cdb, Data::In(&mut page), Duration::from_secs(10)) {
+    match drive.scsi_command(&cdb, Data::In(&mut page), spc::LOG_TIMEOUT) {
         Ok(got) => Ok(TapeAlerts::parse(&page[..got])),
         Err(e) if e.is_illegal_request() => Ok(TapeAlerts::default()),
         Err(e) => Err(e.into_io()),

@@ -30,11 +30,7 @@ use super::drive::Emulated;
 use super::library::Library;
 use super::{log_pages, mam};
 use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
-
-const TEST_UNIT_READY: u8 = 0x00;
-const INQUIRY: u8 = 0x12;
-const LOG_SENSE: u8 = 0x4d;
-const READ_ATTRIBUTE: u8 = 0x8c;
+use crate::tape::scsi::spc::{Command, INQUIRY, LOG_SENSE, READ_ATTRIBUTE, TEST_UNIT_READY};
 
 /// CHECK CONDITION with this sense.
 fn check(key: u8, asc: u8, ascq: u8) -> ScsiError {
@@ -85,10 +81,10 @@ impl Emulated {
             Some(READ_ATTRIBUTE) => lib.read_attribute(cdb),
             _ => Err(check(0x05, 0x20, 0x00)),
         }?;
-        let allocation = match cdb[0] {
-            INQUIRY => field(cdb, 3..5),
-            LOG_SENSE => field(cdb, 7..9),
-            READ_ATTRIBUTE => field(cdb, 10..14),
+        let allocation = match Command::parse(cdb) {
+            Some(Command::Inquiry { bytes, .. })
+            | Some(Command::LogSense { bytes, .. })
+            | Some(Command::ReadAttribute { bytes }) => bytes,
             _ => 0,
         };
         Ok(send(data, &reply, allocation))

@@ -26,18 +26,12 @@ use crate::tape::scsi::pages::log_page;
 use crate::tape::scsi::pages::mam::Mam;
 use crate::tape::scsi::pages::tape_alert::{self, TapeAlerts};
 use crate::tape::scsi::sg_io::{Commands, Data, ScsiError};
+use crate::tape::scsi::spc;
 
 /// The most bytes asked of one log page.
 const LOG_BYTES: usize = 8 * 1024;
 /// The most bytes asked of the cartridge's memory.
 const MAM_BYTES: usize = 16 * 1024;
-/// The most bytes asked of INQUIRY and of VPD page 0x80.
-const INQUIRY_BYTES: usize = 255;
-const LOG_TIMEOUT: Duration = Duration::from_secs(15);
-const MAM_TIMEOUT: Duration = Duration::from_secs(30);
-const INQUIRY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Sense key 6: the device's state changed since it was last asked.
-const UNIT_ATTENTION: u8 = 0x06;
 
 /// What one look found.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -126,13 +120,13 @@ fn look_into(device: &mut dyn Commands, snapshot: &mut Snapshot) -> Result<(), R
 /// fails or its reply is too short; the serial is left out when only
 /// VPD 0x80 fails.
 pub fn identify(device: &mut dyn Commands) -> Option<Identity> {
-    let length = INQUIRY_BYTES as u8;
-    let standard = [0x12, 0, 0, 0, length, 0];
-    let inquiry = ask(device, &standard, INQUIRY_BYTES, INQUIRY_TIMEOUT, "INQUIRY")
+    let bytes = usize::from(spc::INQUIRY_BYTES);
+    let standard = spc::inquiry(spc::INQUIRY_BYTES);
+    let inquiry = ask(device, &standard, bytes, spc::INQUIRY_TIMEOUT, "INQUIRY")
         .ok()?
         .ok()?;
-    let vpd = [0x12, 0x01, identity::SERIAL_PAGE, 0, length, 0];
-    let serial = ask(device, &vpd, INQUIRY_BYTES, INQUIRY_TIMEOUT, "INQUIRY")
+    let vpd = spc::inquiry_vpd(identity::SERIAL_PAGE, spc::INQUIRY_BYTES);
+    let serial = ask(device, &vpd, bytes, spc::INQUIRY_TIMEOUT, "INQUIRY")
         .ok()
         .and_then(Result::ok);
     Identity::parse(&inquiry, serial.as_deref())
@@ -140,18 +134,21 @@ pub fn identify(device: &mut dyn Commands) -> Option<Identity> {
 
 /// LOG SENSE (10) for page `code`, cumulative values (PC 01b).
 fn log_sense(device: &mut dyn Commands, code: u8) -> Result<Answer, Refused> {
-    let [high, low] = (LOG_BYTES as u16).to_be_bytes();
-    let cdb = [0x4d, 0, 0x40 | (code & 0x3f), 0, 0, 0, 0, high, low, 0];
-    ask(device, &cdb, LOG_BYTES, LOG_TIMEOUT, "LOG SENSE")
+    let cdb = spc::log_sense(code, LOG_BYTES as u16);
+    ask(device, &cdb, LOG_BYTES, spc::LOG_TIMEOUT, "LOG SENSE")
 }
 
 /// READ ATTRIBUTE (16), ATTRIBUTE VALUES (service action 00h) of
 /// partition 0 from the first attribute on.
 fn read_attribute(device: &mut dyn Commands) -> Result<Answer, Refused> {
-    let mut cdb = [0u8; 16];
-    cdb[0] = 0x8c;
-    cdb[10..14].copy_from_slice(&(MAM_BYTES as u32).to_be_bytes());
-    ask(device, &cdb, MAM_BYTES, MAM_TIMEOUT, "READ ATTRIBUTE")
+    let cdb = spc::read_attribute(MAM_BYTES as u32);
+    ask(
+        device,
+        &cdb,
+        MAM_BYTES,
+        spc::ATTRIBUTE_TIMEOUT,
+        "READ ATTRIBUTE",
+    )
 }
 
 /// Sends `cdb` (named `what` in a refusal) for at most `bytes` bytes,
@@ -164,10 +161,8 @@ fn ask(
     what: &str,
 ) -> Result<Answer, Refused> {
     let mut buffer = vec![0u8; bytes];
-    let mut outcome = device.command(cdb, Data::In(&mut buffer), timeout);
-    if outcome.as_ref().is_err_and(is_unit_attention) {
-        outcome = device.command(cdb, Data::In(&mut buffer), timeout);
-    }
+    let outcome =
+        spc::resent_after_unit_attention(1, || device.command(cdb, Data::In(&mut buffer), timeout));
     match outcome {
         Ok(moved) => {
             buffer.truncate(moved.min(bytes));
@@ -178,10 +173,6 @@ fn ask(
             None => Ok(Err(e)),
         },
     }
-}
-
-fn is_unit_attention(e: &ScsiError) -> bool {
-    e.sense().is_some_and(|s| s.key == UNIT_ATTENTION)
 }
 
 /// Why no command can be sent, when `e` says so: the kernel refused the

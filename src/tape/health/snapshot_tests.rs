@@ -87,14 +87,11 @@ impl Commands for FakeDrive {
 }
 
 fn log_sense_cdb(page: u8) -> Vec<u8> {
-    vec![0x4d, 0, 0x40 | page, 0, 0, 0, 0, 0x20, 0x00, 0]
+    spc::log_sense(page, 8 * 1024).to_vec()
 }
 
 fn read_attribute_cdb() -> Vec<u8> {
-    let mut cdb = vec![0u8; 16];
-    cdb[0] = 0x8c;
-    cdb[10..14].copy_from_slice(&(16u32 * 1024).to_be_bytes());
-    cdb
+    spc::read_attribute(16 * 1024).to_vec()
 }
 
 /// The lab's drive with a cartridge in, every page there.

@@ -15,6 +15,7 @@ use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
 use crate::tape::scsi::sg_io::{self, Data, ScsiError, Sense};
+use crate::tape::scsi::spc;
 
 /// How long the drive may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -58,7 +59,7 @@ impl Readiness {
 /// Sends TEST UNIT READY to the drive behind `fd` (an st device, opened
 /// with O_NONBLOCK) and reads its sense data.
 pub fn test_unit_ready(fd: BorrowedFd<'_>) -> io::Result<Readiness> {
-    match sg_io::command(fd, &[0u8; 6], Data::None, TIMEOUT) {
+    match sg_io::command(fd, &spc::test_unit_ready(), Data::None, TIMEOUT) {
         Ok(_) => Ok(Readiness::Ready),
         Err(ScsiError::Ioctl(e)) => Err(e),
         Err(ScsiError::Check(sense)) => Ok(Readiness::of(sense)),
