@@ -38,14 +38,29 @@ pub(super) struct Fields {
 
 pub(super) type CpioPlan = Plan<CpioWant>;
 
+/// The cpio formats, each with the six ASCII digits that open its headers.
+const MAGICS: [(Format, &str); 3] = [
+    (Format::CpioNewc, "070701"),
+    (Format::CpioCrc, "070702"),
+    (Format::CpioOdc, "070707"),
+];
+
 /// The format cpio's magic names, if these are its first six bytes.
 pub(super) fn magic(bytes: &[u8]) -> Option<Format> {
-    match bytes {
-        b"070701" => Some(Format::CpioNewc),
-        b"070702" => Some(Format::CpioCrc),
-        b"070707" => Some(Format::CpioOdc),
-        _ => None,
-    }
+    MAGICS
+        .iter()
+        .find(|(_, m)| m.as_bytes() == bytes)
+        .map(|(f, _)| *f)
+}
+
+/// The six digits that open a header of `format`; None for a tar format.
+pub fn magic_of(format: Format) -> Option<&'static str> {
+    MAGICS.iter().find(|(f, _)| *f == format).map(|(_, m)| *m)
+}
+
+/// True for the cpio formats.
+pub fn is_cpio(format: Format) -> bool {
+    magic_of(format).is_some()
 }
 
 /// The fixed header's length in `format`.
@@ -220,4 +235,24 @@ fn odc_fields(bytes: &[u8]) -> Option<Fields> {
         namesize: at(59, 6)?,
         filesize: at(65, 11)?,
     })
+}
+/// A TRAILER!!! member in `format` (a cpio format), as GNU cpio writes
+/// it: every field zero but a link count of 1 and the name's size.
+pub fn trailer(format: Format) -> Vec<u8> {
+    const NAME: &[u8] = b"TRAILER!!!\0";
+    let magic = magic_of(format).unwrap_or("070701");
+    let mut bytes = match format {
+        Format::CpioOdc => format!("{magic}{:0>30}000001{:0>6}{:0>11}000013{:0>11}", 0, 0, 0, 0),
+        _ => {
+            let fields = [0u32, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, NAME.len() as u32, 0];
+            let hex: String = fields.iter().map(|f| format!("{f:08X}")).collect();
+            format!("{magic}{hex}")
+        }
+    }
+    .into_bytes();
+    bytes.extend_from_slice(NAME);
+    if format != Format::CpioOdc {
+        bytes.resize(bytes.len().next_multiple_of(4), 0);
+    }
+    bytes
 }

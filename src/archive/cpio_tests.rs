@@ -149,3 +149,32 @@ fn hostile_cpio_headers_turn_the_parser_off() {
         assert_eq!(result, Err(reason.to_string()));
     }
 }
+
+#[test]
+fn each_cpio_format_owns_one_magic_that_reads_back_as_it_and_opens_its_trailer() {
+    use super::{cpio_magic, cpio_trailer, is_cpio};
+    let all = [
+        Format::Ustar,
+        Format::Gnu,
+        Format::Pax,
+        Format::CpioNewc,
+        Format::CpioCrc,
+        Format::CpioOdc,
+    ];
+    let mut seen = Vec::new();
+    for format in all {
+        let Some(magic) = cpio_magic(format) else {
+            assert!(!is_cpio(format), "{format:?}");
+            continue;
+        };
+        assert!(is_cpio(format));
+        assert_eq!(super::cpio::magic(magic.as_bytes()), Some(format));
+        assert!(
+            cpio_trailer(format).starts_with(magic.as_bytes()),
+            "{format:?}"
+        );
+        assert!(!seen.contains(&magic), "{magic} named twice");
+        seen.push(magic);
+    }
+    assert_eq!(seen.len(), 3);
+}

@@ -18,6 +18,7 @@ mod tar;
 mod tar_rules;
 mod tar_stream;
 
+pub use cpio::{is_cpio, magic_of as cpio_magic, trailer as cpio_trailer};
 pub use member::{Format, Member, MemberKind};
 pub use name::Name;
 pub use parser::Parser;

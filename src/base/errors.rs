@@ -5,7 +5,8 @@
 //! and `config` gathers the refusals into its answer. Of `OpenError`,
 //! `Exists`, `Conflict` and `Refused` are refusals the user can fix on the
 //! command line, and end with the usage exit status; `Io` is a failure at
-//! run time.
+//! run time. `plain` is an I/O error's text without Rust's "(os error N)"
+//! suffix, for the one-line messages.
 /// A command line that cannot work. Displayed as `<flag>: <why>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{flag}: {why}")]
@@ -35,4 +36,13 @@ pub enum OpenError {
     Refused(ConfigError),
     #[error("{0:#}")]
     Io(anyhow::Error),
+}
+
+/// The error's text without Rust's " (os error N)" suffix.
+pub fn plain(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
 }

@@ -12,10 +12,10 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use crate::base::console::message;
+use crate::base::errors::plain;
 use crate::base::exit::{FAILURE, USAGE};
 use crate::rmt::name::RemoteName;
 use crate::tape::drive::char_devices::{not_a_device, CharDevice, Verdict};
-use crate::tape::drive::limits::plain;
 use crate::tape::{Access, Device, DriveStatus};
 
 /// Why the drive is not asked: the one line, and the exit status.

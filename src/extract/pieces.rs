@@ -12,7 +12,7 @@ use std::io;
 use std::iter::Peekable;
 use std::slice;
 
-use crate::archive::{Format, Member};
+use crate::archive::{cpio_trailer, is_cpio, Format, Member};
 use crate::catalog::{Catalog, Matching};
 
 use super::linked::checked;
@@ -204,7 +204,7 @@ impl<'p> Pieces<'p> {
                 Some((start, end)) => self.add(start, end),
                 None => {
                     self.flush();
-                    self.ready_piece(Piece::Made(made_trailer(format)));
+                    self.ready_piece(Piece::Made(cpio_trailer(format)));
                 }
             }
             self.flush();
@@ -246,33 +246,4 @@ impl Iterator for Pieces<'_> {
             }
         }
     }
-}
-
-fn is_cpio(format: Format) -> bool {
-    matches!(format, Format::CpioNewc | Format::CpioCrc | Format::CpioOdc)
-}
-
-/// A TRAILER!!! member in `format`, as GNU cpio writes it: every field
-/// zero but a link count of 1 and the name's size.
-pub fn made_trailer(format: Format) -> Vec<u8> {
-    const NAME: &[u8] = b"TRAILER!!!\0";
-    let mut bytes = match format {
-        Format::CpioOdc => format!("070707{:0>30}000001{:0>6}{:0>11}000013{:0>11}", 0, 0, 0, 0),
-        _ => {
-            let magic = if format == Format::CpioCrc {
-                "070702"
-            } else {
-                "070701"
-            };
-            let fields = [0u32, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, NAME.len() as u32, 0];
-            let hex: String = fields.iter().map(|f| format!("{f:08X}")).collect();
-            format!("{magic}{hex}")
-        }
-    }
-    .into_bytes();
-    bytes.extend_from_slice(NAME);
-    if format != Format::CpioOdc {
-        bytes.resize(bytes.len().next_multiple_of(4), 0);
-    }
-    bytes
 }

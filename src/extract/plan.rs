@@ -41,7 +41,7 @@ pub use super::linked::{Missing, Needed};
 use super::pieces::Chosen;
 pub(crate) use super::pieces::Tail;
 pub use super::pieces::{
-    made_trailer, OutputMembers, Piece, Pieces, CPIO_BLOCK_BYTES, TAR_END_BYTES, TAR_RECORD_BYTES,
+    OutputMembers, Piece, Pieces, CPIO_BLOCK_BYTES, TAR_END_BYTES, TAR_RECORD_BYTES,
 };
 
 /// The most chosen members the plan keeps from its first pass (about

@@ -13,10 +13,10 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use crate::base::console::message;
+use crate::base::errors::plain;
 use crate::base::exit::{FAILURE, USAGE};
 use crate::tape::changer::{Changer, ChangerError, Inventory};
 use crate::tape::drive::char_devices::{not_a_device, CharDevice, Verdict};
-use crate::tape::drive::limits::plain;
 
 /// Drivers, as `/proc/devices` names them, whose nodes may be changers.
 const CHANGER_DRIVERS: [&str; 2] = ["ch", "sg"];

@@ -25,10 +25,10 @@ pub mod write;
 use std::io::{self, BufWriter};
 
 use crate::base::console::{message, say};
+use crate::base::errors::plain;
 use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
 use crate::cli::command::Command;
 use crate::cli::ls::LsCli;
-use crate::tape::drive::limits::plain;
 
 use write::{Head, ListError};
 

@@ -11,13 +11,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::base::console::message;
+use crate::base::errors::plain;
 use crate::base::errors::ConfigError;
 use crate::base::exit::USAGE;
 use crate::base::path_registry::{Need, Registry, Role};
 use crate::catalog::Catalog;
 use crate::cli::ls::LsCli;
 use crate::manifest::Manifest;
-use crate::tape::drive::limits::plain;
 
 /// What is listed: the catalog, and the manifest it came with.
 pub struct Opened {

@@ -25,8 +25,9 @@
 use std::io;
 
 use crate::base::console::message;
+use crate::base::errors::plain;
 use crate::base::size::size_flag;
-use crate::tape::drive::limits::{is_refused_size, plain, refused_error};
+use crate::tape::drive::limits::{is_refused_size, refused_error};
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::{Access, AtEnd, Drive, TapeOp};

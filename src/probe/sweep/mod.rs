@@ -29,7 +29,8 @@ use super::measure::{summarize, Clock, PassTiming};
 use super::recommend::recommend;
 use super::schema::{DataKind, ProbeResults, SizeResult, SCHEMA, SCHEMA_VERSION};
 use super::target::ProbeTarget;
-use crate::tape::drive::limits::{is_refused_size, plain};
+use crate::base::errors::plain;
+use crate::tape::drive::limits::is_refused_size;
 
 /// What to measure.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,6 +16,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::base::errors::plain;
 use crate::base::size::size_flag;
 
 /// A size that nearly every drive and controller takes.
@@ -148,15 +149,6 @@ pub fn refused_error(
         plain(e),
         size_flag(try_bytes)
     ))
-}
-
-/// The error's text without Rust's " (os error N)" suffix.
-pub fn plain(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
 }
 
 fn page_bytes() -> u64 {
