@@ -7,6 +7,7 @@
 //! command line, and end with the usage exit status; `Io` is a failure at
 //! run time. `plain` is an I/O error's text without Rust's "(os error N)"
 //! suffix, for the one-line messages.
+
 /// A command line that cannot work. Displayed as `<flag>: <why>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{flag}: {why}")]
