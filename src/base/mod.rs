@@ -8,6 +8,7 @@ pub mod child_groups;
 pub mod close;
 pub mod console;
 pub mod create;
+pub mod deadline;
 pub mod errors;
 pub mod escape;
 pub mod exit;

@@ -12,10 +12,11 @@
 //! device, no permission).
 
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crossbeam_channel::{after, select, Receiver};
+use crossbeam_channel::Receiver;
 
+use crate::base::deadline::{Deadline, Pause};
 use crate::tape::drive::{Drive, DriveStatus};
 use crate::volume::VolumeLog;
 
@@ -44,8 +45,7 @@ fn poll(
     limit: Duration,
     stop: &Receiver<()>,
 ) -> Result<DriveStatus, String> {
-    let started = Instant::now();
-    let every = drive.ready_poll_interval();
+    let deadline = Deadline::new(limit, drive.ready_poll_interval());
     loop {
         let last = match drive.status_unopened() {
             // No wait helps a cleaning cartridge: the caller refuses it.
@@ -60,23 +60,22 @@ fn poll(
             }
             Err(e) => format!("its last answer was: {e}"),
         };
-        let waited = started.elapsed();
-        if waited >= limit {
-            return Err(format!(
-                "{} was still not ready for volume {volume} after {:.1} s (--change-timeout): {last}",
-                drive.name(),
-                waited.as_secs_f64()
-            ));
-        }
-        select! {
-            recv(stop) -> _ => {
+        match deadline.pause(stop) {
+            Pause::Look => {}
+            Pause::TimedOut(waited) => {
+                return Err(format!(
+                    "{} was still not ready for volume {volume} after {:.1} s (--change-timeout): {last}",
+                    drive.name(),
+                    waited.as_secs_f64()
+                ))
+            }
+            Pause::Stopped => {
                 return Err(format!(
                     "stopped while waiting {:.1} s for {} to be ready for volume {volume}",
-                    started.elapsed().as_secs_f64(),
+                    deadline.waited().as_secs_f64(),
                     drive.name()
                 ))
-            },
-            recv(after(every.min(limit - waited))) -> _ => {},
+            }
         }
     }
 }
@@ -93,6 +92,7 @@ fn hopeless(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
     use crate::tape::emulated::{Cartridge, Emulated};
     use crate::tape::TapeOp;
     use crossbeam_channel::never;

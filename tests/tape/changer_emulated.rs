@@ -1,6 +1,6 @@
 //! Volume changes through an emulated library's changer, without a change
 //! command: the real loader, first load, volume change and pipeline,
-//! driven against the emulated changer (`tape::changer::emulated`) whose
+//! driven against the emulated changer (`tape::emulated::changer`) whose
 //! drive elements are bound to emulated drives. The drive elements do not
 //! follow the device names (`/dev/nst0` is drive element 1, with the
 //! second serial), so that a guess from numbering fails.

@@ -72,7 +72,7 @@ impl Emulated {
     }
 
     /// A drive named `name` in a library whose medium changer
-    /// (`changer::emulated`) brings the cartridges: empty, closed.
+    /// (`emulated::changer`) brings the cartridges: empty, closed.
     pub fn in_library(name: &str) -> (Emulated, Shelf) {
         let shelf = Arc::new(Mutex::new(Library {
             changer: true,

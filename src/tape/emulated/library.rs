@@ -68,7 +68,7 @@ pub struct Library {
     /// Records that read back wrong although they were written right, as
     /// from a worn head or a damaged stretch of tape.
     pub read_faults: Vec<ReadFault>,
-    /// A medium changer puts the cartridges in (`changer::emulated`):
+    /// A medium changer puts the cartridges in (`emulated::changer`):
     /// opening an empty drive loads nothing by itself, and `slots` holds
     /// every cartridge the changer has brought, by load.
     pub changer: bool,

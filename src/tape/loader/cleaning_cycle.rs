@@ -13,12 +13,13 @@
 //! never sent to a drive holding a cleaning cartridge (st cannot unload
 //! it): the library moves it. One cycle per run: a drive that still asks
 //! afterwards is told about once. Without `--clean` nothing happens here;
-//! the cleaning watch (`tape/cleaning.rs`) warns.
+//! the cleaning watch (`tape/drive/cleaning.rs`) warns.
 
 use std::time::Instant;
 
-use crossbeam_channel::{after, select, Receiver};
+use crossbeam_channel::Receiver;
 
+use crate::base::deadline::{Deadline, Pause};
 use crate::base::human_time::human;
 use crate::tape::drive::Drive;
 use crate::tape::loader::volume_choice::label;
@@ -145,20 +146,19 @@ impl Loader {
         drive: &mut dyn Drive,
         stop: &Receiver<()>,
     ) -> Result<Ended, LoaderError> {
-        let started = Instant::now();
         let limit = self.cleaning_limit();
+        let deadline = Deadline::new(limit, self.poll());
         let (mut busy, mut holding, mut cleaning) = (false, false, false);
         loop {
-            let waited = started.elapsed();
-            if waited >= limit {
-                return Ok(Ended::Done(format!(
-                    "ended by the {} limit: the drive never said it was done",
-                    human(limit)
-                )));
-            }
-            select! {
-                recv(stop) -> _ => return Ok(Ended::Stopped),
-                recv(after(self.poll().min(limit - waited))) -> _ => {},
+            match deadline.pause(stop) {
+                Pause::Look => {}
+                Pause::TimedOut(_) => {
+                    return Ok(Ended::Done(format!(
+                        "ended by the {} limit: the drive never said it was done",
+                        human(limit)
+                    )))
+                }
+                Pause::Stopped => return Ok(Ended::Stopped),
             }
             let inventory = self.inventory()?;
             let Some(element) = inventory.element(self.0.settings.drive) else {

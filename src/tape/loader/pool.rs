@@ -8,7 +8,7 @@
 //! that is there and usable: empty slots are passed over, and so, each
 //! with a reason in words, are cleaning and diagnostic cartridges, WORM
 //! cartridges when writing, cartridges of a generation the drive cannot
-//! use (`lto.rs`, only when the drive's generation is known), and
+//! use (`tape/media.rs`, only when the drive's generation is known), and
 //! cartridges refused earlier in this run. Cartridges already used for a
 //! volume of this run are passed over without a word.
 

@@ -5,10 +5,11 @@
 //! barcode wanted appears anywhere but another drive), up to
 //! `--change-timeout`. A stop ends the wait at once.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crossbeam_channel::{after, select, Receiver};
+use crossbeam_channel::Receiver;
 
+use crate::base::deadline::{Deadline, Pause};
 use crate::base::human_time::human;
 
 use crate::tape::changer::Inventory;
@@ -28,25 +29,26 @@ impl Loader {
         let portals = portal_names(&inventory);
         self.call_out(&self.call(want, &portals, limit));
         let n = want.volume;
-        let started = Instant::now();
+        let deadline = Deadline::new(limit, self.poll());
         let waited = loop {
-            let waited = started.elapsed();
-            if waited >= limit {
-                break Err(self.fail(format!(
-                    "no usable cartridge for volume {n} came within {} (--change-timeout)",
-                    human(limit)
-                )));
-            }
             note(Some(format!(
                 "waiting {} s for a cartridge for volume {n} ({})",
-                waited.as_secs(),
+                deadline.waited().as_secs(),
                 portals.as_deref().unwrap_or("a pool slot")
             )));
-            select! {
-                recv(stop) -> _ => break Err(self.stop_error(format!(
-                    "while waiting for a cartridge for volume {n}"
-                ))),
-                recv(after(self.poll().min(limit - waited))) -> _ => {},
+            match deadline.pause(stop) {
+                Pause::Look => {}
+                Pause::TimedOut(_) => {
+                    break Err(self.fail(format!(
+                        "no usable cartridge for volume {n} came within {} (--change-timeout)",
+                        human(limit)
+                    )))
+                }
+                Pause::Stopped => {
+                    break Err(
+                        self.stop_error(format!("while waiting for a cartridge for volume {n}"))
+                    )
+                }
             }
             let inventory = self.inventory()?;
             let found = match &self.0.settings.wanted {
