@@ -92,10 +92,10 @@ fn hopeless(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
     use crate::tape::emulated::{Cartridge, Emulated};
     use crate::tape::TapeOp;
     use crossbeam_channel::never;
+    use std::time::Instant;
 
     fn unloaded_drive(second: Cartridge) -> (Emulated, crate::tape::emulated::Shelf) {
         let (mut d, shelf) = Emulated::new("/dev/nst0", vec![Cartridge::blank(100, 0), second]);

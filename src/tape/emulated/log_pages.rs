@@ -21,15 +21,14 @@
 
 use super::cartridge::Cartridge;
 use super::memory::{Direction, ScsiFace};
+use crate::tape::scsi::pages::encode::{self, LogPageBytes as Page};
 use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE as TAPE_ALERT};
 
-pub const SUPPORTED: u8 = 0x00;
-pub const WRITE_ERRORS: u8 = 0x02;
-pub const READ_ERRORS: u8 = 0x03;
-pub const VOLUME_STATISTICS: u8 = 0x17;
-pub const COMPRESSION: u8 = 0x1b;
-/// IBM's vendor-specific data compression page, as mhvtl serves it.
-pub const IBM_COMPRESSION: u8 = 0x32;
+pub use crate::tape::scsi::pages::counters::{
+    COMPRESSION, READ_ERRORS, VENDOR_COMPRESSION as IBM_COMPRESSION, VOLUME_STATISTICS,
+    WRITE_ERRORS,
+};
+pub use crate::tape::scsi::pages::log_page::SUPPORTED_PAGES as SUPPORTED;
 
 /// Every page the drive serves, in ascending order.
 pub const PAGES: [u8; 7] = [
@@ -41,43 +40,6 @@ pub const PAGES: [u8; 7] = [
     TAPE_ALERT,
     IBM_COMPRESSION,
 ];
-
-/// Log pages are built parameter by parameter.
-struct Page(Vec<u8>);
-
-impl Page {
-    fn new(code: u8) -> Page {
-        Page(vec![code, 0, 0, 0])
-    }
-
-    /// Parameter `code` holding `value`.
-    fn bytes(mut self, code: u16, control: u8, value: &[u8]) -> Page {
-        self.0.extend_from_slice(&code.to_be_bytes());
-        self.0.push(control);
-        self.0.push(value.len() as u8);
-        self.0.extend_from_slice(value);
-        self
-    }
-
-    /// Parameter `code` holding `n` in `width` bytes, at most their
-    /// largest number.
-    fn number(self, code: u16, control: u8, n: u64, width: usize) -> Page {
-        let max = if width >= 8 {
-            u64::MAX
-        } else {
-            (1 << (8 * width)) - 1
-        };
-        let be = n.min(max).to_be_bytes();
-        self.bytes(code, control, &be[8 - width..])
-    }
-
-    /// The page, its length field set.
-    fn done(mut self) -> Vec<u8> {
-        let length = (self.0.len() - 4) as u16;
-        self.0[2..4].copy_from_slice(&length.to_be_bytes());
-        self.0
-    }
-}
 
 /// Page 0x00: the codes of the pages served.
 pub fn supported() -> Vec<u8> {
@@ -171,7 +133,5 @@ pub fn tape_alert(alerts: &TapeAlerts) -> Vec<u8> {
 
 /// `text` in `width` bytes, padded with spaces, cut if longer.
 pub fn padded(text: &str, width: usize) -> Vec<u8> {
-    let mut bytes: Vec<u8> = text.bytes().take(width).collect();
-    bytes.resize(width, b' ');
-    bytes
+    encode::padded(text, width, b' ')
 }

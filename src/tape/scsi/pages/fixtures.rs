@@ -4,26 +4,7 @@
 //! (usr/cmd/vtltape.c over vtllib.c's attribute table), and its INQUIRY
 //! and VPD 0x80 (usr/spc.c). Test-only.
 
-/// A log page: header (`code`, subpage 0, length) and `parameters` of
-/// (code, control byte, value).
-pub fn log_page(code: u8, parameters: &[(u16, u8, Vec<u8>)]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for (param, control, value) in parameters {
-        body.extend_from_slice(&param.to_be_bytes());
-        body.push(*control);
-        body.push(value.len() as u8);
-        body.extend_from_slice(value);
-    }
-    let mut page = vec![code, 0];
-    page.extend_from_slice(&(body.len() as u16).to_be_bytes());
-    page.extend(body);
-    page
-}
-
-/// `n` as a `width`-byte big-endian value.
-pub fn be(n: u64, width: usize) -> Vec<u8> {
-    n.to_be_bytes()[8 - width..].to_vec()
-}
+pub use super::encode::{be, log_page, padded};
 
 /// mhvtl's supported pages reply for the ULT3580-TD6 (page 0x00 first,
 /// then its pages in the order they were added).
@@ -150,13 +131,6 @@ fn attribute(reply: &mut Vec<u8>, id: u16, read_only: bool, format: u8, value: &
     reply.push(u8::from(read_only) << 7 | format);
     reply.extend_from_slice(&(value.len() as u16).to_be_bytes());
     reply.extend_from_slice(value);
-}
-
-/// `text` padded with `pad` to `width` bytes.
-pub fn padded(text: &str, width: usize, pad: u8) -> Vec<u8> {
-    let mut v = text.as_bytes().to_vec();
-    v.resize(width, pad);
-    v
 }
 
 /// mhvtl's READ ATTRIBUTE (ATTRIBUTE VALUES) reply for a cartridge made

@@ -3,9 +3,12 @@
 //! counters read from them (`counters.rs`), TapeAlert (`tape_alert.rs`),
 //! the cartridge memory's attributes (MAM, `mam.rs`) and INQUIRY's
 //! identity (`identity.rs`). Nothing a device answers can crash tapebuf or
-//! make it allocate without bound.
+//! make it allocate without bound. `encode.rs` is the one encoder of
+//! these pages, for the emulated drive and the parsers' tests.
 
 pub mod counters;
+#[cfg(any(test, feature = "test-support"))]
+pub mod encode;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod identity;
