@@ -34,6 +34,7 @@ use crossbeam_channel::never;
 
 use crate::base::console::{message, say};
 use crate::tape::drive::{Access, Device, Drive, DriveStatus};
+use crate::tape::scsi::sense::Unusable;
 use crate::volume::load::{eject_refused, Change, Load, LoadFailed};
 use crate::volume::{ready, ChangePolicy, ChangeRequest, VolumeLog};
 
@@ -86,6 +87,7 @@ pub fn open_first(
     let protected = access == Access::Write && status.write_protected && status.ready();
     let refused = status
         .unusable
+        .map(Unusable::why)
         .or((protected && policy.command.is_some()).then_some("is write-protected"));
     if status.ready() && refused.is_none() {
         return drive.reopen().map_err(|e| e.to_string());
@@ -268,7 +270,7 @@ mod tests {
         };
         let mut d = empty_drive(vec![cleaning.clone()]);
         let status = d.status_unopened().unwrap();
-        assert_eq!(status.unusable, Some("is a cleaning cartridge"));
+        assert_eq!(status.unusable, Some(Unusable::CleaningCartridge));
         let started = Instant::now();
         let e = open_first(
             &mut d,

@@ -23,10 +23,10 @@ use crossbeam_channel::Receiver;
 
 use crate::base::console::{message, say};
 use crate::tape::drive::{Access, Drive};
+use crate::tape::scsi::sense::Unusable;
 use crate::volume::{ready, ChangePolicy, ChangeRequest, VolumeLog};
 
 /// Why a cleaning cartridge is refused (`DriveStatus::unusable`).
-const CLEANING: &str = "is a cleaning cartridge";
 
 /// Refused cartridges asked for again, for one volume, before giving up.
 pub const MAX_REFUSALS: u32 = 3;
@@ -84,9 +84,9 @@ impl Change<'_> {
                 }
                 .map_err(LoadFailed::Change)?;
             }
-            let why = match self.try_open(medium)? {
+            let Refused { why, cleaning } = match self.try_open(medium)? {
                 None => return Ok(()),
-                Some(why) => why,
+                Some(refused) => refused,
             };
             let what = match medium.drive() {
                 Some(_) => "cartridge",
@@ -104,7 +104,6 @@ impl Change<'_> {
                 req.device,
                 req.next_volume
             ));
-            let cleaning = why == CLEANING;
             if let Some(drive) = medium.drive().filter(|_| !(loader && cleaning)) {
                 eject_refused(drive);
             }
@@ -115,30 +114,51 @@ impl Change<'_> {
 
     /// Waits for a drive, then opens. Ok(Some(why)) if the cartridge was
     /// refused and another should be asked for.
-    fn try_open(&self, medium: &mut dyn Load) -> Result<Option<String>, LoadFailed> {
+    fn try_open(&self, medium: &mut dyn Load) -> Result<Option<Refused>, LoadFailed> {
         let req = self.req;
         if let (true, Some(drive)) = (self.swap, medium.drive()) {
             let limit = self.policy.timeout.unwrap_or(ready::DEFAULT_TIMEOUT);
             let status =
                 ready::wait_until_ready(drive, req.next_volume, limit, self.stop, self.log)
                     .map_err(LoadFailed::Change)?;
-            if let Some(why) = status.unusable {
-                return Ok(Some(why.to_string()));
+            if let Some(unusable) = status.unusable {
+                return Ok(Some(Refused {
+                    why: unusable.why().to_string(),
+                    cleaning: unusable == Unusable::CleaningCartridge,
+                }));
             }
             if req.access == Access::Write && status.write_protected {
-                return Ok(Some("is write-protected".to_string()));
+                return Ok(Some(Refused::because("is write-protected".to_string())));
             }
         }
         match medium.open() {
             Ok(()) => Ok(None),
-            Err(e) if self.swap && refusal(&e) => {
-                Ok(Some(format!("was refused by the drive ({e})")))
-            }
+            Err(e) if self.swap && refusal(&e) => Ok(Some(Refused::because(format!(
+                "was refused by the drive ({e})"
+            )))),
             // A file that is there already: the medium was not swapped.
             Err(e) if self.swap && e.kind() == io::ErrorKind::AlreadyExists => {
-                Ok(Some(e.to_string()))
+                Ok(Some(Refused::because(e.to_string())))
             }
             Err(e) => Err(LoadFailed::Open(e)),
+        }
+    }
+}
+
+/// Why a loaded cartridge or medium was refused for its volume.
+struct Refused {
+    /// In words, after "the cartridge loaded as volume N".
+    why: String,
+    /// It is a cleaning cartridge, which a loader takes back itself.
+    cleaning: bool,
+}
+
+impl Refused {
+    /// Refused for `why`; not a cleaning cartridge.
+    fn because(why: String) -> Refused {
+        Refused {
+            why,
+            cleaning: false,
         }
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE};
+use crate::tape::scsi::sense::Unusable;
 use crate::tape::scsi::sg_io::{Data, ScsiError};
 use crate::tape::scsi::spc;
 
@@ -62,7 +63,7 @@ pub struct DriveStatus {
     /// A cartridge no wait will make ready, and why ("is a cleaning
     /// cartridge"): asked of the drive itself (`sense.rs`) when it is not
     /// online.
-    pub unusable: Option<&'static str>,
+    pub unusable: Option<Unusable>,
 }
 
 impl DriveStatus {

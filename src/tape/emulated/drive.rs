@@ -18,6 +18,7 @@ use super::library::{no_medium, Library, Shelf};
 use crate::base::sync::lock;
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};
+use crate::tape::scsi::sense::Unusable;
 use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// How often a volume change polls the emulated drive: often, so that
@@ -328,8 +329,8 @@ impl Drive for Emulated {
         let cleaning = lib.slots[slot].cleaning && !lib.cleaning_report_over();
         let incompatible = lib.slots[slot].incompatible;
         let unusable = match (cleaning, incompatible) {
-            (true, _) => Some("is a cleaning cartridge"),
-            (_, true) => Some("is a cartridge this drive cannot read or write"),
+            (true, _) => Some(Unusable::CleaningCartridge),
+            (_, true) => Some(Unusable::Incompatible),
             _ => None,
         };
         Ok(DriveStatus {

@@ -33,13 +33,38 @@ pub enum Readiness {
     Other(u8, u8, u8),
 }
 
-impl Readiness {
-    /// Why a cartridge cannot be used at all, for a message: "is a
-    /// cleaning cartridge"; None when waiting may help.
-    pub fn unusable(self) -> Option<&'static str> {
+/// A cartridge that no wait makes ready, typed so that a caller that
+/// treats a cleaning cartridge apart (a loader takes it back itself) need
+/// not read the words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unusable {
+    CleaningCartridge,
+    /// A medium the drive cannot use.
+    Incompatible,
+}
+
+impl Unusable {
+    /// Why, for a message after "the cartridge in /dev/nst0".
+    pub fn why(self) -> &'static str {
         match self {
-            Readiness::CleaningCartridge => Some("is a cleaning cartridge"),
-            Readiness::Incompatible => Some("is a cartridge this drive cannot read or write"),
+            Unusable::CleaningCartridge => "is a cleaning cartridge",
+            Unusable::Incompatible => "is a cartridge this drive cannot read or write",
+        }
+    }
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.why())
+    }
+}
+
+impl Readiness {
+    /// Why a cartridge cannot be used at all; None when waiting may help.
+    pub fn unusable(self) -> Option<Unusable> {
+        match self {
+            Readiness::CleaningCartridge => Some(Unusable::CleaningCartridge),
+            Readiness::Incompatible => Some(Unusable::Incompatible),
             _ => None,
         }
     }
@@ -98,6 +123,7 @@ mod tests {
         assert!(Readiness::CleaningCartridge
             .unusable()
             .unwrap()
+            .why()
             .contains("cleaning"));
         assert!(Readiness::Incompatible.unusable().is_some());
         assert_eq!(Readiness::BecomingReady.unusable(), None);
