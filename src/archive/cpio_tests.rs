@@ -153,16 +153,8 @@ fn hostile_cpio_headers_turn_the_parser_off() {
 #[test]
 fn each_cpio_format_owns_one_magic_that_reads_back_as_it_and_opens_its_trailer() {
     use super::{cpio_magic, cpio_trailer, is_cpio};
-    let all = [
-        Format::Ustar,
-        Format::Gnu,
-        Format::Pax,
-        Format::CpioNewc,
-        Format::CpioCrc,
-        Format::CpioOdc,
-    ];
     let mut seen = Vec::new();
-    for format in all {
+    for format in Format::ALL {
         let Some(magic) = cpio_magic(format) else {
             assert!(!is_cpio(format), "{format:?}");
             continue;

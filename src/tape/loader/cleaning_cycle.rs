@@ -44,7 +44,7 @@ impl Loader {
         stop: &Receiver<()>,
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
-        if !self.0.settings.clean {
+        if !self.0.fixed.settings.clean {
             return Ok(());
         }
         let Some(why) = cleaning_request(drive) else {
@@ -70,7 +70,7 @@ impl Loader {
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
         let started = Instant::now();
-        let at = self.0.settings.drive;
+        let at = self.0.fixed.settings.drive;
         let inventory = self.inventory()?;
         let record = |barcode: Option<String>, error: Option<String>| CleaningRecord {
             barcode,
@@ -101,7 +101,7 @@ impl Loader {
         }
         note(Some(format!(
             "cleaning {} with {}",
-            self.0.settings.device,
+            self.0.fixed.settings.device,
             label(&cleaner)
         )));
         let ended = self.watch_cleaning(drive, stop);
@@ -161,8 +161,11 @@ impl Loader {
                 Pause::Stopped => return Ok(Ended::Stopped),
             }
             let inventory = self.inventory()?;
-            let Some(element) = inventory.element(self.0.settings.drive) else {
-                return Err(self.fail(format!("the changer has no {}", self.0.settings.drive)));
+            let Some(element) = inventory.element(self.0.fixed.settings.drive) else {
+                return Err(self.fail(format!(
+                    "the changer has no {}",
+                    self.0.fixed.settings.drive
+                )));
             };
             if !element.full {
                 return Ok(Ended::Done("the cartridge left the drive".into()));

@@ -130,12 +130,8 @@ struct State {
 }
 
 struct Inner {
-    changer: SharedChanger,
-    settings: LoaderSettings,
-    quiet: bool,
-    notices: Option<Notices>,
-    poll: Duration,
-    cleaning_limit: Duration,
+    /// The settings, fixed when the loader was built.
+    fixed: LoaderBuilder,
     state: Mutex<State>,
 }
 
@@ -147,7 +143,7 @@ pub struct Loader(Arc<Inner>);
 impl fmt::Debug for Loader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Loader")
-            .field("settings", &self.0.settings)
+            .field("settings", &self.0.fixed.settings)
             .finish_non_exhaustive()
     }
 }
@@ -188,12 +184,7 @@ impl LoaderBuilder {
     /// The loader, its settings fixed from here on.
     pub fn build(self) -> Loader {
         Loader(Arc::new(Inner {
-            changer: self.changer,
-            settings: self.settings,
-            quiet: self.quiet,
-            notices: self.notices,
-            poll: self.poll,
-            cleaning_limit: self.cleaning_limit,
+            fixed: self,
             state: Mutex::new(State::default()),
         }))
     }
@@ -219,7 +210,7 @@ impl Loader {
     }
 
     pub fn settings(&self) -> &LoaderSettings {
-        &self.0.settings
+        &self.0.fixed.settings
     }
 
     /// Which cartridge each volume went on, in the order they were loaded.
@@ -260,7 +251,10 @@ impl Loader {
                 return Err(e);
             }
         };
-        if let Some(target) = target.as_ref().filter(|t| t.from == self.0.settings.drive) {
+        if let Some(target) = target
+            .as_ref()
+            .filter(|t| t.from == self.0.fixed.settings.drive)
+        {
             self.place(want.volume, target);
             return Ok(());
         }
@@ -285,8 +279,10 @@ impl Loader {
             // pool. A manifest's barcode has no other.
             let now = self.inventory()?;
             let stayed = now.element(from).is_some_and(|e| e.full);
-            let drive_empty = now.element(self.0.settings.drive).is_some_and(|e| !e.full);
-            if !matches!(self.0.settings.wanted, Wanted::Pool(_)) || !stayed || !drive_empty {
+            let drive_empty = now
+                .element(self.0.fixed.settings.drive)
+                .is_some_and(|e| !e.full);
+            if !matches!(self.0.fixed.settings.wanted, Wanted::Pool(_)) || !stayed || !drive_empty {
                 return Err(failed);
             }
             self.stopped(stop, "after a load failed")?;
@@ -307,16 +303,16 @@ impl Loader {
     }
 
     fn poll(&self) -> Duration {
-        self.0.poll
+        self.0.fixed.poll
     }
 
     fn cleaning_limit(&self) -> Duration {
-        self.0.cleaning_limit
+        self.0.fixed.cleaning_limit
     }
 
     /// The library as it is now.
     fn inventory(&self) -> Result<Inventory, LoaderError> {
-        let mut changer = lock(&self.0.changer);
+        let mut changer = lock(&self.0.fixed.changer);
         Inventory::read(&mut **changer)
             .map_err(|e| self.fail(format!("cannot read the changer's inventory: {e}")))
     }

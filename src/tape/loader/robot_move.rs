@@ -41,7 +41,7 @@ impl Loader {
         note(Some(format!("moving {name} {from} → {to}")));
         let started = SystemTime::now();
         let clock = Instant::now();
-        let moved = lock(&self.0.changer).move_medium(from, to);
+        let moved = lock(&self.0.fixed.changer).move_medium(from, to);
         note(None);
         self.state().moves.push(MoveRecord {
             from,
@@ -66,7 +66,7 @@ impl Loader {
         stop: &Receiver<()>,
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
-        let at = self.0.settings.drive;
+        let at = self.0.fixed.settings.drive;
         let Some(element) = inventory.element(at) else {
             return Err(self.fail(format!("the changer has no {at}")));
         };
@@ -121,7 +121,7 @@ impl Loader {
                 target.home = home;
             }
         }
-        let at = self.0.settings.drive;
+        let at = self.0.fixed.settings.drive;
         let name = target.barcode.as_deref().unwrap_or("the cartridge");
         let words = format!(
             "loading {name} from {} into {at} for volume {volume}",

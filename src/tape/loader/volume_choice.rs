@@ -18,7 +18,7 @@ impl Loader {
         inventory: &Inventory,
         want: &Wanting<'_>,
     ) -> Result<Option<Candidate>, LoaderError> {
-        match &self.0.settings.wanted {
+        match &self.0.fixed.settings.wanted {
             Wanted::Pool(pool) => Ok(self.pool_candidate(pool, inventory, want)),
             Wanted::Barcodes(list) => self.by_barcode(list, inventory, want),
         }
@@ -26,7 +26,7 @@ impl Loader {
 
     /// The drive's LTO generation, when its identifier tells it.
     fn generation(&self, inventory: &Inventory) -> Option<u8> {
-        let drive = inventory.element(self.0.settings.drive)?;
+        let drive = inventory.element(self.0.fixed.settings.drive)?;
         media::drive_generation(drive.identifier.as_deref()?)
     }
 
@@ -44,7 +44,7 @@ impl Loader {
             let mut skip = |e: &Element, home: ElementAddress, why: String| {
                 skips.push(format!("skipping {home} ({}): {why}", label(e)));
             };
-            pool.next(inventory, self.0.settings.drive, &judge, &mut skip)
+            pool.next(inventory, self.0.fixed.settings.drive, &judge, &mut skip)
         };
         for line in skips {
             self.tell_once(&line);
@@ -100,7 +100,7 @@ impl Loader {
             return Ok(None);
         };
         let at = element.address;
-        if at.kind == ElementKind::Drive && at != self.0.settings.drive {
+        if at.kind == ElementKind::Drive && at != self.0.fixed.settings.drive {
             return Err(self.fail(format!(
                 "{barcode}, the cartridge of volume {n}, is in {at}, another drive; it is not taken from there"
             )));
@@ -141,7 +141,7 @@ impl Loader {
     /// A slot to keep a cartridge taken from an import/export slot in: the
     /// first empty slot of the pool, else the first empty slot.
     pub(super) fn home_for_portal(&self, inventory: &Inventory) -> Option<ElementAddress> {
-        let pool_slot = match &self.0.settings.wanted {
+        let pool_slot = match &self.0.fixed.settings.wanted {
             Wanted::Pool(pool @ Pool::Slots(_)) => pool
                 .slots(inventory)
                 .into_iter()

@@ -24,7 +24,7 @@ impl Loader {
         stop: &Receiver<()>,
         note: Note<'_>,
     ) -> Result<Candidate, LoaderError> {
-        let limit = self.0.settings.timeout.unwrap_or(DEFAULT_WAIT);
+        let limit = self.0.fixed.settings.timeout.unwrap_or(DEFAULT_WAIT);
         let inventory = self.inventory()?;
         let portals = portal_names(&inventory);
         self.call_out(&self.call(want, &portals, limit));
@@ -51,7 +51,7 @@ impl Loader {
                 }
             }
             let inventory = self.inventory()?;
-            let found = match &self.0.settings.wanted {
+            let found = match &self.0.fixed.settings.wanted {
                 Wanted::Pool(pool) => self
                     .choose(&inventory, want)?
                     .or_else(|| self.portal_candidate(pool, &inventory, want)),
@@ -68,7 +68,7 @@ impl Loader {
     /// What the operator is asked to do.
     fn call(&self, want: &Wanting<'_>, portals: &Option<String>, limit: Duration) -> String {
         let within = format!("within {} (--change-timeout)", human(limit));
-        match (&self.0.settings.wanted, portals) {
+        match (&self.0.fixed.settings.wanted, portals) {
             (Wanted::Pool(pool), Some(portals)) => format!(
                 "no usable cartridge is left in {}; put one into {portals}, or into a pool slot, {within}",
                 pool.describe()

@@ -12,7 +12,7 @@ impl Loader {
     /// A failure of this loader's change, `why` in words.
     pub(super) fn fail(&self, why: String) -> LoaderError {
         LoaderError {
-            device: self.0.settings.device.clone(),
+            device: self.0.fixed.settings.device.clone(),
             kind: LoaderFailure::Failed(why),
         }
     }
@@ -20,22 +20,22 @@ impl Loader {
     /// A stop of this loader's change, `when` in words.
     pub(super) fn stop_error(&self, when: String) -> LoaderError {
         LoaderError {
-            device: self.0.settings.device.clone(),
+            device: self.0.fixed.settings.device.clone(),
             kind: LoaderFailure::Stopped(when),
         }
     }
 
     /// Says `line` (after the prefix) on stderr unless quiet.
     pub(super) fn tell(&self, line: &str) {
-        if !self.0.quiet {
+        if !self.0.fixed.quiet {
             self.call_out(line);
         }
     }
 
     /// Says `line` (after the prefix), quiet or not: the operator must act.
     pub(super) fn call_out(&self, line: &str) {
-        let line = message!("{}: {line}", self.0.settings.device);
-        match &self.0.notices {
+        let line = message!("{}: {line}", self.0.fixed.settings.device);
+        match &self.0.fixed.notices {
             Some(notices) => notices(&line),
             None => say(&line),
         }
