@@ -14,7 +14,7 @@ use crate::tape::scsi::sg_io::{Data, ScsiError};
 use crate::tape::scsi::spc;
 
 /// How often a real drive is asked whether it is ready.
-pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
+pub const READY_POLL: Duration = Duration::from_secs(5);
 
 /// Positioning and housekeeping operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +162,7 @@ pub trait Drive: Send {
 
     /// How often a volume change asks whether the drive is ready.
     fn ready_poll_interval(&self) -> Duration {
-        POLL_INTERVAL
+        READY_POLL
     }
 
     /// A cleaning cartridge has been through the drive: the cleaning

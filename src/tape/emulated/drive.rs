@@ -23,7 +23,7 @@ use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// How often a volume change polls the emulated drive: often, so that
 /// tests of a slow load stay fast.
-pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
+pub const EMULATED_READY_POLL: Duration = Duration::from_millis(20);
 
 /// The emulated drive.
 pub struct Emulated {
@@ -376,6 +376,6 @@ impl Drive for Emulated {
     }
 
     fn ready_poll_interval(&self) -> Duration {
-        POLL_INTERVAL
+        EMULATED_READY_POLL
     }
 }

@@ -64,7 +64,7 @@ mod records;
 mod scsi;
 
 pub use cartridge::{Cartridge, Item};
-pub use drive::{Emulated, POLL_INTERVAL};
+pub use drive::{Emulated, EMULATED_READY_POLL};
 pub use library::{Library, ReadFault, Shelf, TransferLimit};
 pub use memory::{CartridgeMemory, Direction, DriveCounters, ScsiFace};
 

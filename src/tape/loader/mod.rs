@@ -60,7 +60,7 @@ pub const CLEANING_LIMIT: Duration = Duration::from_secs(120);
 
 /// How often the library is looked at while waiting for the operator or
 /// for a cleaning to end.
-pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
+pub const LIBRARY_POLL: Duration = Duration::from_secs(1);
 
 /// Shows what the loader is doing now on the status line (a robot move,
 /// a cleaning, the wait for the operator), or None when it is done.
@@ -192,7 +192,7 @@ impl LoaderBuilder {
 
 impl Loader {
     /// A loader with the default settings: not quiet, lines on stderr,
-    /// the library looked at every [`POLL_INTERVAL`].
+    /// the library looked at every [`LIBRARY_POLL`].
     pub fn new(changer: SharedChanger, settings: LoaderSettings) -> Loader {
         Loader::builder(changer, settings).build()
     }
@@ -204,7 +204,7 @@ impl Loader {
             settings,
             quiet: false,
             notices: None,
-            poll: POLL_INTERVAL,
+            poll: LIBRARY_POLL,
             cleaning_limit: CLEANING_LIMIT,
         }
     }
