@@ -26,8 +26,6 @@ use crate::tape::drive::{Access, Drive};
 use crate::tape::scsi::sense::Unusable;
 use crate::volume::{ready, ChangePolicy, ChangeRequest, VolumeLog};
 
-/// Why a cleaning cartridge is refused (`DriveStatus::unusable`).
-
 /// Refused cartridges asked for again, for one volume, before giving up.
 pub const MAX_REFUSALS: u32 = 3;
 
