@@ -4,9 +4,9 @@
 
 use super::*;
 
-#[path = "scsi_library.rs"]
-mod library;
-use library::{sense, Library};
+#[path = "stk_l700.rs"]
+mod stk_l700;
+use stk_l700::{sense, StkL700};
 
 #[test]
 fn the_librarys_sense_becomes_typed_move_errors() {
@@ -97,7 +97,7 @@ fn path() -> &'static Path {
 
 #[test]
 fn the_probe_reads_the_map_and_one_element() {
-    let mut library = Library::new(12);
+    let mut library = StkL700::new(12);
     let scsi = Scsi::probe(&mut library).unwrap();
     assert_eq!(scsi.params().slots, 12);
     assert_eq!(scsi.params().drives, 2);
@@ -108,7 +108,7 @@ fn the_probe_reads_the_map_and_one_element() {
 
 #[test]
 fn the_probe_fails_where_the_kernel_refuses_read_element_status() {
-    let mut library = Library::new(12);
+    let mut library = StkL700::new(12);
     library.unprivileged = true;
     assert!(Scsi::probe(&mut library)
         .unwrap_err()
@@ -117,7 +117,7 @@ fn the_probe_fails_where_the_kernel_refuses_read_element_status() {
 
 #[test]
 fn drives_come_with_barcodes_and_identifiers_in_index_order() {
-    let mut library = Library::new(12);
+    let mut library = StkL700::new(12);
     let mut scsi = Scsi::probe(&mut library).unwrap();
     let drives = scsi
         .elements(&mut library, path(), ElementKind::Drive)
@@ -140,7 +140,7 @@ fn drives_come_with_barcodes_and_identifiers_in_index_order() {
 
 #[test]
 fn a_big_library_is_read_in_bounded_chunks() {
-    let mut library = Library::new(1000);
+    let mut library = StkL700::new(1000);
     let mut scsi = Scsi::probe(&mut library).unwrap();
     let before = library.cdbs.len();
     let slots = scsi
@@ -158,7 +158,7 @@ fn a_big_library_is_read_in_bounded_chunks() {
 
 #[test]
 fn a_reply_cut_short_is_read_on_from_where_it_stopped() {
-    let mut library = Library::new(100);
+    let mut library = StkL700::new(100);
     // Ten whole slot descriptors (12 + 36 + 4 bytes) and part of one more.
     library.max_reply = 8 + 8 + 10 * 52 + 20;
     let mut scsi = Scsi::probe(&mut library).unwrap();
@@ -178,7 +178,7 @@ fn a_reply_cut_short_is_read_on_from_where_it_stopped() {
 
 #[test]
 fn a_library_that_refuses_dvcid_then_voltag_is_asked_without_them() {
-    let mut library = Library::new(4);
+    let mut library = StkL700::new(4);
     library.refuses_dvcid = true;
     library.refuses_voltag = true;
     let mut scsi = Scsi::probe(&mut library).unwrap();
@@ -203,7 +203,7 @@ fn a_library_that_refuses_dvcid_then_voltag_is_asked_without_them() {
 
 #[test]
 fn a_library_that_leaves_an_element_out_is_an_error() {
-    let mut library = Library::new(6);
+    let mut library = StkL700::new(6);
     library.omits = vec![1003];
     let mut scsi = Scsi::probe(&mut library).unwrap();
     let err = scsi
@@ -217,7 +217,7 @@ fn a_library_that_leaves_an_element_out_is_an_error() {
 
 #[test]
 fn unit_attention_after_an_opened_door_does_not_fail_the_read() {
-    let mut library = Library::new(4);
+    let mut library = StkL700::new(4);
     let mut scsi = Scsi::probe(&mut library).unwrap();
     library.attentions = 2;
     assert_eq!(
@@ -230,7 +230,7 @@ fn unit_attention_after_an_opened_door_does_not_fail_the_read() {
 
 #[test]
 fn a_move_sends_transport_source_and_destination_addresses() {
-    let mut library = Library::new(12);
+    let mut library = StkL700::new(12);
     let scsi = Scsi::probe(&mut library).unwrap();
     scsi.move_medium(
         &mut library,
@@ -258,7 +258,7 @@ fn a_move_sends_transport_source_and_destination_addresses() {
 
 #[test]
 fn a_refused_move_says_the_librarys_reason() {
-    let mut library = Library::new(12);
+    let mut library = StkL700::new(12);
     let scsi = Scsi::probe(&mut library).unwrap();
     library.move_sense = Some(sense(2, 0x3a, 0x02));
     let err = scsi

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::cartridge::{Cartridge, Item};
-use super::library::{no_medium, Library, Shelf};
+use super::autoloader::{no_medium, Autoloader, Shelf};
 use crate::base::sync::lock;
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};
@@ -49,12 +49,12 @@ impl Emulated {
     /// A drive named `name` in front of `slots`, with the first loaded and
     /// the device open.
     pub fn new(name: &str, slots: Vec<Cartridge>) -> (Emulated, Shelf) {
-        let mut library = Library {
+        let mut library = Autoloader {
             slots,
             loaded: Some(0),
             next_slot: 1,
             log: vec!["open 0".into()],
-            ..Library::default()
+            ..Autoloader::default()
         };
         library.mounted(0);
         let shelf = Arc::new(Mutex::new(library));
@@ -75,9 +75,9 @@ impl Emulated {
     /// A drive named `name` in a library whose medium changer
     /// (`emulated::changer`) brings the cartridges: empty, closed.
     pub fn in_library(name: &str) -> (Emulated, Shelf) {
-        let shelf = Arc::new(Mutex::new(Library {
+        let shelf = Arc::new(Mutex::new(Autoloader {
             changer: true,
-            ..Library::default()
+            ..Autoloader::default()
         }));
         (Emulated::attach(name, Arc::clone(&shelf)), shelf)
     }
@@ -104,7 +104,7 @@ impl Emulated {
         self.writing = true;
     }
 
-    pub(super) fn library(&self) -> MutexGuard<'_, Library> {
+    pub(super) fn autoloader(&self) -> MutexGuard<'_, Autoloader> {
         lock(&self.shelf)
     }
 
@@ -122,7 +122,7 @@ impl Emulated {
     /// there.
     fn space_files(&mut self, n: u32, forward: bool) -> io::Result<()> {
         self.last_was_write = false;
-        let lib = self.library();
+        let lib = self.autoloader();
         let slot = lib.loaded.ok_or_else(no_medium)?;
         let items = &lib.slots[slot].items;
         let mut position = Some(self.position.min(items.len()));
@@ -143,7 +143,7 @@ impl Emulated {
         };
         self.position = position;
         let what = if forward { "forward" } else { "backspace" };
-        self.library().log.push(format!("{what} files {n}"));
+        self.autoloader().log.push(format!("{what} files {n}"));
         Ok(())
     }
 
@@ -184,7 +184,7 @@ impl Drive for Emulated {
             TapeOp::BackspaceRecords(n) => {
                 self.last_was_write = false;
                 for _ in 0..n {
-                    let lib = self.library();
+                    let lib = self.autoloader();
                     let slot = lib.loaded.ok_or_else(no_medium)?;
                     let before = self
                         .position
@@ -196,23 +196,23 @@ impl Drive for Emulated {
                         _ => return Err(io::Error::from_raw_os_error(libc::EIO)),
                     }
                 }
-                self.library().log.push(format!("backspace {n}"));
+                self.autoloader().log.push(format!("backspace {n}"));
             }
             TapeOp::BackspaceFiles(n) => self.space_files(n, false)?,
             TapeOp::ForwardFiles(n) => self.space_files(n, true)?,
             TapeOp::Rewind => {
                 self.rewind()?;
-                self.library().log.push("rewind".into());
+                self.autoloader().log.push("rewind".into());
             }
             TapeOp::Unload => {
                 self.rewind()?;
                 self.position_unknown = true;
-                let mut lib = self.library();
+                let mut lib = self.autoloader();
                 lib.loaded = None;
                 lib.log.push("unload".into());
             }
             TapeOp::SetBlockBytes(n) => {
-                let mut lib = self.library();
+                let mut lib = self.autoloader();
                 if lib.refuse_setblk {
                     lib.log.push(format!("setblk {n} refused"));
                     return Err(io::Error::from_raw_os_error(libc::EIO));
@@ -228,7 +228,7 @@ impl Drive for Emulated {
 
     fn status(&mut self) -> io::Result<DriveStatus> {
         self.check_open()?;
-        let lib = self.library();
+        let lib = self.autoloader();
         let needs_cleaning = lib.asks_for_cleaning();
         let Some(slot) = lib.loaded else {
             return Ok(DriveStatus {
@@ -259,7 +259,7 @@ impl Drive for Emulated {
             self.write_filemark()?;
         }
         self.open = false;
-        self.library().log.push("close".into());
+        self.autoloader().log.push("close".into());
         Ok(())
     }
 
@@ -299,7 +299,7 @@ impl Drive for Emulated {
 
     fn transfer_limits(&self) -> TransferLimits {
         let mut limits = TransferLimits::default();
-        if let Some(limit) = self.library().transfer_limit.filter(|l| l.known) {
+        if let Some(limit) = self.autoloader().transfer_limit.filter(|l| l.known) {
             limits.add(
                 limit.max_bytes as u64,
                 format!(
@@ -316,7 +316,7 @@ impl Drive for Emulated {
             // st lets one process at a time have the drive open.
             return Err(io::Error::from_raw_os_error(libc::EBUSY));
         }
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         lib.unopened_polls += 1;
         if !lib.load_next() {
             return Ok(DriveStatus {
@@ -349,7 +349,7 @@ impl Drive for Emulated {
         }
         self.position = 0;
         self.position_unknown = true;
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         lib.loaded = None;
         lib.log.push("unload".into());
         Ok(())

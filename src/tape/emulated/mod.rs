@@ -14,12 +14,12 @@
 //! tests can check what tapebuf asked of the drive.
 //!
 //! Fixed-block mode follows st too (Documentation/scsi/st.rst): with a
-//! block size B set (`Library::block_bytes`, MTSETBLK), a write must be a
+//! block size B set (`Autoloader::block_bytes`, MTSETBLK), a write must be a
 //! multiple of B and is cut into records of B bytes, or fails with EINVAL;
 //! a read must ask for a multiple of B and reads records of exactly B
 //! bytes, a record of another size failing with EIO. The mode belongs to
 //! the drive and lasts until a cartridge is loaded, which resets it to
-//! `Library::default_block_bytes`, as st's `defblksize` does. An optional
+//! `Autoloader::default_block_bytes`, as st's `defblksize` does. An optional
 //! transfer limit refuses any read or write of more bytes, whatever the
 //! record's size, before touching the tape: EBUSY as st over the host
 //! adapter's limit, or EINVAL as st over READ BLOCK LIMITS.
@@ -41,21 +41,21 @@
 //! and reading records, and `positioning.rs` block addresses as MTIOCPOS
 //! reports them (every record and filemark from the beginning counts),
 //! MTFSR and MTSEEK, as st does them against mhvtl's drive; the knobs
-//! `Library::refuse_seek` and `refuse_position` make a drive that cannot.
+//! `Autoloader::refuse_seek` and `refuse_position` make a drive that cannot.
 //!
 //! The drive also answers SCSI commands (`scsi.rs`) as mhvtl's IBM
 //! ULT3580-TD6 does in the tape lab: INQUIRY and its serial number, LOG
 //! SENSE pages (`log_pages.rs`: error counters, volume statistics, data
 //! compression, TapeAlert) and the cartridge's memory by READ ATTRIBUTE
 //! (`mam.rs`), from counters kept as records go on and off the tape and
-//! per cartridge (`memory.rs`). `Library::scsi` holds the knobs: the
+//! per cartridge (`memory.rs`). `Autoloader::scsi` holds the knobs: the
 //! identity, `no_log_pages`, `refused`, `retries_every`,
 //! `compression_percent`; `Cartridge::memory` each cartridge's MAM.
 
 mod cartridge;
 pub mod changer;
 mod drive;
-mod library;
+mod autoloader;
 mod log_pages;
 mod mam;
 mod memory;
@@ -65,7 +65,7 @@ mod scsi;
 
 pub use cartridge::{Cartridge, Item};
 pub use drive::{Emulated, EMULATED_READY_POLL};
-pub use library::{Library, ReadFault, Shelf, TransferLimit};
+pub use autoloader::{Autoloader, ReadFault, Shelf, TransferLimit};
 pub use memory::{CartridgeMemory, Direction, DriveCounters, ScsiFace};
 
 #[cfg(test)]

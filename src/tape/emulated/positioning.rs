@@ -21,7 +21,7 @@
 //!   reported unless the seek went to block 0. With no cartridge: EIO
 //!   (st's set_location).
 //! - MTIOCPOS reports the address; with no cartridge EIO (get_location).
-//! - `Library::refuse_seek` and `Library::refuse_position` make a drive
+//! - `Autoloader::refuse_seek` and `Autoloader::refuse_position` make a drive
 //!   that cannot seek or say where it is, failing with the errno given
 //!   (ENOTTY as a driver without the ioctl, EINVAL, or EIO as st when the
 //!   drive refuses LOCATE or READ POSITION), so a caller's fallback
@@ -35,7 +35,7 @@ use std::io;
 
 use super::cartridge::Item;
 use super::drive::Emulated;
-use super::library::no_medium;
+use super::autoloader::no_medium;
 use crate::tape::drive::limits::MAX_SPACE_RECORDS;
 
 fn errno(code: i32) -> io::Error {
@@ -46,7 +46,7 @@ impl Emulated {
     /// MTIOCPOS: the block address of the next item on the tape.
     pub(super) fn block_address(&mut self) -> io::Result<u64> {
         self.check_open()?;
-        let lib = self.library();
+        let lib = self.autoloader();
         if let Some(code) = lib.refuse_position {
             return Err(errno(code));
         }
@@ -62,7 +62,7 @@ impl Emulated {
             return Err(errno(libc::EINVAL));
         }
         self.last_was_write = false;
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         let slot = lib.loaded.ok_or_else(no_medium)?;
         let items = &lib.slots[slot].items;
         let mut at = self.position.min(items.len());
@@ -96,7 +96,7 @@ impl Emulated {
     /// MTSEEK: to block address `address`; past the end of the data fails
     /// with EIO, the tape left at the end of the data.
     pub(super) fn seek_block(&mut self, address: u32) -> io::Result<()> {
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         if let Some(code) = lib.refuse_seek {
             lib.log.push(format!("seek {address} refused"));
             return Err(errno(code));
@@ -108,7 +108,7 @@ impl Emulated {
         if self.last_was_write {
             self.write_filemark()?;
         }
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         let slot = lib.loaded.ok_or_else(|| errno(libc::EIO))?;
         let end = lib.slots[slot].items.len();
         let address = address as usize;

@@ -15,12 +15,12 @@ use std::io;
 
 use super::cartridge::Item;
 use super::drive::Emulated;
-use super::library::{no_medium, Library};
+use super::autoloader::{no_medium, Autoloader};
 
 impl Emulated {
     pub(super) fn write_filemark(&mut self) -> io::Result<()> {
         let position = self.position;
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         if let Err(e) = lib.failed_behind(position) {
             drop(lib);
             self.position -= 1;
@@ -44,7 +44,7 @@ impl Emulated {
         self.check_open()?;
         self.at_blank = false;
         let position = self.position;
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         let slot = lib.loaded.ok_or_else(no_medium)?;
         if let Err(e) = lib.failed_behind(position) {
             drop(lib);
@@ -71,7 +71,7 @@ impl Emulated {
             if refuse {
                 drop(lib);
                 self.refuse_next = true;
-                self.library()
+                self.autoloader()
                     .log
                     .push("write refused: early warning".into());
                 return Err(io::Error::from_raw_os_error(libc::ENOSPC));
@@ -108,7 +108,7 @@ impl Emulated {
         self.check_open()?;
         self.last_was_write = false;
         let position = self.position;
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         let slot = lib.loaded.ok_or_else(no_medium)?;
         lib.check_transfer("read", buf.len())?;
         lib.check_fixed("read", buf.len())?;
@@ -148,7 +148,7 @@ impl Emulated {
 
     /// Counts a read of `got` bytes on the drive and the cartridge.
     pub(super) fn count_read(&mut self, got: usize) {
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         let records = match lib.block_bytes {
             0 => 1,
             block => got as u64 / block,
@@ -172,7 +172,7 @@ impl Emulated {
     fn read_fixed(&mut self, buf: &mut [u8], block: usize) -> io::Result<usize> {
         let mut got = 0;
         while got + block <= buf.len() {
-            let lib = self.library();
+            let lib = self.autoloader();
             let slot = lib.loaded.ok_or_else(no_medium)?;
             let item = lib.slots[slot].items.get(self.position).cloned();
             drop(lib);
@@ -200,7 +200,7 @@ impl Emulated {
     }
 }
 
-impl Library {
+impl Autoloader {
     /// The host wrote (`write`) or read `bytes` in `records` records on
     /// the loaded cartridge.
     pub(super) fn count_transfer(&mut self, write: bool, bytes: u64, records: u64) {

@@ -27,7 +27,7 @@
 use std::io;
 
 use super::drive::Emulated;
-use super::library::Library;
+use super::autoloader::Autoloader;
 use super::{log_pages, mam};
 use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
 use crate::tape::scsi::spc::{Command, INQUIRY, LOG_SENSE, READ_ATTRIBUTE, TEST_UNIT_READY};
@@ -69,7 +69,7 @@ fn send(data: Data<'_>, reply: &[u8], allocation: usize) -> usize {
 impl Emulated {
     /// Answers one command, as `scsi_command`.
     pub(super) fn answer(&mut self, cdb: &[u8], data: Data<'_>) -> Result<usize, ScsiError> {
-        let mut lib = self.library();
+        let mut lib = self.autoloader();
         lib.settle();
         if lib.scsi.refused {
             return Err(ScsiError::Ioctl(io::Error::from_raw_os_error(libc::EPERM)));
@@ -91,7 +91,7 @@ impl Emulated {
     }
 }
 
-impl Library {
+impl Autoloader {
     /// The loaded cartridge's slot, once it is ready.
     fn ready_slot(&self) -> Result<usize, ScsiError> {
         let slot = self.loaded.ok_or_else(no_medium)?;

@@ -11,7 +11,7 @@ use super::{blanks, run, BLOCK};
 use tapebuf::observe::summary::Summary;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, TapeReader, VolumeSource};
-use tapebuf::tape::emulated::{Cartridge, Emulated, Library, Shelf, TransferLimit};
+use tapebuf::tape::emulated::{Cartridge, Emulated, Autoloader, Shelf, TransferLimit};
 use tapebuf::volume::ChangePolicy;
 
 /// Notices a tape medium would print, collected.
@@ -31,7 +31,7 @@ fn write_to_drive(
     data: &[u8],
     cartridges: Vec<Cartridge>,
     settings: VolumeSettings,
-    setup: impl FnOnce(&mut Library),
+    setup: impl FnOnce(&mut Autoloader),
 ) -> (Summary, Shelf, Vec<String>) {
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges);
     setup(&mut shelf.lock().unwrap());
@@ -50,7 +50,7 @@ fn write_to_drive(
 /// Reads `cartridges` through a drive that `setup` puts in some state.
 fn read_from_drive(
     cartridges: Vec<Cartridge>,
-    setup: impl FnOnce(&mut Library),
+    setup: impl FnOnce(&mut Autoloader),
 ) -> (Summary, Vec<u8>, Vec<String>) {
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges);
     setup(&mut shelf.lock().unwrap());

@@ -15,7 +15,7 @@ pub fn sense(key: u8, asc: u8, ascq: u8) -> Sense {
 
 /// A library answering as mhvtl's STK L700 does (transport 1, portal 10,
 /// drives from 500, slots from 1000), with faults to switch on.
-pub struct Library {
+pub struct StkL700 {
     pub slots: u16,
     /// READ ELEMENT STATUS with DVCID is ILLEGAL REQUEST 24/00.
     pub refuses_dvcid: bool,
@@ -35,9 +35,9 @@ pub struct Library {
     pub cdbs: Vec<Vec<u8>>,
 }
 
-impl Library {
-    pub fn new(slots: u16) -> Library {
-        Library {
+impl StkL700 {
+    pub fn new(slots: u16) -> StkL700 {
+        StkL700 {
             slots,
             refuses_dvcid: false,
             refuses_voltag: false,
@@ -125,7 +125,7 @@ impl Library {
     }
 }
 
-impl Commands for Library {
+impl Commands for StkL700 {
     fn command(&mut self, cdb: &[u8], data: Data<'_>, _: Duration) -> Result<usize, ScsiError> {
         self.cdbs.push(cdb.to_vec());
         if self.attentions > 0 {

@@ -19,7 +19,7 @@ use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 
 /// The cartridges an autoloader holds, and what happened to the drive.
 #[derive(Debug, Default)]
-pub struct Library {
+pub struct Autoloader {
     pub slots: Vec<Cartridge>,
     /// The slot in the drive, if any.
     pub loaded: Option<usize>,
@@ -103,7 +103,7 @@ pub enum ReadFault {
     Drop { slot: usize, item: usize },
 }
 
-impl Library {
+impl Autoloader {
     /// True if reads pass over item `item` in `slot`.
     pub(super) fn dropped(&self, slot: usize, item: usize) -> bool {
         self.read_faults.contains(&ReadFault::Drop { slot, item })
@@ -126,7 +126,7 @@ impl Library {
     }
 }
 
-impl Library {
+impl Autoloader {
     /// The changer puts the next cartridge in, if the drive is empty and
     /// one is left; the drive starts to calibrate it. False if none is in.
     pub(super) fn load_next(&mut self) -> bool {
@@ -160,7 +160,7 @@ impl Library {
     }
 }
 
-impl Library {
+impl Autoloader {
     /// A medium changer moves `cartridge` into the drive (which has none);
     /// the drive starts to load it. Returns its index in `slots`.
     pub(crate) fn insert(&mut self, cartridge: Cartridge) -> usize {
@@ -235,13 +235,13 @@ pub struct TransferLimit {
 }
 
 /// A shared handle on the library, kept by the test while the drive runs.
-pub type Shelf = Arc<Mutex<Library>>;
+pub type Shelf = Arc<Mutex<Autoloader>>;
 
 pub(super) fn no_medium() -> io::Error {
     io::Error::from_raw_os_error(libc::ENOMEDIUM)
 }
 
-impl Library {
+impl Autoloader {
     /// Reports a write that failed behind, taking its record off the
     /// tape at `position`; returns the new position.
     pub(super) fn failed_behind(&mut self, position: usize) -> io::Result<usize> {
@@ -280,7 +280,7 @@ impl Library {
     }
 }
 
-impl Library {
+impl Autoloader {
     /// Cartridge `index` has been loaded into the drive.
     pub(super) fn mounted(&mut self, index: usize) {
         let Some(cartridge) = self.slots.get_mut(index) else {
