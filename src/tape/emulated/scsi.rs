@@ -26,8 +26,8 @@
 
 use std::io;
 
-use super::drive::Emulated;
 use super::autoloader::Autoloader;
+use super::drive::Emulated;
 use super::{log_pages, mam};
 use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
 use crate::tape::scsi::spc::{Command, INQUIRY, LOG_SENSE, READ_ATTRIBUTE, TEST_UNIT_READY};

@@ -44,14 +44,14 @@ impl Loader {
         stop: &Receiver<()>,
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
-        if !self.0.fixed.settings.clean {
+        if !self.0.settings.clean {
             return Ok(());
         }
         let Some(why) = cleaning_request(drive) else {
             return Ok(());
         };
-        if std::mem::replace(&mut self.state().cleaned, true) {
-            self.tell_once(&format!(
+        if !self.ledger().first_cleaning() {
+            self.voice().tell_once(&format!(
                 "the drive asks to be cleaned again ({why}); it was cleaned once in this run, so not now"
             ));
             return Ok(());
@@ -70,7 +70,7 @@ impl Loader {
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
         let started = Instant::now();
-        let at = self.0.fixed.settings.drive;
+        let at = self.0.settings.drive;
         let inventory = self.inventory()?;
         let record = |barcode: Option<String>, error: Option<String>| CleaningRecord {
             barcode,
@@ -80,10 +80,10 @@ impl Loader {
         };
         let Some(cleaner) = inventory.slots.iter().find(|e| e.is_cleaning()).cloned() else {
             let error = "the library holds no cleaning cartridge in a slot".to_string();
-            self.tell(&format!(
+            self.voice().tell(&format!(
                 "the drive asks to be cleaned ({why}), but {error}"
             ));
-            self.state().cleanings.push(record(None, Some(error)));
+            self.ledger().record_cleaning(record(None, Some(error)));
             return Ok(());
         };
         let barcode = cleaner.barcode.clone();
@@ -93,15 +93,14 @@ impl Loader {
             cleaner.address
         );
         if let Err(e) = self.move_cartridge(cleaner.address, at, barcode.as_deref(), &words, note) {
-            self.tell(&e.why());
-            self.state()
-                .cleanings
-                .push(record(barcode, Some(e.to_string())));
+            self.voice().tell(&e.why());
+            self.ledger()
+                .record_cleaning(record(barcode, Some(e.to_string())));
             return Ok(());
         }
         note(Some(format!(
             "cleaning {} with {}",
-            self.0.fixed.settings.device,
+            self.0.settings.device,
             label(&cleaner)
         )));
         let ended = self.watch_cleaning(drive, stop);
@@ -115,9 +114,8 @@ impl Loader {
             );
             let back = self.move_cartridge(at, cleaner.address, barcode.as_deref(), &words, note);
             if let Err(e) = back {
-                self.state()
-                    .cleanings
-                    .push(record(barcode, Some(e.to_string())));
+                self.ledger()
+                    .record_cleaning(record(barcode, Some(e.to_string())));
                 return Err(e);
             }
         }
@@ -126,15 +124,17 @@ impl Loader {
             Ok(Ended::Stopped) => "stopped".to_string(),
             Err(e) => e.why(),
         };
-        self.tell(&format!(
+        self.voice().tell(&format!(
             "cleaned with {} in {:.1} s ({how})",
             label(&cleaner),
             started.elapsed().as_secs_f64()
         ));
         let error = (!matches!(ended, Ok(Ended::Done(_)))).then(|| how.clone());
-        self.state().cleanings.push(record(barcode, error));
+        self.ledger().record_cleaning(record(barcode, error));
         match ended {
-            Ok(Ended::Stopped) => Err(self.stop_error("while cleaning the drive".to_string())),
+            Ok(Ended::Stopped) => Err(self
+                .voice()
+                .stop_error("while cleaning the drive".to_string())),
             _ => Ok(()),
         }
     }
@@ -146,8 +146,8 @@ impl Loader {
         drive: &mut dyn Drive,
         stop: &Receiver<()>,
     ) -> Result<Ended, LoaderError> {
-        let limit = self.cleaning_limit();
-        let deadline = Deadline::new(limit, self.poll());
+        let limit = self.0.cleaning_limit;
+        let deadline = Deadline::new(limit, self.0.poll);
         let (mut busy, mut holding, mut cleaning) = (false, false, false);
         loop {
             match deadline.pause(stop) {
@@ -161,11 +161,10 @@ impl Loader {
                 Pause::Stopped => return Ok(Ended::Stopped),
             }
             let inventory = self.inventory()?;
-            let Some(element) = inventory.element(self.0.fixed.settings.drive) else {
-                return Err(self.fail(format!(
-                    "the changer has no {}",
-                    self.0.fixed.settings.drive
-                )));
+            let Some(element) = inventory.element(self.0.settings.drive) else {
+                return Err(self
+                    .voice()
+                    .fail(format!("the changer has no {}", self.0.settings.drive)));
             };
             if !element.full {
                 return Ok(Ended::Done("the cartridge left the drive".into()));

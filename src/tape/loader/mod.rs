@@ -13,29 +13,37 @@
 //! cannot use as before; the change asked again marks the refused
 //! cartridge, so it is never offered again in this run. When nothing
 //! usable is left, the operator is asked once and the library watched
-//! (`wait_for_operator.rs`) up to the change's limit.
+//! (`volume_choice.rs`) up to the change's limit.
 //!
 //! Every move is recorded ([`MoveRecord`], `robot_move.rs`), with each
 //! volume's cartridge ([`Placement`]) and each cleaning
 //! ([`CleaningRecord`]). A move cannot be cancelled: a stop is obeyed
 //! after the move in flight has finished and been recorded.
+//!
+//! One type does the work: `impl Loader` is here (the change), in
+//! `robot_move.rs`, `volume_choice.rs` and `cleaning_cycle.rs`. None of
+//! them touches the loader's state directly: what it has done and knows is
+//! the `Ledger`'s, behind its methods; what it says and
+//! how it fails is its `Voice`'s; its settings are fixed by the
+//! [`LoaderBuilder`] before it is shared.
 
 mod cleaning_cycle;
 mod error;
+mod ledger;
 mod pool;
 mod records;
 mod robot_move;
+mod voice;
 mod volume_choice;
-mod wait_for_operator;
-mod words;
 
 pub use error::{LoaderError, LoaderFailure};
 pub use pool::{glob, Pool};
+pub use records::{CleaningRecord, LibraryRecords, MoveRecord, Placement};
+pub use voice::Notices;
 
 #[cfg(test)]
 mod pool_tests;
 
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -43,13 +51,10 @@ use std::time::Duration;
 use crossbeam_channel::Receiver;
 
 use crate::base::sync::lock;
-
-use crate::tape::changer::ElementAddress;
-use crate::tape::changer::Inventory;
-use crate::tape::changer::MediumChanger;
+use crate::tape::changer::{ElementAddress, Inventory, MediumChanger};
 use crate::tape::drive::{Access, Drive};
-use pool::Key;
-pub use records::{CleaningRecord, LibraryRecords, MoveRecord, Placement};
+use ledger::Ledger;
+use voice::Voice;
 
 /// One changer per run, shared by its drives; a move holds the lock.
 pub type SharedChanger = Arc<Mutex<Box<dyn MediumChanger>>>;
@@ -65,9 +70,6 @@ pub const LIBRARY_POLL: Duration = Duration::from_secs(1);
 /// Shows what the loader is doing now on the status line (a robot move,
 /// a cleaning, the wait for the operator), or None when it is done.
 pub type Note<'a> = &'a dyn Fn(Option<String>);
-
-/// Where the loader's lines go instead of stderr (and the `-l` file).
-pub type Notices = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The limit on waiting for the operator without `--change-timeout`.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(3600);
@@ -105,34 +107,16 @@ pub struct Wanting<'a> {
     pub refused: Option<&'a str>,
 }
 
-/// The cartridge this loader put in the drive.
-#[derive(Debug, Clone)]
-struct Current {
-    key: Key,
-    barcode: Option<String>,
-    home: ElementAddress,
-}
-
-/// What the loader has done and knows, behind one lock that is never held
-/// during a move.
-#[derive(Debug, Default)]
-struct State {
-    placements: Vec<Placement>,
-    moves: Vec<MoveRecord>,
-    cleanings: Vec<CleaningRecord>,
-    current: Option<Current>,
-    refused: HashMap<Key, String>,
-    used: HashSet<Key>,
-    /// Lines said once already.
-    said: HashSet<String>,
-    /// A cleaning cycle has run (one per run).
-    cleaned: bool,
-}
-
 struct Inner {
+    changer: SharedChanger,
     /// The settings, fixed when the loader was built.
-    fixed: LoaderBuilder,
-    state: Mutex<State>,
+    settings: LoaderSettings,
+    voice: Voice,
+    poll: Duration,
+    cleaning_limit: Duration,
+    /// What the loader has done and knows, behind one lock that is never
+    /// held during a move.
+    ledger: Mutex<Ledger>,
 }
 
 /// One tape endpoint's volume changes through the changer; clones share
@@ -143,13 +127,15 @@ pub struct Loader(Arc<Inner>);
 impl fmt::Debug for Loader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Loader")
-            .field("settings", &self.0.fixed.settings)
+            .field("settings", &self.0.settings)
             .finish_non_exhaustive()
     }
 }
 
-/// A loader's settings before it is shared: each is fixed when
-/// [`LoaderBuilder::build`] makes the [`Loader`].
+/// A loader's settings before it is shared: quiet or not, where its lines
+/// go, and how often it looks at the library. Each is fixed when
+/// [`LoaderBuilder::build`] makes the [`Loader`]; nothing changes them
+/// afterwards.
 pub struct LoaderBuilder {
     changer: SharedChanger,
     settings: LoaderSettings,
@@ -160,6 +146,19 @@ pub struct LoaderBuilder {
 }
 
 impl LoaderBuilder {
+    /// The default settings: not quiet, lines on stderr, the library
+    /// looked at every [`LIBRARY_POLL`].
+    fn new(changer: SharedChanger, settings: LoaderSettings) -> LoaderBuilder {
+        LoaderBuilder {
+            changer,
+            settings,
+            quiet: false,
+            notices: None,
+            poll: LIBRARY_POLL,
+            cleaning_limit: CLEANING_LIMIT,
+        }
+    }
+
     /// Keeps the lines about moves and skips off stderr (`-q`); a call
     /// for the operator is still said.
     pub fn quiet(mut self, quiet: bool) -> LoaderBuilder {
@@ -183,9 +182,14 @@ impl LoaderBuilder {
 
     /// The loader, its settings fixed from here on.
     pub fn build(self) -> Loader {
+        let voice = Voice::new(self.settings.device.clone(), self.quiet, self.notices);
         Loader(Arc::new(Inner {
-            fixed: self,
-            state: Mutex::new(State::default()),
+            changer: self.changer,
+            settings: self.settings,
+            voice,
+            poll: self.poll,
+            cleaning_limit: self.cleaning_limit,
+            ledger: Mutex::new(Ledger::default()),
         }))
     }
 }
@@ -199,33 +203,26 @@ impl Loader {
 
     /// A loader whose settings are still to be fixed.
     pub fn builder(changer: SharedChanger, settings: LoaderSettings) -> LoaderBuilder {
-        LoaderBuilder {
-            changer,
-            settings,
-            quiet: false,
-            notices: None,
-            poll: LIBRARY_POLL,
-            cleaning_limit: CLEANING_LIMIT,
-        }
+        LoaderBuilder::new(changer, settings)
     }
 
     pub fn settings(&self) -> &LoaderSettings {
-        &self.0.fixed.settings
+        &self.0.settings
     }
 
     /// Which cartridge each volume went on, in the order they were loaded.
     pub fn placements(&self) -> Vec<Placement> {
-        self.state().placements.clone()
+        self.ledger().placements()
     }
 
     /// Every move, in order.
     pub fn moves(&self) -> Vec<MoveRecord> {
-        self.state().moves.clone()
+        self.ledger().moves()
     }
 
     /// Every cleaning cycle, in order.
     pub fn cleanings(&self) -> Vec<CleaningRecord> {
-        self.state().cleanings.clone()
+        self.ledger().cleanings()
     }
 
     /// Gets the cartridge for `want` into the drive: the one in use back
@@ -240,7 +237,7 @@ impl Loader {
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
         if let Some(why) = want.refused {
-            self.refuse_current(why);
+            self.ledger().refuse_current(why);
         }
         let inventory = self.inventory()?;
         let target = match self.choose(&inventory, want) {
@@ -251,15 +248,12 @@ impl Loader {
                 return Err(e);
             }
         };
-        if let Some(target) = target
-            .as_ref()
-            .filter(|t| t.from == self.0.fixed.settings.drive)
-        {
-            self.place(want.volume, target);
+        if let Some(target) = target.as_ref().filter(|t| t.from == self.0.settings.drive) {
+            self.ledger().place(want.volume, target);
             return Ok(());
         }
         self.unload(&inventory, reborrow(&mut drive), stop, note)?;
-        self.stopped(stop, "after the drive was emptied")?;
+        self.voice().stopped(stop, "after the drive was emptied")?;
         if let Some(drive) = reborrow(&mut drive) {
             self.clean_if_asked(want.volume, drive, stop, note)?;
         }
@@ -279,56 +273,38 @@ impl Loader {
             // pool. A manifest's barcode has no other.
             let now = self.inventory()?;
             let stayed = now.element(from).is_some_and(|e| e.full);
-            let drive_empty = now
-                .element(self.0.fixed.settings.drive)
-                .is_some_and(|e| !e.full);
-            if !matches!(self.0.fixed.settings.wanted, Wanted::Pool(_)) || !stayed || !drive_empty {
+            let drive_empty = now.element(self.0.settings.drive).is_some_and(|e| !e.full);
+            if !matches!(self.0.settings.wanted, Wanted::Pool(_)) || !stayed || !drive_empty {
                 return Err(failed);
             }
-            self.stopped(stop, "after a load failed")?;
-            self.tell(&format!("{}; trying another cartridge", failed.why()));
-            self.state()
-                .refused
-                .insert(key, format!("could not be loaded: {failed}"));
+            self.voice().stopped(stop, "after a load failed")?;
+            self.voice()
+                .tell(&format!("{}; trying another cartridge", failed.why()));
+            self.ledger()
+                .refuse(key, format!("could not be loaded: {failed}"));
             target = self.choose(&now, want)?;
         }
-        Err(self.fail(format!(
+        Err(self.voice().fail(format!(
             "no cartridge of the pool could be loaded for volume {}",
             want.volume
         )))
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        lock(&self.0.state)
+    fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        lock(&self.0.ledger)
     }
 
-    fn poll(&self) -> Duration {
-        self.0.fixed.poll
-    }
-
-    fn cleaning_limit(&self) -> Duration {
-        self.0.fixed.cleaning_limit
+    fn voice(&self) -> &Voice {
+        &self.0.voice
     }
 
     /// The library as it is now.
     fn inventory(&self) -> Result<Inventory, LoaderError> {
-        let mut changer = lock(&self.0.fixed.changer);
-        Inventory::read(&mut **changer)
-            .map_err(|e| self.fail(format!("cannot read the changer's inventory: {e}")))
-    }
-
-    /// The cartridge in use was refused for its volume: it is marked, and
-    /// its placement taken back.
-    fn refuse_current(&self, why: &str) {
-        let mut state = self.state();
-        if let Some(current) = state.current.clone() {
-            state.refused.insert(current.key.clone(), why.to_string());
-            state.used.remove(&current.key);
-            let barcode = current.barcode.clone();
-            if let Some(at) = state.placements.iter().rposition(|p| p.barcode == barcode) {
-                state.placements.remove(at);
-            }
-        }
+        let mut changer = lock(&self.0.changer);
+        Inventory::read(&mut **changer).map_err(|e| {
+            self.voice()
+                .fail(format!("cannot read the changer's inventory: {e}"))
+        })
     }
 }
 

@@ -37,13 +37,13 @@ impl Loader {
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
         let name = barcode.unwrap_or("the cartridge");
-        self.tell(words);
+        self.voice().tell(words);
         note(Some(format!("moving {name} {from} → {to}")));
         let started = SystemTime::now();
         let clock = Instant::now();
-        let moved = lock(&self.0.fixed.changer).move_medium(from, to);
+        let moved = lock(&self.0.changer).move_medium(from, to);
         note(None);
-        self.state().moves.push(MoveRecord {
+        self.ledger().record_move(MoveRecord {
             from,
             to,
             barcode: barcode.map(str::to_string),
@@ -52,7 +52,7 @@ impl Loader {
             error: moved.as_ref().err().map(|e| e.to_string()),
         });
         moved.map_err(|e| {
-            self.fail(format!(
+            self.voice().fail(format!(
                 "the changer could not move {name} from {from} to {to}: {e}"
             ))
         })
@@ -66,26 +66,25 @@ impl Loader {
         stop: &Receiver<()>,
         note: Note<'_>,
     ) -> Result<(), LoaderError> {
-        let at = self.0.fixed.settings.drive;
+        let at = self.0.settings.drive;
         let Some(element) = inventory.element(at) else {
-            return Err(self.fail(format!("the changer has no {at}")));
+            return Err(self.voice().fail(format!("the changer has no {at}")));
         };
-        let ours = self.state().current.clone();
         if !element.full {
-            self.state().current = None;
+            self.ledger().release();
             return Ok(());
         }
-        let foreign = ours.is_none_or(|c| c.barcode != element.barcode);
+        let foreign = !self.ledger().put_in(element.barcode.as_deref());
         if let (true, false, Some(drive)) = (foreign, element.is_cleaning(), drive) {
             // Not ejected by the change: st must let go of it first.
             if let Err(e) = drive.eject_unopened() {
-                self.tell(&format!(
+                self.voice().tell(&format!(
                     "cannot eject the cartridge in it ({e}); moving it anyway"
                 ));
             }
         }
         let Some(home) = self.home_of(element, inventory) else {
-            return Err(self.fail(format!(
+            return Err(self.voice().fail(format!(
                 "no empty slot to put {} from {at} in",
                 label(element)
             )));
@@ -95,13 +94,13 @@ impl Loader {
         if let Err(first) = self.move_cartridge(at, home, barcode, &words, note) {
             select! {
                 recv(stop) -> _ => return Err(first),
-                recv(after(self.poll() * UNLOAD_RETRY_POLLS)) -> _ => {},
+                recv(after(self.0.poll * UNLOAD_RETRY_POLLS)) -> _ => {},
             }
             let again = format!("{words}, once more");
             self.move_cartridge(at, home, barcode, &again, note)
                 .map_err(|_| first)?;
         }
-        self.state().current = None;
+        self.ledger().release();
         Ok(())
     }
 
@@ -121,16 +120,17 @@ impl Loader {
                 target.home = home;
             }
         }
-        let at = self.0.fixed.settings.drive;
+        let at = self.0.settings.drive;
         let name = target.barcode.as_deref().unwrap_or("the cartridge");
         let words = format!(
             "loading {name} from {} into {at} for volume {volume}",
             target.from
         );
         self.move_cartridge(target.from, at, target.barcode.as_deref(), &words, note)?;
-        self.hold(&target);
-        self.stopped(stop, &format!("after {name} was loaded into {at}"))?;
-        self.place(volume, &target);
+        self.ledger().hold(&target);
+        self.voice()
+            .stopped(stop, &format!("after {name} was loaded into {at}"))?;
+        self.ledger().place(volume, &target);
         Ok(())
     }
 }

@@ -3,11 +3,24 @@
 //! slot, an import/export slot, this drive; never another drive, which
 //! another endpoint may be using). What is chosen is recorded as the
 //! volume's [`Placement`](super::Placement) once it is in.
+//!
+//! When nothing usable is left for a volume, the operator is told once,
+//! in words that name the import/export slots and the time limit, and the
+//! library is looked at every poll until a usable cartridge of the pool
+//! appears in a pool slot or an import/export slot (or the barcode wanted
+//! appears anywhere but another drive), up to `--change-timeout`. A stop
+//! ends the wait at once.
 
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+
+use crate::base::deadline::{Deadline, Pause};
+use crate::base::human_time::human;
 use crate::tape::changer::Inventory;
 use crate::tape::changer::{Element, ElementAddress, ElementKind};
-use crate::tape::loader::pool::{unusable, Candidate, Judge, Key, Pool};
-use crate::tape::loader::{Current, Loader, LoaderError, Placement, State, Wanted, Wanting};
+use crate::tape::loader::pool::{unusable, Candidate, Key, Pool};
+use crate::tape::loader::{Loader, LoaderError, Note, Wanted, Wanting, DEFAULT_WAIT};
 use crate::tape::media;
 
 impl Loader {
@@ -18,7 +31,7 @@ impl Loader {
         inventory: &Inventory,
         want: &Wanting<'_>,
     ) -> Result<Option<Candidate>, LoaderError> {
-        match &self.0.fixed.settings.wanted {
+        match &self.0.settings.wanted {
             Wanted::Pool(pool) => Ok(self.pool_candidate(pool, inventory, want)),
             Wanted::Barcodes(list) => self.by_barcode(list, inventory, want),
         }
@@ -26,7 +39,7 @@ impl Loader {
 
     /// The drive's LTO generation, when its identifier tells it.
     fn generation(&self, inventory: &Inventory) -> Option<u8> {
-        let drive = inventory.element(self.0.fixed.settings.drive)?;
+        let drive = inventory.element(self.0.settings.drive)?;
         media::drive_generation(drive.identifier.as_deref()?)
     }
 
@@ -39,15 +52,15 @@ impl Loader {
         let generation = self.generation(inventory);
         let mut skips = Vec::new();
         let chosen = {
-            let state = self.state();
-            let judge = judge(&state, want, generation);
+            let ledger = self.ledger();
+            let judge = ledger.judge(want.access, generation);
             let mut skip = |e: &Element, home: ElementAddress, why: String| {
                 skips.push(format!("skipping {home} ({}): {why}", label(e)));
             };
-            pool.next(inventory, self.0.fixed.settings.drive, &judge, &mut skip)
+            pool.next(inventory, self.0.settings.drive, &judge, &mut skip)
         };
         for line in skips {
-            self.tell_once(&line);
+            self.voice().tell_once(&line);
         }
         chosen
     }
@@ -61,8 +74,8 @@ impl Loader {
         want: &Wanting<'_>,
     ) -> Option<Candidate> {
         let generation = self.generation(inventory);
-        let state = self.state();
-        let judge = judge(&state, want, generation);
+        let ledger = self.ledger();
+        let judge = ledger.judge(want.access, generation);
         inventory
             .portals
             .iter()
@@ -77,7 +90,7 @@ impl Loader {
                 barcode: e.barcode.clone(),
                 key: Key::of(e, e.address),
             })
-            .find(|c| !state.used.contains(&c.key) && !state.refused.contains_key(&c.key))
+            .find(|c| ledger.is_fresh(&c.key))
     }
 
     fn by_barcode(
@@ -88,11 +101,13 @@ impl Loader {
     ) -> Result<Option<Candidate>, LoaderError> {
         let n = want.volume;
         let Some(barcode) = list.get(n as usize - 1) else {
-            return Err(self.fail(format!("the manifest names no cartridge for volume {n}")));
+            return Err(self
+                .voice()
+                .fail(format!("the manifest names no cartridge for volume {n}")));
         };
         let key = Key::Barcode(barcode.clone());
-        if let Some(why) = self.state().refused.get(&key) {
-            return Err(self.fail(format!(
+        if let Some(why) = self.ledger().refusal(&key) {
+            return Err(self.voice().fail(format!(
                 "{barcode}, the cartridge of volume {n}, {why}, and no other cartridge holds volume {n}"
             )));
         }
@@ -100,8 +115,8 @@ impl Loader {
             return Ok(None);
         };
         let at = element.address;
-        if at.kind == ElementKind::Drive && at != self.0.fixed.settings.drive {
-            return Err(self.fail(format!(
+        if at.kind == ElementKind::Drive && at != self.0.settings.drive {
+            return Err(self.voice().fail(format!(
                 "{barcode}, the cartridge of volume {n}, is in {at}, another drive; it is not taken from there"
             )));
         }
@@ -128,10 +143,7 @@ impl Loader {
         let empty = |a: ElementAddress| {
             a.kind == ElementKind::Slot && inventory.element(a).is_some_and(|e| !e.full)
         };
-        let ours = self.state().current.clone();
-        let loaded_home = ours
-            .filter(|c| c.barcode == element.barcode)
-            .map(|c| c.home);
+        let loaded_home = self.ledger().home_of_ours(element.barcode.as_deref());
         loaded_home
             .filter(|&a| empty(a))
             .or(element.source.filter(|&a| empty(a)))
@@ -141,7 +153,7 @@ impl Loader {
     /// A slot to keep a cartridge taken from an import/export slot in: the
     /// first empty slot of the pool, else the first empty slot.
     pub(super) fn home_for_portal(&self, inventory: &Inventory) -> Option<ElementAddress> {
-        let pool_slot = match &self.0.fixed.settings.wanted {
+        let pool_slot = match &self.0.settings.wanted {
             Wanted::Pool(pool @ Pool::Slots(_)) => pool
                 .slots(inventory)
                 .into_iter()
@@ -151,26 +163,75 @@ impl Loader {
         pool_slot.or_else(|| inventory.first_empty_slot())
     }
 
-    /// `target` is in the drive for volume `volume`: it is this loader's
-    /// cartridge now.
-    pub(super) fn hold(&self, target: &Candidate) {
-        self.state().current = Some(Current {
-            key: target.key.clone(),
-            barcode: target.barcode.clone(),
-            home: target.home,
-        });
+    /// Waits for the operator to bring a cartridge for `want`.
+    pub(super) fn wait_for_operator(
+        &self,
+        want: &Wanting<'_>,
+        stop: &Receiver<()>,
+        note: Note<'_>,
+    ) -> Result<Candidate, LoaderError> {
+        let limit = self.0.settings.timeout.unwrap_or(DEFAULT_WAIT);
+        let inventory = self.inventory()?;
+        let portals = portal_names(&inventory);
+        self.voice().call_out(&self.call(want, &portals, limit));
+        let n = want.volume;
+        let deadline = Deadline::new(limit, self.0.poll);
+        let waited = loop {
+            note(Some(format!(
+                "waiting {} s for a cartridge for volume {n} ({})",
+                deadline.waited().as_secs(),
+                portals.as_deref().unwrap_or("a pool slot")
+            )));
+            match deadline.pause(stop) {
+                Pause::Look => {}
+                Pause::TimedOut(_) => {
+                    break Err(self.voice().fail(format!(
+                        "no usable cartridge for volume {n} came within {} (--change-timeout)",
+                        human(limit)
+                    )))
+                }
+                Pause::Stopped => {
+                    break Err(self
+                        .voice()
+                        .stop_error(format!("while waiting for a cartridge for volume {n}")))
+                }
+            }
+            let inventory = self.inventory()?;
+            let found = match &self.0.settings.wanted {
+                Wanted::Pool(pool) => self
+                    .choose(&inventory, want)?
+                    .or_else(|| self.portal_candidate(pool, &inventory, want)),
+                Wanted::Barcodes(_) => self.choose(&inventory, want)?,
+            };
+            if let Some(found) = found {
+                break Ok(found);
+            }
+        };
+        note(None);
+        waited
     }
 
-    /// Records that volume `volume` went on `target`.
-    pub(super) fn place(&self, volume: u32, target: &Candidate) {
-        self.hold(target);
-        let mut state = self.state();
-        state.used.insert(target.key.clone());
-        state.placements.push(Placement {
-            volume,
-            barcode: target.barcode.clone(),
-            slot: (target.home.kind == ElementKind::Slot).then_some(target.home.index + 1),
-        });
+    /// What the operator is asked to do.
+    fn call(&self, want: &Wanting<'_>, portals: &Option<String>, limit: Duration) -> String {
+        let within = format!("within {} (--change-timeout)", human(limit));
+        match (&self.0.settings.wanted, portals) {
+            (Wanted::Pool(pool), Some(portals)) => format!(
+                "no usable cartridge is left in {}; put one into {portals}, or into a pool slot, {within}",
+                pool.describe()
+            ),
+            (Wanted::Pool(pool), None) => format!(
+                "no usable cartridge is left in {}; put one into a pool slot {within}",
+                pool.describe()
+            ),
+            (Wanted::Barcodes(list), _) => {
+                let barcode = list.get(want.volume as usize - 1).map_or("?", String::as_str);
+                let place = portals.as_deref().unwrap_or("a slot");
+                format!(
+                    "{barcode}, the cartridge of volume {}, is not in the library; put it into {place} {within}",
+                    want.volume
+                )
+            }
+        }
     }
 }
 
@@ -179,13 +240,13 @@ pub(super) fn label(element: &Element) -> &str {
     element.barcode.as_deref().unwrap_or("no barcode")
 }
 
-/// How a candidate is judged for `want`, with what this run refused and
-/// used so far.
-fn judge<'s>(state: &'s State, want: &Wanting<'_>, generation: Option<u8>) -> Judge<'s> {
-    Judge {
-        access: want.access,
-        generation,
-        refused: &state.refused,
-        used: &state.used,
-    }
+/// "import/export slot 1", "import/export slot 1 or import/export slot
+/// 2"; None when the library has none.
+fn portal_names(inventory: &Inventory) -> Option<String> {
+    let names: Vec<String> = inventory
+        .portals
+        .iter()
+        .map(|p| p.address.to_string())
+        .collect();
+    (!names.is_empty()).then(|| names.join(" or "))
 }
