@@ -13,8 +13,8 @@ use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::cartridge::{Cartridge, Item};
 use super::autoloader::{no_medium, Autoloader, Shelf};
+use super::cartridge::{Cartridge, Item};
 use crate::base::sync::lock;
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::drive::{Drive, DriveStatus, TapeOp};

@@ -52,10 +52,10 @@
 //! identity, `no_log_pages`, `refused`, `retries_every`,
 //! `compression_percent`; `Cartridge::memory` each cartridge's MAM.
 
+mod autoloader;
 mod cartridge;
 pub mod changer;
 mod drive;
-mod autoloader;
 mod log_pages;
 mod mam;
 mod memory;
@@ -63,9 +63,9 @@ mod positioning;
 mod records;
 mod scsi;
 
+pub use autoloader::{Autoloader, ReadFault, Shelf, TransferLimit};
 pub use cartridge::{Cartridge, Item};
 pub use drive::{Emulated, EMULATED_READY_POLL};
-pub use autoloader::{Autoloader, ReadFault, Shelf, TransferLimit};
 pub use memory::{CartridgeMemory, Direction, DriveCounters, ScsiFace};
 
 #[cfg(test)]

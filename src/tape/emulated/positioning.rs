@@ -33,9 +33,9 @@
 
 use std::io;
 
+use super::autoloader::no_medium;
 use super::cartridge::Item;
 use super::drive::Emulated;
-use super::autoloader::no_medium;
 use crate::tape::drive::limits::MAX_SPACE_RECORDS;
 
 fn errno(code: i32) -> io::Error {

@@ -13,9 +13,9 @@
 
 use std::io;
 
+use super::autoloader::{no_medium, Autoloader};
 use super::cartridge::Item;
 use super::drive::Emulated;
-use super::autoloader::{no_medium, Autoloader};
 
 impl Emulated {
     pub(super) fn write_filemark(&mut self) -> io::Result<()> {

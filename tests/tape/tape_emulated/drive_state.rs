@@ -11,7 +11,7 @@ use super::{blanks, run, BLOCK};
 use tapebuf::observe::summary::Summary;
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::{ReadVolumes, TapeReader, VolumeSource};
-use tapebuf::tape::emulated::{Cartridge, Emulated, Autoloader, Shelf, TransferLimit};
+use tapebuf::tape::emulated::{Autoloader, Cartridge, Emulated, Shelf, TransferLimit};
 use tapebuf::volume::ChangePolicy;
 
 /// Notices a tape medium would print, collected.
