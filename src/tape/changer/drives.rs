@@ -17,8 +17,8 @@ use std::path::Path;
 use super::element::ElementAddress;
 use super::error::ChangerError;
 use super::inventory::Inventory;
-use crate::tape::scsi::pages::identity::SERIAL_PAGE;
-use crate::tape::scsi::sg_io::{self, Data};
+use crate::tape::scsi::pages::identity::{unit_serial, SERIAL_PAGE};
+use crate::tape::scsi::sg_io::{Commands, Data};
 use crate::tape::scsi::spc;
 
 /// The shortest serial tapebuf matches by prefix: libraries cut the serial
@@ -27,8 +27,9 @@ const SHORTEST_CUT_SERIAL: usize = 8;
 
 /// The serial number of the tape drive behind the character node `node`,
 /// from the VPD page 0x80 that the kernel keeps in sysfs for the SCSI
-/// device, or else from the drive itself (`inquiry_serial`). `None` when
-/// the node is not a character device or neither gives the page.
+/// device, or else from the drive itself (`node_inquiry_serial`), each
+/// read by `identity::unit_serial`, as drive health reads it. `None` when
+/// the node is not a character device or neither gives a serial.
 pub fn drive_serial(node: &Path) -> Option<String> {
     let meta = fs::metadata(node).ok()?;
     if !meta.file_type().is_char_device() {
@@ -38,48 +39,32 @@ pub fn drive_serial(node: &Path) -> Option<String> {
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
     fs::read(format!("/sys/dev/char/{major}:{minor}/device/vpd_pg80"))
         .ok()
-        .and_then(|page| serial_from_vpd80(&page))
-        .or_else(|| inquiry_serial(node))
+        .and_then(|page| unit_serial(&page))
+        .or_else(|| node_inquiry_serial(node))
 }
 
-/// The serial in the drive's answer to INQUIRY for VPD page 0x80, sent
-/// over SG_IO on `node` opened read-only and without waiting: a blocking
-/// open of an empty drive waits two minutes. (Closing a rewinding node
-/// rewinds, as after any open.)
-fn inquiry_serial(node: &Path) -> Option<String> {
+/// The serial the drive behind `node` gives to INQUIRY (`inquiry_serial`)
+/// over SG_IO on the node opened read-only and without waiting: a
+/// blocking open of an empty drive waits two minutes. (Closing a rewinding
+/// node rewinds, as after any open.)
+fn node_inquiry_serial(node: &Path) -> Option<String> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(node)
         .ok()?;
-    let mut page = [0u8; spc::INQUIRY_BYTES as usize];
-    let cdb = spc::inquiry_vpd(SERIAL_PAGE, spc::INQUIRY_BYTES);
-    let got = sg_io::command(
-        file.as_fd(),
-        &cdb,
-        Data::In(&mut page),
-        spc::INQUIRY_TIMEOUT,
-    )
-    .ok()?;
-    serial_from_vpd80(&page[..got])
+    inquiry_serial(&mut file.as_fd())
 }
 
-/// The serial in a VPD page 0x80: a 4-byte header whose bytes 2-3 give the
-/// length, then the serial in ASCII, often blank-padded. A page too short,
-/// of another code, or holding no printable character gives `None`.
-pub fn serial_from_vpd80(page: &[u8]) -> Option<String> {
-    if page.len() < 4 || page[1] != 0x80 {
-        return None;
-    }
-    let length = usize::from(u16::from_be_bytes([page[2], page[3]]));
-    let body = &page[4..page.len().min(4 + length)];
-    let text: String = body
-        .iter()
-        .take_while(|&&b| b != 0)
-        .map(|&b| b as char)
-        .collect();
-    let text = text.trim();
-    (!text.is_empty() && text.chars().all(|c| c.is_ascii_graphic())).then(|| text.to_string())
+/// The serial in `device`'s answer to INQUIRY for VPD page 0x80; None
+/// when it refuses or gives none.
+pub fn inquiry_serial(device: &mut dyn Commands) -> Option<String> {
+    let mut page = [0u8; spc::INQUIRY_BYTES as usize];
+    let cdb = spc::inquiry_vpd(SERIAL_PAGE, spc::INQUIRY_BYTES);
+    let got = device
+        .command(&cdb, Data::In(&mut page), spc::INQUIRY_TIMEOUT)
+        .ok()?;
+    unit_serial(&page[..got])
 }
 
 /// Whether the device identifier `identifier` of a drive element names the

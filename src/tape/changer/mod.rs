@@ -30,7 +30,7 @@ mod scsi;
 pub mod smc;
 
 pub use device::Changer;
-pub use drives::{drive_serial, find_drive, match_serial, serial_from_vpd80, serial_matches};
+pub use drives::{drive_serial, find_drive, inquiry_serial, match_serial, serial_matches};
 pub use element::{
     sense_words, volume_tag, Element, ElementAddress, ElementKind, Exception, MediumType, Params,
     MAX_ELEMENTS,

@@ -288,19 +288,6 @@ fn a_node_without_a_serial_is_refused_with_a_message_naming_drive_element() {
 }
 
 #[test]
-fn a_vpd_page_gives_its_serial_and_a_hostile_one_gives_none() {
-    let mut page = vec![0x01, 0x80, 0x00, 0x0a];
-    page.extend_from_slice(b"LABDRV01  ");
-    assert_eq!(serial_from_vpd80(&page).as_deref(), Some("LABDRV01"));
-    // The length claims more than is there: only what is there counts.
-    page[3] = 0xff;
-    assert_eq!(serial_from_vpd80(&page).as_deref(), Some("LABDRV01"));
-    assert_eq!(serial_from_vpd80(&[0x01, 0x83, 0, 2, b'A', b'B']), None);
-    assert_eq!(serial_from_vpd80(&[0x01, 0x80]), None);
-    assert_eq!(serial_from_vpd80(&[0x01, 0x80, 0, 3, b' ', 7, b'A']), None);
-}
-
-#[test]
 fn an_inventory_finds_a_cartridge_by_barcode_wherever_it_is() {
     let mut changer = library();
     changer

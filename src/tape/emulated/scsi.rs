@@ -15,22 +15,29 @@
 //! - READ ATTRIBUTE, service action 0 (ATTRIBUTE VALUES), partition 0:
 //!   the cartridge's memory (`mam.rs`).
 //!
-//! A reply longer than the allocation length or the buffer is cut, its
-//! length fields still saying the whole. A page or field the drive does
-//! not have is refused with ILLEGAL REQUEST, invalid field in the command
-//! (05/24/00), an unknown command with 05/20/00; the volume statistics
-//! page and READ ATTRIBUTE need a cartridge (NOT READY, 3A/00 without
-//! one). The knobs in `ScsiFace` refuse every command in the kernel
-//! (`refused`) or every LOG SENSE (`no_log_pages`). A query loads no
-//! cartridge and moves no tape.
+//! The drive answers the command `spc::Command::parse` reads from the CDB,
+//! and a CDB it cannot read with the sense of its `Refusal`: an empty CDB
+//! or an unknown command with ILLEGAL REQUEST, invalid command operation
+//! code (05/20/00); a CDB shorter than its command's, INQUIRY's CmdDt or
+//! a page code without EVPD with invalid field in the command (05/24/00).
+//! No byte of a CDB is read here. A reply longer than the allocation
+//! length or the buffer is cut, its length fields still saying the whole.
+//! A page, service action, partition or first attribute the drive does
+//! not have is refused with 05/24/00; the volume statistics page and READ
+//! ATTRIBUTE need a cartridge (NOT READY, 3A/00 without one, before the
+//! service action, partition and first attribute are looked at). The
+//! knobs in `ScsiFace` refuse every command in the kernel (`refused`,
+//! before the CDB is read) or every LOG SENSE (`no_log_pages`). A query
+//! loads no cartridge and moves no tape.
 
 use std::io;
 
 use super::autoloader::Autoloader;
 use super::drive::Emulated;
 use super::{log_pages, mam};
+use crate::tape::scsi::pages::identity::SERIAL_PAGE;
 use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
-use crate::tape::scsi::spc::{Command, INQUIRY, LOG_SENSE, READ_ATTRIBUTE, TEST_UNIT_READY};
+use crate::tape::scsi::spc::{Command, ATTRIBUTE_VALUES};
 
 /// CHECK CONDITION with this sense.
 fn check(key: u8, asc: u8, ascq: u8) -> ScsiError {
@@ -45,12 +52,6 @@ fn invalid_field() -> ScsiError {
 /// NOT READY, medium not present.
 fn no_medium() -> ScsiError {
     check(0x02, 0x3a, 0x00)
-}
-
-/// The big-endian number in `cdb[range]`, 0 where the CDB is short.
-fn field(cdb: &[u8], range: std::ops::Range<usize>) -> usize {
-    cdb.get(range)
-        .map_or(0, |b| b.iter().fold(0, |n, &x| n << 8 | usize::from(x)))
 }
 
 /// Copies what fits of `reply` into the data buffer: at most `allocation`
@@ -74,20 +75,24 @@ impl Emulated {
         if lib.scsi.refused {
             return Err(ScsiError::Ioctl(io::Error::from_raw_os_error(libc::EPERM)));
         }
-        let reply = match cdb.first().copied() {
-            Some(TEST_UNIT_READY) => lib.test_unit_ready().map(|()| Vec::new()),
-            Some(INQUIRY) => lib.inquiry(cdb),
-            Some(LOG_SENSE) => lib.log_sense(cdb),
-            Some(READ_ATTRIBUTE) => lib.read_attribute(cdb),
-            _ => Err(check(0x05, 0x20, 0x00)),
+        let command = Command::parse(cdb).map_err(|refusal| ScsiError::Check(refusal.sense()))?;
+        let reply = match command {
+            Command::TestUnitReady => lib.test_unit_ready().map(|()| Vec::new()),
+            Command::Inquiry { page, .. } => lib.inquiry(page),
+            // Every page holds cumulative values, whatever is asked.
+            Command::LogSense {
+                page,
+                control: _,
+                bytes,
+            } => lib.log_sense(page, bytes),
+            Command::ReadAttribute {
+                service_action,
+                partition,
+                first,
+                ..
+            } => lib.read_attribute(service_action, partition, first),
         }?;
-        let allocation = match Command::parse(cdb) {
-            Some(Command::Inquiry { bytes, .. })
-            | Some(Command::LogSense { bytes, .. })
-            | Some(Command::ReadAttribute { bytes }) => bytes,
-            _ => 0,
-        };
-        Ok(send(data, &reply, allocation))
+        Ok(send(data, &reply, command.allocation()))
     }
 }
 
@@ -111,16 +116,16 @@ impl Autoloader {
         }
     }
 
-    /// The standard INQUIRY data, or VPD page 0x00 or 0x80.
-    fn inquiry(&self, cdb: &[u8]) -> Result<Vec<u8>, ScsiError> {
+    /// The standard INQUIRY data (`page` None), or VPD page 0x00 or 0x80.
+    fn inquiry(&self, page: Option<u8>) -> Result<Vec<u8>, ScsiError> {
         use log_pages::padded;
         /// Peripheral device type 1: a sequential-access device.
         const TAPE: u8 = 0x01;
-        let flags = cdb.get(1).copied().unwrap_or(0);
-        let page = cdb.get(2).copied().unwrap_or(0);
+        /// The supported VPD pages.
+        const VPD_PAGES: u8 = 0x00;
         let face = &self.scsi;
-        match (flags & 0x03, page) {
-            (0, 0) => {
+        match page {
+            None => {
                 // Removable; SPC-3; response data format 2; 59 more bytes.
                 let mut data = vec![TAPE, 0x80, 0x05, 0x02, 59, 0, 0x01, 0x20];
                 data.extend(padded(&face.vendor, 8));
@@ -129,10 +134,10 @@ impl Autoloader {
                 data.resize(64, 0);
                 Ok(data)
             }
-            (1, 0x00) => Ok(vec![TAPE, 0x00, 0, 2, 0x00, 0x80]),
-            (1, 0x80) => {
+            Some(VPD_PAGES) => Ok(vec![TAPE, VPD_PAGES, 0, 2, VPD_PAGES, SERIAL_PAGE]),
+            Some(SERIAL_PAGE) => {
                 let serial = face.serial.as_bytes();
-                let mut data = vec![TAPE, 0x80, 0, serial.len().min(255) as u8];
+                let mut data = vec![TAPE, SERIAL_PAGE, 0, serial.len().min(255) as u8];
                 data.extend(serial.iter().take(255));
                 Ok(data)
             }
@@ -140,12 +145,12 @@ impl Autoloader {
         }
     }
 
-    fn log_sense(&mut self, cdb: &[u8]) -> Result<Vec<u8>, ScsiError> {
+    /// Log page `page`, for a read of up to `bytes` bytes.
+    fn log_sense(&mut self, page: u8, bytes: usize) -> Result<Vec<u8>, ScsiError> {
         use log_pages::*;
         if self.scsi.no_log_pages {
             return Err(invalid_field());
         }
-        let page = cdb.get(2).map_or(0, |b| b & 0x3f);
         let counters = self.scsi.counters;
         Ok(match page {
             SUPPORTED => supported(),
@@ -160,7 +165,7 @@ impl Autoloader {
                 let page = tape_alert(&self.tape_alerts);
                 // mhvtl clears the flags only for a read of more than the
                 // header.
-                if field(cdb, 7..9) > 4 {
+                if bytes > 4 {
                     self.tape_alerts = Default::default();
                 }
                 page
@@ -169,14 +174,18 @@ impl Autoloader {
         })
     }
 
-    fn read_attribute(&self, cdb: &[u8]) -> Result<Vec<u8>, ScsiError> {
+    /// The loaded cartridge's attribute values from attribute `first` on;
+    /// only ATTRIBUTE VALUES of partition 0 are served.
+    fn read_attribute(
+        &self,
+        service_action: u8,
+        partition: u8,
+        first: u16,
+    ) -> Result<Vec<u8>, ScsiError> {
         let slot = self.ready_slot()?;
-        let service_action = cdb.get(1).map_or(0, |b| b & 0x1f);
-        let partition = field(cdb, 7..8);
-        if service_action != 0 || partition != 0 {
+        if service_action != ATTRIBUTE_VALUES || partition != 0 {
             return Err(invalid_field());
         }
-        let first = field(cdb, 8..10) as u16;
         let serial = self.medium_serial(slot);
         mam::attribute_values(&self.slots[slot], &serial, first).ok_or_else(invalid_field)
     }

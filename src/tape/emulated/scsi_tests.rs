@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::*;
 use crate::tape::drive::Drive;
 use crate::tape::scsi::sg_io::{Data, ScsiError};
+use crate::tape::scsi::spc;
 
 const TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -277,4 +278,75 @@ fn an_unknown_command_is_illegal() {
     let (mut d, _) = drive();
     let e = ask(&mut d, &[0xff, 0, 0, 0, 0, 0]).unwrap_err();
     assert_eq!(sense(e), (0x05, 0x20, 0x00));
+}
+
+#[test]
+fn inquiry_refuses_cmddt_and_a_page_code_without_evpd() {
+    let (mut d, _) = drive();
+    for cdb in [
+        [0x12, 0x02, 0x00, 0, 255, 0],
+        [0x12, 0x03, 0x80, 0, 255, 0],
+        [0x12, 0x00, 0x80, 0, 255, 0],
+    ] {
+        let e = ask(&mut d, &cdb).unwrap_err();
+        assert_eq!(sense(e), (0x05, 0x24, 0x00), "{cdb:02x?}");
+    }
+}
+
+#[test]
+fn read_attribute_serves_attribute_values_of_partition_0_from_any_held_attribute() {
+    let (mut d, _) = drive();
+    let mut cdb = spc::read_attribute(4096);
+    cdb[8..10].copy_from_slice(&0x0401u16.to_be_bytes());
+    let from_serial = ask(&mut d, &cdb).unwrap();
+    assert_eq!(attributes(&from_serial)[0].0, 0x0401);
+    cdb[8..10].copy_from_slice(&0x0404u16.to_be_bytes());
+    assert_eq!(sense(ask(&mut d, &cdb).unwrap_err()), (0x05, 0x24, 0x00));
+    let mut other_action = spc::read_attribute(4096);
+    other_action[1] = 0x01;
+    let mut other_partition = spc::read_attribute(4096);
+    other_partition[7] = 1;
+    for cdb in [other_action, other_partition] {
+        assert_eq!(sense(ask(&mut d, &cdb).unwrap_err()), (0x05, 0x24, 0x00));
+    }
+    // Without a cartridge the medium is missing first.
+    let (mut empty, _) = Emulated::in_library("emu");
+    assert_eq!(
+        sense(ask(&mut empty, &other_action).unwrap_err()),
+        (0x02, 0x3a, 0x00)
+    );
+}
+
+#[test]
+fn log_sense_serves_the_same_values_whatever_the_page_control() {
+    let (mut d, _) = drive();
+    let cumulative = log_sense(&mut d, 0x02).unwrap();
+    for control in spc::PageControl::ALL {
+        let mut cdb = spc::log_sense(0x02, 4096);
+        cdb[2] = control.bits() << 6 | 0x02;
+        assert_eq!(ask(&mut d, &cdb).unwrap(), cumulative, "{control:?}");
+    }
+}
+
+#[test]
+fn an_empty_cdb_is_an_unknown_command_and_a_short_one_an_invalid_field() {
+    let (mut d, shelf) = drive();
+    shelf.lock().unwrap().tape_alerts.insert(20);
+    assert_eq!(sense(ask(&mut d, &[]).unwrap_err()), (0x05, 0x20, 0x00));
+    let (mut empty, _) = Emulated::in_library("emu");
+    let built: [&[u8]; 4] = [
+        &spc::test_unit_ready(),
+        &spc::inquiry(96),
+        &spc::log_sense(0x2e, 4096),
+        &spc::read_attribute(4096),
+    ];
+    for cdb in built {
+        for drive in [&mut d, &mut empty] {
+            let short = &cdb[..cdb.len() - 1];
+            let e = ask(drive, short).unwrap_err();
+            assert_eq!(sense(e), (0x05, 0x24, 0x00), "{short:02x?}");
+        }
+    }
+    let alerts = shelf.lock().unwrap().tape_alerts;
+    assert!(alerts.contains(20), "a refused LOG SENSE clears nothing");
 }

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::io;
 
 use super::*;
+use crate::tape::changer::inquiry_serial;
 use crate::tape::scsi::pages::fixtures;
+use crate::tape::scsi::pages::identity::unit_serial;
 use crate::tape::scsi::sg_io::Sense;
 
 /// What the fake drive answers a CDB with.
@@ -299,4 +301,31 @@ fn identify_without_the_serial_page_still_names_the_drive() {
     assert_eq!((id.vendor.as_str(), id.serial), ("IBM", None));
     let mut refused = FakeDrive::new(|| Reply::Errno(libc::EPERM));
     assert_eq!(identify(&mut refused), None);
+}
+
+#[test]
+fn health_and_the_changer_read_the_same_serial_from_the_same_page() {
+    let lab_padded = [&[0x01, 0x80, 0, 10][..], b"LABDRV01  "].concat();
+    let nul_ended = [&[0x01, 0x80, 0, 12][..], b"LABDRV01\0\0\0\0"].concat();
+    let blank = [&[0x01, 0x80, 0, 10][..], &[b' '; 10]].concat();
+    let pages = [
+        (fixtures::serial_page("XYZZY_A1"), Some("XYZZY_A1")),
+        (lab_padded, Some("LABDRV01")),
+        (nul_ended, Some("LABDRV01")),
+        (blank, None),
+    ];
+    for (page, serial) in pages {
+        let mut drive = FakeDrive::new(illegal_request)
+            .answer(
+                vec![0x12, 0, 0, 0, 255, 0],
+                Reply::Bytes(fixtures::inquiry()),
+            )
+            .answer(vec![0x12, 1, 0x80, 0, 255, 0], Reply::Bytes(page.clone()));
+        let health = identify(&mut drive).unwrap().serial;
+        let changer = inquiry_serial(&mut drive);
+        assert_eq!(health.as_deref(), serial, "{page:02x?}");
+        assert_eq!(changer, health, "{page:02x?}");
+        // sysfs's vpd_pg80 holds the same page, read by the same rule.
+        assert_eq!(unit_serial(&page), health);
+    }
 }

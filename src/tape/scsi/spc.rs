@@ -3,15 +3,24 @@
 //! devices read them back with: INQUIRY (standard and VPD pages), LOG
 //! SENSE, READ ATTRIBUTE and TEST UNIT READY; how long each may take; and
 //! the resend after UNIT ATTENTION (SPC-4, the commands' field layouts).
+//!
+//! `Command::parse` reads every field a device answers on, so that no
+//! device reads CDB bytes by hand. A CDB it cannot read is a `Refusal`
+//! carrying the sense a device answers with: no or an unknown operation
+//! code (05/20/00), fewer bytes than the command's CDB has, INQUIRY's
+//! obsolete CmdDt bit or a page code without EVPD (05/24/00).
 
 use std::time::Duration;
 
-use super::sg_io::ScsiError;
+use super::sg_io::{ScsiError, Sense, ILLEGAL_REQUEST};
 
 pub const TEST_UNIT_READY: u8 = 0x00;
 pub const INQUIRY: u8 = 0x12;
 pub const LOG_SENSE: u8 = 0x4d;
 pub const READ_ATTRIBUTE: u8 = 0x8c;
+
+/// READ ATTRIBUTE's service action ATTRIBUTE VALUES.
+pub const ATTRIBUTE_VALUES: u8 = 0x00;
 
 /// The most bytes asked of INQUIRY and of a VPD page.
 pub const INQUIRY_BYTES: u8 = 255;
@@ -46,8 +55,11 @@ pub fn inquiry_vpd(page: u8, bytes: u8) -> [u8; 6] {
 /// LOG SENSE (10) for page `page`, cumulative values (PC 01b), for up to
 /// `bytes` bytes.
 pub fn log_sense(page: u8, bytes: u16) -> [u8; 10] {
-    let [high, low] = bytes.to_be_bytes();
-    [LOG_SENSE, 0, 0x40 | (page & 0x3f), 0, 0, 0, 0, high, low, 0]
+    let mut cdb = [0u8; 10];
+    cdb[0] = LOG_SENSE;
+    cdb[2] = PageControl::Cumulative.bits() << 6 | (page & 0x3f);
+    cdb[7..9].copy_from_slice(&bytes.to_be_bytes());
+    cdb
 }
 
 /// READ ATTRIBUTE (16), ATTRIBUTE VALUES (service action 00h) of
@@ -55,57 +67,178 @@ pub fn log_sense(page: u8, bytes: u16) -> [u8; 10] {
 pub fn read_attribute(bytes: u32) -> [u8; 16] {
     let mut cdb = [0u8; 16];
     cdb[0] = READ_ATTRIBUTE;
+    cdb[1] = ATTRIBUTE_VALUES;
     cdb[10..14].copy_from_slice(&bytes.to_be_bytes());
     cdb
 }
 
+/// LOG SENSE's page control (PC, bits 7-6 of CDB byte 2): which values of
+/// the page's parameters are asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageControl {
+    Threshold = 0b00,
+    /// What tapebuf asks for.
+    Cumulative = 0b01,
+    DefaultThreshold = 0b10,
+    DefaultCumulative = 0b11,
+}
+
+impl PageControl {
+    /// Every page control, in the order of its bits.
+    pub const ALL: [PageControl; 4] = [
+        PageControl::Threshold,
+        PageControl::Cumulative,
+        PageControl::DefaultThreshold,
+        PageControl::DefaultCumulative,
+    ];
+
+    /// The field's two bits.
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+
+    fn from_bits(bits: u8) -> PageControl {
+        PageControl::ALL[usize::from(bits & 0x03)]
+    }
+}
+
 /// One of the commands above, read back from its CDB the way a device
-/// reads it (the emulated devices answer with this).
+/// reads it (the emulated drive answers with this), with every field a
+/// device answers on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     TestUnitReady,
-    /// `page` is None for the standard INQUIRY.
+    /// `page` is None for the standard INQUIRY, the VPD page asked for
+    /// when EVPD is set.
     Inquiry {
         page: Option<u8>,
         bytes: usize,
     },
-    /// `cumulative` when PC is 01b.
     LogSense {
         page: u8,
-        cumulative: bool,
+        control: PageControl,
         bytes: usize,
     },
+    /// `service_action` (5 bits; [`ATTRIBUTE_VALUES`] is the one built
+    /// here) for `partition`, from the attribute identified `first` on.
     ReadAttribute {
+        service_action: u8,
+        partition: u8,
+        first: u16,
         bytes: usize,
     },
-    /// Any other operation code.
-    Other(u8),
+}
+
+/// Why a CDB is none of the commands above as a device reads them: the
+/// device refuses it before it looks at anything else, with `sense()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("an empty CDB")]
+    Empty,
+    #[error("operation code {0:#04x} is none of the commands built here")]
+    UnknownOperation(u8),
+    #[error("a CDB of {bytes} bytes for operation code {operation:#04x}, which has {needs}")]
+    Short {
+        operation: u8,
+        bytes: usize,
+        needs: usize,
+    },
+    /// A field SPC-4 makes invalid, in byte `byte` of the CDB: INQUIRY's
+    /// CmdDt (obsolete since SPC-3), or a page code without EVPD.
+    #[error("byte {byte} of the CDB holds an invalid field")]
+    InvalidField { byte: usize },
+}
+
+impl Refusal {
+    /// ILLEGAL REQUEST: invalid command operation code (20/00) when there
+    /// is none or it is unknown, invalid field in CDB (24/00) otherwise (a
+    /// short CDB lacks fields its command has).
+    pub fn sense(self) -> Sense {
+        let asc = match self {
+            Refusal::Empty | Refusal::UnknownOperation(_) => 0x20,
+            Refusal::Short { .. } | Refusal::InvalidField { .. } => 0x24,
+        };
+        Sense {
+            key: ILLEGAL_REQUEST,
+            asc,
+            ascq: 0,
+        }
+    }
 }
 
 impl Command {
-    /// The command in `cdb`; None when it is empty or too short for its
-    /// operation code.
-    pub fn parse(cdb: &[u8]) -> Option<Command> {
-        let field = |range: std::ops::Range<usize>| {
-            cdb.get(range)
-                .map(|b| b.iter().fold(0usize, |n, &x| n << 8 | usize::from(x)))
-        };
-        Some(match *cdb.first()? {
-            TEST_UNIT_READY => Command::TestUnitReady,
-            INQUIRY => Command::Inquiry {
-                page: (cdb.get(1)? & 0x01 == 1).then_some(*cdb.get(2)?),
-                bytes: field(3..5)?,
-            },
-            LOG_SENSE => Command::LogSense {
-                page: cdb.get(2)? & 0x3f,
-                cumulative: cdb.get(2)? >> 6 == 1,
-                bytes: field(7..9)?,
-            },
-            READ_ATTRIBUTE => Command::ReadAttribute {
-                bytes: field(10..14)?,
-            },
-            other => Command::Other(other),
+    /// The command in `cdb`, which must hold every byte of its operation
+    /// code's CDB (more are ignored); the refusal otherwise.
+    pub fn parse(cdb: &[u8]) -> Result<Command, Refusal> {
+        Ok(match *cdb.first().ok_or(Refusal::Empty)? {
+            TEST_UNIT_READY => {
+                whole::<6>(cdb)?;
+                Command::TestUnitReady
+            }
+            INQUIRY => {
+                let cdb = whole::<6>(cdb)?;
+                Command::Inquiry {
+                    page: inquiry_page(cdb[1], cdb[2])?,
+                    bytes: number(&cdb[3..5]),
+                }
+            }
+            LOG_SENSE => {
+                let cdb = whole::<10>(cdb)?;
+                Command::LogSense {
+                    page: cdb[2] & 0x3f,
+                    control: PageControl::from_bits(cdb[2] >> 6),
+                    bytes: number(&cdb[7..9]),
+                }
+            }
+            READ_ATTRIBUTE => {
+                let cdb = whole::<16>(cdb)?;
+                Command::ReadAttribute {
+                    service_action: cdb[1] & 0x1f,
+                    partition: cdb[7],
+                    first: u16::from_be_bytes([cdb[8], cdb[9]]),
+                    bytes: number(&cdb[10..14]),
+                }
+            }
+            other => return Err(Refusal::UnknownOperation(other)),
         })
+    }
+
+    /// The allocation length: the most bytes the reply may have (none for
+    /// TEST UNIT READY).
+    pub fn allocation(&self) -> usize {
+        match *self {
+            Command::TestUnitReady => 0,
+            Command::Inquiry { bytes, .. }
+            | Command::LogSense { bytes, .. }
+            | Command::ReadAttribute { bytes, .. } => bytes,
+        }
+    }
+}
+
+/// The first `N` bytes of the non-empty `cdb`, the whole CDB of its
+/// command; Short when it has fewer.
+fn whole<const N: usize>(cdb: &[u8]) -> Result<&[u8; N], Refusal> {
+    cdb.first_chunk::<N>().ok_or(Refusal::Short {
+        operation: cdb[0],
+        bytes: cdb.len(),
+        needs: N,
+    })
+}
+
+/// The big-endian number in `bytes`.
+fn number(bytes: &[u8]) -> usize {
+    bytes.iter().fold(0, |n, &b| n << 8 | usize::from(b))
+}
+
+/// INQUIRY's page from its byte 1 (EVPD bit 0, CmdDt bit 1) and page code.
+fn inquiry_page(flags: u8, page: u8) -> Result<Option<u8>, Refusal> {
+    const EVPD: u8 = 0x01;
+    const CMDDT: u8 = 0x02;
+    match (flags & (CMDDT | EVPD), page) {
+        (0, 0) => Ok(None),
+        (EVPD, page) => Ok(Some(page)),
+        (0, _) => Err(Refusal::InvalidField { byte: 2 }),
+        _ => Err(Refusal::InvalidField { byte: 1 }),
     }
 }
 

@@ -23,18 +23,18 @@ fn each_command_has_the_bytes_spc_gives_it() {
 fn every_command_built_here_reads_back_as_itself() {
     assert_eq!(
         Command::parse(&test_unit_ready()),
-        Some(Command::TestUnitReady)
+        Ok(Command::TestUnitReady)
     );
     assert_eq!(
         Command::parse(&inquiry(64)),
-        Some(Command::Inquiry {
+        Ok(Command::Inquiry {
             page: None,
             bytes: 64
         })
     );
     assert_eq!(
         Command::parse(&inquiry_vpd(0xb0, 255)),
-        Some(Command::Inquiry {
+        Ok(Command::Inquiry {
             page: Some(0xb0),
             bytes: 255
         })
@@ -42,28 +42,140 @@ fn every_command_built_here_reads_back_as_itself() {
     for page in [0x00, 0x02, 0x03, 0x17, 0x2e, 0x3f] {
         assert_eq!(
             Command::parse(&log_sense(page, 8192)),
-            Some(Command::LogSense {
+            Ok(Command::LogSense {
                 page,
-                cumulative: true,
+                control: PageControl::Cumulative,
                 bytes: 8192
             })
         );
     }
     assert_eq!(
         Command::parse(&read_attribute(70_000)),
-        Some(Command::ReadAttribute { bytes: 70_000 })
+        Ok(Command::ReadAttribute {
+            service_action: ATTRIBUTE_VALUES,
+            partition: 0,
+            first: 0,
+            bytes: 70_000
+        })
     );
 }
 
 #[test]
-fn a_short_or_empty_cdb_is_no_command_and_an_unknown_one_is_other() {
-    assert_eq!(Command::parse(&[]), None);
-    assert_eq!(Command::parse(&[INQUIRY, 0, 0, 0]), None);
-    assert_eq!(Command::parse(&log_sense(0x2e, 10)[..8]), None);
+fn the_allocation_length_is_the_one_each_builder_was_given() {
+    assert_eq!(Command::parse(&test_unit_ready()).unwrap().allocation(), 0);
+    assert_eq!(Command::parse(&inquiry(96)).unwrap().allocation(), 96);
+    let vpd = inquiry_vpd(0x80, 255);
+    assert_eq!(Command::parse(&vpd).unwrap().allocation(), 255);
+    let log = log_sense(0x17, 0xfedc);
+    assert_eq!(Command::parse(&log).unwrap().allocation(), 0xfedc);
+    let attribute = read_attribute(0x0102_0304);
     assert_eq!(
-        Command::parse(&[0x01, 0, 0, 0, 0, 0]),
-        Some(Command::Other(0x01))
+        Command::parse(&attribute).unwrap().allocation(),
+        0x0102_0304
     );
+}
+
+#[test]
+fn every_field_is_read_from_the_bits_spc_gives_it() {
+    for control in PageControl::ALL {
+        let mut cdb = log_sense(0x2e, 16);
+        cdb[2] = control.bits() << 6 | 0x2e;
+        let Ok(Command::LogSense {
+            page,
+            control: read,
+            ..
+        }) = Command::parse(&cdb)
+        else {
+            panic!("{cdb:02x?}");
+        };
+        assert_eq!((page, read), (0x2e, control));
+    }
+    let mut cdb = read_attribute(512);
+    cdb[1] = 0xe0 | 0x05; // bits 7-5 are reserved
+    cdb[7] = 3;
+    cdb[8..10].copy_from_slice(&0x0401u16.to_be_bytes());
+    assert_eq!(
+        Command::parse(&cdb),
+        Ok(Command::ReadAttribute {
+            service_action: 0x05,
+            partition: 3,
+            first: 0x0401,
+            bytes: 512
+        })
+    );
+    // A longer CDB is read as far as the command goes.
+    let long = [&inquiry_vpd(0x00, 8)[..], &[0xff; 10]].concat();
+    assert_eq!(
+        Command::parse(&long),
+        Ok(Command::Inquiry {
+            page: Some(0x00),
+            bytes: 8
+        })
+    );
+}
+
+#[test]
+fn an_empty_or_unknown_cdb_is_an_invalid_operation_code() {
+    let invalid_opcode = Sense {
+        key: 0x05,
+        asc: 0x20,
+        ascq: 0,
+    };
+    assert_eq!(Command::parse(&[]), Err(Refusal::Empty));
+    assert_eq!(Refusal::Empty.sense(), invalid_opcode);
+    for operation in [0x01u8, 0x03, 0x1a, 0x5a, 0x8d, 0xa3, 0xff] {
+        let refusal = Command::parse(&[operation, 0, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(refusal, Refusal::UnknownOperation(operation));
+        assert_eq!(refusal.sense(), invalid_opcode);
+    }
+}
+
+#[test]
+fn a_cdb_shorter_than_its_command_is_an_invalid_field() {
+    let built: [&[u8]; 5] = [
+        &test_unit_ready(),
+        &inquiry(255),
+        &inquiry_vpd(0x80, 255),
+        &log_sense(0x2e, 10),
+        &read_attribute(4096),
+    ];
+    for cdb in built {
+        for bytes in 1..cdb.len() {
+            let refusal = Command::parse(&cdb[..bytes]).unwrap_err();
+            let needs = cdb.len();
+            let operation = cdb[0];
+            assert_eq!(
+                refusal,
+                Refusal::Short {
+                    operation,
+                    bytes,
+                    needs
+                }
+            );
+            assert_eq!((refusal.sense().key, refusal.sense().asc), (0x05, 0x24));
+        }
+    }
+}
+
+#[test]
+fn inquiry_refuses_cmddt_and_a_page_code_without_evpd() {
+    for flags in [0x02, 0x03] {
+        let cdb = [INQUIRY, flags, 0x00, 0, 255, 0];
+        assert_eq!(Command::parse(&cdb), Err(Refusal::InvalidField { byte: 1 }));
+    }
+    let cdb = [INQUIRY, 0x00, 0x80, 0, 255, 0];
+    let refusal = Command::parse(&cdb).unwrap_err();
+    assert_eq!(refusal, Refusal::InvalidField { byte: 2 });
+    assert_eq!(
+        refusal.sense(),
+        Sense {
+            key: 0x05,
+            asc: 0x24,
+            ascq: 0
+        }
+    );
+    // The other bits of byte 1 are reserved and read past, as before.
+    assert!(Command::parse(&[INQUIRY, 0xfc, 0, 0, 36, 0]).is_ok());
 }
 
 #[test]

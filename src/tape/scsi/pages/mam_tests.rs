@@ -1,8 +1,9 @@
-//! The cartridge memory and identity parsers against mhvtl's replies,
-//! truncations, hostile lengths, unsafe text and random bytes.
+//! The cartridge memory parser against mhvtl's replies, truncations,
+//! hostile lengths and unsafe text, and it and the identity parser
+//! (`identity_tests.rs` has the rest) against random and damaged bytes.
 
 use super::*;
-use crate::tape::scsi::pages::fixtures::{self, be, padded, XorShift};
+use crate::tape::scsi::pages::fixtures::{self, be, XorShift};
 use crate::tape::scsi::pages::identity::Identity;
 
 const MIB: u64 = 1 << 20;
@@ -93,48 +94,6 @@ fn text_is_trimmed_and_safe_for_one_line() {
     assert_eq!(text(b"caf\xc3\xa9 \xff"), Some("caf\u{e9} \\xff".into()));
     assert_eq!(text(b"\0\0 \0"), None);
     assert_eq!(text(&[b'x'; 1000]).unwrap().len(), TEXT_BYTES);
-}
-
-#[test]
-fn identity_reads_mhvtls_inquiry_and_serial() {
-    let serial = fixtures::serial_page("XYZZY_A1");
-    let id = Identity::parse(&fixtures::inquiry(), Some(&serial)).unwrap();
-    assert_eq!(
-        id,
-        Identity {
-            vendor: "IBM".into(),
-            product: "ULT3580-TD6".into(),
-            revision: "2160".into(),
-            serial: Some("XYZZY_A1".into()),
-        }
-    );
-}
-
-#[test]
-fn identity_without_a_serial_page_or_with_a_wrong_one_has_no_serial() {
-    let inquiry = fixtures::inquiry();
-    assert_eq!(Identity::parse(&inquiry, None).unwrap().serial, None);
-    let mut other = fixtures::serial_page("XYZZY_A1");
-    other[1] = 0x83;
-    assert_eq!(
-        Identity::parse(&inquiry, Some(&other)).unwrap().serial,
-        None
-    );
-    let padded_serial = [vec![0x01, 0x80, 0, 12], padded("  10WT0123", 12, b' ')].concat();
-    let id = Identity::parse(&inquiry, Some(&padded_serial)).unwrap();
-    assert_eq!(id.serial.as_deref(), Some("10WT0123"));
-}
-
-#[test]
-fn a_short_inquiry_gives_the_fields_it_holds_whole() {
-    let inquiry = fixtures::inquiry();
-    assert_eq!(Identity::parse(&inquiry[..15], None), None);
-    let id = Identity::parse(&inquiry[..20], None).unwrap();
-    assert_eq!((id.vendor.as_str(), id.product.as_str()), ("IBM", ""));
-    let mut long_serial = vec![0x01, 0x80, 0xff, 0xff];
-    long_serial.extend_from_slice(b"ABC");
-    let id = Identity::parse(&inquiry, Some(&long_serial)).unwrap();
-    assert_eq!(id.serial.as_deref(), Some("ABC"));
 }
 
 #[test]
