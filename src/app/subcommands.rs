@@ -17,6 +17,7 @@ use crate::cli::command::{self, Command};
 use crate::cli::completions::CompletionsCli;
 use crate::drive_health::DriveHealth;
 use crate::extract::Extract;
+use crate::keys::command::Keys;
 use crate::library::Library;
 use crate::ls::Ls;
 use crate::probe::Probe;
@@ -39,6 +40,7 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     entry::<DriveHealth>(
         "Show a tape drive's and its cartridge's health: TapeAlert, errors, MAM, history",
     ),
+    entry::<Keys>("Make a key pair for network streams, or show a key's fingerprint"),
     entry::<Ls>("List the members of a backup made with --catalog, with volume and barcode"),
     entry::<Completions>("Print a completion script for bash, zsh or fish"),
 ];

@@ -1,6 +1,7 @@
 //! The bottom layer: small things every other layer may use and that use
 //! nothing of tapebuf's. Nothing here imports from outside `base`.
 
+pub mod base64;
 pub mod block;
 pub mod blocking;
 pub mod child;

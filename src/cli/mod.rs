@@ -13,6 +13,7 @@ pub mod command;
 pub mod completions;
 pub mod drive;
 pub mod extract;
+pub mod key;
 pub mod library;
 pub mod library_args;
 pub mod ls;

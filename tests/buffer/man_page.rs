@@ -21,10 +21,14 @@ fn every_long_option_appears_in_the_man_page() {
     tree.build();
     let subcommands: Vec<_> = tree.get_subcommands().cloned().collect();
     assert!(subcommands.len() >= 4, "rmt, report, probe, completions");
-    // The buffer's own options, and every subcommand's (rmt, report,
-    // probe, completions, help), as `tapebuf help CMD` shows them.
-    for mut cmd in std::iter::once(Cli::command()).chain(subcommands) {
+    // The buffer's own options, and every subcommand's at any depth (rmt,
+    // report, probe, key new, key show, ...), as `tapebuf help CMD` shows
+    // them.
+    let mut commands: Vec<clap::Command> =
+        std::iter::once(Cli::command()).chain(subcommands).collect();
+    while let Some(mut cmd) = commands.pop() {
         cmd.build();
+        commands.extend(cmd.get_subcommands().cloned());
         for arg in cmd.get_arguments() {
             if let Some(long) = arg.get_long() {
                 let roff = format!("\\-\\-{}", long.replace('-', "\\-"));
@@ -56,6 +60,7 @@ fn man_page_has_exit_status_examples_and_watermarks() {
         ".SH PROBE",
         ".SH LIBRARY",
         ".SH DRIVE",
+        ".SH KEYS",
         ".SH TAPE LIBRARIES",
     ] {
         assert!(page.contains(section), "missing {section}");

@@ -9,6 +9,7 @@
 mod common;
 
 mod faults;
+mod keys;
 mod mbuffer_command_lines;
 mod network;
 mod rmt_client;

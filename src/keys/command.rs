@@ -1,0 +1,69 @@
+//! `tapebuf key new FILE` and `tapebuf key show FILE`: the one line a key
+//! is known by, `SHA256:<base64> NAME`, on standard output, ready to paste
+//! into a receiver's list of allowed keys. Nothing else is printed on
+//! success, so a script can capture the line.
+//!
+//! Exit status: 0 the line was printed; 1 the file could not be written or
+//! read, or the system's random source failed; 2 a usage error, a FILE
+//! that exists (`new`), or one that others may read or change, or that
+//! holds no key (`show`).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::base::console::{message, say};
+use crate::base::exit::{Exit, FAILURE, SUCCESS, USAGE};
+use crate::cli::command::Command;
+use crate::cli::key::{KeyAction, KeyCli};
+use crate::keys::key_file::{KeyError, KeyPair};
+use crate::keys::name;
+
+/// `tapebuf key`.
+pub struct Keys;
+
+impl Command for Keys {
+    const NAME: &'static str = "key";
+    type Args = KeyCli;
+
+    fn run(cli: KeyCli) -> Exit {
+        let (file, name, made) = match cli.action {
+            KeyAction::New { file, name } => (file, name, true),
+            KeyAction::Show { file, name } => (file, name, false),
+        };
+        let name = match name.map_or_else(name::of_this_host, |n| name::checked(&n, "--name")) {
+            Ok(name) => name,
+            Err(why) => {
+                say(&message!("key: {why}"));
+                return Exit::Code(USAGE);
+            }
+        };
+        let pair = match made {
+            true => new_key(&file),
+            false => KeyPair::load(&file),
+        };
+        let pair = match pair {
+            Ok(pair) => pair,
+            Err(e) => {
+                say(&message!("key: {e}"));
+                return Exit::Code(if e.is_usage() { USAGE } else { FAILURE });
+            }
+        };
+        let line = format!("{} {name}\n", pair.fingerprint());
+        let mut out = io::stdout().lock();
+        match out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => Exit::Code(SUCCESS),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Code(SUCCESS),
+            Err(e) => {
+                say(&message!("key: cannot write the fingerprint: {e}"));
+                Exit::Code(FAILURE)
+            }
+        }
+    }
+}
+
+/// A new key pair, written to `file`.
+fn new_key(file: &Path) -> Result<KeyPair, KeyError> {
+    let pair = KeyPair::generate()?;
+    pair.write_new(file)?;
+    Ok(pair)
+}

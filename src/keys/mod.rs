@@ -1,0 +1,17 @@
+//! Keys that tapebuf peers prove themselves with on the network, as ssh
+//! and WireGuard keys work: no certificate authority, a key pair per host,
+//! and a fingerprint that a receiver allows and a sender pins.
+//!
+//! The parts: `fingerprint` (the SHA-256 of a public key, in ssh's text
+//! form), `key_file` (an Ed25519 pair, its PEM file and the file's
+//! permissions), `pem` (the file format), `name` (what a key is called,
+//! safe in a path), and `command` (`tapebuf key new|show`).
+
+pub mod command;
+pub mod fingerprint;
+pub mod key_file;
+pub mod name;
+pub mod pem;
+
+pub use fingerprint::Fingerprint;
+pub use key_file::{KeyError, KeyPair};
