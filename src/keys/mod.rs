@@ -5,13 +5,17 @@
 //! The parts: `fingerprint` (the SHA-256 of a public key, in ssh's text
 //! form), `key_file` (an Ed25519 pair, its PEM file and the file's
 //! permissions), `pem` (the file format), `name` (what a key is called,
-//! safe in a path), and `command` (`tapebuf key new|show`).
+//! safe in a path), `allow_list` (the senders a receiver allows, by
+//! fingerprint, from a file read again per connection or from the command
+//! line), and `command` (`tapebuf key new|show`).
 
+pub mod allow_list;
 pub mod command;
 pub mod fingerprint;
 pub mod key_file;
 pub mod name;
 pub mod pem;
 
+pub use allow_list::AllowList;
 pub use fingerprint::Fingerprint;
 pub use key_file::{KeyError, KeyPair};
