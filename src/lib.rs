@@ -19,6 +19,7 @@ pub mod endpoint;
 pub mod error;
 pub mod extract;
 pub mod hash;
+pub mod key_command;
 pub mod keys;
 pub mod library;
 pub mod ls;

@@ -160,7 +160,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("error.rs", 90),
     ("drive_health", 100),
     ("extract", 100),
-    ("keys/command.rs", 100),
+    ("key_command.rs", 100),
     ("library", 100),
     ("ls", 100),
     ("probe", 100),

@@ -17,7 +17,7 @@ use crate::cli::command::{self, Command};
 use crate::cli::completions::CompletionsCli;
 use crate::drive_health::DriveHealth;
 use crate::extract::Extract;
-use crate::keys::command::Keys;
+use crate::key_command::Keys;
 use crate::library::Library;
 use crate::ls::Ls;
 use crate::probe::Probe;

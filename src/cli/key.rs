@@ -1,5 +1,5 @@
 //! The command line of `tapebuf key`, as clap parses it: make a key pair,
-//! or show the fingerprint of one. The command itself lives in `keys/`.
+//! or show the fingerprint of one. The command itself is `key_command.rs`.
 
 use std::path::PathBuf;
 

@@ -7,10 +7,10 @@
 //! permissions), `pem` (the file format), `name` (what a key is called,
 //! safe in a path), `allow_list` (the senders a receiver allows, by
 //! fingerprint, from a file read again per connection or from the command
-//! line), and `command` (`tapebuf key new|show`).
+//! line). `tapebuf key new|show` is `key_command.rs`, beside this folder,
+//! and `net::tls` is built on it.
 
 pub mod allow_list;
-pub mod command;
 pub mod fingerprint;
 pub mod key_file;
 pub mod name;

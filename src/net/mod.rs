@@ -13,6 +13,7 @@ pub mod allow;
 pub mod foreign_host;
 pub mod frame;
 pub mod socket;
+pub mod tls;
 
 pub use addr::{Family, ListenAddr, PeerAddr};
 pub use allow::AllowRule;
