@@ -112,3 +112,6 @@ fn a_receiver_that_is_not_the_pinned_one_is_refused_by_the_sender() {
         other => panic!("{other:?}"),
     }
 }
+
+#[path = "cut_tests.rs"]
+mod cut;
