@@ -85,7 +85,7 @@ impl ServerCertVerifier for PinnedReceiver {
         _cert: &CertificateDer<'_>,
         _dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, Error> {
-        Err(Error::PeerIncompatible(PeerIncompatible::Tls12NotOffered))
+        no_tls12()
     }
 
     fn verify_tls13_signature(
@@ -94,8 +94,7 @@ impl ServerCertVerifier for PinnedReceiver {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, Error> {
-        let spki = SubjectPublicKeyInfoDer::from(cert.as_ref());
-        verify_tls13_signature_with_raw_key(message, &spki, dss, &self.algorithms)
+        signed_by(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -161,7 +160,7 @@ impl ClientCertVerifier for AllowedSenders {
         _cert: &CertificateDer<'_>,
         _dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, Error> {
-        Err(Error::PeerIncompatible(PeerIncompatible::Tls12NotOffered))
+        no_tls12()
     }
 
     fn verify_tls13_signature(
@@ -170,8 +169,7 @@ impl ClientCertVerifier for AllowedSenders {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, Error> {
-        let spki = SubjectPublicKeyInfoDer::from(cert.as_ref());
-        verify_tls13_signature_with_raw_key(message, &spki, dss, &self.algorithms)
+        signed_by(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -181,4 +179,22 @@ impl ClientCertVerifier for AllowedSenders {
     fn requires_raw_public_keys(&self) -> bool {
         true
     }
+}
+
+/// TLS 1.2 is never offered (both configurations are TLS 1.3 only).
+fn no_tls12() -> Result<HandshakeSignatureValid, Error> {
+    Err(Error::PeerIncompatible(PeerIncompatible::Tls12NotOffered))
+}
+
+/// Whether `dss` is the signature of `message` by the raw public key
+/// `cert` (a SubjectPublicKeyInfo): the proof that the peer holds the key
+/// it showed.
+fn signed_by(
+    message: &[u8],
+    cert: &CertificateDer<'_>,
+    dss: &DigitallySignedStruct,
+    algorithms: &WebPkiSupportedAlgorithms,
+) -> Result<HandshakeSignatureValid, Error> {
+    let spki = SubjectPublicKeyInfoDer::from(cert.as_ref());
+    verify_tls13_signature_with_raw_key(message, &spki, dss, algorithms)
 }
