@@ -113,8 +113,8 @@ impl AllowList {
 /// The name of a key given without one: `key-` and its fingerprint's
 /// first 8 base64 digits, with `+` and `/` made safe in a path.
 fn default_name(print: &Fingerprint) -> String {
-    let text = print.to_string();
-    let digits: String = text[super::fingerprint::PREFIX.len()..]
+    let digits: String = print
+        .digits()
         .chars()
         .take(8)
         .map(|c| match c {

@@ -25,11 +25,16 @@ impl Fingerprint {
     pub fn of_spki(spki: &[u8]) -> Fingerprint {
         Fingerprint(Sha256::digest(spki).into())
     }
+
+    /// The digest in unpadded base64: the text after [`PREFIX`].
+    pub fn digits(&self) -> String {
+        base64::encode(&self.0, false)
+    }
 }
 
 impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{PREFIX}{}", base64::encode(&self.0, false))
+        write!(f, "{PREFIX}{}", self.digits())
     }
 }
 
