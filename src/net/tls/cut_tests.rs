@@ -50,9 +50,9 @@ fn pump(mut from: TcpStream, mut to: TcpStream, cut: Option<usize>) -> usize {
 /// One handshake and a small transfer through the relay, cut after `cut`
 /// bytes going `way`. Returns what the receiver got, and the bytes that
 /// went `way`.
-fn through_relay(k: &Keys, way: Way, cut: Option<usize>) -> (Result<Vec<u8>, String>, usize) {
+fn through_relay(k: &Sides, way: Way, cut: Option<usize>) -> (Result<Vec<u8>, String>, usize) {
     let (client, _) = sender_config(&k.sender, k.receiver.fingerprint()).unwrap();
-    let (server, _) = receiver_config(&k.receiver, k.allowed.clone()).unwrap();
+    let (server, _) = receiver_config(&k.receiver, allowing(&k.sender, "db1")).unwrap();
     let receiver = TcpListener::bind("127.0.0.1:0").unwrap();
     let relay = TcpListener::bind("127.0.0.1:0").unwrap();
     let (to_receiver, to_relay) = (receiver.local_addr().unwrap(), relay.local_addr().unwrap());
@@ -98,24 +98,9 @@ fn through_relay(k: &Keys, way: Way, cut: Option<usize>) -> (Result<Vec<u8>, Str
     (got, relaying.join().unwrap())
 }
 
-struct Keys {
-    receiver: KeyPair,
-    sender: KeyPair,
-    allowed: AllowList,
-}
-
 #[test]
 fn a_connection_cut_at_any_byte_either_way_never_gives_the_receiver_a_stream() {
-    let (receiver, sender) = (KeyPair::generate().unwrap(), KeyPair::generate().unwrap());
-    let mut allowed = AllowList::default();
-    allowed
-        .add(sender.fingerprint(), "db1".into(), "test")
-        .unwrap();
-    let k = Keys {
-        receiver,
-        sender,
-        allowed,
-    };
+    let k = keys();
     for way in [Way::ToReceiver, Way::ToSender] {
         let (whole, total) = through_relay(&k, way, None);
         assert_eq!(whole.unwrap(), b"payload", "uncut, {way:?}");
