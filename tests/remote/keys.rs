@@ -23,40 +23,38 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// What `openssl ARGS` prints with `input` on its standard input.
+fn openssl(args: &[&str], input: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let out = common::command(needs::tool("openssl", "openssl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(input)?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        text(&out.stderr)
+    );
+    out.stdout
+}
+
 /// The fingerprint openssl gives the public key in `file`: the SHA-256 of
 /// its SubjectPublicKeyInfo, in base64 without padding.
 fn openssl_fingerprint(file: &Path) -> String {
-    let openssl = needs::tool("openssl", "openssl");
-    let spki = common::command(&openssl)
-        .args(["pkey", "-pubout", "-outform", "DER", "-in"])
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(spki.status.success(), "{}", text(&spki.stderr));
-    let digest = common::command(&openssl)
-        .args(["dgst", "-sha256", "-binary"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child.stdin.take().unwrap().write_all(&spki.stdout)?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    assert_eq!(digest.stdout.len(), 32);
-    let b64 = common::command(&openssl)
-        .args(["base64", "-A"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child.stdin.take().unwrap().write_all(&digest.stdout)?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    format!("SHA256:{}", text(&b64.stdout).trim().trim_end_matches('='))
+    let file = file.to_str().unwrap();
+    let spki = openssl(&["pkey", "-pubout", "-outform", "DER", "-in", file], b"");
+    let digest = openssl(&["dgst", "-sha256", "-binary"], &spki);
+    assert_eq!(digest.len(), 32);
+    let b64 = openssl(&["base64", "-A"], &digest);
+    format!("SHA256:{}", text(&b64).trim().trim_end_matches('='))
 }
 
 #[test]
@@ -205,15 +203,10 @@ fn without_a_name_the_host_name_is_used() {
 
 #[test]
 fn a_key_openssl_made_is_read_with_the_fingerprint_openssl_gives() {
-    let openssl = needs::tool("openssl", "openssl");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("openssl.key");
-    let made = common::command(&openssl)
-        .args(["genpkey", "-algorithm", "ed25519", "-out"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", text(&made.stderr));
+    let out = file.to_str().unwrap();
+    openssl(&["genpkey", "-algorithm", "ed25519", "-out", out], b"");
     fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
     let shown = key(&["show", file.to_str().unwrap(), "--name", "peer"]);
     assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
