@@ -1,19 +1,23 @@
 //! The pacing controller behind `--pace`: when the writer feeds the
 //! outputs at full speed, when at a steady rate, and when it rests, so
-//! that a tape drive stops no more often than plain `-P` bursts would
+//! that a tape drive seldom stops more often than plain `-P` bursts would
 //! make it stop, and far less often when it can follow a slower feed.
 //!
 //! The controller is pure: every call is given the time (seconds from any
 //! origin) and what the writer sees, so tests drive it with a simulated
 //! clock and the writer with the real one.
 //!
-//! **Why it is never worse than bursts.** The host learns nothing of a
+//! **Why it is seldom worse than bursts.** The host learns nothing of a
 //! drive it feeds slower than the drive runs: the writes go into the
 //! drive's buffer at once, whether the drive is following the feed or
 //! about to stop. It learns only from stops. So every guess about the
-//! drive is tried at the one moment a stop costs nothing extra: when the
-//! ring has run dry, where plain bursts stop writing and the drive stops
-//! anyway once its buffer drains.
+//! drive is tried where a stop costs little or nothing extra: at a dry
+//! ring, where plain bursts stop writing and the drive stops anyway once
+//! its buffer drains, or in a burst's last seconds. It cannot be never:
+//! a stop shifts every later burst, and a drive with a large buffer that
+//! chooses its speed from its feed can be stopped by a follow through a
+//! pause that bursts' gathered ring would have bridged (3% of the grid's
+//! cells, by one stop in most; docs/performance.md).
 //!
 //! - **Bursts first.** The run starts as `-P` does: gather the high
 //!   watermark, write at full speed, learning the top rate on the way.
@@ -42,9 +46,19 @@
 //!   cause. The proven rate is raised by `STALL_RAISE`, and after
 //!   `STALLS_BEFORE_BURSTS` such stops pacing is off for the rest of the
 //!   run: plain bursts from the high watermark.
+//! - **Try the input's mean near the end of a burst**, with no rate
+//!   proven: once the ring is down to `TRY_FILL` and would run dry within
+//!   `TRY_LEAD_S` at full speed, so that bursts are about to stop the
+//!   drive anyway. If it follows for `PROOF_S`, the mean is proven. If it
+//!   stops, that stop stands in for the burst's: the try began with the
+//!   ring holding what the burst would have written first, so the next
+//!   rest gathers a full ring instead of the high watermark, and the
+//!   bursts after it start no sooner than bursts alone would have started
+//!   them. A burst with seconds still to run (a large ring, an input near
+//!   the top rate) has no stop coming for a failed try to stand in for.
 //! - **After any stop the writer rests** until the ring holds the high
-//!   watermark again, as bursts do: a drive that has stopped is best
-//!   restarted with the most data.
+//!   watermark again (a full ring after a failed try), as bursts do: a
+//!   drive that has stopped is best restarted with the most data.
 //!
 //! What it cannot do: a drive that never pushes back (writes are never
 //! held, not even while it repositions) gives no sign of a stop, so a
@@ -99,6 +113,13 @@ pub const RESERVE_FULL: f64 = 0.9;
 /// the mean is proven; if it stops, the ring held little, so the stop
 /// comes little sooner than the burst's own.
 pub const TRY_FILL: f64 = 0.25;
+/// ... and only if, at full speed against the input's rate now, the ring
+/// would run dry within this time: a burst that would go on for longer
+/// (a large ring, an input near the top rate) has no stop coming that a
+/// failed try could stand in for.
+pub const TRY_LEAD_S: f64 = 2.0;
+/// The window of the input's rate now, for `TRY_LEAD_S`.
+const NOW_WINDOW_S: f64 = 1.0;
 /// The window of the input's mean rate.
 const MEAN_WINDOW_S: f64 = 30.0;
 /// The window over which the rate the output took is measured.
@@ -157,6 +178,8 @@ pub struct Controller {
     trying: Option<(f64, f64)>,
     /// Bytes read over the last `MEAN_WINDOW_S`: the input's mean.
     reads: Trail,
+    /// Bytes read over the last `NOW_WINDOW_S`: the input's rate now.
+    reads_now: Trail,
     schedule: Schedule,
     last_plan: Option<Plan>,
     last_now: Option<f64>,
@@ -169,6 +192,10 @@ pub struct Controller {
     full_speed: FullSpeed,
     swallowed: bool,
     ring_bytes: f64,
+    /// A try failed: the next rest gathers a full ring, not the high
+    /// watermark, so that the bursts after it start no sooner than
+    /// bursts alone would have started them.
+    gather_full: bool,
 }
 
 impl Controller {
@@ -194,6 +221,7 @@ impl Controller {
             failed: None,
             trying: None,
             reads: Trail::new(MEAN_WINDOW_S),
+            reads_now: Trail::new(NOW_WINDOW_S),
             schedule: Schedule::new(),
             last_plan: None,
             last_now: None,
@@ -205,6 +233,7 @@ impl Controller {
             full_speed: FullSpeed::default(),
             swallowed: false,
             ring_bytes,
+            gather_full: false,
         }
     }
 
@@ -240,6 +269,7 @@ impl Controller {
     /// quarter at the first start with a given floor.
     pub fn start_fill(&self, high: f64) -> f64 {
         match (self.mode, self.phase) {
+            _ if self.gather_full => 1.0,
             (Mode::Bursts, _) => high,
             (_, Phase::Follow { .. }) if !self.rest => 0.0,
             // A floor given from the start needs no burst to learn from.
@@ -289,3 +319,7 @@ mod feedback;
 #[cfg(test)]
 #[path = "controller_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "controller_try_tests.rs"]
+mod try_tests;

@@ -72,6 +72,7 @@ impl Controller {
             return;
         }
         if let Some((rate, _)) = self.trying.take() {
+            self.gather_full = true;
             self.failed = Some(self.failed.map_or(rate, |f| f.max(rate)));
             return;
         }

@@ -4,7 +4,9 @@
 //! `controller.rs`'s header).
 
 use super::{Controller, Phase};
-use super::{FALL_SHARE_PER_S, PROOF_S, PROVEN_MIN_SHARE, RECENT_S, RESERVE_FULL, TRY_FILL};
+use super::{
+    FALL_SHARE_PER_S, PROOF_S, PROVEN_MIN_SHARE, RECENT_S, RESERVE_FULL, TRY_FILL, TRY_LEAD_S,
+};
 use crate::pace::full_speed::FullSpeedWhy;
 use crate::pace::mode::{Mode, STALL_RAISE};
 use crate::pace::view::{Plan, View};
@@ -22,6 +24,7 @@ impl Controller {
                 rest: true,
             };
         }
+        self.gather_full = false;
         let dt = self.last_now.map_or(0.0, |t| (view.now - t).max(0.0));
         self.last_now = Some(view.now);
         let rate = self.rate(view, dt);
@@ -58,6 +61,7 @@ impl Controller {
     /// The rate for the next block: None for full speed.
     fn rate(&mut self, view: View, dt: f64) -> Option<f64> {
         self.reads.push(view.now, view.read_bytes as f64);
+        self.reads_now.push(view.now, view.read_bytes as f64);
         let paceable = self.mode != Mode::Bursts
             && self.phase == Phase::Gathered
             && !view.reader_waiting
@@ -97,11 +101,23 @@ impl Controller {
         let mean = read / span.max(1e-9);
         let above_failed = self.failed.is_none_or(|f| mean > f * STALL_RAISE);
         let worth = mean < top * 0.95 && mean >= top * PROVEN_MIN_SHARE;
-        if view.fill > TRY_FILL || span < PROOF_S || !above_failed || !worth {
+        if self.dry_in(view, top) > TRY_LEAD_S
+            || view.fill > TRY_FILL
+            || span < PROOF_S
+            || !above_failed
+            || !worth
+        {
             return None;
         }
         self.trying = Some((mean, view.now));
         Some(mean)
+    }
+
+    /// Seconds until the ring would run dry, written at `top` against the
+    /// input's rate now; very long while the input outruns `top`.
+    fn dry_in(&self, view: View, top: f64) -> f64 {
+        let now = self.reads_now.span().map_or(0.0, |(s, b)| b / s.max(1e-9));
+        view.fill * self.ring_bytes / (top - now).max(1.0)
     }
 
     /// The rate the output took over the last `RECENT_S`, if it wrote

@@ -167,21 +167,17 @@ mod tests {
         assert_pacing_targets(&results);
     }
 
-    /// Issue 46's targets on the fixed seeds: `--pace` stops more often
-    /// than `-P 90` bursts in at most one cell of 48, and then by one stop
-    /// (seed 1, cell 11: 1 against 0, the price of a try that found the
-    /// drive's limit); its median is at most 1 above the bound; it never
+    /// Issue 46's targets on the fixed seeds: `--pace` never stops more
+    /// often than `-P 90` bursts in any of the 48 cells (before the try
+    /// waited for a burst's last `TRY_LEAD_S`, seed 1's cell 11 got 1
+    /// stop against 0); its median is at most 1 above the bound; it never
     /// takes more than 1.05 times as long as bursts.
     fn assert_pacing_targets(results: &[(u64, usize, Result)]) {
         let worse: Vec<_> = (results.iter())
             .filter(|(_, _, r)| r.paced_stops > r.burst_stops)
             .collect();
-        assert!(worse.len() <= 1, "worse than bursts: {worse:?}");
+        assert!(worse.is_empty(), "worse than bursts: {worse:?}");
         for (seed, i, r) in results {
-            assert!(
-                r.paced_stops <= r.burst_stops + 1,
-                "seed {seed} cell {i}: {r:?}"
-            );
             let elapsed = r.paced_elapsed_s / r.burst_elapsed_s;
             assert!(elapsed <= 1.05, "seed {seed} cell {i}: {elapsed} × bursts");
         }

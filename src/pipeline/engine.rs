@@ -123,6 +123,7 @@ impl Running {
             ring: writer_end,
             stats: Arc::clone(&stats),
             start_blocks: marks.start_blocks,
+            own_blocks: params.blocks,
             rate_limit: params.output_rate_bytes_per_s.map(RateLimit::new),
             pace: pace.map(|p| Controller::new(p, (blocks * params.block_bytes) as f64)),
             stop: stop_rx,

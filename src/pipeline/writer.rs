@@ -35,6 +35,10 @@ pub struct Writer {
     pub ring: WriterEnd,
     pub stats: Arc<Stats>,
     pub start_blocks: usize,
+    /// The ring's own blocks, without those a lone output may keep
+    /// (`SinkTraits::keeps_blocks`): the most a rest can gather for
+    /// certain, since that many are never lent out.
+    pub own_blocks: usize,
     pub rate_limit: Option<RateLimit>,
     /// `--pace`: the pacing controller.
     pub pace: Option<Controller>,
@@ -143,14 +147,16 @@ impl Writer {
 
     /// The blocks to gather before writing, at the start and after the
     /// ring ran dry: the high watermark, or what the controller asks for
-    /// (less while pacing, a full ring once pacing is off).
+    /// (less while pacing, a full ring after a failed try). Never more
+    /// than the ring's own blocks: a remote tape may hold the rest until
+    /// its replies, and a rest that waited for those would never end.
     fn restart_blocks(&self) -> usize {
-        let blocks = self.stats.blocks_in_ring;
+        let blocks = self.own_blocks.max(1);
         match self.pace.as_ref() {
             Some(c) => {
-                let high = self.start_blocks as f64 / blocks.max(1) as f64;
+                let high = self.start_blocks as f64 / blocks as f64;
                 let wanted = (c.start_fill(high) * blocks as f64).ceil() as usize;
-                wanted.clamp(1, blocks.max(1))
+                wanted.clamp(1, blocks)
             }
             None => self.start_blocks,
         }
