@@ -3,7 +3,8 @@
 //!
 //! `dd if=/dev/zero` feeds the sender; the receiver writes to /dev/null.
 //! tapebuf runs framed (checked frames, trailer, reply) as users get it by
-//! default, and once more with `--hash sha256` on the sender. Runs are
+//! default, once more with `--hash sha256` on the sender, and once private
+//! (`--key`, TLS 1.3 in user space; `tb+tls`). Runs are
 //! interleaved so that machine noise hits every pair alike; medians and
 //! ratios are reported. CPU is both ends' own (wait4), per GiB moved.
 //!
@@ -76,6 +77,41 @@ fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Samp
 /// The receiver's and the sender's command lines.
 type Commands = (Vec<String>, Vec<String>);
 
+/// A key pair for each side of the private pair (`--key`), made with
+/// `tapebuf key new` in a directory removed at the end: (file, print).
+struct Keys {
+    _dir: tempfile::TempDir,
+    receiver: (String, String),
+    sender: (String, String),
+}
+
+impl Keys {
+    fn new() -> Keys {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let make = |name: &str| {
+            let file = dir.path().join(format!("{name}.key"));
+            let out = Command::new(TAPEBUF)
+                .args(["key", "new", file.to_str().unwrap(), "--name", name])
+                .output()
+                .expect("tapebuf key new runs");
+            assert!(out.status.success(), "tapebuf key new {name}");
+            let line = String::from_utf8_lossy(&out.stdout).into_owned();
+            let print = line
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            (file.display().to_string(), print)
+        };
+        let (receiver, sender) = (make("receiver"), make("sender"));
+        Keys {
+            _dir: dir,
+            receiver,
+            sender,
+        }
+    }
+}
+
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
@@ -87,16 +123,28 @@ fn main() {
     let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
     let (b, m) = (block.as_str(), memory.as_str());
     // The receiver's and the sender's command lines for one tool.
-    let pair = |tool: &str, sender_extra: &[&str]| {
+    let pair = |tool: &str, receiver_extra: &[&str], sender_extra: &[&str]| {
         let common = [tool, "-q", "-s", b, "-m", m];
-        let rx = args(&[&common[..], &["-I", "127.0.0.1:PORT", "-o", "/dev/null"]].concat());
+        let listen = ["-I", "127.0.0.1:PORT", "-o", "/dev/null"];
+        let rx = args(&[&common[..], &listen, receiver_extra].concat());
         let tx = args(&[&common[..], &["-O", "127.0.0.1:PORT"], sender_extra].concat());
         (rx, tx)
     };
+    let keys = Keys::new();
+    let (rx_key, tx_key) = (keys.receiver.0.as_str(), keys.sender.0.as_str());
+    let allow = format!("{}=sender", keys.sender.1);
     let pairs: Vec<(&str, Commands)> = vec![
-        ("tapebuf", pair(TAPEBUF, &[])),
-        ("mbuffer", pair("mbuffer", &[])),
-        ("tb+sha256", pair(TAPEBUF, &["--hash", "sha256"])),
+        ("tapebuf", pair(TAPEBUF, &[], &[])),
+        ("mbuffer", pair("mbuffer", &[], &[])),
+        ("tb+sha256", pair(TAPEBUF, &[], &["--hash", "sha256"])),
+        (
+            "tb+tls",
+            pair(
+                TAPEBUF,
+                &["--key", rx_key, "--allow-key", &allow],
+                &["--key", tx_key, "--pin", &keys.receiver.1],
+            ),
+        ),
     ];
     println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
     println!("# medians; cpu is sender + receiver (wait4), per GiB moved");

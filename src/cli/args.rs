@@ -148,6 +148,32 @@ pub struct Cli {
     #[arg(long = "raw", hide_short_help = true)]
     pub raw: bool,
 
+    /// Make -I and -O private and authenticated with this end's key FILE
+    /// (from tapebuf key new): TLS 1.3, each end checking the other's key.
+    /// The sender also needs --pin, the receiver --allow-key or
+    /// --allow-keys.
+    #[arg(long = "key", value_name = "FILE", hide_short_help = true)]
+    pub key: Option<PathBuf>,
+
+    /// With -O and --key: the receiver's key, by the fingerprint that
+    /// tapebuf key show prints on the receiver.
+    #[arg(long = "pin", value_name = "FINGERPRINT", hide_short_help = true)]
+    pub pin: Option<String>,
+
+    /// With -I and --key: allow the sender whose key has this fingerprint,
+    /// going by NAME; repeat for more.
+    #[arg(
+        long = "allow-key",
+        value_name = "FINGERPRINT[=NAME]",
+        hide_short_help = true
+    )]
+    pub allow_key: Vec<String>,
+
+    /// With -I and --key: allow the senders listed in FILE, one
+    /// "FINGERPRINT NAME" per line, read again for every connection.
+    #[arg(long = "allow-keys", value_name = "FILE", hide_short_help = true)]
+    pub allow_keys: Option<PathBuf>,
+
     /// Print a digest of the stream at the end
     ///
     /// md5, sha256, blake3 or xxh3, in any case; repeat for several.

@@ -34,6 +34,8 @@ pub const PATH_ROLES: &[(&str, &str, PathRole)] = &[
     (BUFFER, "stats", PathRole::Uses(Role::Report)),
     (BUFFER, "changer", PathRole::Uses(Role::Read)),
     (BUFFER, "temp_file_path", PathRole::Unused),
+    (BUFFER, "key", PathRole::Uses(Role::Read)),
+    (BUFFER, "allow_keys", PathRole::Uses(Role::Read)),
     ("rmt", "config", PathRole::Uses(Role::Read)),
     ("rmt", "log", PathRole::Uses(Role::Report)),
     ("report", "file", PathRole::Uses(Role::Read)),

@@ -60,7 +60,8 @@ impl Config {
         let watchdog = watchdog(cli)?;
         let reports =
             written_paths::report_files(&manifest, catalog.as_ref(), hash_file.as_ref(), &observe);
-        written_paths::check(&input, &outputs, &manifest, &reports)?;
+        let keys = super::net_flags::key_files(cli);
+        written_paths::check(&input, &outputs, &manifest, &reports, &keys)?;
         let endpoint = EndpointSettings {
             block_bytes: pipeline.block_bytes,
             any_device: cli.any_device,

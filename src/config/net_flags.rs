@@ -1,11 +1,14 @@
 //! The network flags, checked against each other and the endpoints:
 //! `--allow`, `--raw`, `--timeout`, `--connect-timeout`, `--tcp-buffer`,
+//! the keys of a private stream (`--key`, `--pin`, `--allow-key(s)`),
 //! and mbuffer's `-4` and `-6`, which apply to -I and -O only and, as in
 //! mbuffer, change nothing without them.
 
 use crate::base::errors::ConfigError;
 use crate::base::size::{parse_size, Bytes};
 use crate::cli::Cli;
+use crate::keys::AllowList;
+use crate::net::tls::TlsSettings;
 use crate::net::{AllowRule, NetSettings};
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
@@ -70,7 +73,89 @@ pub fn check_net(
         sender_block_limit_bytes: None,
         allow,
         family: super::mbuffer_flags::family(cli),
+        tls: check_keys(cli, listening, connecting)?,
     })
+}
+
+/// The files a private stream reads: `--key` and `--allow-keys`, each with
+/// its flag, so that no output or report can be one of them.
+pub fn key_files(cli: &Cli) -> Vec<(&'static str, std::path::PathBuf)> {
+    [("--key", &cli.key), ("--allow-keys", &cli.allow_keys)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.clone().map(|p| (flag, p)))
+        .collect()
+}
+
+/// `--key`, `--pin`, `--allow-key` and `--allow-keys`, checked against
+/// each other and the endpoints; the key and the allowed keys' file are
+/// read once here, so that a bad one fails before anything starts.
+fn check_keys(
+    cli: &Cli,
+    listening: bool,
+    connecting: bool,
+) -> Result<Option<TlsSettings>, ConfigError> {
+    let keyed = cli.key.is_some();
+    needs("--key", !keyed || listening || connecting, "to -I and -O")?;
+    needs(
+        "--pin",
+        cli.pin.is_none() || (connecting && keyed),
+        "to -O with --key",
+    )?;
+    let allowing = !cli.allow_key.is_empty() || cli.allow_keys.is_some();
+    needs(
+        "--allow-key",
+        cli.allow_key.is_empty() || (listening && keyed),
+        "to -I with --key",
+    )?;
+    needs(
+        "--allow-keys",
+        cli.allow_keys.is_none() || (listening && keyed),
+        "to -I with --key",
+    )?;
+    let Some(key) = &cli.key else {
+        return Ok(None);
+    };
+    if cli.raw {
+        return Err(ConfigError::new(
+            "--key",
+            "a raw stream (--raw) has no framing to make private; drop one of them",
+        ));
+    }
+    if connecting && cli.pin.is_none() {
+        return Err(ConfigError::new(
+            "--key",
+            "-O needs the receiver's fingerprint too: --pin FINGERPRINT (tapebuf key show on the receiver)",
+        ));
+    }
+    if listening && !allowing {
+        return Err(ConfigError::new(
+            "--key",
+            "-I needs the senders it allows: --allow-key FINGERPRINT[=NAME] or --allow-keys FILE",
+        ));
+    }
+    let pin = match &cli.pin {
+        Some(text) => Some(text.parse().map_err(|why| ConfigError::new("--pin", why))?),
+        None => None,
+    };
+    let allow = (cli.allow_key.iter())
+        .map(|text| {
+            AllowList::entry(text, "--allow-key")
+                .map_err(|why| ConfigError::new("--allow-key", why))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let tls = TlsSettings {
+        key: key.clone(),
+        pin,
+        allow,
+        allow_file: cli.allow_keys.clone(),
+    };
+    tls.key_pair()
+        .map_err(|why| ConfigError::new("--key", why.trim_start_matches("--key: ").to_string()))?;
+    if listening {
+        tls.allowed()
+            .map_err(|why| ConfigError::new("--allow-keys", why))?;
+    }
+    Ok(Some(tls))
 }
 
 /// The network settings of a restore with no `-I` (`tapebuf verify`):

@@ -66,7 +66,7 @@ pub fn verify_input(
         path: cli.manifest.clone(),
         manifest: Arc::clone(manifest),
     };
-    written_paths::check(&input, &outputs, &plan, &[])?;
+    written_paths::check(&input, &outputs, &plan, &[], &[])?;
     let settings = InputSettings {
         endpoint: EndpointSettings {
             block_bytes: block_bytes as usize,

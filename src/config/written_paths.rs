@@ -4,7 +4,7 @@
 //! file beside the manifest). Before anything is
 //! opened it refuses any of them that is, or would become, the same file as
 //! something the run reads (the input, each of its volumes, the manifest a
-//! restore checks against) or something else it writes. A file that is
+//! restore checks against, `--key` and `--allow-keys`) or something else it writes. A file that is
 //! there is compared by identity (device and inode, through links); a file
 //! still to be made by its directory's identity and its name, so a report
 //! named like a later volume (`--manifest v.02` beside `-o v.%02d`) is
@@ -23,15 +23,22 @@ use crate::observe::settings::ObserveSettings;
 use crate::volume::VolumeNames;
 
 /// Refuses, naming both flags, any written path (the outputs, and the
-/// `reports` of `report_files`) that is the same file as one read or
-/// another one written.
+/// `reports` of `report_files`) that is the same file as one read (the
+/// input, a manifest checked against, and `also_read`: the keys of a
+/// private stream) or another one written.
 pub fn check(
     input: &InputSpec,
     outputs: &[OutputSpec],
     manifest: &ManifestPlan,
     reports: &[(&'static str, PathBuf)],
+    also_read: &[(&'static str, PathBuf)],
 ) -> Result<(), ConfigError> {
-    let read = read_files(input, manifest)?;
+    let mut read = read_files(input, manifest)?;
+    read.extend(also_read.iter().map(|(flag, path)| Use {
+        spot: Spot::of(path),
+        what: format!("{flag} {}", path.display()),
+        role: Role::Read,
+    }));
     let mut registry = Registry::new();
     for r in &read {
         registry.add(r.clone())?;

@@ -58,7 +58,8 @@ impl AllowList {
         use std::io::Read;
         let shown = path.display().to_string();
         let mut text = String::new();
-        std::fs::File::open(path)
+        // Never a FIFO or a device: reading one could wait for ever.
+        crate::base::path_registry::open_regular(path)
             .and_then(|f| f.take(MAX_FILE_BYTES).read_to_string(&mut text))
             .map_err(|e| format!("{shown}: cannot read the allowed keys: {e}"))?;
         AllowList::parse(&text, &shown)

@@ -12,7 +12,6 @@
 //! may read or write it, as ssh insists for its own keys: a private key
 //! others can read is no proof of who holds it.
 
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -21,6 +20,7 @@ use ring::rand::SystemRandom;
 use ring::signature::{Ed25519KeyPair, KeyPair as _};
 
 use crate::base::create::create_new;
+use crate::base::path_registry::open_regular;
 use crate::keys::fingerprint::Fingerprint;
 use crate::keys::pem;
 
@@ -180,7 +180,14 @@ impl KeyPair {
                 source,
             }
         };
-        let file = File::open(path).map_err(io("cannot open it"))?;
+        // Never a FIFO or a device: reading one could wait for ever.
+        let file = open_regular(path).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidInput => KeyError::Malformed {
+                path: path.to_path_buf(),
+                why: e.to_string(),
+            },
+            _ => io("cannot open it")(e),
+        })?;
         let meta = file.metadata().map_err(io("cannot stat it"))?;
         let user = nix::unistd::geteuid().as_raw();
         if meta.uid() != user && meta.uid() != 0 {

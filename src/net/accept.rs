@@ -13,7 +13,9 @@
 //! before that, sends something else while raw streams are not allowed,
 //! announces a block larger than `-m`, or
 //! says nothing for too long is ignored with one line, and the wait goes
-//! on: none of them can end the run or stand in for the sender. At most
+//! on. A receiver with `--key` takes only a sender whose opening is a TLS
+//! handshake with an allowed key (`net::link`), and ignores the rest the
+//! same way: none of them can end the run or stand in for the sender. At most
 //! `MAX_PENDING` connections are held at once, so a flood cannot exhaust
 //! descriptors. A stop or the deadline ends the wait.
 
@@ -28,6 +30,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::allow::allowed;
 use super::frame::{self, Opening};
+use super::link::{self, AllowedSender};
 use super::socket::{show, Listener};
 use super::NetSettings;
 use crate::base::signals::stopped;
@@ -48,6 +51,9 @@ pub struct Accepted {
     pub opening: Opening,
     /// Up to a header's worth of bytes: the header itself, or raw data.
     pub first: Vec<u8>,
+    /// A sender with a key: its TLS state, name and key (`first` is then
+    /// the header it sent inside TLS).
+    pub private: Option<AllowedSender>,
 }
 
 /// A connection that has not yet said what it is.
@@ -62,8 +68,13 @@ struct Pending {
 enum Verdict {
     Waiting,
     Sender(Opening),
+    /// It began a TLS handshake, and this receiver has a key.
+    Private,
     Ignored(String),
 }
+
+/// The first byte of a TLS handshake record.
+const TLS_HANDSHAKE: u8 = 0x16;
 
 /// Waits for the sender. `note` hears, one line each, every connection
 /// that is refused or ignored. `Ok(None)` when `stop` fired first; a
@@ -127,18 +138,67 @@ pub fn await_sender(
                     note(ignored(p.peer, &why));
                 }
                 Verdict::Sender(opening) => {
+                    return plain(pending.swap_remove(i), opening).map(Some);
+                }
+                Verdict::Private => {
                     let p = pending.swap_remove(i);
-                    p.stream.set_nonblocking(false)?;
-                    return Ok(Some(Accepted {
-                        stream: p.stream,
-                        peer: p.peer,
-                        opening,
-                        first: p.first,
-                    }));
+                    let whole = limit.unwrap_or(HEADER_WAIT);
+                    let left = whole.saturating_sub(p.since.elapsed());
+                    match handshake(p, settings, (whole, left)) {
+                        Ok(sender) => return Ok(Some(sender)),
+                        Err((peer, why)) => note(ignored(peer, &why)),
+                    }
                 }
             }
         }
     }
+}
+
+/// A plain sender, taken as it is.
+fn plain(p: Pending, opening: Opening) -> io::Result<Accepted> {
+    p.stream.set_nonblocking(false)?;
+    Ok(Accepted {
+        stream: p.stream,
+        peer: p.peer,
+        opening,
+        first: p.first,
+        private: None,
+    })
+}
+
+/// Runs a sender's TLS handshake to its stream header, within `left` of
+/// the `whole` time a connection has to say what it is. This one
+/// connection is waited on alone meanwhile; `--timeout` bounds how long a
+/// stalled one can hold up the others.
+fn handshake(
+    mut p: Pending,
+    settings: &NetSettings,
+    (whole, left): (Duration, Duration),
+) -> Result<Accepted, (SocketAddr, String)> {
+    let keys = settings.tls.as_ref().expect("only a receiver with a key");
+    let left = left.max(Duration::from_millis(1));
+    let sender = link::open_as_receiver(&mut p.stream, &p.first, keys, (whole, left))
+        .map_err(|why| (p.peer, why))?;
+    let refused = |why: String| (p.peer, format!("{} ({}): {why}", sender.name, sender.key));
+    let opening = match frame::classify(&sender.header) {
+        Ok(Opening::Framed) => Opening::Framed,
+        Ok(_) => {
+            return Err(refused(
+                "it sent no tapebuf stream header inside TLS".into(),
+            ))
+        }
+        Err(e) => return Err(refused(e.to_string())),
+    };
+    if let Some(why) = too_large(&sender.header, settings) {
+        return Err(refused(why));
+    }
+    Ok(Accepted {
+        stream: p.stream,
+        peer: p.peer,
+        opening,
+        first: sender.header.clone(),
+        private: Some(sender),
+    })
 }
 
 fn ignored(peer: SocketAddr, why: &str) -> String {
@@ -224,8 +284,18 @@ fn look(p: &mut Pending, settings: &NetSettings) -> Verdict {
     if settings.raw {
         return Verdict::Sender(Opening::Raw);
     }
+    match (p.first[0] == TLS_HANDSHAKE, settings.tls.is_some()) {
+        (true, true) => return Verdict::Private,
+        (true, false) => return Verdict::Ignored(
+            "it began a TLS handshake, but this receiver has no key: give it --key and --allow-key, or send without --key".into(),
+        ),
+        _ => {}
+    }
     match frame::classify(&p.first) {
         Ok(Opening::Incomplete) => Verdict::Waiting,
+        Ok(Opening::Framed) if settings.tls.is_some() => Verdict::Ignored(
+            "it sent a plain tapebuf stream, but this receiver takes only senders with a key (--key and --pin on the sender)".into(),
+        ),
         Ok(Opening::Framed) => match too_large(&p.first, settings) {
             Some(why) => Verdict::Ignored(why),
             None => Verdict::Sender(Opening::Framed),

@@ -4,7 +4,7 @@
 //! listener accepts, `foreign_host` reads `-I HOST:PORT` as mbuffer does
 //! when HOST is not this machine's, `accept` finds the one sender among everything else
 //! that connects, `frame` is the wire format that makes truncation and
-//! damage detectable, and `socket` makes, tunes and waits on the sockets so
+//! damage detectable, `tls` and `link` make it private between keys, and `socket` makes, tunes and waits on the sockets so
 //! that no wait on a peer is unbounded without a way out.
 
 pub mod accept;
@@ -12,6 +12,7 @@ pub mod addr;
 pub mod allow;
 pub mod foreign_host;
 pub mod frame;
+pub mod link;
 pub mod socket;
 pub mod tls;
 
@@ -46,6 +47,9 @@ pub struct NetSettings {
     pub allow: Vec<AllowRule>,
     /// `-4` or `-6`: the one address family to use; None for both.
     pub family: Option<Family>,
+    /// `--key` and its company: TLS 1.3 between tapebuf keys; None for
+    /// plain TCP.
+    pub tls: Option<tls::TlsSettings>,
 }
 
 impl NetSettings {

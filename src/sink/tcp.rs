@@ -19,12 +19,14 @@ use nix::sys::socket::{setsockopt, sockopt};
 
 use super::{Sink, SinkTraits};
 use crate::base::console::{message, say};
+use crate::net::accept::HEADER_WAIT;
 use crate::net::frame::{self, FramedWriter, Reply};
+use crate::net::link::{self, Link};
 use crate::net::socket::{self, Timed};
 use crate::net::{NetSettings, PeerAddr};
 
 enum Wire {
-    Framed(Box<FramedWriter<Timed>>),
+    Framed(Box<FramedWriter<Link>>),
     Raw(Timed),
 }
 
@@ -66,8 +68,16 @@ impl TcpSink {
         let wire = if settings.raw {
             Wire::Raw(timed)
         } else {
+            let link = match &settings.tls {
+                None => Link::Plain(timed),
+                Some(keys) => {
+                    let limit = settings.stall.unwrap_or(HEADER_WAIT);
+                    link::open_as_sender(timed, keys, limit, settings.stall)
+                        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+                }
+            };
             let block = u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME);
-            let writer = FramedWriter::start(timed, block)
+            let writer = FramedWriter::start(link, block)
                 .map_err(|e| anyhow::anyhow!("{name}: sending the stream header failed: {e}"))?;
             Wire::Framed(Box::new(writer))
         };
@@ -82,7 +92,7 @@ impl TcpSink {
 }
 
 /// Waits for the receiver's reply after the trailer.
-fn await_reply(w: &mut FramedWriter<Timed>) -> io::Result<()> {
+fn await_reply(w: &mut FramedWriter<Link>) -> io::Result<()> {
     let sent = w.total();
     let mut reply = [0u8; frame::REPLY_LEN];
     match w.get_mut().read_exact(&mut reply) {
@@ -117,13 +127,17 @@ pub const RAW_HINT: &str = "If the receiver is mbuffer, nc, socat or tapebuf -I 
 /// A receiver that finds damage replies and hangs up, so the sender's next
 /// write fails. If that reply is waiting on the socket, it is the better
 /// reason; otherwise the write's own error stands.
-fn explain_hangup(w: &mut FramedWriter<Timed>, err: io::Error) -> io::Error {
-    let stream = &mut w.get_mut().stream;
-    if stream.set_read_timeout(Some(HANGUP_REPLY_WAIT)).is_err() {
+fn explain_hangup(w: &mut FramedWriter<Link>, err: io::Error) -> io::Error {
+    let link = w.get_mut();
+    if link
+        .tcp()
+        .set_read_timeout(Some(HANGUP_REPLY_WAIT))
+        .is_err()
+    {
         return err;
     }
     let mut reply = [0u8; frame::REPLY_LEN];
-    match stream
+    match link
         .read_exact(&mut reply)
         .map(|_| frame::parse_reply(&reply))
     {
@@ -152,7 +166,7 @@ impl Sink for TcpSink {
                 if let Err(e) = w.finish() {
                     return Err(explain_hangup(&mut w, e));
                 }
-                w.get_mut().stream.shutdown(Shutdown::Write)?;
+                w.get_mut().close_write()?;
                 await_reply(&mut w)
             }
             Some(Wire::Raw(t)) => t.stream.shutdown(Shutdown::Write),
@@ -167,7 +181,7 @@ impl Sink for TcpSink {
         match self.wire.take() {
             Some(Wire::Framed(mut w)) => {
                 w.abort()?;
-                w.get_mut().stream.shutdown(Shutdown::Write)
+                w.get_mut().close_write()
             }
             Some(Wire::Raw(t)) => {
                 // A raw receiver cannot be told, but a reset is at least
@@ -192,7 +206,12 @@ impl Sink for TcpSink {
                 "{} (-O) is written by tapebuf itself, which watches for a stall",
                 self.name
             ),
-            _ => format!("{} (-O) gets every block in a checked frame", self.name),
+            Some(Wire::Framed(ref w)) => format!(
+                "{} (-O) gets every block in a checked frame, over {}",
+                self.name,
+                w.get_ref().privacy()
+            ),
+            None => format!("{} (-O) gets every block in a checked frame", self.name),
         }))
     }
 }

@@ -30,12 +30,13 @@ use crate::base::console::{message, say};
 use crate::net::accept;
 use crate::net::foreign_host;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
+use crate::net::link::Link;
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
 
 enum Wire {
     Waiting(Listener),
-    Framed(Box<FramedReader<Timed>>),
+    Framed(Box<FramedReader<Link>>),
     Raw(io::Chain<Cursor<Vec<u8>>, Timed>),
     Closed,
 }
@@ -97,7 +98,15 @@ impl TcpSource {
         let Some(sender) = accepted else {
             return Ok(false);
         };
-        self.name = format!("sender {}", socket::show(sender.peer));
+        self.name = match &sender.private {
+            Some(p) => format!(
+                "sender {} ({}) at {}",
+                p.name,
+                p.key,
+                socket::show(sender.peer)
+            ),
+            None => format!("sender {}", socket::show(sender.peer)),
+        };
         socket::tune(&sender.stream, &self.settings)?;
         let timed = Timed::new(sender.stream, &self.settings);
         self.wire = match sender.opening {
@@ -106,7 +115,15 @@ impl TcpSource {
                     .try_into()
                     .expect("a framed opening is a whole header");
                 let block = frame::announced_block_bytes(header);
-                Wire::Framed(Box::new(FramedReader::new(timed, block)))
+                let link = match sender.private {
+                    Some(p) => Link::Receiver(Box::new(rustls::StreamOwned::new(p.conn, timed))),
+                    None => Link::Plain(timed),
+                };
+                if !matches!(link, Link::Plain(_)) {
+                    // Plain TCP is said once the default is private.
+                    self.note = Some(format!("{}: over {}", self.name, link.privacy()));
+                }
+                Wire::Framed(Box::new(FramedReader::new(link, block)))
             }
             _ => {
                 let why = match sender.first.starts_with(&frame::MAGIC) {
@@ -166,6 +183,9 @@ impl Source for TcpSource {
                 if let Some(reply) = reply {
                     // The sender may be gone; the outcome here stands.
                     let _ = r.get_mut().write_all(&reply);
+                    if matches!(filled.end, End::Eof) {
+                        r.get_mut().await_close();
+                    }
                     self.wire = Wire::Closed;
                 }
                 filled

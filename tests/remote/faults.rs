@@ -15,6 +15,7 @@ use crate::common;
 mod cuts;
 mod damage;
 mod peer;
+mod private_cuts;
 mod receiver_ends;
 mod relay;
 mod rig;

@@ -11,5 +11,6 @@ mod failures;
 pub mod harness;
 mod memory;
 mod options;
+pub mod private;
 mod raw;
 mod transfers;

@@ -74,6 +74,10 @@ impl<W: Write> FramedWriter<W> {
         self.total
     }
 
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.inner
     }

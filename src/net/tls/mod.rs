@@ -7,11 +7,14 @@
 //! always a full handshake between the two keys.
 //!
 //! This module builds the two sides' configurations, one per connection
-//! (cheap), each with the [`Seen`] slot its check writes into. Not yet
-//! used by `-I` and `-O` (issue 48, stage 2 wires it in).
+//! (cheap), each with the [`Seen`] slot its check writes into;
+//! `net::link` runs the handshakes for `-O` and `-I`, and `settings` is
+//! what `--key`, `--pin` and `--allow-key(s)` asked for.
 
+mod settings;
 mod verify;
 
+pub use settings::TlsSettings;
 pub use verify::{Seen, Verdict};
 
 use std::sync::Arc;

@@ -16,6 +16,8 @@ pub fn fixture(command: &str, id: &str) -> Option<(&'static str, &'static str)> 
         (BUFFER, "input") => ("full.tar", "full.tar"),
         (BUFFER, "outputs") => ("out.bin", "out.bin"),
         (BUFFER, "hash_file" | "manifest" | "log" | "summary_json" | "stats") => ("r.txt", "r.txt"),
+        (BUFFER, "key") => ("tb.key", "tb.key"),
+        (BUFFER, "allow_keys") => ("senders", "senders"),
         ("rmt", "config") => ("rmt.conf", "rmt.conf"),
         ("rmt", "log") => ("rmt.log", "rmt.log"),
         ("report", "file") => ("st.json", "st.json"),
@@ -29,6 +31,9 @@ pub fn fixture(command: &str, id: &str) -> Option<(&'static str, &'static str)> 
     })
 }
 
+/// A well-formed fingerprint for `--pin` and the allowed keys' file.
+const PIN: &str = "SHA256:YW7ENw3OA009+EmJxYHnm+WzMc0T1jtx1W9nb/PEyeE";
+
 /// The words every run of `command` begins with, and what it needs
 /// besides the options under test.
 pub fn base(command: &str, given: &[&str]) -> Vec<String> {
@@ -37,7 +42,18 @@ pub fn base(command: &str, given: &[&str]) -> Vec<String> {
     match command {
         BUFFER => {
             args.extend(["-q", "-f"].map(String::from));
-            if !has("input") {
+            // The keys need a network end: a sender's -O and --pin, or
+            // a receiver's -I (instead of -i) and --key.
+            if has("key") && !has("allow_keys") {
+                args.extend(["-O", "127.0.0.1:9", "--pin", PIN].map(String::from));
+            }
+            if has("allow_keys") {
+                args.extend(["-I", "127.0.0.1:0"].map(String::from));
+                if !has("key") {
+                    args.extend(["--key", "tb.key"].map(String::from));
+                }
+            }
+            if !has("input") && !has("allow_keys") {
                 args.extend(["-i", "full.tar"].map(String::from));
             }
             if !has("outputs") {
@@ -97,6 +113,17 @@ pub fn backup() -> tempfile::TempDir {
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::write(root.join("rmt.conf"), "read-only\n").unwrap();
+    let key = common::tapebuf()
+        .current_dir(root)
+        .args(["key", "new", "tb.key", "--name", "tb"])
+        .output()
+        .unwrap();
+    assert!(
+        key.status.success(),
+        "{}",
+        String::from_utf8_lossy(&key.stderr)
+    );
+    std::fs::write(root.join("senders"), format!("{PIN} peer\n")).unwrap();
     // A file two writers share: a manifest, so that the buffer's
     // --manifest takes it for the one it writes (with -f), not one to
     // check against.
@@ -109,6 +136,8 @@ pub fn backup() -> tempfile::TempDir {
         "st.json",
         "rmt.conf",
         "shared.out",
+        "tb.key",
+        "senders",
     ] {
         std::os::unix::fs::symlink(name, root.join(format!("L.{name}"))).unwrap();
         std::fs::hard_link(root.join(name), root.join(format!("H.{name}"))).unwrap();

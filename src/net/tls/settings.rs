@@ -1,0 +1,41 @@
+//! What `--key`, `--pin`, `--allow-key` and `--allow-keys` asked for, as
+//! the network settings carry it: paths and fingerprints, not loaded keys,
+//! so that the allowed keys' file is read afresh for every connection and
+//! an edit to it needs no restart.
+
+use std::path::PathBuf;
+
+use crate::keys::{AllowList, Fingerprint, KeyPair};
+
+/// The keys of one end of a private stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// `--key`: this end's key pair (`tapebuf key new`).
+    pub key: PathBuf,
+    /// `--pin`: the receiver's key, for `-O`.
+    pub pin: Option<Fingerprint>,
+    /// `--allow-key FINGERPRINT[=NAME]`: senders allowed by `-I`.
+    pub allow: Vec<(Fingerprint, String)>,
+    /// `--allow-keys FILE`: more of them, re-read per connection.
+    pub allow_file: Option<PathBuf>,
+}
+
+impl TlsSettings {
+    /// This end's key pair, read from `--key`.
+    pub fn key_pair(&self) -> Result<KeyPair, String> {
+        KeyPair::load(&self.key).map_err(|e| format!("--key: {e}"))
+    }
+
+    /// The senders allowed now: the file as it reads at this moment, and
+    /// the keys given on the command line.
+    pub fn allowed(&self) -> Result<AllowList, String> {
+        let mut list = match &self.allow_file {
+            Some(path) => AllowList::read(path)?,
+            None => AllowList::default(),
+        };
+        for (print, name) in &self.allow {
+            list.add(*print, name.clone(), "--allow-key")?;
+        }
+        Ok(list)
+    }
+}
