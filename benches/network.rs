@@ -116,12 +116,9 @@ fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-fn main() {
-    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
-    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
-    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
-    let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
-    let (b, m) = (block.as_str(), memory.as_str());
+/// The pairs compared, each as the receiver's and the sender's command
+/// lines: tapebuf, mbuffer, tapebuf hashing, and tapebuf private.
+fn pairs(b: &str, m: &str, keys: &Keys) -> Vec<(&'static str, Commands)> {
     // The receiver's and the sender's command lines for one tool.
     let pair = |tool: &str, receiver_extra: &[&str], sender_extra: &[&str]| {
         let common = [tool, "-q", "-s", b, "-m", m];
@@ -130,10 +127,9 @@ fn main() {
         let tx = args(&[&common[..], &["-O", "127.0.0.1:PORT"], sender_extra].concat());
         (rx, tx)
     };
-    let keys = Keys::new();
     let (rx_key, tx_key) = (keys.receiver.0.as_str(), keys.sender.0.as_str());
     let allow = format!("{}=sender", keys.sender.1);
-    let pairs: Vec<(&str, Commands)> = vec![
+    vec![
         ("tapebuf", pair(TAPEBUF, &[], &[])),
         ("mbuffer", pair("mbuffer", &[], &[])),
         ("tb+sha256", pair(TAPEBUF, &[], &["--hash", "sha256"])),
@@ -145,7 +141,17 @@ fn main() {
                 &["--key", tx_key, "--pin", &keys.receiver.1],
             ),
         ),
-    ];
+    ]
+}
+
+fn main() {
+    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
+    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
+    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
+    let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
+    let (b, m) = (block.as_str(), memory.as_str());
+    let keys = Keys::new();
+    let pairs = pairs(b, m, &keys);
     println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
     println!("# medians; cpu is sender + receiver (wait4), per GiB moved");
     println!(

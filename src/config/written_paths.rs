@@ -34,11 +34,14 @@ pub fn check(
     also_read: &[(&'static str, PathBuf)],
 ) -> Result<(), ConfigError> {
     let mut read = read_files(input, manifest)?;
-    read.extend(also_read.iter().map(|(flag, path)| Use {
-        spot: Spot::of(path),
-        what: format!("{flag} {}", path.display()),
-        role: Role::Read,
-    }));
+    let keys: Vec<Use> = (also_read.iter())
+        .map(|(flag, path)| Use {
+            spot: Spot::of(path),
+            what: format!("{flag} {}", path.display()),
+            role: Role::Read,
+        })
+        .collect();
+    read.extend(keys.iter().cloned());
     let mut registry = Registry::new();
     for r in &read {
         registry.add(r.clone())?;
@@ -64,6 +67,9 @@ pub fn check(
         if output.names.is_some() || input_numbered || output.is_stream() {
             output.apart_from(&read)?;
         }
+        // Every output, plain files too: nothing later compares an output
+        // with the keys.
+        output.apart_from(&keys)?;
     }
     Ok(())
 }

@@ -42,18 +42,19 @@ pub fn base(command: &str, given: &[&str]) -> Vec<String> {
     match command {
         BUFFER => {
             args.extend(["-q", "-f"].map(String::from));
-            // The keys need a network end: a sender's -O and --pin, or
-            // a receiver's -I (instead of -i) and --key.
-            if has("key") && !has("allow_keys") {
-                args.extend(["-O", "127.0.0.1:9", "--pin", PIN].map(String::from));
-            }
-            if has("allow_keys") {
+            // The keys need a network end: a receiver's -I (instead of
+            // -i), with its key and the senders it allows.
+            let keyed = has("key") || has("allow_keys");
+            if keyed {
                 args.extend(["-I", "127.0.0.1:0"].map(String::from));
-                if !has("key") {
-                    args.extend(["--key", "tb.key"].map(String::from));
-                }
             }
-            if !has("input") && !has("allow_keys") {
+            if keyed && !has("key") {
+                args.extend(["--key", "tb.key"].map(String::from));
+            }
+            if keyed && !has("allow_keys") {
+                args.extend(["--allow-key", PIN].map(String::from));
+            }
+            if !has("input") && !keyed {
                 args.extend(["-i", "full.tar"].map(String::from));
             }
             if !has("outputs") {
