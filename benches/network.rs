@@ -4,7 +4,8 @@
 //! `dd if=/dev/zero` feeds the sender; the receiver writes to /dev/null.
 //! tapebuf runs framed (checked frames, trailer, reply) as users get it by
 //! default, once more with `--hash sha256` on the sender, and once private
-//! (`--key`, TLS 1.3 in user space; `tb+tls`). Runs are
+//! (`--key`, TLS 1.3 in user space; `tb+tls`), and beside them ssh with
+//! AES-128-GCM into an sshd of its own (`network/ssh.rs`). Runs are
 //! interleaved so that machine noise hits every pair alike; medians and
 //! ratios are reported. CPU is both ends' own (wait4), per GiB moved.
 //!
@@ -15,12 +16,14 @@
 //! (default 1M).
 
 mod common;
+#[path = "network/ssh.rs"]
+mod ssh;
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{env_number, env_or, median, reap, verdict, zero_producer, Sample};
+use common::{env_number, env_or, median, reap, reap_ending, verdict, zero_producer, Sample};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
 
@@ -69,7 +72,7 @@ fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Samp
         .spawn()
         .expect("spawning the sender");
     let s = reap(&tx, &sender[0], started);
-    let r = reap(&rx, &receiver[0], started);
+    let r = reap_ending(&rx, &receiver[0], started, ssh::normal_ends(&receiver[0]));
     assert!(producer.wait().unwrap().success());
     (s, r)
 }
@@ -77,16 +80,18 @@ fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Samp
 /// The receiver's and the sender's command lines.
 type Commands = (Vec<String>, Vec<String>);
 
-/// A key pair for each side of the private pair (`--key`), made with
-/// `tapebuf key new` in a directory removed at the end: (file, print).
-struct Keys {
+/// What the private pairs need, in a directory removed at the end: a
+/// `tapebuf key new` key pair for each side of `tb+tls` (file, print),
+/// and the ssh pair's keys and sshd configuration, or why it cannot run.
+struct Fixtures {
     _dir: tempfile::TempDir,
     receiver: (String, String),
     sender: (String, String),
+    ssh: Result<ssh::Ssh, String>,
 }
 
-impl Keys {
-    fn new() -> Keys {
+impl Fixtures {
+    fn new() -> Fixtures {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let make = |name: &str| {
             let file = dir.path().join(format!("{name}.key"));
@@ -104,10 +109,12 @@ impl Keys {
             (file.display().to_string(), print)
         };
         let (receiver, sender) = (make("receiver"), make("sender"));
-        Keys {
+        let ssh = ssh::Ssh::new(dir.path());
+        Fixtures {
             _dir: dir,
             receiver,
             sender,
+            ssh,
         }
     }
 }
@@ -117,8 +124,9 @@ fn args(list: &[&str]) -> Vec<String> {
 }
 
 /// The pairs compared, each as the receiver's and the sender's command
-/// lines: tapebuf, mbuffer, tapebuf hashing, and tapebuf private.
-fn pairs(b: &str, m: &str, keys: &Keys) -> Vec<(&'static str, Commands)> {
+/// lines: tapebuf, mbuffer, tapebuf hashing, tapebuf private, and ssh
+/// when this machine has an sshd.
+fn pairs(b: &str, m: &str, fx: &Fixtures) -> Vec<(&'static str, Commands)> {
     // The receiver's and the sender's command lines for one tool.
     let pair = |tool: &str, receiver_extra: &[&str], sender_extra: &[&str]| {
         let common = [tool, "-q", "-s", b, "-m", m];
@@ -127,9 +135,9 @@ fn pairs(b: &str, m: &str, keys: &Keys) -> Vec<(&'static str, Commands)> {
         let tx = args(&[&common[..], &["-O", "127.0.0.1:PORT"], sender_extra].concat());
         (rx, tx)
     };
-    let (rx_key, tx_key) = (keys.receiver.0.as_str(), keys.sender.0.as_str());
-    let allow = format!("{}=sender", keys.sender.1);
-    vec![
+    let (rx_key, tx_key) = (fx.receiver.0.as_str(), fx.sender.0.as_str());
+    let allow = format!("{}=sender", fx.sender.1);
+    let mut pairs = vec![
         ("tapebuf", pair(TAPEBUF, &[], &[])),
         ("mbuffer", pair("mbuffer", &[], &[])),
         ("tb+sha256", pair(TAPEBUF, &[], &["--hash", "sha256"])),
@@ -138,26 +146,22 @@ fn pairs(b: &str, m: &str, keys: &Keys) -> Vec<(&'static str, Commands)> {
             pair(
                 TAPEBUF,
                 &["--key", rx_key, "--allow-key", &allow],
-                &["--key", tx_key, "--pin", &keys.receiver.1],
+                &["--key", tx_key, "--pin", &fx.receiver.1],
             ),
         ),
-    ]
+    ];
+    if let Ok(ssh) = &fx.ssh {
+        pairs.push(("ssh", ssh.commands()));
+    }
+    pairs
 }
 
-fn main() {
-    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
-    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
-    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
-    let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
-    let (b, m) = (block.as_str(), memory.as_str());
-    let keys = Keys::new();
-    let pairs = pairs(b, m, &keys);
-    println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
-    println!("# medians; cpu is sender + receiver (wait4), per GiB moved");
-    println!(
-        "{:<10} {:>8} {:>9} {:>10} {:>10} {:>9} {:>11}",
-        "pair", "wall s", "MB/s", "cpu s/GiB", "tx rss MiB", "rx rss", "wall ratio"
-    );
+/// A pair's medians: wall s, CPU s per GiB (both ends), and the peak RSS
+/// of the sender and the receiver in MiB.
+type Medians = (f64, f64, f64, f64);
+
+/// Runs every pair `runs` times, interleaved, and gives each one's medians.
+fn run_all(pairs: &[(&str, Commands)], runs: usize, gib: u64) -> Vec<Medians> {
     let mut samples: Vec<Vec<(Sample, Sample)>> = vec![Vec::new(); pairs.len()];
     for run in 0..runs {
         for k in 0..pairs.len() {
@@ -170,7 +174,7 @@ fn main() {
             samples[i].push(measure(&pairs[i].1 .0, &pairs[i].1 .1, gib, port));
         }
     }
-    let medians: Vec<(f64, f64, f64, f64)> = samples
+    samples
         .iter()
         .map(|s| {
             let rss = |f: fn(&(Sample, Sample)) -> u64| {
@@ -183,7 +187,57 @@ fn main() {
                 rss(|(_, rx)| rx.max_rss_kib),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// The targets: against mbuffer (throughput and CPU), and for the private
+/// pair against the plain one (0.8x its throughput) and ssh (2x).
+fn print_targets(names: &[&str], medians: &[Medians]) {
+    let of = |name: &str| names.iter().position(|n| *n == name).map(|i| medians[i]);
+    let (Some(tb), Some(mb)) = (of("tapebuf"), of("mbuffer")) else {
+        return;
+    };
+    println!(
+        "targets: throughput >= mbuffer {} ({:.2}x mbuffer's wall), cpu/GiB <= mbuffer {} ({:.2}x)",
+        verdict(tb.0 <= mb.0),
+        tb.0 / mb.0,
+        verdict(tb.1 <= mb.1),
+        tb.1 / mb.1
+    );
+    if let Some(tls) = of("tb+tls") {
+        let plain = tb.0 / tls.0;
+        println!(
+            "targets: tb+tls throughput >= 0.8x tapebuf's {} ({plain:.2}x)",
+            verdict(plain >= 0.8)
+        );
+        if let Some(ssh) = of("ssh") {
+            let over = ssh.0 / tls.0;
+            println!(
+                "targets: tb+tls throughput >= 2x ssh's {} ({over:.2}x)",
+                verdict(over >= 2.0)
+            );
+        }
+    }
+}
+
+fn main() {
+    let gib: u64 = env_number("TAPEBUF_BENCH_GIB", "4");
+    let runs: usize = env_number("TAPEBUF_BENCH_RUNS", "5");
+    let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
+    let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
+    let (b, m) = (block.as_str(), memory.as_str());
+    let fixtures = Fixtures::new();
+    let pairs = pairs(b, m, &fixtures);
+    println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
+    println!("# medians; cpu is sender + receiver (wait4), per GiB moved");
+    if let Err(why) = &fixtures.ssh {
+        println!("# no ssh pair: {why}");
+    }
+    println!(
+        "{:<10} {:>8} {:>9} {:>10} {:>10} {:>9} {:>11}",
+        "pair", "wall s", "MB/s", "cpu s/GiB", "tx rss MiB", "rx rss", "wall ratio"
+    );
+    let medians = run_all(&pairs, runs, gib);
     let tapebuf_wall = medians[0].0;
     for (i, (name, _)) in pairs.iter().enumerate() {
         let (wall, cpu, tx, rx) = medians[i];
@@ -198,12 +252,6 @@ fn main() {
             tapebuf_wall / wall
         );
     }
-    let ((tw, tc, _, _), (mw, mc, _, _)) = (medians[0], medians[1]);
-    println!(
-        "targets: throughput >= mbuffer {} ({:.2}x mbuffer's wall), cpu/GiB <= mbuffer {} ({:.2}x)",
-        verdict(tw <= mw),
-        tw / mw,
-        verdict(tc <= mc),
-        tc / mc
-    );
+    let names: Vec<&str> = pairs.iter().map(|(n, _)| *n).collect();
+    print_targets(&names, &medians);
 }

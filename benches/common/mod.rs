@@ -21,8 +21,13 @@ pub struct Sample {
 /// Waits for `child` with wait4(2), which also returns its CPU time and
 /// peak RSS (including the children it reaped itself, such as a shell's
 /// pipeline), and asserts that it succeeded.
-#[allow(clippy::zombie_processes)]
 pub fn reap(child: &Child, what: &str, started: Instant) -> Sample {
+    reap_ending(child, what, started, &[0])
+}
+
+/// The same, for a child whose normal ends are the exit codes `ok`.
+#[allow(clippy::zombie_processes)]
+pub fn reap_ending(child: &Child, what: &str, started: Instant, ok: &[i32]) -> Sample {
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -30,7 +35,7 @@ pub fn reap(child: &Child, what: &str, started: Instant) -> Sample {
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     assert_eq!(pid, child.id() as i32, "wait4 failed");
     assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        libc::WIFEXITED(status) && ok.contains(&libc::WEXITSTATUS(status)),
         "{what} failed with status {status:#x}"
     );
     let wall_s = started.elapsed().as_secs_f64();

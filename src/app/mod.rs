@@ -23,6 +23,7 @@ pub use subcommands::whole_tree as command;
 
 /// Runs the command `args` (the whole command line) names.
 pub fn main(args: Vec<OsString>) -> Exit {
+    crate::base::heap::keep_freed_heap();
     if let Some(words) = server_args(&args) {
         return command::main::<RmtServer>(words);
     }

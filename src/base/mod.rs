@@ -14,6 +14,7 @@ pub mod errors;
 pub mod escape;
 pub mod exit;
 pub mod file_id;
+pub mod heap;
 pub mod human_time;
 pub mod kernel_pipe;
 pub mod path_registry;

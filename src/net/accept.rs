@@ -177,10 +177,10 @@ fn handshake(
 ) -> Result<Accepted, (SocketAddr, String)> {
     let keys = settings.tls.as_ref().expect("only a receiver with a key");
     let left = left.max(Duration::from_millis(1));
-    let sender = link::open_as_receiver(&mut p.stream, &p.first, keys, (whole, left))
+    let (sender, header) = link::open_as_receiver(&mut p.stream, &p.first, keys, (whole, left))
         .map_err(|why| (p.peer, why))?;
     let refused = |why: String| (p.peer, format!("{} ({}): {why}", sender.name, sender.key));
-    let opening = match frame::classify(&sender.header) {
+    let opening = match frame::classify(&header) {
         Ok(Opening::Framed) => Opening::Framed,
         Ok(_) => {
             return Err(refused(
@@ -189,14 +189,14 @@ fn handshake(
         }
         Err(e) => return Err(refused(e.to_string())),
     };
-    if let Some(why) = too_large(&sender.header, settings) {
+    if let Some(why) = too_large(&header, settings) {
         return Err(refused(why));
     }
     Ok(Accepted {
         stream: p.stream,
         peer: p.peer,
         opening,
-        first: sender.header.clone(),
+        first: header,
         private: Some(sender),
     })
 }
@@ -296,7 +296,7 @@ fn look(p: &mut Pending, settings: &NetSettings) -> Verdict {
         Ok(Opening::Framed) if settings.tls.is_some() => Verdict::Ignored(
             "it sent a plain tapebuf stream, but this receiver takes only senders with a key (--key and --pin on the sender)".into(),
         ),
-        Ok(Opening::Framed) => match too_large(&p.first, settings) {
+        Ok(Opening::Framed) => match too_large(&p.first, settings).or_else(|| unchecked(&p.first)) {
             Some(why) => Verdict::Ignored(why),
             None => Verdict::Sender(Opening::Framed),
         },
@@ -306,6 +306,14 @@ fn look(p: &mut Pending, settings: &NetSettings) -> Verdict {
         ),
         Err(e) => Verdict::Ignored(e.to_string()),
     }
+}
+
+/// Why a plain stream's header is refused: it says its frames carry no
+/// checksum, which only a TLS link may say (its records check the bytes).
+fn unchecked(header: &[u8]) -> Option<String> {
+    let header = header[..frame::HEADER_LEN].try_into().ok()?;
+    (frame::announced_flags(header) & frame::UNSUMMED != 0)
+        .then(|| "its frames carry no checksums, which only a stream inside TLS may send".into())
 }
 
 /// Why a whole header's announced block is refused: it is larger than

@@ -119,6 +119,27 @@ fn a_header_announcing_blocks_larger_than_the_memory_is_ignored() {
 }
 
 #[test]
+fn a_plain_header_saying_its_frames_are_unsummed_is_ignored() {
+    let (l, port) = listener();
+    let mut unchecked = connect(port);
+    unchecked
+        .write_all(&frame::header_with(4096, frame::UNSUMMED))
+        .unwrap();
+    let mut sender = connect(port);
+    sender.write_all(&frame::header(4096)).unwrap();
+    let mut notes = Vec::new();
+    let got = await_sender(&l, &NetSettings::default(), None, soon(), |n| notes.push(n))
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.first, frame::header(4096));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("its frames carry no checksums, which only a stream inside TLS may send"),
+        "{notes:?}"
+    );
+}
+
+#[test]
 fn a_silent_connection_is_dropped_after_the_stall_limit() {
     let (l, port) = listener();
     let _silent = connect(port);

@@ -13,12 +13,13 @@
 //! Nothing of the stream is sent before step 2, so whatever is refused is
 //! refused before a byte of data is written.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::Duration;
 
 use rustls::{ClientConnection, ServerConnection, StreamOwned};
 
+use super::facts::{LinkFacts, Privacy};
 use super::frame::HEADER_LEN;
 use super::socket::Timed;
 use super::tls::{self, TlsSettings, Verdict};
@@ -30,20 +31,66 @@ const CLOSE_WAIT: Duration = Duration::from_secs(5);
 /// The receiver's word that it allowed the sender's key.
 pub const ACCEPT: [u8; 8] = *b"TBUF-IN\0";
 
+/// How much a TLS socket reads at once (`Sock`).
+const READ_AHEAD: usize = 256 * 1024;
+/// How much ciphertext rustls may hold for the socket. Its default, 64
+/// KiB, splits every write of a large block into a write(2) per 64 KiB.
+const SEND_AHEAD: usize = 1024 * 1024;
+
+/// The socket under TLS. rustls asks its socket for a few KiB at a time,
+/// a read(2) each; reading through a buffer of `READ_AHEAD` makes that
+/// one per buffer. Writes go straight to the socket.
+pub struct Sock(BufReader<Timed>);
+
+impl Sock {
+    fn new(timed: Timed) -> Sock {
+        Sock(BufReader::with_capacity(READ_AHEAD, timed))
+    }
+
+    fn tcp(&self) -> &TcpStream {
+        &self.0.get_ref().stream
+    }
+}
+
+impl Read for Sock {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl Write for Sock {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.get_mut().write(buf)
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.0.get_mut().write_vectored(bufs)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.get_mut().flush()
+    }
+}
+
 /// A connection as the frames see it.
 pub enum Link {
     Plain(Timed),
-    Sender(Box<StreamOwned<ClientConnection, Timed>>),
-    Receiver(Box<StreamOwned<ServerConnection, Timed>>),
+    Sender(Box<StreamOwned<ClientConnection, Sock>>),
+    Receiver(Box<StreamOwned<ServerConnection, Sock>>),
 }
 
 impl Link {
+    /// The receiver's link to an allowed sender, whose handshake is done.
+    pub fn receiver(sender: AllowedSender, timed: Timed) -> Link {
+        Link::Receiver(Box::new(StreamOwned::new(sender.conn, Sock::new(timed))))
+    }
+
     /// The TCP connection underneath.
     pub fn tcp(&self) -> &TcpStream {
         match self {
             Link::Plain(t) => &t.stream,
-            Link::Sender(s) => &s.sock.stream,
-            Link::Receiver(s) => &s.sock.stream,
+            Link::Sender(s) => s.sock.tcp(),
+            Link::Receiver(s) => s.sock.tcp(),
         }
     }
 
@@ -72,7 +119,7 @@ impl Link {
         let Link::Receiver(s) = self else {
             return;
         };
-        if s.sock.stream.set_read_timeout(Some(CLOSE_WAIT)).is_err() {
+        if s.sock.tcp().set_read_timeout(Some(CLOSE_WAIT)).is_err() {
             return;
         }
         let until = std::time::Instant::now() + CLOSE_WAIT;
@@ -82,11 +129,31 @@ impl Link {
         let _ = s.flush();
     }
 
-    /// How the summary names the stream's privacy.
-    pub fn privacy(&self) -> &'static str {
+    /// What the summary says of this stream, as `endpoint` to `peer`:
+    /// the peer's key and name come from the caller, who learnt them in
+    /// the handshake.
+    pub fn facts(&self, endpoint: String, peer: String) -> LinkFacts {
         match self {
-            Link::Plain(_) => "plain TCP",
-            _ => "TLS 1.3 in user space",
+            Link::Plain(_) => LinkFacts::new(endpoint, peer, Privacy::Plain),
+            Link::Sender(_) | Link::Receiver(_) => LinkFacts {
+                records: Some("user space".to_string()),
+                ..LinkFacts::new(endpoint, peer, Privacy::Tls)
+            },
+        }
+    }
+}
+
+/// A byte stream both ways: what each kind of link is underneath.
+trait Duplex: Read + Write {}
+impl<T: Read + Write> Duplex for T {}
+
+impl Link {
+    /// The stream this link reads and writes, whichever kind it is.
+    fn duplex(&mut self) -> &mut dyn Duplex {
+        match self {
+            Link::Plain(t) => t,
+            Link::Sender(s) => s.as_mut(),
+            Link::Receiver(s) => s.as_mut(),
         }
     }
 }
@@ -95,14 +162,14 @@ impl Read for Link {
     /// A TLS connection cut without close_notify reads as its end, as a
     /// plain one does: the frames above tell a cut from a whole stream by
     /// their trailer, and say so with the byte count.
+    /// A record whose tag fails says so in words.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = match self {
-            Link::Plain(t) => return t.read(buf),
-            Link::Sender(s) => s.read(buf),
-            Link::Receiver(s) => s.read(buf),
-        };
-        match read {
+        match self.duplex().read(buf) {
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(0),
+            Err(e) if is_decrypt_error(&e) => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a TLS record failed its authentication tag: the stream was damaged or altered in transit",
+            )),
             other => other,
         }
     }
@@ -110,28 +177,22 @@ impl Read for Link {
 
 impl Write for Link {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Link::Plain(t) => t.write(buf),
-            Link::Sender(s) => s.write(buf),
-            Link::Receiver(s) => s.write(buf),
-        }
+        self.duplex().write(buf)
     }
 
     fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        match self {
-            Link::Plain(t) => t.write_vectored(bufs),
-            Link::Sender(s) => s.write_vectored(bufs),
-            Link::Receiver(s) => s.write_vectored(bufs),
-        }
+        self.duplex().write_vectored(bufs)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Link::Plain(t) => t.flush(),
-            Link::Sender(s) => s.flush(),
-            Link::Receiver(s) => s.flush(),
-        }
+        self.duplex().flush()
     }
+}
+
+/// True for rustls's error for a record that failed to decrypt.
+fn is_decrypt_error(e: &io::Error) -> bool {
+    let inner = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
+    matches!(inner, Some(rustls::Error::DecryptError))
 }
 
 /// Sets both of the socket's timeouts; None waits without limit.
@@ -173,10 +234,12 @@ pub fn open_as_sender(
         .pin
         .ok_or("--pin: the receiver's fingerprint is needed")?;
     let (config, seen) = tls::sender_config(&pair, pin)?;
-    let conn = ClientConnection::new(config, tls::receiver_name()).map_err(|e| e.to_string())?;
-    let mut s = StreamOwned::new(conn, timed);
+    let mut conn =
+        ClientConnection::new(config, tls::receiver_name()).map_err(|e| e.to_string())?;
+    conn.set_buffer_limit(Some(SEND_AHEAD));
+    let mut s = StreamOwned::new(conn, Sock::new(timed));
     let mine = pair.fingerprint();
-    time_out(&s.sock.stream, Some(limit)).map_err(|e| e.to_string())?;
+    time_out(s.sock.tcp(), Some(limit)).map_err(|e| e.to_string())?;
     while s.conn.is_handshaking() {
         s.conn
             .complete_io(&mut s.sock)
@@ -201,30 +264,30 @@ pub fn open_as_sender(
             ))
         }
     }
-    time_out(&s.sock.stream, stall).map_err(|e| e.to_string())?;
+    time_out(s.sock.tcp(), stall).map_err(|e| e.to_string())?;
     Ok(Link::Sender(Box::new(s)))
 }
 
-/// A sender the receiver allowed: its TLS state, its name and key, and
-/// the stream header it sent inside TLS.
+/// A sender the receiver allowed: its TLS state, its name and key.
 #[derive(Debug)]
 pub struct AllowedSender {
     pub conn: ServerConnection,
     pub name: String,
     pub key: Fingerprint,
-    pub header: Vec<u8>,
 }
 
 /// The receiver's side, on a connection whose `first` bytes began a TLS
 /// handshake: handshake, [`ACCEPT`] once the key is allowed, then the
-/// stream header. Each wait is bounded by `left`, what remains of the
-/// connection's `limit`.
+/// stream header, which comes back beside the sender. Each wait is
+/// bounded by `left`, what remains of the connection's `limit`; the
+/// socket leaves with no time limit, for `socket::tune` to set
+/// `--timeout`'s, or none.
 pub fn open_as_receiver(
     stream: &mut TcpStream,
     first: &[u8],
     keys: &TlsSettings,
     (limit, left): (Duration, Duration),
-) -> Result<AllowedSender, String> {
+) -> Result<(AllowedSender, Vec<u8>), String> {
     let pair = keys.key_pair()?;
     let (config, seen) = tls::receiver_config(&pair, keys.allowed()?)?;
     let mut conn = ServerConnection::new(config).map_err(|e| e.to_string())?;
@@ -256,10 +319,12 @@ pub fn open_as_receiver(
         }
         _ => format!("reading its stream header failed: {e}"),
     })?;
-    Ok(AllowedSender {
-        conn,
-        name,
-        key,
-        header,
-    })
+    // The handshake's limit is not the stream's: a sender may go quiet
+    // for as long as its input does, unless --timeout says otherwise.
+    time_out(stream, None).map_err(|e| e.to_string())?;
+    Ok((AllowedSender { conn, name, key }, header))
 }
+
+#[cfg(test)]
+#[path = "link_tests.rs"]
+mod tests;

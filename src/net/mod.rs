@@ -2,14 +2,17 @@
 //!
 //! `addr` parses the names users type, `allow` decides which senders a
 //! listener accepts, `foreign_host` reads `-I HOST:PORT` as mbuffer does
-//! when HOST is not this machine's, `accept` finds the one sender among everything else
-//! that connects, `frame` is the wire format that makes truncation and
-//! damage detectable, `tls` and `link` make it private between keys, and `socket` makes, tunes and waits on the sockets so
-//! that no wait on a peer is unbounded without a way out.
+//! when HOST is not this machine's, `accept` finds the one sender among
+//! everything else that connects, `frame` is the wire format that makes
+//! truncation and damage detectable, `tls` and `link` make it private
+//! between keys, `facts` is what the summary says of a stream, and
+//! `socket` makes, tunes and waits on the sockets so that no wait on a
+//! peer is unbounded without a way out.
 
 pub mod accept;
 pub mod addr;
 pub mod allow;
+pub mod facts;
 pub mod foreign_host;
 pub mod frame;
 pub mod link;

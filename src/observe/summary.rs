@@ -18,6 +18,7 @@ pub use super::library_facts::Cartridge;
 use crate::base::console::message;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::CatalogRef;
+use crate::net::facts::LinkFacts;
 use crate::pace::PaceReport;
 use crate::pipeline::stats::{Snapshot, Stats};
 use crate::pipeline::RingPath;
@@ -58,6 +59,8 @@ pub struct Summary {
     pub volumes: Vec<VolumeList>,
     /// What the input taught us, such as a tape's record size.
     pub input_note: Option<String>,
+    /// Every network stream, the input's first: peer and privacy.
+    pub links: Vec<LinkFacts>,
     /// Zeros added by `--pad`.
     pub pad_bytes: u64,
     /// Some output is a tape drive, where each underrun was a stop.
@@ -214,6 +217,7 @@ impl Summary {
             stalled,
             volumes: volume_lists(stats),
             input_note: stats.input_note(),
+            links: stats.links(),
             pad_bytes: stats.pad_bytes.load(std::sync::atomic::Ordering::Relaxed),
             tape_output: stats.tape_output,
             pace: stats.pace_report(),
@@ -307,6 +311,12 @@ impl Summary {
             parts.extend(self.ring_time());
         }
         parts.extend(self.input_note.clone());
+        // A private output's privacy; the input's is in its note.
+        parts.extend(
+            (self.links.iter())
+                .filter(|l| l.is_output())
+                .filter_map(|l| Some(format!("{}: {}", l.endpoint, l.clause()?))),
+        );
         if self.pad_bytes > 0 {
             parts.push(format!(
                 "final block padded with {} zero bytes",

@@ -19,6 +19,7 @@ fn summary(read: u64, written: u64) -> Summary {
         stalled: None,
         volumes: vec![],
         input_note: None,
+        links: Vec::new(),
         pad_bytes: 0,
         tape_output: false,
         pace: None,
@@ -236,4 +237,33 @@ fn a_run_cut_short_says_which_cartridges_hold_its_committed_bytes() {
     );
     let clean = summary(300, 300);
     assert!(!clean.line().contains("safe on tape"));
+}
+
+#[test]
+fn a_private_output_is_said_once_by_its_endpoint_and_a_plain_one_not_at_all() {
+    use crate::net::facts::{LinkFacts, Privacy};
+    let private = LinkFacts {
+        records: Some("user space".into()),
+        peer_key: Some("SHA256:x".into()),
+        ..LinkFacts::new("-O vault:9090".into(), "10.0.0.2:9090".into(), Privacy::Tls)
+    };
+    let plain = LinkFacts::new(
+        "-O tape2:9090".into(),
+        "10.0.0.3:9090".into(),
+        Privacy::Plain,
+    );
+    // The input's privacy is in its own note, not said again here.
+    let input = LinkFacts {
+        records: Some("user space".into()),
+        ..LinkFacts::new("-I 9090".into(), "10.0.0.1:5000".into(), Privacy::Tls)
+    };
+    let mut s = summary(10, 10);
+    s.links = vec![input, private, plain];
+    let line = s.line();
+    assert!(
+        line.ends_with("; -O vault:9090: over TLS 1.3 in user space"),
+        "{line}"
+    );
+    assert_eq!(line.matches("over TLS").count(), 1, "{line}");
+    assert!(!line.contains("tape2"), "{line}");
 }

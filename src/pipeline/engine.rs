@@ -103,7 +103,9 @@ impl Running {
         stats.pacing = pace.is_some();
         for (sink, out) in sinks.iter_mut().zip(stats.outputs.iter_mut()) {
             sink.attach_stop(&stop_rx);
-            out.volumes = sink.traits().volumes;
+            let traits = sink.traits();
+            out.volumes = traits.volumes;
+            out.link = traits.link;
         }
         let stats = Arc::new(stats);
         let (done_tx, done_rx) = bounded::<()>(0);

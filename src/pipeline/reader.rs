@@ -36,12 +36,17 @@ impl Reader {
     /// writer that input has ended.
     pub fn run(mut self) {
         let mut held: Vec<BlockRef> = Vec::new();
+        // A network input knows its peer once the first fill is in.
+        let mut link_known = false;
         while !stopped(&self.stop) {
             let Some(mut block) = self.next_free(&mut held) else {
                 break;
             };
             let blk = ring::unique(&mut block);
             let filled = self.fill(blk);
+            if !link_known {
+                link_known = self.stats.set_input_link(self.source.link());
+            }
             blk.set_len(filled.bytes);
             if self.pad && matches!(filled.end, End::Eof) && filled.bytes > 0 {
                 let capacity = blk.buffer_mut().len();

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::base::sync::lock;
+use crate::net::facts::LinkFacts;
 use crate::pipeline::zero_copy::RingPath;
 use crate::volume::VolumeLog;
 
@@ -26,6 +27,8 @@ pub struct OutputStats {
     pub error: Mutex<Option<String>>,
     /// The bytes on each volume, for an output that spans volumes.
     pub volumes: Option<Arc<VolumeLog>>,
+    /// A network output's peer and privacy.
+    pub link: Option<LinkFacts>,
 }
 
 /// Shared counters for one run.
@@ -56,6 +59,8 @@ pub struct Stats {
     pub input_error: Mutex<Option<String>>,
     /// What the input taught us (a tape's record size), for the summary.
     pub input_note: Mutex<Option<String>>,
+    /// A network input's peer and privacy, once its sender is in.
+    pub input_link: Mutex<Option<LinkFacts>>,
     /// The bytes on each input volume, for an input that spans volumes.
     pub input_volumes: Option<Arc<VolumeLog>>,
     /// Zeros added by `--pad` to the final block.
@@ -149,6 +154,7 @@ impl Stats {
             input_done: AtomicBool::new(false),
             input_error: Mutex::new(None),
             input_note: Mutex::new(None),
+            input_link: Mutex::new(None),
             input_volumes: None,
             pad_bytes: AtomicU64::new(0),
             writer_waiting: AtomicBool::new(true),
@@ -236,6 +242,22 @@ impl Stats {
 
     pub fn input_note(&self) -> Option<String> {
         lock(&self.input_note).clone()
+    }
+
+    /// Keeps a network input's facts; true once there were some.
+    pub fn set_input_link(&self, link: Option<LinkFacts>) -> bool {
+        let known = link.is_some();
+        if known {
+            *lock(&self.input_link) = link;
+        }
+        known
+    }
+
+    /// Every network stream of the run, the input's first.
+    pub fn links(&self) -> Vec<LinkFacts> {
+        let input = lock(&self.input_link).clone();
+        let outputs = self.outputs.iter().filter_map(|o| o.link.clone());
+        input.into_iter().chain(outputs).collect()
     }
 
     /// Every volume log: the input's, then the outputs', in order.

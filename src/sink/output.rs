@@ -12,6 +12,7 @@ use crossbeam_channel::Receiver;
 use crate::base::block::BlockRef;
 use crate::base::kernel_pipe::KernelPipe;
 use crate::manifest::Ledger;
+use crate::net::facts::LinkFacts;
 use crate::volume::{MediumKind, VolumeLog};
 
 /// A consumer of blocks.
@@ -94,6 +95,9 @@ pub struct SinkTraits {
     /// plain words that names the output or the flag ("--manifest hashes
     /// every byte"), for the summary to give after "because".
     pub splice_refusal: Option<String>,
+    /// What the summary says of a network output: the peer and how
+    /// private the stream is.
+    pub link: Option<LinkFacts>,
 }
 
 impl SinkTraits {

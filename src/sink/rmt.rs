@@ -350,6 +350,7 @@ impl Sink for RmtSink {
             splice_refusal: Some(self.volumes.recording_refusal().unwrap_or_else(|| {
                 format!("-o {} is written over rmt, a request per block", self.label)
             })),
+            link: None,
         }
     }
 }

@@ -20,6 +20,7 @@ use nix::sys::socket::{setsockopt, sockopt};
 use super::{Sink, SinkTraits};
 use crate::base::console::{message, say};
 use crate::net::accept::HEADER_WAIT;
+use crate::net::facts::{LinkFacts, Privacy};
 use crate::net::frame::{self, FramedWriter, Reply};
 use crate::net::link::{self, Link};
 use crate::net::socket::{self, Timed};
@@ -34,6 +35,7 @@ enum Wire {
 pub struct TcpSink {
     wire: Option<Wire>,
     name: String,
+    link: LinkFacts,
 }
 
 impl TcpSink {
@@ -65,47 +67,80 @@ impl TcpSink {
         socket::tune(&stream, settings)
             .map_err(|e| anyhow::anyhow!("{name}: cannot set socket options: {e}"))?;
         let timed = Timed::new(stream, settings);
-        let wire = if settings.raw {
-            Wire::Raw(timed)
+        let endpoint = format!("-O {peer}");
+        let (wire, link) = if settings.raw {
+            (
+                Wire::Raw(timed),
+                LinkFacts::new(endpoint, shown, Privacy::Raw),
+            )
         } else {
-            let link = match &settings.tls {
-                None => Link::Plain(timed),
-                Some(keys) => {
-                    let limit = settings.stall.unwrap_or(HEADER_WAIT);
-                    link::open_as_sender(timed, keys, limit, settings.stall)
-                        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
-                }
+            let writer = open_framed(timed, settings, &name, block_bytes)?;
+            let link = LinkFacts {
+                peer_key: settings
+                    .tls
+                    .as_ref()
+                    .and_then(|t| t.pin)
+                    .map(|p| p.to_string()),
+                ..writer.get_ref().facts(endpoint, shown)
             };
-            let block = u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME);
-            let writer = FramedWriter::start(link, block)
-                .map_err(|e| anyhow::anyhow!("{name}: sending the stream header failed: {e}"))?;
-            Wire::Framed(Box::new(writer))
+            (Wire::Framed(Box::new(writer)), link)
         };
         Ok((
             TcpSink {
                 wire: Some(wire),
                 name,
+                link,
             },
             warning,
         ))
     }
 }
 
+/// The framed stream to the receiver `name`: over TLS with `--key`, the
+/// handshake and the receiver's acceptance first; then the header.
+fn open_framed(
+    timed: Timed,
+    settings: &NetSettings,
+    name: &str,
+    block_bytes: usize,
+) -> anyhow::Result<FramedWriter<Link>> {
+    let link = match &settings.tls {
+        None => Link::Plain(timed),
+        Some(keys) => {
+            let limit = settings.stall.unwrap_or(HEADER_WAIT);
+            link::open_as_sender(timed, keys, limit, settings.stall)
+                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+        }
+    };
+    let block = u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME);
+    // TLS checks every byte with its records' tags: no frame sums inside.
+    let started = match link {
+        Link::Plain(_) => FramedWriter::start(link, block),
+        Link::Sender(_) | Link::Receiver(_) => FramedWriter::start_unsummed(link, block),
+    };
+    started.map_err(|e| anyhow::anyhow!("{name}: sending the stream header failed: {e}"))
+}
+
 /// Waits for the receiver's reply after the trailer.
 fn await_reply(w: &mut FramedWriter<Link>) -> io::Result<()> {
     let sent = w.total();
+    // A raw receiver cannot have finished a TLS handshake: no hint there.
+    let hint = match w.get_ref() {
+        Link::Plain(_) => format!(" {RAW_HINT}"),
+        Link::Sender(_) | Link::Receiver(_) => String::new(),
+    };
     let mut reply = [0u8; frame::REPLY_LEN];
     match w.get_mut().read_exact(&mut reply) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
             return Err(io::Error::other(format!(
-                "the receiver closed the connection without confirming the end of the stream; it may not have all {sent} bytes. {RAW_HINT}"
+                "the receiver closed the connection without confirming the end of the stream; it may not have all {sent} bytes.{hint}"
             )))
         }
         Err(e) => {
             return Err(io::Error::new(
                 e.kind(),
-                format!("waiting for the receiver to confirm {sent} bytes: {e}. {RAW_HINT}"),
+                format!("waiting for the receiver to confirm {sent} bytes: {e}.{hint}"),
             ))
         }
     }
@@ -201,17 +236,18 @@ impl Sink for TcpSink {
     }
 
     fn traits(&self) -> SinkTraits {
-        SinkTraits::stream(Some(match self.wire {
-            Some(Wire::Raw(_)) => format!(
+        let refusal = match self.link.privacy {
+            Privacy::Raw => format!(
                 "{} (-O) is written by tapebuf itself, which watches for a stall",
                 self.name
             ),
-            Some(Wire::Framed(ref w)) => format!(
-                "{} (-O) gets every block in a checked frame, over {}",
-                self.name,
-                w.get_ref().privacy()
-            ),
-            None => format!("{} (-O) gets every block in a checked frame", self.name),
-        }))
+            Privacy::Plain | Privacy::Tls => {
+                format!("{} (-O) gets every block in a checked frame", self.name)
+            }
+        };
+        SinkTraits {
+            link: Some(self.link.clone()),
+            ..SinkTraits::stream(Some(refusal))
+        }
     }
 }

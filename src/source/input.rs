@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::base::kernel_pipe::KernelPipe;
+use crate::net::facts::LinkFacts;
 use crate::volume::VolumeLog;
 
 /// A producer of blocks.
@@ -46,6 +47,12 @@ pub trait Source: Send {
 
     /// What was learnt while reading (a tape's record size), for the summary.
     fn note(&self) -> Option<String> {
+        None
+    }
+
+    /// What the summary says of a network input once its sender is in:
+    /// the peer and how private the stream is.
+    fn link(&self) -> Option<LinkFacts> {
         None
     }
 

@@ -28,9 +28,10 @@ use crossbeam_channel::Receiver;
 use super::{fill_from, End, Filled, Source};
 use crate::base::console::{message, say};
 use crate::net::accept;
+use crate::net::facts::{LinkFacts, Privacy};
 use crate::net::foreign_host;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
-use crate::net::link::Link;
+use crate::net::link::{AllowedSender, Link};
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
 
@@ -44,11 +45,14 @@ enum Wire {
 /// A listener, then the one sender it accepted.
 pub struct TcpSource {
     wire: Wire,
+    /// "-I ADDR", as on the command line.
+    endpoint: String,
     name: String,
     settings: NetSettings,
     stop: Option<Receiver<()>>,
     quiet: bool,
     note: Option<String>,
+    link: Option<LinkFacts>,
 }
 
 impl TcpSource {
@@ -72,11 +76,13 @@ impl TcpSource {
         }
         Ok(TcpSource {
             wire: Wire::Waiting(listener),
+            endpoint: format!("-I {addr}"),
             name: format!("-I {addr}"),
             settings,
             stop: None,
             quiet,
             note: None,
+            link: None,
         })
     }
 
@@ -108,23 +114,10 @@ impl TcpSource {
             None => format!("sender {}", socket::show(sender.peer)),
         };
         socket::tune(&sender.stream, &self.settings)?;
+        let (endpoint, peer) = (self.endpoint.clone(), socket::show(sender.peer));
         let timed = Timed::new(sender.stream, &self.settings);
         self.wire = match sender.opening {
-            Opening::Framed => {
-                let header = sender.first[..frame::HEADER_LEN]
-                    .try_into()
-                    .expect("a framed opening is a whole header");
-                let block = frame::announced_block_bytes(header);
-                let link = match sender.private {
-                    Some(p) => Link::Receiver(Box::new(rustls::StreamOwned::new(p.conn, timed))),
-                    None => Link::Plain(timed),
-                };
-                if !matches!(link, Link::Plain(_)) {
-                    // Plain TCP is said once the default is private.
-                    self.note = Some(format!("{}: over {}", self.name, link.privacy()));
-                }
-                Wire::Framed(Box::new(FramedReader::new(link, block)))
-            }
+            Opening::Framed => self.framed(sender.first, sender.private, timed, (endpoint, peer)),
             _ => {
                 let why = match sender.first.starts_with(&frame::MAGIC) {
                     true => "the stream begins with tapebuf's header, but --raw takes every stream as raw: it is kept as sent, framing and all (a tapebuf sender to a --raw receiver sends with --raw too), and a truncated stream cannot be detected",
@@ -137,10 +130,49 @@ impl TcpSource {
                     "{}: raw stream, truncation undetectable",
                     self.name
                 ));
+                self.link = Some(LinkFacts::new(endpoint, peer, Privacy::Raw));
                 Wire::Raw(Cursor::new(sender.first).chain(timed))
             }
         };
         Ok(true)
+    }
+}
+
+impl TcpSource {
+    /// The framed stream of an accepted sender, plain or inside TLS, and
+    /// what the summary will say of it.
+    fn framed(
+        &mut self,
+        first: Vec<u8>,
+        private: Option<AllowedSender>,
+        timed: Timed,
+        (endpoint, peer): (String, String),
+    ) -> Wire {
+        let header = first[..frame::HEADER_LEN]
+            .try_into()
+            .expect("a framed opening is a whole header");
+        let block = frame::announced_block_bytes(header);
+        // Frames go unchecked only inside TLS, whatever a header says (the
+        // listener refuses UNSUMMED outside it, too).
+        let unsummed = frame::announced_flags(header) & frame::UNSUMMED != 0;
+        let summed = private.is_none() || !unsummed;
+        let (link, key, sender_name) = match private {
+            Some(p) => {
+                let (key, name) = (p.key.to_string(), p.name.clone());
+                (Link::receiver(p, timed), Some(key), Some(name))
+            }
+            None => (Link::Plain(timed), None, None),
+        };
+        let facts = LinkFacts {
+            peer_key: key,
+            peer_name: sender_name,
+            ..link.facts(endpoint, peer)
+        };
+        // Plain TCP is said once the default is private.
+        self.note = facts.clause().map(|c| format!("{}: {c}", self.name));
+        self.link = Some(facts);
+        let reader = FramedReader::new(link, block);
+        Wire::Framed(Box::new(if summed { reader } else { reader.unsummed() }))
     }
 }
 
@@ -208,6 +240,10 @@ impl Source for TcpSource {
 
     fn note(&self) -> Option<String> {
         self.note.clone()
+    }
+
+    fn link(&self) -> Option<LinkFacts> {
+        self.link.clone()
     }
 
     fn splice_refusal(&self) -> Option<String> {

@@ -8,6 +8,7 @@
 
 #![allow(dead_code)]
 
+pub mod keys;
 pub mod manual;
 pub mod memory;
 pub mod needs;

@@ -25,6 +25,7 @@ mod strangers;
 use common::pattern;
 use relay::{Event, Fault};
 use rig::{end_at, frame_at, Input, Rig, BLOCK, END_MARKER, LIMIT, TRAILER};
+use tapebuf::net::facts::Privacy;
 
 /// What the file-fed cases send: 32 full blocks and a short one.
 pub fn data() -> Vec<u8> {
@@ -41,7 +42,9 @@ pub fn wire_len(data: &[u8]) -> u64 {
 #[test]
 fn a_clean_run_exits_0_on_both_sides_with_a_byte_exact_copy() {
     let data = data();
-    Rig::run(Fault::None, &data, &[]).succeeds_byte_exact(&data);
+    rig::over_each_privacy(|privacy| {
+        Rig::run_over(privacy, Fault::None, &data, &[]).succeeds_byte_exact(&data);
+    });
 }
 
 // --- shared by the cases that stop one side mid-stream -------------------
@@ -52,22 +55,24 @@ pub const WHOLE: u64 = 8;
 pub const FED: u64 = 5;
 
 /// Feeds the sender `FED` of `WHOLE` blocks through its pipe, held open,
-/// and waits until the receiver has been sent all of them. Returns the
-/// rig and the whole input.
-pub fn sender_mid_stream(seed: u64, sender_extra: &[&str]) -> (Rig, Vec<u8>) {
+/// over `privacy`, and waits until the receiver's output holds all of
+/// them. Returns the rig and the whole input.
+pub fn sender_mid_stream(privacy: Privacy, seed: u64, sender_extra: &[&str]) -> (Rig, Vec<u8>) {
     let whole = pattern((WHOLE * BLOCK) as usize, seed);
-    let rig = Rig::receiver(&[]).sender(Fault::None, Input::Pipe, sender_extra);
+    let rig = Rig::receiver_over(privacy, &[]).sender(Fault::None, Input::Pipe, sender_extra);
     rig.sender
         .as_ref()
         .unwrap()
         .feed(&whole[..(FED * BLOCK) as usize]);
-    rig.relay().wait_forwarded(frame_at(FED), LIMIT);
+    rig.wait_held(FED * BLOCK);
     (rig, whole)
 }
 
-/// The relay stalls inside block 3; the sender runs with `--timeout 2`.
-pub fn stalled_mid_stream(data: &[u8], receiver_extra: &[&str]) -> rig::Ending {
-    let rig = Rig::receiver(receiver_extra).sender(
+/// The relay stalls inside the stream's early blocks (block 3 of a plain
+/// stream; TLS records make it a little earlier); the sender runs with
+/// `--timeout 2`.
+pub fn stalled_mid_stream(privacy: Privacy, data: &[u8], receiver_extra: &[&str]) -> rig::Ending {
+    let rig = Rig::receiver_over(privacy, receiver_extra).sender(
         Fault::StallAt(frame_at(3) + 100),
         Input::File(data),
         &["--timeout", "2"],

@@ -13,4 +13,5 @@ mod memory;
 mod options;
 pub mod private;
 mod raw;
+mod summaries;
 mod transfers;

@@ -34,6 +34,8 @@ pub enum FrameError {
     BadTrailer { why: String },
     #[error("the sender speaks tapebuf stream version {0}; this tapebuf knows version {VERSION}")]
     Version(u8),
+    #[error("the stream header has flags {0:#04x}, which this tapebuf does not know")]
+    Flags(u8),
     #[error("the sender stopped before the end of its input, after {at} bytes (it was interrupted, stopped by its watchdog, or its input failed): the stream is incomplete")]
     Aborted { at: u64 },
 }
@@ -49,11 +51,27 @@ pub fn announced_block_bytes(header: &[u8; HEADER_LEN]) -> u32 {
     u32::from_be_bytes(header[12..].try_into().expect("4 bytes"))
 }
 
+/// The header flag of a stream whose frames carry no checksum (0 in its
+/// place): only inside TLS, whose records each carry an authentication
+/// tag that checks every byte. The trailer still counts bytes and frames.
+pub const UNSUMMED: u8 = 0x01;
+
+/// The flags a header announces.
+pub fn announced_flags(header: &[u8; HEADER_LEN]) -> u8 {
+    header[9]
+}
+
 /// The stream header for a sender with this block size.
 pub fn header(block_bytes: u32) -> [u8; HEADER_LEN] {
+    header_with(block_bytes, 0)
+}
+
+/// The stream header with `flags` (`UNSUMMED`).
+pub fn header_with(block_bytes: u32, flags: u8) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[..8].copy_from_slice(&MAGIC);
     h[8] = VERSION;
+    h[9] = flags;
     h[12..].copy_from_slice(&block_bytes.to_be_bytes());
     h
 }
@@ -80,8 +98,9 @@ pub fn classify(first: &[u8]) -> Result<Opening, FrameError> {
     if first.len() < HEADER_LEN {
         return Ok(Opening::Incomplete);
     }
-    match first[8] {
-        VERSION => Ok(Opening::Framed),
-        v => Err(FrameError::Version(v)),
+    match (first[8], first[9] & !UNSUMMED) {
+        (VERSION, 0) => Ok(Opening::Framed),
+        (VERSION, _) => Err(FrameError::Flags(first[9])),
+        (v, _) => Err(FrameError::Version(v)),
     }
 }

@@ -5,10 +5,10 @@
 //! All integers are big-endian.
 //!
 //! ```text
-//! header   16 bytes  "\x89TAPEBUF", version 1, flags 0, 2 reserved bytes,
+//! header   16 bytes  "\x89TAPEBUF", version 1, flags, 2 reserved bytes,
 //!                    the sender's block size (u32)
-//! frame    12 bytes  length (u32, 1 ..= 2^31), XXH3-64 of the data (u64)
-//!          then the data
+//! frame    12 bytes  length (u32, 1 ..= 2^31), XXH3-64 of the data (u64),
+//!                    or 0 under the UNSUMMED flag, then the data
 //! end      4 bytes   length 0 when the sender's input ended, or
 //!                    0xFFFFFFFF when the sender stopped early (a signal,
 //!                    its watchdog, an input failure)
@@ -24,7 +24,11 @@
 //! kept are intact and that the stream is incomplete, and fails. The reply
 //! tells the sender that every byte arrived intact; it does not say the
 //! receiver's outputs have committed them.
-//! None of this is encryption or authentication.
+//! None of this is encryption or authentication. Inside TLS
+//! (`net::link`) the sender sets the header's `UNSUMMED` flag (0x01) and
+//! sends 0 for each frame's checksum: every TLS record carries a tag that
+//! checks its bytes, so XXH3 would check them twice. A receiver takes the
+//! flag only inside TLS. Any other flag is refused.
 //!
 //! `format` holds the header and the shared sizes and errors, `writer` the
 //! sender's side, `reader` the receiver's, and `reply` the answer that
@@ -36,8 +40,8 @@ mod reply;
 mod writer;
 
 pub use format::{
-    announced_block_bytes, classify, header, FrameError, Opening, HEADER_LEN, MAGIC, MAX_FRAME,
-    VERSION,
+    announced_block_bytes, announced_flags, classify, header, header_with, FrameError, Opening,
+    HEADER_LEN, MAGIC, MAX_FRAME, UNSUMMED, VERSION,
 };
 pub use reader::FramedReader;
 pub use reply::{parse_reply, reply_bad, reply_ok, Reply, REPLY_LEN};

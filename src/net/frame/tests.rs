@@ -199,3 +199,61 @@ fn replies_round_trip_and_garbage_is_named() {
         .unwrap_err()
         .contains("not a tapebuf reply"));
 }
+
+/// A stream of `blocks` under the UNSUMMED flag, as a sender inside TLS
+/// sends it.
+fn encode_unsummed(blocks: &[Vec<u8>]) -> Vec<u8> {
+    let mut w = FramedWriter::start_unsummed(Vec::new(), 4096).unwrap();
+    for b in blocks {
+        w.write_frame(b).unwrap();
+    }
+    w.finish().unwrap();
+    w.inner
+}
+
+#[test]
+fn an_unsummed_stream_carries_zero_sums_and_arrives_intact_at_an_unsummed_reader() {
+    let blocks = vec![vec![7u8; 1000], vec![9u8; 4096], vec![1u8; 3]];
+    let wire = encode_unsummed(&blocks);
+    let head: [u8; HEADER_LEN] = wire[..HEADER_LEN].try_into().unwrap();
+    assert_eq!(announced_flags(&head), UNSUMMED);
+    assert_eq!(classify(&head).unwrap(), Opening::Framed);
+    // The first frame's sum field is zero.
+    assert_eq!(&wire[HEADER_LEN + 4..HEADER_LEN + 12], &[0u8; 8]);
+    let mut r = FramedReader::new(&wire[HEADER_LEN..], 4096).unsummed();
+    let mut out = Vec::new();
+    r.read_to_end(&mut out).unwrap();
+    assert!(r.ended());
+    assert_eq!(out, blocks.concat());
+}
+
+#[test]
+fn a_summed_reader_refuses_an_unsummed_stream_at_its_first_frame() {
+    let wire = encode_unsummed(&[vec![7u8; 1000]]);
+    let mut r = FramedReader::new(&wire[HEADER_LEN..], 4096);
+    let e = frame_error(r.read_to_end(&mut Vec::new()).unwrap_err());
+    assert_eq!(e, FrameError::Corrupt { at: 0, len: 1000 });
+}
+
+#[test]
+fn an_unsummed_stream_cut_short_or_with_a_wrong_count_still_fails() {
+    let wire = encode_unsummed(&[vec![7u8; 1000], vec![8u8; 1000]]);
+    let cut = &wire[HEADER_LEN..wire.len() - 1];
+    let mut r = FramedReader::new(cut, 4096).unsummed();
+    let e = frame_error(r.read_to_end(&mut Vec::new()).unwrap_err());
+    assert!(matches!(e, FrameError::Truncated { .. }), "{e:?}");
+    let mut miscounted = wire.clone();
+    let count_low = wire.len() - 24 + 7;
+    miscounted[count_low] ^= 1;
+    let mut r = FramedReader::new(&miscounted[HEADER_LEN..], 4096).unsummed();
+    let e = frame_error(r.read_to_end(&mut Vec::new()).unwrap_err());
+    assert!(matches!(e, FrameError::BadTrailer { .. }), "{e:?}");
+}
+
+#[test]
+fn a_header_with_flags_this_build_does_not_know_is_refused() {
+    for flags in [0x02u8, 0x80, UNSUMMED | 0x04] {
+        let h = header_with(4096, flags);
+        assert_eq!(classify(&h).unwrap_err(), FrameError::Flags(flags));
+    }
+}

@@ -6,7 +6,7 @@ use std::io::{self, IoSlice, Write};
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use super::format::{header, ABORT_MARK, FRAME_HEAD_LEN, MAX_FRAME, TRAILER_LEN};
+use super::format::{header_with, ABORT_MARK, FRAME_HEAD_LEN, MAX_FRAME, TRAILER_LEN, UNSUMMED};
 
 /// Writes frames to `inner`, one per block, and the trailer at the end.
 pub struct FramedWriter<W> {
@@ -14,17 +14,31 @@ pub struct FramedWriter<W> {
     total: u64,
     frames: u64,
     chain: Xxh3,
+    /// Each frame carries its checksum; false inside TLS (`UNSUMMED`).
+    summed: bool,
 }
 
 impl<W: Write> FramedWriter<W> {
     /// Sends the header.
-    pub fn start(mut inner: W, block_bytes: u32) -> io::Result<FramedWriter<W>> {
-        inner.write_all(&header(block_bytes))?;
+    pub fn start(inner: W, block_bytes: u32) -> io::Result<FramedWriter<W>> {
+        FramedWriter::open(inner, block_bytes, true)
+    }
+
+    /// Sends the header of a stream whose frames carry no checksum: for a
+    /// link that authenticates every byte itself (TLS).
+    pub fn start_unsummed(inner: W, block_bytes: u32) -> io::Result<FramedWriter<W>> {
+        FramedWriter::open(inner, block_bytes, false)
+    }
+
+    fn open(mut inner: W, block_bytes: u32, summed: bool) -> io::Result<FramedWriter<W>> {
+        let flags = if summed { 0 } else { UNSUMMED };
+        inner.write_all(&header_with(block_bytes, flags))?;
         Ok(FramedWriter {
             inner,
             total: 0,
             frames: 0,
             chain: Xxh3::new(),
+            summed,
         })
     }
 
@@ -37,7 +51,7 @@ impl<W: Write> FramedWriter<W> {
             .ok()
             .filter(|l| *l <= MAX_FRAME)
             .ok_or_else(|| io::Error::other("a block larger than 2 GiB cannot be framed"))?;
-        let sum = xxh3_64(data);
+        let sum = if self.summed { xxh3_64(data) } else { 0 };
         let mut head = [0u8; FRAME_HEAD_LEN];
         head[..4].copy_from_slice(&len.to_be_bytes());
         head[4..].copy_from_slice(&sum.to_be_bytes());

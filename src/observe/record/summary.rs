@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::pace::PaceSummary;
 use super::schema::{round_ms, SCHEMA, SCHEMA_VERSION};
+use crate::net::facts::LinkFacts;
 use crate::observe::drive_health::DriveHealth;
 use crate::observe::summary::Summary;
 use crate::pace::PaceReport;
@@ -81,6 +82,10 @@ pub struct SummaryDetail {
     /// TapeAlert flags, errors, compression; absent without one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drive_health: Vec<DriveHealth>,
+    /// Every network stream, the input's first: its end, peer, and how
+    /// private it was (`net::facts`); absent when there was none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<LinkFacts>,
     /// `--catalog`: the catalog file, its format and members, or why
     /// there is none; absent without `--catalog`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +196,7 @@ impl SummaryRecord {
                     })
                     .collect(),
                 drive_health: summary.drives.clone(),
+                network: summary.links.clone(),
                 catalog: summary.catalog.clone(),
             }),
             line: summary.line(),

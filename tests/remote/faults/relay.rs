@@ -168,11 +168,6 @@ impl Relay {
             }
         }
     }
-
-    /// Waits until the receiver has been sent at least `bytes` bytes.
-    pub fn wait_forwarded(&self, bytes: u64, limit: Duration) {
-        self.wait_for(limit, |e| matches!(e, Event::Forwarded(n) if *n >= bytes));
-    }
 }
 
 impl Drop for Relay {

@@ -5,6 +5,10 @@
 //! committed count is what OUT holds, OUT is the start of what was sent,
 //! and no side exits 0 unless OUT is byte-exact.
 //!
+//! A rig runs over one of tapebuf's framed privacies (`framed_privacies`):
+//! over TLS it makes a key pair and gives each side its flags, so that the
+//! cases that end a stream run over every one of them alike.
+//!
 //! The wire offsets follow `net::frame`: a 16-byte header, then per block a
 //! 12-byte frame head and the block, then a 4-byte end marker and a 24-byte
 //! trailer. Every frame but the last is one full block of `BLOCK` bytes.
@@ -14,6 +18,10 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use tapebuf::net::facts::Privacy;
+
+use crate::common::keys::Pair;
+use crate::common::wait::until;
 use crate::common::{ports, summary_number};
 use crate::faults::peer::{Peer, Side};
 use crate::faults::relay::{Fault, Relay};
@@ -36,6 +44,25 @@ pub fn frame_at(i: u64) -> u64 {
 pub fn end_at(data_len: u64) -> u64 {
     let (full, rest) = (data_len / BLOCK, data_len % BLOCK);
     frame_at(full) + if rest > 0 { FRAME_HEAD + rest } else { 0 }
+}
+
+/// Every way a framed stream crosses the network, from tapebuf's own
+/// list: the cases that end a stream run over each.
+pub fn framed_privacies() -> Vec<Privacy> {
+    let framed = |p: &Privacy| match p {
+        Privacy::Plain | Privacy::Tls => true,
+        // No frames, so no end to check: its cases are in network/raw.rs.
+        Privacy::Raw => false,
+    };
+    Privacy::ALL.into_iter().filter(framed).collect()
+}
+
+/// Runs `case` over every framed privacy, saying which one failed.
+pub fn over_each_privacy(case: impl Fn(Privacy)) {
+    for privacy in framed_privacies() {
+        eprintln!("--- over {privacy:?}");
+        case(privacy);
+    }
 }
 
 /// Where the sender's bytes come from.
@@ -162,6 +189,8 @@ pub struct Rig {
     pub receiver: Peer,
     out: PathBuf,
     port: u16,
+    /// The key pair of a private stream; None for a plain one.
+    keys: Option<Pair>,
     dir: tempfile::TempDir,
 }
 
@@ -170,20 +199,30 @@ fn strings(args: &[&str]) -> Vec<String> {
 }
 
 impl Rig {
-    /// Starts a receiver writing OUT, with `extra` flags.
+    /// Starts a plain receiver writing OUT, with `extra` flags.
     pub fn receiver(extra: &[&str]) -> Rig {
-        Rig::receiver_to(None, extra)
+        Rig::receiver_to(Privacy::Plain, None, extra)
     }
 
-    /// Starts a receiver writing `out` (a file in the case's directory if
-    /// None), with `extra` flags.
-    pub fn receiver_to(out: Option<PathBuf>, extra: &[&str]) -> Rig {
+    /// Starts a receiver over `privacy` writing OUT, with `extra` flags.
+    pub fn receiver_over(privacy: Privacy, extra: &[&str]) -> Rig {
+        Rig::receiver_to(privacy, None, extra)
+    }
+
+    /// Starts a receiver over `privacy` writing `out` (a file in the
+    /// case's directory if None), with `extra` flags.
+    pub fn receiver_to(privacy: Privacy, out: Option<PathBuf>, extra: &[&str]) -> Rig {
         let dir = tempfile::tempdir().unwrap();
         let out = out.unwrap_or_else(|| dir.path().join("out"));
         let mut args = strings(&["-s", "64k", "-m", "1M", "-I", "127.0.0.1:0"]);
         args.push("-o".into());
         args.push(out.display().to_string());
         args.extend(strings(extra));
+        let keys = match privacy {
+            Privacy::Tls => Some(Pair::new(dir.path())),
+            Privacy::Plain | Privacy::Raw => None,
+        };
+        args.extend(keys.iter().flat_map(Pair::receiver_flags));
         let mut receiver = Peer::spawn(&args, false);
         let said = receiver.wait_line("tapebuf: -I: listening on ", LIMIT);
         let port = ports::port_said(&said).expect("the port the receiver bound");
@@ -192,6 +231,7 @@ impl Rig {
             dir,
             out,
             port,
+            keys,
             relay: None,
             sender: None,
         }
@@ -219,9 +259,19 @@ impl Rig {
             Input::Pipe => true,
         };
         args.extend(strings(extra));
+        args.extend(self.keys.iter().flat_map(Pair::sender_flags));
         self.relay = Some(relay);
         self.sender = Some(Peer::spawn(&args, piped));
         self
+    }
+
+    /// Waits until OUT holds `bytes`: the receiver has them all, whatever
+    /// the wire carried them in.
+    pub fn wait_held(&self, bytes: u64) {
+        until(LIMIT, &format!("OUT holding {bytes} bytes"), || {
+            let len = std::fs::metadata(&self.out).map_or(0, |m| m.len());
+            (len >= bytes).then_some(())
+        });
     }
 
     pub fn relay(&self) -> &Relay {
@@ -270,10 +320,20 @@ impl Rig {
         end
     }
 
-    /// Runs a whole case: a receiver with `receiver_extra`, a sender of
-    /// `data` from a file through a relay with `fault`.
+    /// Runs a whole plain case: a receiver with `receiver_extra`, a sender
+    /// of `data` from a file through a relay with `fault`.
     pub fn run(fault: Fault, data: &[u8], receiver_extra: &[&str]) -> Ending {
-        Rig::receiver(receiver_extra)
+        Rig::run_over(Privacy::Plain, fault, data, receiver_extra)
+    }
+
+    /// The same over `privacy`.
+    pub fn run_over(
+        privacy: Privacy,
+        fault: Fault,
+        data: &[u8],
+        receiver_extra: &[&str],
+    ) -> Ending {
+        Rig::receiver_over(privacy, receiver_extra)
             .sender(fault, Input::File(data), &[])
             .finish()
     }
