@@ -174,6 +174,18 @@ pub struct Cli {
     #[arg(long = "allow-keys", value_name = "FILE", hide_short_help = true)]
     pub allow_keys: Option<PathBuf>,
 
+    /// With --key: who makes the TLS records once the handshake is over.
+    /// auto: the kernel (kTLS) where it offers it, else tapebuf; on: the
+    /// kernel or the run fails; off: tapebuf.
+    #[arg(
+        long = "ktls",
+        value_name = "WHEN",
+        value_enum,
+        default_value = "auto",
+        hide_short_help = true
+    )]
+    pub ktls: KtlsArg,
+
     /// Print a digest of the stream at the end
     ///
     /// md5, sha256, blake3 or xxh3, in any case; repeat for several.
@@ -375,4 +387,12 @@ pub struct Cli {
 
     #[command(flatten)]
     pub mbuffer: super::mbuffer::MbufferArgs,
+}
+
+/// `--ktls` as typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KtlsArg {
+    Auto,
+    On,
+    Off,
 }

@@ -6,9 +6,10 @@
 
 use crate::base::errors::ConfigError;
 use crate::base::size::{parse_size, Bytes};
+use crate::cli::args::KtlsArg;
 use crate::cli::Cli;
 use crate::keys::AllowList;
-use crate::net::tls::TlsSettings;
+use crate::net::tls::{Ktls, TlsSettings};
 use crate::net::{AllowRule, NetSettings};
 use crate::sink::spec::OutputSpec;
 use crate::source::spec::InputSpec;
@@ -112,6 +113,11 @@ fn check_keys(
         cli.allow_keys.is_none() || (listening && keyed),
         "to -I with --key",
     )?;
+    needs(
+        "--ktls",
+        cli.ktls == KtlsArg::Auto || keyed,
+        "to -I and -O with --key",
+    )?;
     let Some(key) = &cli.key else {
         return Ok(None);
     };
@@ -148,6 +154,11 @@ fn check_keys(
         pin,
         allow,
         allow_file: cli.allow_keys.clone(),
+        ktls: match cli.ktls {
+            KtlsArg::Auto => Ktls::Auto,
+            KtlsArg::On => Ktls::On,
+            KtlsArg::Off => Ktls::Off,
+        },
     };
     tls.key_pair()
         .map_err(|why| ConfigError::new("--key", why.trim_start_matches("--key: ").to_string()))?;

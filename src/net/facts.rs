@@ -24,6 +24,17 @@ impl Privacy {
     pub const ALL: [Privacy; 3] = [Privacy::Tls, Privacy::Plain, Privacy::Raw];
 }
 
+/// Who made and opened a TLS stream's records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Records {
+    /// rustls, in tapebuf.
+    #[serde(rename = "user space")]
+    UserSpace,
+    /// The kernel (kTLS).
+    #[serde(rename = "kernel")]
+    Kernel,
+}
+
 /// One network stream of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkFacts {
@@ -34,7 +45,11 @@ pub struct LinkFacts {
     pub privacy: Privacy,
     /// Under TLS, who makes and opens the records: "user space" (rustls
     /// in tapebuf) or "kernel" (kTLS); null otherwise.
-    pub records: Option<String>,
+    pub records: Option<Records>,
+    /// Under TLS in user space, why the kernel did not make the records:
+    /// `--ktls off`, or what the kernel answered. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_space_because: Option<String>,
     /// Under TLS, the key the peer proved it holds.
     pub peer_key: Option<String>,
     /// Under TLS, the sender's name from the receiver's allow list; a
@@ -51,6 +66,7 @@ impl LinkFacts {
             peer,
             privacy,
             records: None,
+            user_space_because: None,
             peer_key: None,
             peer_name: None,
         }
@@ -65,9 +81,12 @@ impl LinkFacts {
     /// "over TLS 1.3 in user space"; None for a plain or raw one, whose
     /// notes say what they need to.
     pub fn clause(&self) -> Option<String> {
-        let records = self.records.as_deref()?;
+        let records = match self.records? {
+            Records::UserSpace => "in user space",
+            Records::Kernel => "in the kernel (kTLS)",
+        };
         match self.privacy {
-            Privacy::Tls => Some(format!("over TLS 1.3 in {records}")),
+            Privacy::Tls => Some(format!("over TLS 1.3 {records}")),
             Privacy::Plain | Privacy::Raw => None,
         }
     }

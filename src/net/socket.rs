@@ -240,7 +240,8 @@ impl Timed {
         }
     }
 
-    fn explain(&self, e: io::Error, what: &str) -> io::Error {
+    /// A timeout as the peer that `what` (sent, took) nothing for `--timeout`.
+    pub fn explain(&self, e: io::Error, what: &str) -> io::Error {
         match e.kind() {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io::Error::new(
                 io::ErrorKind::TimedOut,

@@ -241,9 +241,9 @@ fn a_run_cut_short_says_which_cartridges_hold_its_committed_bytes() {
 
 #[test]
 fn a_private_output_is_said_once_by_its_endpoint_and_a_plain_one_not_at_all() {
-    use crate::net::facts::{LinkFacts, Privacy};
+    use crate::net::facts::{LinkFacts, Privacy, Records};
     let private = LinkFacts {
-        records: Some("user space".into()),
+        records: Some(Records::UserSpace),
         peer_key: Some("SHA256:x".into()),
         ..LinkFacts::new("-O vault:9090".into(), "10.0.0.2:9090".into(), Privacy::Tls)
     };
@@ -254,7 +254,7 @@ fn a_private_output_is_said_once_by_its_endpoint_and_a_plain_one_not_at_all() {
     );
     // The input's privacy is in its own note, not said again here.
     let input = LinkFacts {
-        records: Some("user space".into()),
+        records: Some(Records::UserSpace),
         ..LinkFacts::new("-I 9090".into(), "10.0.0.1:5000".into(), Privacy::Tls)
     };
     let mut s = summary(10, 10);

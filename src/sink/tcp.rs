@@ -81,7 +81,7 @@ impl TcpSink {
                     .as_ref()
                     .and_then(|t| t.pin)
                     .map(|p| p.to_string()),
-                ..writer.get_ref().facts(endpoint, shown)
+                ..(writer.get_ref()).facts(endpoint, shown, settings.tls.as_ref().map(|t| t.ktls))
             };
             (Wire::Framed(Box::new(writer)), link)
         };
@@ -114,9 +114,9 @@ fn open_framed(
     };
     let block = u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME);
     // TLS checks every byte with its records' tags: no frame sums inside.
-    let started = match link {
-        Link::Plain(_) => FramedWriter::start(link, block),
-        Link::Sender(_) | Link::Receiver(_) => FramedWriter::start_unsummed(link, block),
+    let started = match link.is_private() {
+        false => FramedWriter::start(link, block),
+        true => FramedWriter::start_unsummed(link, block),
     };
     started.map_err(|e| anyhow::anyhow!("{name}: sending the stream header failed: {e}"))
 }
@@ -125,9 +125,9 @@ fn open_framed(
 fn await_reply(w: &mut FramedWriter<Link>) -> io::Result<()> {
     let sent = w.total();
     // A raw receiver cannot have finished a TLS handshake: no hint there.
-    let hint = match w.get_ref() {
-        Link::Plain(_) => format!(" {RAW_HINT}"),
-        Link::Sender(_) | Link::Receiver(_) => String::new(),
+    let hint = match w.get_ref().is_private() {
+        false => format!(" {RAW_HINT}"),
+        true => String::new(),
     };
     let mut reply = [0u8; frame::REPLY_LEN];
     match w.get_mut().read_exact(&mut reply) {

@@ -166,7 +166,7 @@ impl TcpSource {
         let facts = LinkFacts {
             peer_key: key,
             peer_name: sender_name,
-            ..link.facts(endpoint, peer)
+            ..link.facts(endpoint, peer, self.settings.tls.as_ref().map(|t| t.ktls))
         };
         // Plain TCP is said once the default is private.
         self.note = facts.clause().map(|c| format!("{}: {c}", self.name));

@@ -1248,6 +1248,7 @@ ALL_CASES=(
     a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge
     one_file_near_the_end_of_a_three_cartridge_backup_is_extracted_reading_under_1_percent
     a_member_spanning_two_cartridges_is_followed_onto_the_second
+    a_private_stream_runs_on_kernel_tls_byte_exact_both_ways_and_against_user_space
 )
 # CI_CASES: the lab's part of CI (`.ci/run`, `lab.sh ci`), chosen to fit
 # CI's budget (well under 30 minutes for tests, package and lab; under TCG
@@ -1256,7 +1257,8 @@ ALL_CASES=(
 # at the real end of medium, a restore by trailers, a cartridge out of
 # order, --verify, probe, GNU tar through tapebuf rmt, SIGINT mid-volume,
 # a backup across cartridges through ch, a mismatched cartridge refused,
-# and a TapeAlert flag read through sg. The
+# a TapeAlert flag read through sg, and a private stream on kernel TLS
+# (this machine's own kernel has no tls module). The
 # whole suite (`.ci/run lab`, `lab.sh`) is run before any change to tape
 # code lands; docs/testing.md says so. Every name here must be in
 # ALL_CASES (run_suite --ci fails the run otherwise).
@@ -1278,6 +1280,7 @@ CI_CASES=(
     a_250mb_backup_spans_three_cartridges_through_the_changer_without_a_change_command
     a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_goes_downstream
     a_warning_tapealert_flag_is_named_and_the_run_exits_0
+    a_private_stream_runs_on_kernel_tls_byte_exact_both_ways_and_against_user_space
 )
 declare -A CASE_TIMEOUT=(
     [a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge]=400
@@ -1496,6 +1499,94 @@ bench_health() {
         # shellcheck disable=SC2086
         echo "bench: 80 MB write, $how: median $(printf '%s\n' ${times[$how]} | sort -n | sed -n 2p) s of$(echo "${times[$how]}" | tr -s ' ' ' ')" | tee -a "$log"
     done
+}
+
+# kTLS (issue 48): a private stream whose records the lab kernel's tls
+# module makes and opens, both ends in the kernel, and each end in the
+# kernel against the other in rustls. Each run is byte-exact, both ends
+# exit 0, and each end's --summary-json says who made its records.
+private_stream_on() { # RX_KTLS TX_KTLS RX_FP TX_FP
+    local port="" i st=0
+    "$TB" -q -s 1M -m 32M -I 127.0.0.1:0 -o out --key rx.key --allow-key "$4=db1" \
+        --ktls "$1" --summary-json rx.json 2>rx.err &
+    local rx=$!
+    port=$(port_said rx.err)
+    [ -n "$port" ] || fail "the receiver never said its port"
+    "$TB" -q -s 1M -m 32M -i in -O "127.0.0.1:$port" --key tx.key --pin "$3" \
+        --ktls "$2" --connect-timeout 10 --summary-json tx.json 2>tx.err || st=$?
+    [ "$st" = 0 ] || show tx.err
+    expect_status 0 "$st" "the sender (--ktls $2)"
+    st=0; wait "$rx" || st=$?
+    [ "$st" = 0 ] || show rx.err
+    expect_status 0 "$st" "the receiver (--ktls $1)"
+}
+
+# port_said ERRFILE: the port a receiver on 127.0.0.1:0 says it listens
+# on, once it says it (within 10 s); empty if it never does.
+port_said() {
+    local i port=""
+    for i in $(seq 100); do
+        port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$1")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    echo "$port"
+}
+
+records_of() { if [ "$1" = on ]; then echo kernel; else echo "user space"; fi; }
+
+a_private_stream_runs_on_kernel_tls_byte_exact_both_ways_and_against_user_space() {
+    # The guest boots with its loopback interface down.
+    ip link set lo up || fail "ip link set lo up"
+    modprobe tls || fail "modprobe tls"
+    # The kernel cannot load its own crypto modules here: the initramfs
+    # it would run modprobe from has none (FINDINGS.md).
+    modprobe -a gcm ghash_generic || fail "modprobe gcm ghash_generic"
+    grep -qw tls /proc/sys/net/ipv4/tcp_available_ulp || fail "no tls ULP after modprobe"
+    "$TB" key new rx.key --name vault >rx.txt
+    "$TB" key new tx.key --name db1 >tx.txt
+    local rxfp txfp want pair
+    rxfp=$(cut -d' ' -f1 rx.txt); txfp=$(cut -d' ' -f1 tx.txt)
+    random_file in 8000000; want=$(sha in)
+    for pair in "on on" "on off" "off on"; do
+        # shellcheck disable=SC2086
+        set -- $pair
+        rm -f out
+        private_stream_on "$1" "$2" "$rxfp" "$txfp"
+        expect_eq "$(sha out)" "$want" "the stream arrived byte-exact (receiver $1, sender $2)"
+        expect_eq "$(jq -r '.network[0].records' rx.json)" "$(records_of "$1")" "the receiver's records"
+        expect_eq "$(jq -r '.network[0].records' tx.json)" "$(records_of "$2")" "the sender's records"
+        expect_eq "$(jq -r ".out_bytes" rx.json)" 8000000 "the receiver committed every byte"
+    done
+    a_kernel_tls_sender_killed_mid_stream "$rxfp" "$txfp"
+}
+
+# A sender on kernel TLS killed mid-stream (no close_notify, no trailer)
+# fails its receiver, which keeps an exact prefix and says how much.
+a_kernel_tls_sender_killed_mid_stream() { # RX_FP TX_FP
+    local port="" i st=0 held
+    rm -f out p; mkfifo p
+    { head -c 4000000 in; sleep 60; } >p &
+    local feeder=$!
+    "$TB" -s 1M -m 32M -I 127.0.0.1:0 -o out --key rx.key --allow-key "$2=db1" \
+        --ktls on 2>rx.err &
+    local rx=$!
+    port=$(port_said rx.err)
+    [ -n "$port" ] || fail "the receiver never said its port"
+    "$TB" -q -s 1M -m 32M -i p -O "127.0.0.1:$port" --key tx.key --pin "$1" --ktls on 2>tx.err &
+    local tx=$!
+    for i in $(seq 200); do
+        [ "$(stat -c %s out 2>/dev/null || echo 0)" -ge 2000000 ] && break
+        sleep 0.1
+    done
+    kill -KILL "$tx"; wait "$tx" 2>/dev/null || true
+    kill "$feeder" 2>/dev/null || true
+    wait "$rx" || st=$?
+    expect_status 1 "$st" "the receiver of a killed kernel-TLS sender"
+    expect_grep "without tapebuf's end-of-stream trailer" rx.err "the receiver says the stream was cut"
+    held=$(stat -c %s out)
+    expect_eq "$(summary_out rx.err)" "$held" "the receiver's committed count is what its output holds"
+    expect_eq "$(prefix_sha in "$held")" "$(sha out)" "the output is an exact prefix of the input"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -8,13 +8,15 @@
 //!
 //! This module builds the two sides' configurations, one per connection
 //! (cheap), each with the [`Seen`] slot its check writes into;
-//! `net::link` runs the handshakes for `-O` and `-I`, and `settings` is
-//! what `--key`, `--pin` and `--allow-key(s)` asked for.
+//! `net::link` runs the handshakes for `-O` and `-I`, `settings` is
+//! what `--key`, `--pin` and `--allow-key(s)` asked for, and `ktls` hands
+//! the records to the kernel where it offers them.
 
+pub mod ktls;
 mod settings;
 mod verify;
 
-pub use settings::TlsSettings;
+pub use settings::{Ktls, TlsSettings};
 pub use verify::{Seen, Verdict};
 
 use std::sync::Arc;
@@ -78,6 +80,8 @@ pub fn sender_config(
         .with_custom_certificate_verifier(Arc::new(check))
         .with_client_cert_resolver(Arc::new(AlwaysResolvesClientRawPublicKeys::new(key)));
     config.resumption = rustls::client::Resumption::disabled();
+    // For kTLS: the kernel takes the secrets once the handshake is over.
+    config.enable_secret_extraction = true;
     config.enable_sni = false;
     Ok((Arc::new(config), seen))
 }
@@ -102,6 +106,7 @@ pub fn receiver_config(
         .with_client_cert_verifier(Arc::new(check))
         .with_cert_resolver(Arc::new(AlwaysResolvesServerRawPublicKeys::new(key)));
     config.send_tls13_tickets = 0;
+    config.enable_secret_extraction = true;
     Ok((Arc::new(config), seen))
 }
 

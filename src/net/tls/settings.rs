@@ -18,6 +18,19 @@ pub struct TlsSettings {
     pub allow: Vec<(Fingerprint, String)>,
     /// `--allow-keys FILE`: more of them, re-read per connection.
     pub allow_file: Option<PathBuf>,
+    /// `--ktls`: who makes the records after the handshake.
+    pub ktls: Ktls,
+}
+
+/// Who makes and opens the TLS records once the handshake is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ktls {
+    /// The kernel where it offers it (a `tls` module), else rustls.
+    Auto,
+    /// The kernel, or the connection fails saying why.
+    On,
+    /// rustls, in tapebuf.
+    Off,
 }
 
 impl TlsSettings {

@@ -8,6 +8,8 @@ use std::time::Duration;
 use super::*;
 use crate::keys::KeyPair;
 use crate::net::frame;
+use crate::net::socket::Timed;
+use crate::net::tls::{Ktls, TlsSettings};
 use crate::net::NetSettings;
 
 /// Each end's key settings, with the key files in `dir`.
@@ -20,12 +22,14 @@ fn settings(dir: &std::path::Path) -> (TlsSettings, TlsSettings) {
         pin: None,
         allow: vec![(tx.fingerprint(), "db1".into())],
         allow_file: None,
+        ktls: Ktls::Auto,
     };
     let sender = TlsSettings {
         key: dir.join("tx.key"),
         pin: Some(rx.fingerprint()),
         allow: Vec::new(),
         allow_file: None,
+        ktls: Ktls::Auto,
     };
     (receiver, sender)
 }
