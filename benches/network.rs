@@ -5,7 +5,13 @@
 //! tapebuf runs framed (checked frames, trailer, reply) as users get it by
 //! default, once more with `--hash sha256` on the sender, and once private
 //! (`--key`, TLS 1.3 in user space; `tb+tls`), and beside them ssh with
-//! AES-128-GCM into an sshd of its own (`network/ssh.rs`). Runs are
+//! AES-128-GCM into an sshd of its own (`network/ssh.rs`). `tb+resume`
+//! is the plain pair with `--resume-timeout` (acknowledgements, blocks
+//! kept until then); `tb+relay` the same through a relay in this process
+//! (`tests/remote/faults/cutter.rs`), and `tb+cut20` through the same
+//! relay cutting the connection at 20 random points (the seed is printed,
+//! TAPEBUF_BENCH_SEED replays it): the time lost per drop is the cut
+//! pair's wall time less the relayed pair's, over 20. Runs are
 //! interleaved so that machine noise hits every pair alike; medians and
 //! ratios are reported. CPU is both ends' own (wait4), per GiB moved.
 //!
@@ -13,9 +19,12 @@
 //!
 //! Environment: TAPEBUF_BENCH_GIB (default 4), TAPEBUF_BENCH_RUNS
 //! (default 5), TAPEBUF_BENCH_MEMORY (default 64M), TAPEBUF_BENCH_BLOCK
-//! (default 1M).
+//! (default 1M), TAPEBUF_BENCH_SEED (default: the clock).
 
 mod common;
+#[allow(dead_code)]
+#[path = "../tests/remote/faults/cutter.rs"]
+mod cutter;
 #[path = "network/ssh.rs"]
 mod ssh;
 
@@ -46,15 +55,21 @@ fn wait_listening(port: u16) {
     }
 }
 
-/// One transfer; returns wall time and both ends' CPU and peak RSS.
+/// One transfer; returns wall time and both ends' CPU and peak RSS. The
+/// receiver listens on `port`, the sender sends to `send_to`.
 #[allow(clippy::zombie_processes)]
-fn measure(receiver: &[String], sender: &[String], gib: u64, port: u16) -> (Sample, Sample) {
-    let fill = |args: &[String]| -> Vec<String> {
+fn measure(
+    receiver: &[String],
+    sender: &[String],
+    gib: u64,
+    (port, send_to): (u16, u16),
+) -> (Sample, Sample) {
+    let fill = |args: &[String], port: u16| -> Vec<String> {
         args.iter()
             .map(|a| a.replace("PORT", &port.to_string()))
             .collect()
     };
-    let (receiver, sender) = (fill(receiver), fill(sender));
+    let (receiver, sender) = (fill(receiver, port), fill(sender, send_to));
     let rx = Command::new(&receiver[0])
         .args(&receiver[1..])
         .stdout(Stdio::null())
@@ -153,7 +168,26 @@ fn pairs(b: &str, m: &str, fx: &Fixtures) -> Vec<(&'static str, Commands)> {
     if let Ok(ssh) = &fx.ssh {
         pairs.push(("ssh", ssh.commands()));
     }
+    let resume = ["--resume-timeout", "60"];
+    pairs.push(("tb+resume", pair(TAPEBUF, &resume, &resume)));
+    pairs.push(("tb+relay", pair(TAPEBUF, &resume, &resume)));
+    pairs.push(("tb+cut20", pair(TAPEBUF, &resume, &resume)));
     pairs
+}
+
+/// Where each of 20 connections is cut, in bytes from its sender: spread
+/// so that the 20 cuts fall across the first three quarters of `gib`.
+fn cut_points(gib: u64, seed: u64) -> Vec<u64> {
+    let mut x = seed | 1;
+    let span = (gib << 30) * 3 / 4 / 20;
+    (0..20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            span / 2 + x % span
+        })
+        .collect()
 }
 
 /// A pair's medians: wall s, CPU s per GiB (both ends), and the peak RSS
@@ -161,7 +195,7 @@ fn pairs(b: &str, m: &str, fx: &Fixtures) -> Vec<(&'static str, Commands)> {
 type Medians = (f64, f64, f64, f64);
 
 /// Runs every pair `runs` times, interleaved, and gives each one's medians.
-fn run_all(pairs: &[(&str, Commands)], runs: usize, gib: u64) -> Vec<Medians> {
+fn run_all(pairs: &[(&str, Commands)], runs: usize, gib: u64, seed: u64) -> Vec<Medians> {
     let mut samples: Vec<Vec<(Sample, Sample)>> = vec![Vec::new(); pairs.len()];
     for run in 0..runs {
         for k in 0..pairs.len() {
@@ -171,7 +205,21 @@ fn run_all(pairs: &[(&str, Commands)], runs: usize, gib: u64) -> Vec<Medians> {
                 .local_addr()
                 .unwrap()
                 .port();
-            samples[i].push(measure(&pairs[i].1 .0, &pairs[i].1 .1, gib, port));
+            // The cut pair sends through a relay that cuts it 20 times.
+            let relay = (pairs[i].0 == "tb+cut20").then(|| {
+                let to = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+                cutter::Cutter::start(to, cut_points(gib, seed + run as u64), cutter::Then::Pass)
+            });
+            let send_to = relay.as_ref().map_or(port, |r| r.addr().port());
+            samples[i].push(measure(
+                &pairs[i].1 .0,
+                &pairs[i].1 .1,
+                gib,
+                (port, send_to),
+            ));
+            if let Some(r) = relay {
+                assert_eq!(r.cut(), 20, "every cut point was reached");
+            }
         }
     }
     samples
@@ -218,6 +266,15 @@ fn print_targets(names: &[&str], medians: &[Medians]) {
             );
         }
     }
+    if let (Some(whole), Some(relayed), Some(cut)) =
+        (of("tb+resume"), of("tb+relay"), of("tb+cut20"))
+    {
+        println!(
+            "resume: {:.3} s lost per drop (tb+cut20 less tb+relay, over 20); tb+resume has {:.2}x tapebuf's throughput",
+            (cut.0 - relayed.0) / 20.0,
+            tb.0 / whole.0
+        );
+    }
 }
 
 fn main() {
@@ -226,10 +283,18 @@ fn main() {
     let memory = env_or("TAPEBUF_BENCH_MEMORY", "64M");
     let block = env_or("TAPEBUF_BENCH_BLOCK", "1M");
     let (b, m) = (block.as_str(), memory.as_str());
+    let seed: u64 = std::env::var("TAPEBUF_BENCH_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            now.map_or(1, |d| d.as_secs())
+        });
     let fixtures = Fixtures::new();
     let pairs = pairs(b, m, &fixtures);
     println!("# {gib} GiB over loopback TCP, -s {block} -m {memory}, {runs} runs per pair");
     println!("# medians; cpu is sender + receiver (wait4), per GiB moved");
+    println!("# cut points from TAPEBUF_BENCH_SEED={seed} (run k adds k)");
     if let Err(why) = &fixtures.ssh {
         println!("# no ssh pair: {why}");
     }
@@ -237,7 +302,7 @@ fn main() {
         "{:<10} {:>8} {:>9} {:>10} {:>10} {:>9} {:>11}",
         "pair", "wall s", "MB/s", "cpu s/GiB", "tx rss MiB", "rx rss", "wall ratio"
     );
-    let medians = run_all(&pairs, runs, gib);
+    let medians = run_all(&pairs, runs, gib, seed);
     let tapebuf_wall = medians[0].0;
     for (i, (name, _)) in pairs.iter().enumerate() {
         let (wall, cpu, tx, rx) = medians[i];

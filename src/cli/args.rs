@@ -132,6 +132,11 @@ pub struct Cli {
     #[arg(long = "connect-timeout", value_name = "SECS", hide_short_help = true)]
     pub connect_timeout: Option<u64>,
 
+    /// Resume a dropped connection within SECS seconds, from the last byte
+    /// the receiver holds (both ends need it) [default: no resuming].
+    #[arg(long = "resume-timeout", value_name = "SECS", hide_short_help = true)]
+    pub resume_timeout: Option<u64>,
+
     /// Set the sockets' send and receive buffers (SO_SNDBUF, SO_RCVBUF)
     /// [default: the kernel's autotuning].
     #[arg(
@@ -148,43 +153,8 @@ pub struct Cli {
     #[arg(long = "raw", hide_short_help = true)]
     pub raw: bool,
 
-    /// Make -I and -O private and authenticated with this end's key FILE
-    /// (from tapebuf key new): TLS 1.3, each end checking the other's key.
-    /// The sender also needs --pin, the receiver --allow-key or
-    /// --allow-keys.
-    #[arg(long = "key", value_name = "FILE", hide_short_help = true)]
-    pub key: Option<PathBuf>,
-
-    /// With -O and --key: the receiver's key, by the fingerprint that
-    /// tapebuf key show prints on the receiver.
-    #[arg(long = "pin", value_name = "FINGERPRINT", hide_short_help = true)]
-    pub pin: Option<String>,
-
-    /// With -I and --key: allow the sender whose key has this fingerprint,
-    /// going by NAME; repeat for more.
-    #[arg(
-        long = "allow-key",
-        value_name = "FINGERPRINT[=NAME]",
-        hide_short_help = true
-    )]
-    pub allow_key: Vec<String>,
-
-    /// With -I and --key: allow the senders listed in FILE, one
-    /// "FINGERPRINT NAME" per line, read again for every connection.
-    #[arg(long = "allow-keys", value_name = "FILE", hide_short_help = true)]
-    pub allow_keys: Option<PathBuf>,
-
-    /// With --key: who makes the TLS records once the handshake is over.
-    /// auto: the kernel (kTLS) where it offers it, else tapebuf; on: the
-    /// kernel or the run fails; off: tapebuf.
-    #[arg(
-        long = "ktls",
-        value_name = "WHEN",
-        value_enum,
-        default_value = "auto",
-        hide_short_help = true
-    )]
-    pub ktls: KtlsArg,
+    #[command(flatten)]
+    pub keys: super::key_args::KeyArgs,
 
     /// Print a digest of the stream at the end
     ///
@@ -387,12 +357,4 @@ pub struct Cli {
 
     #[command(flatten)]
     pub mbuffer: super::mbuffer::MbufferArgs,
-}
-
-/// `--ktls` as typed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum KtlsArg {
-    Auto,
-    On,
-    Off,
 }

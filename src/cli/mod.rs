@@ -14,6 +14,7 @@ pub mod completions;
 pub mod drive;
 pub mod extract;
 pub mod key;
+pub mod key_args;
 pub mod library;
 pub mod library_args;
 pub mod ls;

@@ -1,12 +1,13 @@
 //! The network flags, checked against each other and the endpoints:
-//! `--allow`, `--raw`, `--timeout`, `--connect-timeout`, `--tcp-buffer`,
+//! `--allow`, `--raw`, `--timeout`, `--connect-timeout`,
+//! `--resume-timeout`, `--tcp-buffer`,
 //! the keys of a private stream (`--key`, `--pin`, `--allow-key(s)`),
 //! and mbuffer's `-4` and `-6`, which apply to -I and -O only and, as in
 //! mbuffer, change nothing without them.
 
 use crate::base::errors::ConfigError;
 use crate::base::size::{parse_size, Bytes};
-use crate::cli::args::KtlsArg;
+use crate::cli::key_args::KtlsArg;
 use crate::cli::Cli;
 use crate::keys::AllowList;
 use crate::net::tls::{Ktls, TlsSettings};
@@ -45,6 +46,18 @@ pub fn check_net(
         cli.tcp_buffer.is_none() || network,
         "to -I and -O",
     )?;
+    needs(
+        "--resume-timeout",
+        cli.resume_timeout.is_none() || network,
+        "to -I and -O",
+    )?;
+    if cli.raw && cli.resume_timeout.is_some() {
+        return Err(ConfigError::new(
+            "--resume-timeout",
+            "a raw stream (--raw) has no frames to resume from; drop one of them",
+        ));
+    }
+    let resume = secs("--resume-timeout", cli.resume_timeout)?;
     let stall = secs("--timeout", cli.timeout)?;
     let connect = secs("--connect-timeout", cli.connect_timeout)?.or(stall);
     let buffer_bytes = match &cli.tcp_buffer {
@@ -69,6 +82,7 @@ pub fn check_net(
     Ok(NetSettings {
         stall,
         connect,
+        resume,
         buffer_bytes,
         raw: cli.raw,
         sender_block_limit_bytes: None,
@@ -81,10 +95,13 @@ pub fn check_net(
 /// The files a private stream reads: `--key` and `--allow-keys`, each with
 /// its flag, so that no output or report can be one of them.
 pub fn key_files(cli: &Cli) -> Vec<(&'static str, std::path::PathBuf)> {
-    [("--key", &cli.key), ("--allow-keys", &cli.allow_keys)]
-        .into_iter()
-        .filter_map(|(flag, path)| path.clone().map(|p| (flag, p)))
-        .collect()
+    [
+        ("--key", &cli.keys.key),
+        ("--allow-keys", &cli.keys.allow_keys),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.clone().map(|p| (flag, p)))
+    .collect()
 }
 
 /// `--key`, `--pin`, `--allow-key` and `--allow-keys`, checked against
@@ -95,30 +112,30 @@ fn check_keys(
     listening: bool,
     connecting: bool,
 ) -> Result<Option<TlsSettings>, ConfigError> {
-    let keyed = cli.key.is_some();
+    let keyed = cli.keys.key.is_some();
     needs("--key", !keyed || listening || connecting, "to -I and -O")?;
     needs(
         "--pin",
-        cli.pin.is_none() || (connecting && keyed),
+        cli.keys.pin.is_none() || (connecting && keyed),
         "to -O with --key",
     )?;
-    let allowing = !cli.allow_key.is_empty() || cli.allow_keys.is_some();
+    let allowing = !cli.keys.allow_key.is_empty() || cli.keys.allow_keys.is_some();
     needs(
         "--allow-key",
-        cli.allow_key.is_empty() || (listening && keyed),
+        cli.keys.allow_key.is_empty() || (listening && keyed),
         "to -I with --key",
     )?;
     needs(
         "--allow-keys",
-        cli.allow_keys.is_none() || (listening && keyed),
+        cli.keys.allow_keys.is_none() || (listening && keyed),
         "to -I with --key",
     )?;
     needs(
         "--ktls",
-        cli.ktls == KtlsArg::Auto || keyed,
+        cli.keys.ktls == KtlsArg::Auto || keyed,
         "to -I and -O with --key",
     )?;
-    let Some(key) = &cli.key else {
+    let Some(key) = &cli.keys.key else {
         return Ok(None);
     };
     if cli.raw {
@@ -127,7 +144,7 @@ fn check_keys(
             "a raw stream (--raw) has no framing to make private; drop one of them",
         ));
     }
-    if connecting && cli.pin.is_none() {
+    if connecting && cli.keys.pin.is_none() {
         return Err(ConfigError::new(
             "--key",
             "-O needs the receiver's fingerprint too: --pin FINGERPRINT (tapebuf key show on the receiver)",
@@ -139,11 +156,11 @@ fn check_keys(
             "-I needs the senders it allows: --allow-key FINGERPRINT[=NAME] or --allow-keys FILE",
         ));
     }
-    let pin = match &cli.pin {
+    let pin = match &cli.keys.pin {
         Some(text) => Some(text.parse().map_err(|why| ConfigError::new("--pin", why))?),
         None => None,
     };
-    let allow = (cli.allow_key.iter())
+    let allow = (cli.keys.allow_key.iter())
         .map(|text| {
             AllowList::entry(text, "--allow-key")
                 .map_err(|why| ConfigError::new("--allow-key", why))
@@ -153,8 +170,8 @@ fn check_keys(
         key: key.clone(),
         pin,
         allow,
-        allow_file: cli.allow_keys.clone(),
-        ktls: match cli.ktls {
+        allow_file: cli.keys.allow_keys.clone(),
+        ktls: match cli.keys.ktls {
             KtlsArg::Auto => Ktls::Auto,
             KtlsArg::On => Ktls::On,
             KtlsArg::Off => Ktls::Off,

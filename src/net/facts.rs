@@ -3,7 +3,10 @@
 //! `--summary-json` writes these as its `network` list; the summary line
 //! says the privacy of every private stream.
 
-use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// How a stream crossed the network. `Privacy::ALL` lists every kind, so
 /// that the tests of how a stream can end run over each.
@@ -55,6 +58,49 @@ pub struct LinkFacts {
     /// Under TLS, the sender's name from the receiver's allow list; a
     /// sender knows its receiver only by key, so null there.
     pub peer_name: Option<String>,
+    /// The stream could be resumed after a dropped connection
+    /// (`--resume-timeout` on both ends).
+    #[serde(default)]
+    pub resumable: bool,
+    /// How many times it was.
+    #[serde(default)]
+    pub resumes: Resumes,
+}
+
+/// How many times a stream was resumed: counted by the end that resumes
+/// it while the run goes on, read by the summary at the end (the facts
+/// are copied when the stream opens, the count with them).
+#[derive(Debug, Clone, Default)]
+pub struct Resumes(Arc<AtomicU32>);
+
+impl Resumes {
+    pub fn count(&self) -> u32 {
+        self.0.load(Relaxed)
+    }
+
+    pub fn add(&self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
+impl PartialEq for Resumes {
+    fn eq(&self, other: &Resumes) -> bool {
+        self.count() == other.count()
+    }
+}
+
+impl Eq for Resumes {}
+
+impl Serialize for Resumes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.count())
+    }
+}
+
+impl<'de> Deserialize<'de> for Resumes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Resumes, D::Error> {
+        Ok(Resumes(Arc::new(AtomicU32::new(u32::deserialize(d)?))))
+    }
 }
 
 impl LinkFacts {
@@ -69,6 +115,8 @@ impl LinkFacts {
             user_space_because: None,
             peer_key: None,
             peer_name: None,
+            resumable: false,
+            resumes: Resumes::default(),
         }
     }
 
@@ -77,17 +125,25 @@ impl LinkFacts {
         self.endpoint.starts_with("-O")
     }
 
-    /// The summary line's clause for a private stream, e.g.
-    /// "over TLS 1.3 in user space"; None for a plain or raw one, whose
-    /// notes say what they need to.
+    /// The summary line's clause for a private or resumed stream, e.g.
+    /// "over TLS 1.3 in user space, resumed 2 times"; None for a plain or
+    /// raw one never resumed, whose notes say what they need to.
     pub fn clause(&self) -> Option<String> {
-        let records = match self.records? {
-            Records::UserSpace => "in user space",
-            Records::Kernel => "in the kernel (kTLS)",
+        let records = match self.records {
+            Some(Records::UserSpace) => "in user space",
+            Some(Records::Kernel) => "in the kernel (kTLS)",
+            None => "",
         };
-        match self.privacy {
+        let privacy = match self.privacy {
             Privacy::Tls => Some(format!("over TLS 1.3 {records}")),
             Privacy::Plain | Privacy::Raw => None,
-        }
+        };
+        let resumed = match self.resumes.count() {
+            0 => None,
+            1 => Some("resumed once after a dropped connection".to_string()),
+            n => Some(format!("resumed {n} times after dropped connections")),
+        };
+        let parts: Vec<String> = privacy.into_iter().chain(resumed).collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 }

@@ -36,6 +36,10 @@ pub struct NetSettings {
     /// How long `-O` keeps retrying and `-I` waits for a sender. None:
     /// `-I` waits until stopped (the sender's default: `connect_limit`).
     pub connect: Option<Duration>,
+    /// `--resume-timeout`: how long `-O` tries to connect again after its
+    /// connection dropped, and `-I` holds the stream open for it. None: a
+    /// dropped connection ends the stream.
+    pub resume: Option<Duration>,
     /// `--tcp-buffer`: SO_SNDBUF and SO_RCVBUF, before connect or listen.
     pub buffer_bytes: Option<usize>,
     /// `--raw`: with -O, send no framing, for mbuffer, nc and socat

@@ -23,6 +23,9 @@ mod settings;
 pub mod spec;
 mod tape;
 mod tcp;
+mod tcp_dial;
+mod tcp_reply;
+mod tcp_resume;
 mod volumes;
 mod write_error;
 

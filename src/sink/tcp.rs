@@ -10,19 +10,28 @@
 //! than take a short stream for a whole one. `--raw` sends the bytes alone, for
 //! mbuffer, nc and socat receivers; then nothing can tell the receiver
 //! whether the stream ended early. A framed sender that gets no reply says
-//! so, and how to talk to a raw receiver (`RAW_HINT`).
+//! so, and how to talk to a raw receiver (`tcp_reply::RAW_HINT`).
+//!
+//! With `--resume-timeout` the framed stream is resumable
+//! (`tcp_resume.rs`): the sender keeps every block until the receiver
+//! holds it, and a dropped connection is made again and the stream sent
+//! on from the receiver's byte.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::Shutdown;
 
+use crossbeam_channel::Receiver;
 use nix::sys::socket::{setsockopt, sockopt};
 
+use super::tcp_dial::{Dial, Kept};
+use super::tcp_reply::{await_reply, explain_hangup};
+use super::tcp_resume::Resume;
 use super::{Sink, SinkTraits};
+use crate::base::block::BlockRef;
 use crate::base::console::{message, say};
-use crate::net::accept::HEADER_WAIT;
 use crate::net::facts::{LinkFacts, Privacy};
-use crate::net::frame::{self, FramedWriter, Reply};
-use crate::net::link::{self, Link};
+use crate::net::frame::FramedWriter;
+use crate::net::link::Link;
 use crate::net::socket::{self, Timed};
 use crate::net::{NetSettings, PeerAddr};
 
@@ -36,10 +45,13 @@ pub struct TcpSink {
     wire: Option<Wire>,
     name: String,
     link: LinkFacts,
+    /// A resumable stream's kept blocks and the way back to its receiver.
+    resume: Option<Resume>,
 }
 
 impl TcpSink {
-    /// Connects, tunes the socket and, unless raw, sends the header.
+    /// Connects, tunes the socket and, unless raw, sends the header (and,
+    /// to resume, the session record, and reads the receiver's answer).
     /// Returns the sink and any warning from tuning it.
     pub fn connect(
         peer: &PeerAddr,
@@ -56,138 +68,54 @@ impl TcpSink {
                 ));
             }
         };
-        let (stream, addr, warning) = socket::connect(peer, settings, connect_limit, retrying)
-            .map_err(|e| anyhow::anyhow!("-O {peer}: {e}"))?;
+        let dial = Dial::new(peer, settings, block_bytes);
+        let (timed, addr, warning) = dial.connect(connect_limit, retrying)?;
         let shown = socket::show(addr);
         let name = if shown.starts_with(&peer.to_string()) {
             format!("receiver {shown}")
         } else {
             format!("receiver {peer} ({shown})")
         };
-        socket::tune(&stream, settings)
-            .map_err(|e| anyhow::anyhow!("{name}: cannot set socket options: {e}"))?;
-        let timed = Timed::new(stream, settings);
         let endpoint = format!("-O {peer}");
-        let (wire, link) = if settings.raw {
-            (
-                Wire::Raw(timed),
-                LinkFacts::new(endpoint, shown, Privacy::Raw),
-            )
-        } else {
-            let writer = open_framed(timed, settings, &name, block_bytes)?;
-            let link = LinkFacts {
-                peer_key: settings
-                    .tls
-                    .as_ref()
-                    .and_then(|t| t.pin)
-                    .map(|p| p.to_string()),
-                ..(writer.get_ref()).facts(endpoint, shown, settings.tls.as_ref().map(|t| t.ktls))
-            };
-            (Wire::Framed(Box::new(writer)), link)
-        };
-        Ok((
-            TcpSink {
-                wire: Some(wire),
+        if settings.raw {
+            let sink = TcpSink {
+                wire: Some(Wire::Raw(timed)),
                 name,
-                link,
-            },
-            warning,
-        ))
-    }
-}
-
-/// The framed stream to the receiver `name`: over TLS with `--key`, the
-/// handshake and the receiver's acceptance first; then the header.
-fn open_framed(
-    timed: Timed,
-    settings: &NetSettings,
-    name: &str,
-    block_bytes: usize,
-) -> anyhow::Result<FramedWriter<Link>> {
-    let link = match &settings.tls {
-        None => Link::Plain(timed),
-        Some(keys) => {
-            let limit = settings.stall.unwrap_or(HEADER_WAIT);
-            link::open_as_sender(timed, keys, limit, settings.stall)
-                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+                link: LinkFacts::new(endpoint, shown, Privacy::Raw),
+                resume: None,
+            };
+            return Ok((sink, warning));
         }
-    };
-    let block = u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME);
-    // TLS checks every byte with its records' tags: no frame sums inside.
-    let started = match link.is_private() {
-        false => FramedWriter::start(link, block),
-        true => FramedWriter::start_unsummed(link, block),
-    };
-    started.map_err(|e| anyhow::anyhow!("{name}: sending the stream header failed: {e}"))
-}
-
-/// Waits for the receiver's reply after the trailer.
-fn await_reply(w: &mut FramedWriter<Link>) -> io::Result<()> {
-    let sent = w.total();
-    // A raw receiver cannot have finished a TLS handshake: no hint there.
-    let hint = match w.get_ref().is_private() {
-        false => format!(" {RAW_HINT}"),
-        true => String::new(),
-    };
-    let mut reply = [0u8; frame::REPLY_LEN];
-    match w.get_mut().read_exact(&mut reply) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-            return Err(io::Error::other(format!(
-                "the receiver closed the connection without confirming the end of the stream; it may not have all {sent} bytes.{hint}"
-            )))
-        }
-        Err(e) => {
-            return Err(io::Error::new(
-                e.kind(),
-                format!("waiting for the receiver to confirm {sent} bytes: {e}.{hint}"),
-            ))
-        }
+        let mut writer = dial
+            .framed(timed)
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let resume = match settings.resume {
+            Some(window) => Some(
+                Resume::begin(&mut writer, dial, window, quiet)
+                    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
+            ),
+            None => None,
+        };
+        let ktls = settings.tls.as_ref().map(|t| t.ktls);
+        let link = LinkFacts {
+            peer_key: (settings.tls.as_ref())
+                .and_then(|t| t.pin)
+                .map(|p| p.to_string()),
+            resumable: resume.is_some(),
+            resumes: resume.as_ref().map(Resume::counter).unwrap_or_default(),
+            ..(writer.get_ref()).facts(endpoint, shown, ktls)
+        };
+        let sink = TcpSink {
+            wire: Some(Wire::Framed(Box::new(writer))),
+            name,
+            link,
+            resume,
+        };
+        Ok((sink, warning))
     }
-    match frame::parse_reply(&reply).map_err(io::Error::other)? {
-        Reply::Ok(n) if n == sent => Ok(()),
-        Reply::Ok(n) => Err(io::Error::other(format!(
-            "the receiver confirmed {n} bytes, but {sent} were sent"
-        ))),
-        Reply::Bad(at) => Err(io::Error::other(format!(
-            "the receiver found the stream damaged at byte {at}"
-        ))),
-    }
-}
 
-/// What a sender whose confirmation never came tells the user: a raw
-/// receiver stores the framing as data and never replies.
-pub const RAW_HINT: &str = "If the receiver is mbuffer, nc, socat or tapebuf -I --raw, it takes raw bytes and stores tapebuf's framing as data: send with --raw";
-
-/// A receiver that finds damage replies and hangs up, so the sender's next
-/// write fails. If that reply is waiting on the socket, it is the better
-/// reason; otherwise the write's own error stands.
-fn explain_hangup(w: &mut FramedWriter<Link>, err: io::Error) -> io::Error {
-    let link = w.get_mut();
-    if link
-        .tcp()
-        .set_read_timeout(Some(HANGUP_REPLY_WAIT))
-        .is_err()
-    {
-        return err;
-    }
-    let mut reply = [0u8; frame::REPLY_LEN];
-    match link
-        .read_exact(&mut reply)
-        .map(|_| frame::parse_reply(&reply))
-    {
-        Ok(Ok(Reply::Bad(at))) => io::Error::other(format!(
-            "the receiver found the stream damaged at byte {at} and hung up"
-        )),
-        _ => err,
-    }
-}
-
-/// How long a failed sender looks for the receiver's reason.
-const HANGUP_REPLY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
-impl Sink for TcpSink {
-    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+    /// Sends one block of a stream that is not resumable.
+    fn send(&mut self, data: &[u8]) -> io::Result<()> {
         match self.wire.as_mut() {
             Some(Wire::Framed(w)) => w.write_frame(data).map_err(|e| explain_hangup(w, e)),
             Some(Wire::Raw(t)) => t.write_all(data),
@@ -195,15 +123,49 @@ impl Sink for TcpSink {
         }
     }
 
+    /// Sends one block of a resumable stream and keeps it until the
+    /// receiver holds it; a dropped connection is resumed here.
+    fn send_kept(&mut self, kept: Kept) -> io::Result<()> {
+        match (self.wire.as_mut(), self.resume.as_mut()) {
+            (Some(Wire::Framed(w)), Some(r)) => r.send(w, kept, &self.name),
+            _ => self.send(kept.data()),
+        }
+    }
+}
+
+impl Sink for TcpSink {
+    fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
+        match self.resume.is_some() {
+            true => self.send_kept(Kept::Copy(data.to_vec())),
+            false => self.send(data),
+        }
+    }
+
+    /// A resumable stream keeps the ring's block itself until the
+    /// receiver holds it (`SinkTraits::keeps_blocks`).
+    fn write_shared(&mut self, block: &BlockRef) -> io::Result<()> {
+        match self.resume.is_some() {
+            true => self.send_kept(Kept::Ring(block.clone())),
+            false => self.send(block.data()),
+        }
+    }
+
+    fn acknowledged_bytes(&self) -> Option<u64> {
+        self.resume.as_ref().map(Resume::held)
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         match self.wire.take() {
-            Some(Wire::Framed(mut w)) => {
-                if let Err(e) = w.finish() {
-                    return Err(explain_hangup(&mut w, e));
+            Some(Wire::Framed(mut w)) => match self.resume.as_mut() {
+                Some(r) => r.finish(&mut w, &self.name),
+                None => {
+                    if let Err(e) = w.finish() {
+                        return Err(explain_hangup(&mut w, e));
+                    }
+                    w.get_mut().close_write()?;
+                    await_reply(&mut w, |_, _| {})
                 }
-                w.get_mut().close_write()?;
-                await_reply(&mut w)
-            }
+            },
             Some(Wire::Raw(t)) => t.stream.shutdown(Shutdown::Write),
             None => Ok(()),
         }
@@ -235,6 +197,12 @@ impl Sink for TcpSink {
         &self.name
     }
 
+    fn attach_stop(&mut self, stop: &Receiver<()>) {
+        if let Some(r) = self.resume.as_mut() {
+            r.attach_stop(stop);
+        }
+    }
+
     fn traits(&self) -> SinkTraits {
         let refusal = match self.link.privacy {
             Privacy::Raw => format!(
@@ -247,6 +215,7 @@ impl Sink for TcpSink {
         };
         SinkTraits {
             link: Some(self.link.clone()),
+            keeps_blocks: self.resume.as_ref().map_or(0, Resume::most_blocks),
             ..SinkTraits::stream(Some(refusal))
         }
     }

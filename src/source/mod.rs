@@ -22,6 +22,7 @@ mod sequence_tests;
 pub mod spec;
 mod tape;
 mod tcp;
+mod tcp_resume;
 mod volumes;
 
 pub use command::{CommandSource, EXIT_WAIT};

@@ -18,6 +18,9 @@
 //! sent), so a tapebuf sender to a `--raw` receiver sends with `--raw`.
 //! A framed sender's announced block is held to the receiver's `-m`
 //! before the first frame, so no sender can make it hold more.
+//!
+//! A resumable stream (`--resume-timeout` on both ends, `tcp_resume.rs`)
+//! keeps the listener open until its end, for the sender to come back.
 
 use std::io::{self, Cursor, Read, Write};
 use std::sync::atomic::AtomicU64;
@@ -25,6 +28,7 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
+use super::tcp_resume::{open_session, Resuming, Session};
 use super::{fill_from, End, Filled, Source};
 use crate::base::console::{message, say};
 use crate::net::accept;
@@ -36,7 +40,7 @@ use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
 
 enum Wire {
-    Waiting(Listener),
+    Waiting,
     Framed(Box<FramedReader<Link>>),
     Raw(io::Chain<Cursor<Vec<u8>>, Timed>),
     Closed,
@@ -45,6 +49,10 @@ enum Wire {
 /// A listener, then the one sender it accepted.
 pub struct TcpSource {
     wire: Wire,
+    /// Open until a sender is in, or to the end of a resumable stream.
+    listener: Option<Listener>,
+    /// A resumable stream's session.
+    session: Option<Session>,
     /// "-I ADDR", as on the command line.
     endpoint: String,
     name: String,
@@ -75,7 +83,9 @@ impl TcpSource {
             }
         }
         Ok(TcpSource {
-            wire: Wire::Waiting(listener),
+            wire: Wire::Waiting,
+            listener: Some(listener),
+            session: None,
             endpoint: format!("-I {addr}"),
             name: format!("-I {addr}"),
             settings,
@@ -87,23 +97,45 @@ impl TcpSource {
     }
 
     /// Waits for the sender and reads its opening bytes. Ok(false) when
-    /// the run was stopped first.
+    /// the run was stopped first. A sender refused its session is noted,
+    /// and the wait goes on.
     fn accept(&mut self) -> io::Result<bool> {
-        let Wire::Waiting(listener) = &self.wire else {
-            return Ok(true);
-        };
         let deadline = self.settings.connect.map(|d| Instant::now() + d);
-        let name = &self.name;
-        let accepted = accept::await_sender(
-            listener,
-            &self.settings,
-            self.stop.as_ref(),
-            deadline,
-            |line| say(&message!("{name}: {line}")),
-        )?;
-        let Some(sender) = accepted else {
-            return Ok(false);
-        };
+        let listening = self.name.clone();
+        loop {
+            let Some(listener) = self.listener.as_ref() else {
+                return Ok(true);
+            };
+            let accepted = accept::await_sender(
+                listener,
+                &self.settings,
+                self.stop.as_ref(),
+                deadline,
+                |line| say(&message!("{listening}: {line}")),
+            )?;
+            let Some(sender) = accepted else {
+                return Ok(false);
+            };
+            let peer = socket::show(sender.peer);
+            match self.take(sender) {
+                Ok(()) => break,
+                Err(why) => {
+                    (self.name, self.link) = (listening.clone(), None);
+                    say(&message!(
+                        "{listening}: ignored a connection from {peer}: {why}; still waiting for the sender"
+                    ))
+                }
+            }
+        }
+        if self.session.is_none() {
+            // A second sender is refused at once, not left in the backlog.
+            self.listener = None;
+        }
+        Ok(true)
+    }
+
+    /// Takes an accepted sender's stream, or says why not.
+    fn take(&mut self, sender: accept::Accepted) -> Result<(), String> {
         self.name = match &sender.private {
             Some(p) => format!(
                 "sender {} ({}) at {}",
@@ -113,28 +145,36 @@ impl TcpSource {
             ),
             None => format!("sender {}", socket::show(sender.peer)),
         };
-        socket::tune(&sender.stream, &self.settings)?;
+        socket::tune(&sender.stream, &self.settings).map_err(|e| e.to_string())?;
         let (endpoint, peer) = (self.endpoint.clone(), socket::show(sender.peer));
         let timed = Timed::new(sender.stream, &self.settings);
-        self.wire = match sender.opening {
-            Opening::Framed => self.framed(sender.first, sender.private, timed, (endpoint, peer)),
-            _ => {
-                let why = match sender.first.starts_with(&frame::MAGIC) {
-                    true => "the stream begins with tapebuf's header, but --raw takes every stream as raw: it is kept as sent, framing and all (a tapebuf sender to a --raw receiver sends with --raw too), and a truncated stream cannot be detected",
-                    false => "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected",
-                };
-                if !self.quiet {
-                    say(&message!("{}: {why}", self.name));
-                }
-                self.note = Some(format!(
-                    "{}: raw stream, truncation undetectable",
-                    self.name
-                ));
-                self.link = Some(LinkFacts::new(endpoint, peer, Privacy::Raw));
-                Wire::Raw(Cursor::new(sender.first).chain(timed))
+        if sender.opening == Opening::Framed {
+            let key = sender.private.as_ref().map(|p| p.key.to_string());
+            let mut wire = self.framed(&sender.first, sender.private, timed, (endpoint, peer));
+            if let Wire::Framed(r) = &mut wire {
+                self.session = open_session(r.get_mut(), &sender.first, key, &self.settings)?;
             }
+            if let (Some(s), Some(link)) = (&self.session, self.link.as_mut()) {
+                link.resumable = true;
+                link.resumes = s.resumes.clone();
+            }
+            self.wire = wire;
+            return Ok(());
+        }
+        let why = match sender.first.starts_with(&frame::MAGIC) {
+            true => "the stream begins with tapebuf's header, but --raw takes every stream as raw: it is kept as sent, framing and all (a tapebuf sender to a --raw receiver sends with --raw too), and a truncated stream cannot be detected",
+            false => "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected",
         };
-        Ok(true)
+        if !self.quiet {
+            say(&message!("{}: {why}", self.name));
+        }
+        self.note = Some(format!(
+            "{}: raw stream, truncation undetectable",
+            self.name
+        ));
+        self.link = Some(LinkFacts::new(endpoint, peer, Privacy::Raw));
+        self.wire = Wire::Raw(Cursor::new(sender.first).chain(timed));
+        Ok(())
     }
 }
 
@@ -143,7 +183,7 @@ impl TcpSource {
     /// what the summary will say of it.
     fn framed(
         &mut self,
-        first: Vec<u8>,
+        first: &[u8],
         private: Option<AllowedSender>,
         timed: Timed,
         (endpoint, peer): (String, String),
@@ -168,8 +208,6 @@ impl TcpSource {
             peer_name: sender_name,
             ..link.facts(endpoint, peer, self.settings.tls.as_ref().map(|t| t.ktls))
         };
-        // Plain TCP is said once the default is private.
-        self.note = facts.clause().map(|c| format!("{}: {c}", self.name));
         self.link = Some(facts);
         let reader = FramedReader::new(link, block);
         Wire::Framed(Box::new(if summed { reader } else { reader.unsummed() }))
@@ -178,7 +216,7 @@ impl TcpSource {
 
 impl Source for TcpSource {
     fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        if matches!(self.wire, Wire::Waiting(_)) {
+        if matches!(self.wire, Wire::Waiting) {
             match self.accept() {
                 Ok(true) => {}
                 Ok(false) => {
@@ -197,7 +235,15 @@ impl Source for TcpSource {
         }
         match &mut self.wire {
             Wire::Framed(r) => {
-                let filled = fill_from(r, buf, arrived);
+                let mut reading = Resuming {
+                    reader: r,
+                    session: self.session.as_mut().zip(self.listener.as_ref()),
+                    settings: &self.settings,
+                    stop: self.stop.as_ref(),
+                    name: &self.name,
+                    quiet: self.quiet,
+                };
+                let filled = fill_from(&mut reading, buf, arrived);
                 // Tell the sender how it went; it waits for this.
                 let reply = match &filled.end {
                     End::Eof => Some(frame::reply_ok(r.total())),
@@ -219,11 +265,12 @@ impl Source for TcpSource {
                         r.get_mut().await_close();
                     }
                     self.wire = Wire::Closed;
+                    self.listener = None;
                 }
                 filled
             }
             Wire::Raw(r) => fill_from(r, buf, arrived),
-            Wire::Waiting(_) | Wire::Closed => Filled {
+            Wire::Waiting | Wire::Closed => Filled {
                 bytes: 0,
                 end: End::Eof,
             },
@@ -238,8 +285,15 @@ impl Source for TcpSource {
         self.stop = Some(stop.clone());
     }
 
+    /// A raw stream's warning, or what the link's facts say (its
+    /// privacy, its resumes), read at the end.
     fn note(&self) -> Option<String> {
-        self.note.clone()
+        match &self.link {
+            Some(facts) if facts.privacy != Privacy::Raw => {
+                facts.clause().map(|c| format!("{}: {c}", self.name))
+            }
+            _ => self.note.clone(),
+        }
     }
 
     fn link(&self) -> Option<LinkFacts> {

@@ -13,11 +13,14 @@
 
 use crate::common;
 mod cuts;
+mod cutter;
 mod damage;
 mod peer;
 mod private_cuts;
 mod receiver_ends;
 mod relay;
+mod resume_long;
+mod resumes;
 mod rig;
 mod sender_ends;
 mod strangers;

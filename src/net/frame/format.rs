@@ -56,6 +56,16 @@ pub fn announced_block_bytes(header: &[u8; HEADER_LEN]) -> u32 {
 /// tag that checks every byte. The trailer still counts bytes and frames.
 pub const UNSUMMED: u8 = 0x01;
 
+/// The header flag of a stream that can be resumed: a session record
+/// (`session::Hello`) follows the header, the receiver answers it
+/// (`Reply::At` or `Reply::No`) and then acknowledges every frame it holds
+/// (`Reply::Ack`), so the sender can send again from there on a new
+/// connection.
+pub const RESUMABLE: u8 = 0x02;
+
+/// Every flag this build knows.
+const KNOWN_FLAGS: u8 = UNSUMMED | RESUMABLE;
+
 /// The flags a header announces.
 pub fn announced_flags(header: &[u8; HEADER_LEN]) -> u8 {
     header[9]
@@ -98,7 +108,7 @@ pub fn classify(first: &[u8]) -> Result<Opening, FrameError> {
     if first.len() < HEADER_LEN {
         return Ok(Opening::Incomplete);
     }
-    match (first[8], first[9] & !UNSUMMED) {
+    match (first[8], first[9] & !KNOWN_FLAGS) {
         (VERSION, 0) => Ok(Opening::Framed),
         (VERSION, _) => Err(FrameError::Flags(first[9])),
         (v, _) => Err(FrameError::Version(v)),

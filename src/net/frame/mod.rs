@@ -18,6 +18,13 @@
 //!                    or "TBUF-BAD" and the offset of the damage
 //! ```
 //!
+//! A resumable stream (header flag `RESUMABLE`, 0x02) adds a session
+//! record after the header (`session`), which the receiver answers with
+//! "TBUF-AT\0" and the byte to send from, or "TBUF-NO\0" and why not;
+//! then, as each frame arrives whole, "TBUF-ACK" and the bytes it holds.
+//! A sender whose connection drops connects again, sends the header and
+//! the same session, and sends again from the byte the answer names.
+//!
 //! Each frame is one block, checked as it arrives, so damage is named by
 //! its byte offset. A sender that stops early still closes the stream in
 //! order, but with the abort marker: the receiver then knows the bytes it
@@ -37,15 +44,23 @@
 mod format;
 mod reader;
 mod reply;
+mod session;
 mod writer;
 
 pub use format::{
     announced_block_bytes, announced_flags, classify, header, header_with, FrameError, Opening,
-    HEADER_LEN, MAGIC, MAX_FRAME, UNSUMMED, VERSION,
+    HEADER_LEN, MAGIC, MAX_FRAME, RESUMABLE, UNSUMMED, VERSION,
 };
 pub use reader::FramedReader;
-pub use reply::{parse_reply, reply_bad, reply_ok, Reply, REPLY_LEN};
+pub use reply::{
+    parse_reply, reply_bad, reply_go_on, reply_held, reply_ok, reply_refused, Refused, Reply,
+    REPLY_LEN,
+};
+pub use session::{Hello, SessionId, SESSION_LEN};
 pub use writer::FramedWriter;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod resume_tests;

@@ -76,6 +76,14 @@ impl<R: Read> FramedReader<R> {
         &mut self.inner
     }
 
+    /// Puts a new connection under the frames, after the old one dropped
+    /// between or inside a frame: the next read begins a frame again, and
+    /// nothing of a frame cut short was counted or handed out (a held
+    /// frame is always handed out whole before the connection is read).
+    pub fn replace_inner(&mut self, inner: R) -> R {
+        std::mem::replace(&mut self.inner, inner)
+    }
+
     /// Reads exactly `buf`, or fails with `Truncated` at a clean EOF.
     fn exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
         let mut got = 0;

@@ -252,7 +252,7 @@ fn an_unsummed_stream_cut_short_or_with_a_wrong_count_still_fails() {
 
 #[test]
 fn a_header_with_flags_this_build_does_not_know_is_refused() {
-    for flags in [0x02u8, 0x80, UNSUMMED | 0x04] {
+    for flags in [0x04u8, 0x80, UNSUMMED | 0x04, RESUMABLE | 0x08] {
         let h = header_with(4096, flags);
         assert_eq!(classify(&h).unwrap_err(), FrameError::Flags(flags));
     }

@@ -23,7 +23,7 @@ mod stream;
 
 pub use open::{open_as_receiver, open_as_sender};
 pub use sock::Sock;
-pub use stream::{AllowedSender, Link, ACCEPT};
+pub use stream::{dropped, AllowedSender, Link, ACCEPT};
 
 #[cfg(test)]
 mod tests;

@@ -25,6 +25,11 @@ impl Sock {
         &self.0.get_ref().stream
     }
 
+    /// True when bytes read ahead from the socket wait in the buffer.
+    pub fn buffered(&self) -> bool {
+        !self.0.buffer().is_empty()
+    }
+
     /// The socket itself, when nothing read ahead is left in the buffer
     /// (then the kernel can take the stream over); else the buffer back.
     pub fn into_timed(self) -> Result<Timed, Sock> {

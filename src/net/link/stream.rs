@@ -3,7 +3,11 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsFd;
 use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use rustls::{ClientConnection, ServerConnection, StreamOwned};
 
@@ -115,6 +119,54 @@ impl Link {
     }
 }
 
+impl Link {
+    /// Reads what the peer has sent, waiting at most `wait` for it to
+    /// send anything: None when it sent nothing in that time. Bytes that
+    /// rustls or the read-ahead already hold count as sent. Once they are
+    /// there, a TLS record begun is read whole (bounded by `--timeout`).
+    pub fn read_ready(&mut self, buf: &mut [u8], wait: Duration) -> io::Result<Option<usize>> {
+        let waiting = match self {
+            Link::Sender(s) => ready_in_rustls(s.conn.reader().read(buf), &s.sock)?,
+            Link::Receiver(s) => ready_in_rustls(s.conn.reader().read(buf), &s.sock)?,
+            Link::Plain(_) | Link::Kernel(_) => ReadAhead::Nothing,
+        };
+        match waiting {
+            ReadAhead::Plaintext(n) => return Ok(Some(n)),
+            ReadAhead::Records => return self.read(buf).map(Some),
+            ReadAhead::Nothing => {}
+        }
+        let mut fds = [PollFd::new(self.tcp().as_fd(), PollFlags::POLLIN)];
+        let ms = u16::try_from(wait.as_millis()).unwrap_or(u16::MAX);
+        match poll(&mut fds, PollTimeout::from(ms)) {
+            Ok(0) | Err(Errno::EINTR) => Ok(None),
+            Ok(_) => self.read(buf).map(Some),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// What a TLS link holds before the socket is asked.
+enum ReadAhead {
+    /// Plaintext that rustls had opened: this many bytes were read.
+    Plaintext(usize),
+    /// Records read ahead from the socket, not yet opened.
+    Records,
+    Nothing,
+}
+
+/// What rustls's plaintext reader gave, and whether records wait.
+fn ready_in_rustls(plain: io::Result<usize>, sock: &Sock) -> io::Result<ReadAhead> {
+    match plain {
+        Ok(n) => Ok(ReadAhead::Plaintext(n)),
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(match sock.buffered() {
+            true => ReadAhead::Records,
+            false => ReadAhead::Nothing,
+        }),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(ReadAhead::Plaintext(0)),
+        Err(e) => Err(e),
+    }
+}
+
 /// A byte stream both ways: what each kind of link is underneath.
 trait Duplex: Read + Write {}
 impl<T: Read + Write> Duplex for T {}
@@ -159,6 +211,27 @@ impl Write for Link {
 
     fn flush(&mut self) -> io::Result<()> {
         self.duplex().flush()
+    }
+}
+
+/// True for a failure that a new connection can mend, in a resumable
+/// stream: the connection's end before the stream's (`Truncated`), a
+/// reset, a stall past `--timeout`. Not damage, a refusal, an abort, or a
+/// stop (`Interrupted`).
+pub fn dropped(e: &io::Error) -> bool {
+    use crate::net::frame::FrameError;
+    match e.get_ref().and_then(|i| i.downcast_ref::<FrameError>()) {
+        Some(FrameError::Truncated { .. }) => true,
+        Some(_) => false,
+        None => !matches!(
+            e.kind(),
+            io::ErrorKind::InvalidData
+                | io::ErrorKind::InvalidInput
+                | io::ErrorKind::Unsupported
+                | io::ErrorKind::PermissionDenied
+                | io::ErrorKind::OutOfMemory
+                | io::ErrorKind::Interrupted
+        ),
     }
 }
 

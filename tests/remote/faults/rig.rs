@@ -23,6 +23,7 @@ use tapebuf::net::facts::Privacy;
 use crate::common::keys::Pair;
 use crate::common::wait::until;
 use crate::common::{ports, summary_number};
+use crate::faults::cutter::{Cutter, Then};
 use crate::faults::peer::{Peer, Side};
 use crate::faults::relay::{Fault, Relay};
 
@@ -186,6 +187,8 @@ impl Ending {
 pub struct Rig {
     pub sender: Option<Peer>,
     pub relay: Option<Relay>,
+    /// The relay of a resumed stream, which takes every connection.
+    pub cutter: Option<Cutter>,
     pub receiver: Peer,
     out: PathBuf,
     port: u16,
@@ -233,6 +236,7 @@ impl Rig {
             port,
             keys,
             relay: None,
+            cutter: None,
             sender: None,
         }
     }
@@ -246,8 +250,25 @@ impl Rig {
     /// flags.
     pub fn sender(mut self, fault: Fault, input: Input, extra: &[&str]) -> Rig {
         let relay = Relay::start(self.receiver_addr(), fault);
+        let to = relay.addr();
+        self.relay = Some(relay);
+        self.sender_to(to, input, extra)
+    }
+
+    /// Starts a cutter that cuts the n-th connection after `cuts[n]`
+    /// bytes from the sender, and `then` passes or holds the rest, and a
+    /// sender behind it, with `extra` flags.
+    pub fn sender_cut(mut self, cuts: (Vec<u64>, Then), input: Input, extra: &[&str]) -> Rig {
+        let cutter = Cutter::start(self.receiver_addr(), cuts.0, cuts.1);
+        let to = cutter.addr();
+        self.cutter = Some(cutter);
+        self.sender_to(to, input, extra)
+    }
+
+    /// A sender to `to`, with `extra` flags.
+    fn sender_to(mut self, to: SocketAddr, input: Input, extra: &[&str]) -> Rig {
         let mut args = strings(&["-s", "64k", "-m", "1M", "-O"]);
-        args.push(relay.addr().to_string());
+        args.push(to.to_string());
         let piped = match input {
             Input::File(data) => {
                 let path = self.dir.path().join("input");
@@ -260,7 +281,6 @@ impl Rig {
         };
         args.extend(strings(extra));
         args.extend(self.keys.iter().flat_map(Pair::sender_flags));
-        self.relay = Some(relay);
         self.sender = Some(Peer::spawn(&args, piped));
         self
     }

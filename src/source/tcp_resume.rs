@@ -1,0 +1,230 @@
+//! The receiver's side of a resumable stream (`--resume-timeout` on both
+//! ends): it acknowledges every frame it holds, and when the connection
+//! drops it keeps its output open and its listener listening, and waits
+//! for the same sender to come back.
+//!
+//! - **What is acknowledged.** Each frame once it arrived whole and
+//!   checked, and is in this receiver's ring: from then on it reaches the
+//!   output unless this process dies, which no resume could mend. (Waiting
+//!   for the output to commit it would make the sender keep this
+//!   receiver's whole ring as well, or starve the ring.)
+//! - **Who may resume.** A connection that passes every check a new
+//!   sender passes (`--allow`, and under TLS an allowed key), whose
+//!   session record carries this session's identity and, under TLS, whose
+//!   key is the one that opened it. Anyone else is refused with one line
+//!   (the refused sender exits 1), and the wait goes on.
+//! - **Where it goes on.** From the last whole frame, at the byte the
+//!   receiver answers with; a frame cut short is read again whole. A
+//!   sender that no longer keeps that byte is a gap, which fails both.
+//! - **How long.** Until `--resume-timeout` after the drop, or a stop;
+//!   then the stream is truncated, as without resuming.
+
+use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+
+use crate::base::console::{message, say};
+use crate::net::accept::{self, Accepted, HEADER_WAIT};
+use crate::net::facts::Resumes;
+use crate::net::frame::{self, FramedReader, Hello, Refused, SessionId, RESUMABLE};
+use crate::net::link::{self, Link};
+use crate::net::socket::{self, Listener, Timed};
+use crate::net::NetSettings;
+
+/// A resumable stream, as its receiver holds it.
+pub struct Session {
+    pub id: SessionId,
+    /// Under TLS, the key that opened it: only it may resume it.
+    pub key: Option<String>,
+    pub window: Duration,
+    pub resumes: Resumes,
+}
+
+/// Reads a session record within the handshake's limit.
+pub fn read_hello(link: &mut Link, settings: &NetSettings) -> io::Result<Hello> {
+    let mut record = [0u8; frame::SESSION_LEN];
+    link.tcp()
+        .set_read_timeout(Some(settings.stall.unwrap_or(HEADER_WAIT)))?;
+    let read = link.read_exact(&mut record);
+    link.tcp().set_read_timeout(settings.stall)?;
+    read.map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => io::Error::other("it closed inside its session record"),
+        _ => io::Error::new(e.kind(), format!("reading its session record failed: {e}")),
+    })?;
+    Ok(Hello::decode(&record))
+}
+
+/// The answer to a new sender's header: its session, if it asked for one.
+/// Err: why it was refused (it has been told).
+pub fn open_session(
+    link: &mut Link,
+    header: &[u8],
+    key: Option<String>,
+    settings: &NetSettings,
+) -> Result<Option<Session>, String> {
+    if !asks_resume(header) {
+        return Ok(None);
+    }
+    let hello = read_hello(link, settings).map_err(|e| e.to_string())?;
+    let refuse = |link: &mut Link, why: Refused, text: String| {
+        let _ = link.write_all(&frame::reply_refused(why));
+        Err(text)
+    };
+    let Some(window) = settings.resume else {
+        return refuse(link, Refused::NotResumable, "it asks for a resumable stream, but this receiver was started without --resume-timeout".into());
+    };
+    if hello.from != 0 {
+        return refuse(
+            link,
+            Refused::UnknownSession,
+            format!(
+                "it asks to resume session {}, which this receiver does not hold",
+                hello.id
+            ),
+        );
+    }
+    link.write_all(&frame::reply_go_on(0))
+        .map_err(|e| format!("answering its session record failed: {e}"))?;
+    Ok(Some(Session {
+        id: hello.id,
+        key,
+        window,
+        resumes: Resumes::default(),
+    }))
+}
+
+/// True for a header with the `RESUMABLE` flag.
+fn asks_resume(header: &[u8]) -> bool {
+    header.len() >= frame::HEADER_LEN && header[9] & RESUMABLE != 0
+}
+
+/// The framed stream as the ring reads it, resumed where it drops.
+pub struct Resuming<'a> {
+    pub reader: &'a mut FramedReader<Link>,
+    /// None: not resumable; every failure is the stream's end.
+    pub session: Option<(&'a mut Session, &'a Listener)>,
+    pub settings: &'a NetSettings,
+    pub stop: Option<&'a Receiver<()>>,
+    pub name: &'a str,
+    pub quiet: bool,
+}
+
+impl Read for Resuming<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let before = self.reader.total();
+            match self.reader.read(buf) {
+                Ok(n) => {
+                    let total = self.reader.total();
+                    if self.session.is_some() && total != before {
+                        // A lost acknowledgement only means more is sent
+                        // again; a dead connection shows on the next read.
+                        let _ = self.reader.get_mut().write_all(&frame::reply_held(total));
+                    }
+                    return Ok(n);
+                }
+                Err(e) if self.session.is_some() && link::dropped(&e) => self.wait_for_sender(e)?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Resuming<'_> {
+    /// Waits for the sender to come back; Ok once the stream goes on.
+    fn wait_for_sender(&mut self, why: io::Error) -> io::Result<()> {
+        let (session, listener) = self.session.as_mut().expect("a session");
+        let at = self.reader.total();
+        // A stalled connection is given up here, so the sender notices.
+        let _ = self
+            .reader
+            .get_mut()
+            .tcp()
+            .shutdown(std::net::Shutdown::Both);
+        let window = session.window.as_secs();
+        if !self.quiet {
+            say(&message!("{}: the connection dropped at byte {at} ({why}); waiting up to {window} s for the sender to resume (--resume-timeout)", self.name));
+        }
+        let deadline = Instant::now() + session.window;
+        let name = self.name;
+        loop {
+            let note = |line: String| say(&message!("{name}: {line}"));
+            let sender = match accept::await_sender(listener, self.settings, self.stop, Some(deadline), note) {
+                Ok(Some(sender)) => sender,
+                Ok(None) => return Err(why),
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, format!(
+                        "the connection dropped at byte {at} ({why}) and the sender did not resume within --resume-timeout ({window} s): the stream is truncated"
+                    )))
+                }
+                Err(e) => return Err(e),
+            };
+            let peer = socket::show(sender.peer);
+            match take_back(sender, session, at, self.settings) {
+                Ok(link) => {
+                    self.reader.replace_inner(link);
+                    session.resumes.add();
+                    if !self.quiet {
+                        say(&message!("{name}: resumed at byte {at} by {peer}"));
+                    }
+                    return Ok(());
+                }
+                Err(Back::Refused(why)) => say(&message!(
+                    "{name}: ignored a connection from {peer}: {why}; still waiting for the sender to resume"
+                )),
+                Err(Back::Gap(why)) => return Err(io::Error::new(io::ErrorKind::InvalidData, why)),
+            }
+        }
+    }
+}
+
+/// Why a connection did not take the stream back.
+enum Back {
+    /// Not this stream's sender, or it failed on the way: wait on.
+    Refused(String),
+    /// The sender no longer keeps the bytes this receiver needs.
+    Gap(String),
+}
+
+/// Checks a connection that came while the stream waits, and answers it.
+fn take_back(
+    sender: Accepted,
+    session: &Session,
+    at: u64,
+    settings: &NetSettings,
+) -> Result<Link, Back> {
+    let refused = |why: &dyn std::fmt::Display| Back::Refused(why.to_string());
+    socket::tune(&sender.stream, settings).map_err(|e| refused(&e))?;
+    let timed = Timed::new(sender.stream, settings);
+    let (mut link, key) = match sender.private {
+        Some(p) => {
+            let key = p.key.to_string();
+            (Link::receiver(p, timed), Some(key))
+        }
+        None => (Link::Plain(timed), None),
+    };
+    if !asks_resume(&sender.first) {
+        return Err(refused(
+            &"it opened a new stream while this receiver waits for its sender to resume",
+        ));
+    }
+    let hello = read_hello(&mut link, settings).map_err(|e| refused(&e))?;
+    if hello.id != session.id || key != session.key {
+        let _ = link.write_all(&frame::reply_refused(Refused::UnknownSession));
+        let whose = key.map_or(String::new(), |k| format!(" with key {k}"));
+        return Err(refused(&format!(
+            "it asks to resume session {}{whose}, which is not the stream being resumed",
+            hello.id
+        )));
+    }
+    link.write_all(&frame::reply_go_on(at))
+        .map_err(|e| refused(&format!("answering its session record failed: {e}")))?;
+    if hello.from > at {
+        return Err(Back::Gap(format!(
+            "the sender came back keeping bytes only from byte {}, but this receiver holds {at}: bytes {at} to {} are lost",
+            hello.from, hello.from
+        )));
+    }
+    Ok(link)
+}

@@ -1,0 +1,227 @@
+//! Resumed streams (`--resume-timeout` on both ends): a connection cut
+//! many times still ends byte-exact with both sides exiting 0, and every
+//! way a resumable stream can still fail fails both sides as documented:
+//! a sender killed, a receiver killed, a drop longer than the window, a
+//! stranger's session, a receiver that takes no resumable streams, and a
+//! sender that no longer keeps the bytes the receiver needs. Each case
+//! checks both exit codes and the receiver's committed count against
+//! OUT, over every framed privacy where the case is not about one.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+use nix::sys::signal::Signal;
+use tapebuf::net::frame;
+
+use crate::common::pattern;
+use crate::faults::cutter::Then;
+use crate::faults::rig::{over_each_privacy, Input, Rig, BLOCK};
+use crate::faults::{FED, WHOLE};
+
+const WINDOW: &[&str] = &["--resume-timeout", "3"];
+
+/// Where each of `n` connections is cut, in bytes from its sender: far
+/// enough in that every connection gets past its opening and moves the
+/// stream on, from a seed the failure message shows.
+fn cut_points(n: usize, seed: u64) -> Vec<u64> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            96 * 1024 + x % (400 * 1024)
+        })
+        .collect()
+}
+
+#[test]
+fn a_stream_cut_twenty_times_is_resumed_byte_exact_and_both_sides_count_the_resumes() {
+    let data = pattern(12 << 20, 48);
+    over_each_privacy(|privacy| {
+        let seed = 0x7e57_0048 + privacy as u64;
+        eprintln!("cut points from seed {seed:#x}");
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("summary.json");
+        let json_flag = ["--summary-json", json.to_str().unwrap()];
+        let mut rig = Rig::receiver_over(privacy, &[WINDOW, &json_flag].concat()).sender_cut(
+            (cut_points(20, seed), Then::Pass),
+            Input::File(&data),
+            WINDOW,
+        );
+        let cutter = rig.cutter.take().unwrap();
+        let end = rig.finish();
+        assert_eq!(cutter.cut(), 20, "every cut point was reached");
+        end.succeeds_byte_exact(&data);
+        end.sender()
+            .says("resumed 20 times after dropped connections");
+        end.receiver
+            .says("resumed 20 times after dropped connections");
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let stream = &summary["network"][0];
+        assert_eq!(stream["resumable"], true, "{summary}");
+        assert_eq!(stream["resumes"], 20, "{summary}");
+    });
+}
+
+#[test]
+fn a_sender_killed_in_a_resumable_stream_fails_the_receiver_once_its_window_closes() {
+    over_each_privacy(|privacy| {
+        let whole = pattern((WHOLE * BLOCK) as usize, 49);
+        let rig = Rig::receiver_over(privacy, WINDOW).sender_cut(
+            (vec![], Then::Pass),
+            Input::Pipe,
+            WINDOW,
+        );
+        rig.sender
+            .as_ref()
+            .unwrap()
+            .feed(&whole[..(FED * BLOCK) as usize]);
+        rig.wait_held(FED * BLOCK);
+        rig.sender.as_ref().unwrap().signal(Signal::SIGKILL);
+        let end = rig.finish();
+        assert_eq!(end.sender().signal(), Some(Signal::SIGKILL as i32));
+        end.receiver_fails_short(
+            &whole,
+            whole.len() as u64,
+            "did not resume within --resume-timeout",
+        );
+        assert_eq!(end.held(), FED * BLOCK);
+    });
+}
+
+#[test]
+fn a_receiver_killed_in_a_resumable_stream_fails_the_sender_once_its_window_closes() {
+    over_each_privacy(|privacy| {
+        let whole = pattern((WHOLE * BLOCK) as usize, 50);
+        let mut rig = Rig::receiver_over(privacy, WINDOW).sender_cut(
+            (vec![], Then::Pass),
+            Input::Pipe,
+            WINDOW,
+        );
+        rig.sender
+            .as_ref()
+            .unwrap()
+            .feed(&whole[..(FED * BLOCK) as usize]);
+        rig.wait_held(FED * BLOCK);
+        rig.receiver.signal(Signal::SIGKILL);
+        let sender = rig.sending();
+        sender.feed(&whole[(FED * BLOCK) as usize..]);
+        sender.close_stdin();
+        let end = rig.finish();
+        assert_eq!(end.receiver.signal(), Some(Signal::SIGKILL as i32));
+        end.sender()
+            .fails_saying(1, "could not be resumed within --resume-timeout");
+        end.holds_the_invariants(&whole);
+    });
+}
+
+#[test]
+fn a_drop_longer_than_the_resume_timeout_fails_both_sides_with_an_exact_prefix() {
+    let data = pattern(4 << 20, 51);
+    over_each_privacy(|privacy| {
+        let end = Rig::receiver_over(privacy, WINDOW)
+            .sender_cut((vec![300_000], Then::Hold), Input::File(&data), WINDOW)
+            .finish();
+        end.sender()
+            .fails_saying(1, "could not be resumed within --resume-timeout (3 s)");
+        end.receiver_fails_short(
+            &data,
+            data.len() as u64,
+            "did not resume within --resume-timeout (3 s)",
+        );
+    });
+}
+
+#[test]
+fn a_resumable_sender_is_refused_before_any_byte_by_a_receiver_without_a_window() {
+    let data = pattern(1 << 20, 52);
+    over_each_privacy(|privacy| {
+        let end = Rig::receiver_over(privacy, &["--connect-timeout", "3"])
+            .sender_cut((vec![], Then::Pass), Input::File(&data), WINDOW)
+            .finish();
+        end.sender()
+            .fails_saying(1, "start it with --resume-timeout too");
+        end.no_sender_was_found();
+    });
+}
+
+/// A plain sender by hand at `addr`: the header of a resumable stream of
+/// 64 KiB blocks and a session record; `sent` hears when both are sent.
+/// Returns the connection and the receiver's answer.
+fn open_by_hand(
+    addr: std::net::SocketAddr,
+    id: [u8; 16],
+    from: u64,
+    sent: Option<std::sync::mpsc::Sender<()>>,
+) -> (TcpStream, frame::Reply) {
+    let mut conn = TcpStream::connect(addr).unwrap();
+    conn.write_all(&frame::header_with(BLOCK as u32, frame::RESUMABLE))
+        .unwrap();
+    let mut record = id.to_vec();
+    record.extend_from_slice(&from.to_be_bytes());
+    conn.write_all(&record).unwrap();
+    if let Some(sent) = sent {
+        sent.send(()).unwrap();
+    }
+    let reply = read_reply(&mut conn);
+    (conn, reply)
+}
+
+fn read_reply(conn: &mut TcpStream) -> frame::Reply {
+    let mut reply = [0u8; frame::REPLY_LEN];
+    conn.read_exact(&mut reply).unwrap();
+    frame::parse_reply(&reply).unwrap()
+}
+
+#[test]
+fn a_connection_with_a_strangers_session_is_refused_and_the_sender_then_resumes() {
+    let whole = pattern((WHOLE * BLOCK) as usize, 53);
+    // The sender's first connection is cut inside block FED + 1, which the
+    // test feeds only once the stranger is waiting in the listener's queue.
+    let cut = (FED * BLOCK) + BLOCK / 2;
+    let mut rig = Rig::receiver(WINDOW).sender_cut((vec![cut], Then::Pass), Input::Pipe, WINDOW);
+    rig.sending().feed(&whole[..(FED * BLOCK) as usize]);
+    rig.wait_held(FED * BLOCK);
+    // The stranger waits in the listener's queue before the cut, so the
+    // receiver looks at it first once the connection drops.
+    let addr = rig.receiver_addr();
+    let (queued, in_queue) = std::sync::mpsc::channel();
+    let asking = std::thread::spawn(move || open_by_hand(addr, [7; 16], 0, Some(queued)).1);
+    in_queue.recv().unwrap();
+    let sender = rig.sending();
+    sender.feed(&whole[(FED * BLOCK) as usize..]);
+    sender.close_stdin();
+    let stranger = asking.join().unwrap();
+    assert_eq!(
+        stranger,
+        frame::Reply::Refused(frame::Refused::UnknownSession)
+    );
+    let end = rig.finish();
+    end.receiver.says("not the stream being resumed");
+    end.succeeds_byte_exact(&whole);
+    end.sender().says("resumed once after a dropped connection");
+}
+
+#[test]
+fn a_sender_that_no_longer_keeps_the_bytes_needed_fails_the_receiver_naming_them() {
+    let rig = Rig::receiver(WINDOW);
+    let id = [9; 16];
+    let (mut conn, reply) = open_by_hand(rig.receiver_addr(), id, 0, None);
+    assert_eq!(reply, frame::Reply::GoOn(0));
+    let block = pattern(BLOCK as usize, 54);
+    let mut head = (BLOCK as u32).to_be_bytes().to_vec();
+    head.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&block).to_be_bytes());
+    conn.write_all(&head).unwrap();
+    conn.write_all(&block).unwrap();
+    assert_eq!(read_reply(&mut conn), frame::Reply::Held(BLOCK));
+    drop(conn);
+    let (_conn, reply) = open_by_hand(rig.receiver_addr(), id, 1 << 20, None);
+    assert_eq!(reply, frame::Reply::GoOn(BLOCK));
+    let end = rig.finish();
+    end.receiver
+        .fails_saying(1, &format!("bytes {BLOCK} to {} are lost", 1 << 20));
+    assert_eq!(end.out.as_deref(), Some(&block[..]));
+    end.counts_what_it_holds();
+}
