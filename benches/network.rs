@@ -177,17 +177,9 @@ fn pairs(b: &str, m: &str, fx: &Fixtures) -> Vec<(&'static str, Commands)> {
 
 /// Where each of 20 connections is cut, in bytes from its sender: spread
 /// so that the 20 cuts fall across the first three quarters of `gib`.
-fn cut_points(gib: u64, seed: u64) -> Vec<u64> {
-    let mut x = seed | 1;
+fn spread(gib: u64, seed: u64) -> Vec<u64> {
     let span = (gib << 30) * 3 / 4 / 20;
-    (0..20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            span / 2 + x % span
-        })
-        .collect()
+    cutter::cut_points(20, seed, span / 2, span)
 }
 
 /// A pair's medians: wall s, CPU s per GiB (both ends), and the peak RSS
@@ -205,20 +197,23 @@ fn run_all(pairs: &[(&str, Commands)], runs: usize, gib: u64, seed: u64) -> Vec<
                 .local_addr()
                 .unwrap()
                 .port();
-            // The cut pair sends through a relay that cuts it 20 times.
-            let relay = (pairs[i].0 == "tb+cut20").then(|| {
+            // The relayed pairs send through a relay, which cuts one 20
+            // times.
+            let cuts = match pairs[i].0 {
+                "tb+relay" => Some(Vec::new()),
+                "tb+cut20" => Some(spread(gib, seed + run as u64)),
+                _ => None,
+            };
+            let relay = cuts.map(|cuts| {
                 let to = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-                cutter::Cutter::start(to, cut_points(gib, seed + run as u64), cutter::Then::Pass)
+                let n = cuts.len();
+                (n, cutter::Cutter::start(to, cuts, cutter::Then::Pass))
             });
-            let send_to = relay.as_ref().map_or(port, |r| r.addr().port());
-            samples[i].push(measure(
-                &pairs[i].1 .0,
-                &pairs[i].1 .1,
-                gib,
-                (port, send_to),
-            ));
-            if let Some(r) = relay {
-                assert_eq!(r.cut(), 20, "every cut point was reached");
+            let send_to = relay.as_ref().map_or(port, |(_, r)| r.addr().port());
+            let (rx, tx) = (&pairs[i].1 .0, &pairs[i].1 .1);
+            samples[i].push(measure(rx, tx, gib, (port, send_to)));
+            if let Some((n, r)) = relay {
+                assert_eq!(r.cut(), n, "every cut point was reached");
             }
         }
     }

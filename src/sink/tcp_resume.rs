@@ -83,7 +83,11 @@ impl Resume {
                     "the receiver answered a new session with {other:?}"
                 ))
             }
-            Err(e) => return Err(format!("opening a resumable stream failed: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "opening a resumable stream failed: {e} (a receiver of raw streams, such as mbuffer, nc, socat or tapebuf -I --raw, never answers one)"
+                ))
+            }
         }
         let most_bytes = KEEP_BYTES.max(2 * u64::from(dial.block));
         Ok(Resume {

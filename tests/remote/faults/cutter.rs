@@ -18,6 +18,20 @@ use std::time::Duration;
 /// How often the accepting thread looks whether it should end.
 const POLL: Duration = Duration::from_millis(10);
 
+/// `n` cut points from `seed` (xorshift), each `low` plus less than
+/// `span` bytes.
+pub fn cut_points(n: usize, seed: u64, low: u64, span: u64) -> Vec<u64> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            low + x % span
+        })
+        .collect()
+}
+
 /// What the cutter does with the connections after the last cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Then {

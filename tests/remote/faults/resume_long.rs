@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::common::{ports, summary_number, tapebuf};
-use crate::faults::cutter::{Cutter, Then};
+use crate::faults::cutter::{cut_points, Cutter, Then};
 use crate::faults::peer::Peer;
 
 const GIB4: u64 = 4 << 30;
@@ -20,17 +20,9 @@ fn strings(args: &[&str]) -> Vec<String> {
 }
 
 /// 20 cut points spread over the first three quarters of the stream.
-fn cut_points(seed: u64) -> Vec<u64> {
-    let mut x = seed | 1;
+fn spread(seed: u64) -> Vec<u64> {
     let span = GIB4 * 3 / 4 / 20;
-    (0..20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            span / 2 + x % span
-        })
-        .collect()
+    cut_points(20, seed, span / 2, span)
 }
 
 /// The digest line `xxh3: HEX` of a run's stderr.
@@ -69,7 +61,7 @@ fn four_gib_cut_at_twenty_random_points_arrive_whole_and_both_sides_exit_0() {
     let mut receiver = Peer::spawn(&strings(&receiving), false);
     let said = receiver.wait_line("tapebuf: -I: listening on ", LONG);
     let port = ports::port_said(&said).expect("the receiver's port");
-    let cutter = Cutter::start(([127, 0, 0, 1], port).into(), cut_points(seed), Then::Pass);
+    let cutter = Cutter::start(([127, 0, 0, 1], port).into(), spread(seed), Then::Pass);
     let mut producer = Command::new("head")
         .args(["-c", &GIB4.to_string(), "/dev/urandom"])
         .stdout(Stdio::piped())

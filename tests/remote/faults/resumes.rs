@@ -11,29 +11,15 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 
 use nix::sys::signal::Signal;
+use tapebuf::net::facts::Privacy;
 use tapebuf::net::frame;
 
 use crate::common::pattern;
-use crate::faults::cutter::Then;
+use crate::faults::cutter::{cut_points, Then};
 use crate::faults::rig::{over_each_privacy, Input, Rig, BLOCK};
 use crate::faults::{FED, WHOLE};
 
 const WINDOW: &[&str] = &["--resume-timeout", "3"];
-
-/// Where each of `n` connections is cut, in bytes from its sender: far
-/// enough in that every connection gets past its opening and moves the
-/// stream on, from a seed the failure message shows.
-fn cut_points(n: usize, seed: u64) -> Vec<u64> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            96 * 1024 + x % (400 * 1024)
-        })
-        .collect()
-}
 
 #[test]
 fn a_stream_cut_twenty_times_is_resumed_byte_exact_and_both_sides_count_the_resumes() {
@@ -45,7 +31,7 @@ fn a_stream_cut_twenty_times_is_resumed_byte_exact_and_both_sides_count_the_resu
         let json = dir.path().join("summary.json");
         let json_flag = ["--summary-json", json.to_str().unwrap()];
         let mut rig = Rig::receiver_over(privacy, &[WINDOW, &json_flag].concat()).sender_cut(
-            (cut_points(20, seed), Then::Pass),
+            (cut_points(20, seed, 96 * 1024, 400 * 1024), Then::Pass),
             Input::File(&data),
             WINDOW,
         );
@@ -65,20 +51,25 @@ fn a_stream_cut_twenty_times_is_resumed_byte_exact_and_both_sides_count_the_resu
     });
 }
 
+/// A resumable stream over `privacy` whose sender was fed `FED` of
+/// `WHOLE` blocks through its pipe, held open, and whose receiver holds
+/// them all. Returns the rig and the whole input.
+fn resumable_mid_stream(privacy: Privacy, seed: u64) -> (Rig, Vec<u8>) {
+    let whole = pattern((WHOLE * BLOCK) as usize, seed);
+    let rig =
+        Rig::receiver_over(privacy, WINDOW).sender_cut((vec![], Then::Pass), Input::Pipe, WINDOW);
+    rig.sender
+        .as_ref()
+        .unwrap()
+        .feed(&whole[..(FED * BLOCK) as usize]);
+    rig.wait_held(FED * BLOCK);
+    (rig, whole)
+}
+
 #[test]
 fn a_sender_killed_in_a_resumable_stream_fails_the_receiver_once_its_window_closes() {
     over_each_privacy(|privacy| {
-        let whole = pattern((WHOLE * BLOCK) as usize, 49);
-        let rig = Rig::receiver_over(privacy, WINDOW).sender_cut(
-            (vec![], Then::Pass),
-            Input::Pipe,
-            WINDOW,
-        );
-        rig.sender
-            .as_ref()
-            .unwrap()
-            .feed(&whole[..(FED * BLOCK) as usize]);
-        rig.wait_held(FED * BLOCK);
+        let (rig, whole) = resumable_mid_stream(privacy, 49);
         rig.sender.as_ref().unwrap().signal(Signal::SIGKILL);
         let end = rig.finish();
         assert_eq!(end.sender().signal(), Some(Signal::SIGKILL as i32));
@@ -94,17 +85,7 @@ fn a_sender_killed_in_a_resumable_stream_fails_the_receiver_once_its_window_clos
 #[test]
 fn a_receiver_killed_in_a_resumable_stream_fails_the_sender_once_its_window_closes() {
     over_each_privacy(|privacy| {
-        let whole = pattern((WHOLE * BLOCK) as usize, 50);
-        let mut rig = Rig::receiver_over(privacy, WINDOW).sender_cut(
-            (vec![], Then::Pass),
-            Input::Pipe,
-            WINDOW,
-        );
-        rig.sender
-            .as_ref()
-            .unwrap()
-            .feed(&whole[..(FED * BLOCK) as usize]);
-        rig.wait_held(FED * BLOCK);
+        let (mut rig, whole) = resumable_mid_stream(privacy, 50);
         rig.receiver.signal(Signal::SIGKILL);
         let sender = rig.sending();
         sender.feed(&whole[(FED * BLOCK) as usize..]);
