@@ -61,8 +61,15 @@ pub const FED: u64 = 5;
 /// over `privacy`, and waits until the receiver's output holds all of
 /// them. Returns the rig and the whole input.
 pub fn sender_mid_stream(privacy: Privacy, seed: u64, sender_extra: &[&str]) -> (Rig, Vec<u8>) {
-    let whole = pattern((WHOLE * BLOCK) as usize, seed);
     let rig = Rig::receiver_over(privacy, &[]).sender(Fault::None, Input::Pipe, sender_extra);
+    fed_mid_stream(rig, seed)
+}
+
+/// Feeds the pipe-fed sender of `rig` `FED` of `WHOLE` blocks made from
+/// `seed`, holding the pipe open, and waits until the receiver's output
+/// holds them. Returns the rig and the whole input.
+pub fn fed_mid_stream(rig: Rig, seed: u64) -> (Rig, Vec<u8>) {
+    let whole = pattern((WHOLE * BLOCK) as usize, seed);
     rig.sender
         .as_ref()
         .unwrap()

@@ -17,7 +17,7 @@ use tapebuf::net::frame;
 use crate::common::pattern;
 use crate::faults::cutter::{cut_points, Then};
 use crate::faults::rig::{over_each_privacy, Input, Rig, BLOCK};
-use crate::faults::{FED, WHOLE};
+use crate::faults::{fed_mid_stream, FED, WHOLE};
 
 const WINDOW: &[&str] = &["--resume-timeout", "3"];
 
@@ -55,15 +55,9 @@ fn a_stream_cut_twenty_times_is_resumed_byte_exact_and_both_sides_count_the_resu
 /// `WHOLE` blocks through its pipe, held open, and whose receiver holds
 /// them all. Returns the rig and the whole input.
 fn resumable_mid_stream(privacy: Privacy, seed: u64) -> (Rig, Vec<u8>) {
-    let whole = pattern((WHOLE * BLOCK) as usize, seed);
     let rig =
         Rig::receiver_over(privacy, WINDOW).sender_cut((vec![], Then::Pass), Input::Pipe, WINDOW);
-    rig.sender
-        .as_ref()
-        .unwrap()
-        .feed(&whole[..(FED * BLOCK) as usize]);
-    rig.wait_held(FED * BLOCK);
-    (rig, whole)
+    fed_mid_stream(rig, seed)
 }
 
 #[test]
