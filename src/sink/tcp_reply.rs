@@ -2,7 +2,8 @@
 //! sender reads it: the confirmation of the stream's end (`await_reply`,
 //! with a resumable stream's acknowledgements before it), and the reason
 //! a receiver gave before it hung up (`explain_hangup`), and its answer
-//! to a resumable stream's session record (`introduce`).
+//! to a resumable stream's session record (`introduce`) and its
+//! acknowledgements as they come (`read_replies`).
 
 use std::io::{self, Read, Write};
 
@@ -26,21 +27,19 @@ pub fn await_reply(
     let mut reply = [0u8; frame::REPLY_LEN];
     loop {
         read_reply(w, &mut reply, sent, &hint)?;
-        match frame::parse_reply(&reply).map_err(io::Error::other)? {
+        // Whatever the answer, it is no dropped connection: never resumed.
+        let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+        match frame::parse_reply(&reply).map_err(invalid)? {
             Reply::Held(n) => held(w, n),
             Reply::Ok(n) if n == sent => return Ok(()),
             Reply::Ok(n) => {
-                return Err(io::Error::other(format!(
+                return Err(invalid(format!(
                     "the receiver confirmed {n} bytes, but {sent} were sent"
                 )))
             }
-            Reply::Bad(at) => {
-                return Err(io::Error::other(format!(
-                    "the receiver found the stream damaged at byte {at}"
-                )))
-            }
+            Reply::Bad(at) => return Err(damaged(at)),
             other => {
-                return Err(io::Error::other(format!(
+                return Err(invalid(format!(
                     "the receiver answered {other:?} at the end of the stream"
                 )))
             }
@@ -133,4 +132,46 @@ pub fn damaged(at: u64) -> io::Error {
         io::ErrorKind::InvalidData,
         format!("the receiver found the stream damaged at byte {at}"),
     )
+}
+
+/// Reads the replies that arrive within `wait`: the whole ones, keeping a
+/// part of one in `pending`. None when nothing came.
+pub fn read_replies(
+    link: &mut Link,
+    pending: &mut Vec<u8>,
+    wait: Duration,
+) -> io::Result<Option<Vec<Reply>>> {
+    let mut buf = [0u8; 4096];
+    let Some(n) = link.read_ready(&mut buf, wait)? else {
+        return Ok(None);
+    };
+    if n == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the receiver closed the connection in the middle of the stream",
+        ));
+    }
+    pending.extend_from_slice(&buf[..n]);
+    let whole = pending.len() / frame::REPLY_LEN * frame::REPLY_LEN;
+    let bytes: Vec<u8> = pending.drain(..whole).collect();
+    bytes
+        .chunks_exact(frame::REPLY_LEN)
+        .map(|c| {
+            let reply = c.try_into().expect("a whole reply");
+            frame::parse_reply(reply).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+        })
+        .collect::<io::Result<Vec<Reply>>>()
+        .map(Some)
+}
+
+/// A reply that has no place in the middle of a stream: the receiver's
+/// damage report, or a protocol error. Never a drop.
+pub fn unexpected(reply: Reply) -> io::Error {
+    match reply {
+        Reply::Bad(at) => damaged(at),
+        other => io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the receiver answered {other:?} in the middle of the stream"),
+        ),
+    }
 }

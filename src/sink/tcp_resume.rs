@@ -7,8 +7,7 @@
 //!   only output (the ring gets `most_blocks` more than `-m` for them, as
 //!   for a remote tape), copies where it shares the ring with other
 //!   outputs or digests. At most `KEEP_BYTES` (or two blocks) are kept:
-//!   the sender then waits for the receiver before it sends more, so this
-//!   also bounds what one drop costs to send again.
+//!   the sender then waits for the receiver before it sends more.
 //! - **What is a drop.** The connection's end, a reset, a stall past
 //!   `--timeout`: every failure but damage (`InvalidData`). Damage, a
 //!   refusal and a gap are never resumed; each fails the run, naming it.
@@ -17,7 +16,8 @@
 //!   session record (its identity, and the first byte still kept); the
 //!   receiver answers with the byte it holds up to, and the kept frames
 //!   after it go again. Attempts pause from `FIRST_PAUSE` doubling to
-//!   `LAST_PAUSE`, until `--resume-timeout` from the drop, or a stop.
+//!   `LAST_PAUSE`, until `--resume-timeout` from the first drop since the
+//!   receiver last held more, or a stop.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use super::tcp_dial::{Dial, Kept};
-use super::tcp_reply::{await_reply, damaged, explain_hangup, introduce};
+use super::tcp_reply::{await_reply, damaged, explain_hangup, introduce, read_replies, unexpected};
 use crate::base::console::{message, say};
 use crate::net::facts::Resumes;
 use crate::net::frame::{self, FramedWriter, Hello, Reply, SessionId};
@@ -36,6 +36,8 @@ use crate::net::link::{self, Link};
 pub const KEEP_BYTES: u64 = 32 << 20;
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
 const LAST_PAUSE: Duration = Duration::from_secs(5);
+/// The longest attempt to connect again before the stop is looked at.
+const ATTEMPT: Duration = Duration::from_secs(2);
 /// How often a sender waiting for acknowledgements looks at the stop.
 const LOOK_EVERY: Duration = Duration::from_millis(200);
 
@@ -61,6 +63,8 @@ pub struct Resume {
     replies: Vec<u8>,
     resumes: Resumes,
     stop: Option<Receiver<()>>,
+    /// The bytes held when the last window opened, and when it closes.
+    window_ends: Option<(u64, Instant)>,
 }
 
 impl Resume {
@@ -102,6 +106,7 @@ impl Resume {
             replies: Vec::new(),
             resumes: Resumes::default(),
             stop: None,
+            window_ends: None,
         })
     }
 
@@ -197,32 +202,16 @@ impl Resume {
         Ok(())
     }
 
-    /// Reads the replies that arrive within `wait`; true if any did.
+    /// Reads the replies that arrive within `wait` and takes each
+    /// acknowledgement; true if any came.
     fn take_replies(&mut self, w: &mut FramedWriter<Link>, wait: Duration) -> io::Result<bool> {
-        let mut buf = [0u8; 4096];
-        let Some(n) = w.get_mut().read_ready(&mut buf, wait)? else {
+        let Some(replies) = read_replies(w.get_mut(), &mut self.replies, wait)? else {
             return Ok(false);
         };
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the receiver closed the connection in the middle of the stream",
-            ));
-        }
-        self.replies.extend_from_slice(&buf[..n]);
-        let whole = self.replies.len() / frame::REPLY_LEN * frame::REPLY_LEN;
-        let replies: Vec<u8> = self.replies.drain(..whole).collect();
-        for chunk in replies.chunks_exact(frame::REPLY_LEN) {
-            let reply = chunk.try_into().expect("a whole reply");
-            match frame::parse_reply(reply).map_err(io::Error::other)? {
+        for reply in replies {
+            match reply {
                 Reply::Held(n) => self.settle(w, n)?,
-                Reply::Bad(at) => return Err(damaged(at)),
-                other => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("the receiver answered {other:?} in the middle of the stream"),
-                    ))
-                }
+                other => return Err(unexpected(other)),
             }
         }
         Ok(true)
@@ -267,8 +256,8 @@ impl Resume {
     }
 
     /// Connects again until the receiver takes the stream back and has
-    /// the kept blocks again, or a window closes. Each drop, including
-    /// one while the kept blocks go again, has its own window.
+    /// the kept blocks again, or a window closes. Each drop after the
+    /// receiver held more has its own window.
     fn reconnect(
         &mut self,
         w: &mut FramedWriter<Link>,
@@ -305,7 +294,14 @@ impl Resume {
                 self.held
             ));
         }
-        let deadline = Instant::now() + self.window;
+        // A drop before the receiver held anything more since the last one
+        // gets what was left of that one's window, so that a link that
+        // connects but moves nothing cannot retry for ever.
+        let deadline = match self.window_ends {
+            Some((held, ends)) if held == self.held => ends,
+            _ => Instant::now() + self.window,
+        };
+        self.window_ends = Some((self.held, deadline));
         let (mut pause, mut last) = (FIRST_PAUSE, why.to_string());
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -330,8 +326,25 @@ impl Resume {
     }
 
     /// Sends every kept block again, on the connection just taken back.
+    /// The replies that come meanwhile are read after each frame, so
+    /// that the receiver's acknowledgements never fill the sockets while
+    /// it waits for more frames; the latest is taken once all are sent.
     fn send_kept_again(&mut self, w: &mut FramedWriter<Link>) -> io::Result<()> {
-        self.kept.iter().try_for_each(|k| w.write_frame(k.data()))
+        let mut latest = None;
+        for k in &self.kept {
+            w.write_frame(k.data())?;
+            let replies = read_replies(w.get_mut(), &mut self.replies, Duration::ZERO)?;
+            for reply in replies.into_iter().flatten() {
+                match reply {
+                    Reply::Held(n) => latest = Some(n),
+                    other => return Err(unexpected(other)),
+                }
+            }
+        }
+        match latest {
+            Some(n) => self.settle(w, n),
+            None => Ok(()),
+        }
     }
 
     /// Waits `d`; true if the run was stopped meanwhile.
@@ -349,7 +362,9 @@ impl Resume {
     /// the receiver's answer. Returns the byte it goes on from.
     fn rejoin(&mut self, w: &mut FramedWriter<Link>, left: Duration) -> Result<u64, Rejoin> {
         let again = |e: &dyn std::fmt::Display| Rejoin::Again(e.to_string());
-        let (timed, _, _) = self.dial.connect(left, |_| {}).map_err(|e| again(&e))?;
+        // Short attempts, so that a stop is seen between them.
+        let attempt = left.min(ATTEMPT);
+        let (timed, _, _) = self.dial.connect(attempt, |_| {}).map_err(|e| again(&e))?;
         let limit = left.min(self.dial.opening_limit());
         let mut link = self.dial.link(timed, limit).map_err(|e| again(&e))?;
         let header = frame::header_with(self.dial.block, self.dial.flags(&link));

@@ -39,6 +39,8 @@ pub struct Session {
     pub key: Option<String>,
     pub window: Duration,
     pub resumes: Resumes,
+    /// The byte of the last drop, and when its window closes.
+    pub window_ends: Option<(u64, Instant)>,
 }
 
 /// Reads a session record within the handshake's limit.
@@ -91,6 +93,7 @@ pub fn open_session(
         key,
         window,
         resumes: Resumes::default(),
+        window_ends: None,
     }))
 }
 
@@ -117,10 +120,15 @@ impl Read for Resuming<'_> {
             match self.reader.read(buf) {
                 Ok(n) => {
                     let total = self.reader.total();
-                    if self.session.is_some() && total != before {
-                        // A lost acknowledgement only means more is sent
-                        // again; a dead connection shows on the next read.
-                        let _ = self.reader.get_mut().write_all(&frame::reply_held(total));
+                    let link = self.reader.get_mut();
+                    if self.session.is_some()
+                        && total != before
+                        && link.write_all(&frame::reply_held(total)).is_err()
+                    {
+                        // An acknowledgement cut short would garble the
+                        // next ones: the connection is given up, and the
+                        // next read takes the stream up again.
+                        let _ = link.tcp().shutdown(std::net::Shutdown::Both);
                     }
                     return Ok(n);
                 }
@@ -146,7 +154,13 @@ impl Resuming<'_> {
         if !self.quiet {
             say(&message!("{}: the connection dropped at byte {at} ({why}); waiting up to {window} s for the sender to resume (--resume-timeout)", self.name));
         }
-        let deadline = Instant::now() + session.window;
+        // A drop at the byte of the last one gets what was left of that
+        // one's window: a link that connects but moves nothing ends.
+        let deadline = match session.window_ends {
+            Some((held, ends)) if held == at => ends,
+            _ => Instant::now() + session.window,
+        };
+        session.window_ends = Some((at, deadline));
         let name = self.name;
         loop {
             let note = |line: String| say(&message!("{name}: {line}"));

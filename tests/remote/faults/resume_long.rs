@@ -2,7 +2,9 @@
 //! cuts the connection at 20 random points (the seed is printed;
 //! TAPEBUF_TEST_SEED replays it). Both sides exit 0, each says it resumed
 //! 20 times, the receiver committed every byte, and the digests of what
-//! the sender read and what the receiver got are the same.
+//! the sender read and what the receiver got are the same. The same with
+//! 512-byte blocks, whose acknowledgements outnumber the data's frames'
+//! worth of socket buffer when kept blocks are sent again.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -11,7 +13,6 @@ use crate::common::{ports, summary_number, tapebuf};
 use crate::faults::cutter::{cut_points, Cutter, Then};
 use crate::faults::peer::Peer;
 
-const GIB4: u64 = 4 << 30;
 /// What the whole transfer may take, in a debug build on 2 busy cores.
 const LONG: Duration = Duration::from_secs(600);
 
@@ -19,10 +20,10 @@ fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| a.to_string()).collect()
 }
 
-/// 20 cut points spread over the first three quarters of the stream.
-fn spread(seed: u64) -> Vec<u64> {
-    let span = GIB4 * 3 / 4 / 20;
-    cut_points(20, seed, span / 2, span)
+/// `n` cut points spread over the first three quarters of `total` bytes.
+fn spread(total: u64, n: u64, seed: u64) -> Vec<u64> {
+    let span = total * 3 / 4 / n;
+    cut_points(n as usize, seed, span / 2, span)
 }
 
 /// The digest line `xxh3: HEX` of a run's stderr.
@@ -37,8 +38,9 @@ fn digest(stderr: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn four_gib_cut_at_twenty_random_points_arrive_whole_and_both_sides_exit_0() {
+/// Sends `total` random bytes in blocks of `block` through a relay that
+/// cuts the connection `n` times, and checks the ending.
+fn cut_and_resumed(total: u64, block: &str, n: u64) {
     let seed = std::env::var("TAPEBUF_TEST_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -49,7 +51,7 @@ fn four_gib_cut_at_twenty_random_points_arrive_whole_and_both_sides_exit_0() {
     eprintln!("cut points from TAPEBUF_TEST_SEED={seed}");
     let common = [
         "-s",
-        "1M",
+        block,
         "-m",
         "64M",
         "--resume-timeout",
@@ -61,9 +63,10 @@ fn four_gib_cut_at_twenty_random_points_arrive_whole_and_both_sides_exit_0() {
     let mut receiver = Peer::spawn(&strings(&receiving), false);
     let said = receiver.wait_line("tapebuf: -I: listening on ", LONG);
     let port = ports::port_said(&said).expect("the receiver's port");
-    let cutter = Cutter::start(([127, 0, 0, 1], port).into(), spread(seed), Then::Pass);
+    let cuts = spread(total, n, seed);
+    let cutter = Cutter::start(([127, 0, 0, 1], port).into(), cuts, Then::Pass);
     let mut producer = Command::new("head")
-        .args(["-c", &GIB4.to_string(), "/dev/urandom"])
+        .args(["-c", &total.to_string(), "/dev/urandom"])
         .stdout(Stdio::piped())
         .spawn()
         .expect("head runs");
@@ -80,10 +83,20 @@ fn four_gib_cut_at_twenty_random_points_arrive_whole_and_both_sides_exit_0() {
     let sent = String::from_utf8_lossy(&sender.stderr);
     assert_eq!(sender.status.code(), Some(0), "{sent}");
     assert_eq!(received.code(), Some(0), "{}", received.stderr);
-    assert_eq!(cutter.cut(), 20, "every cut point was reached");
+    assert_eq!(cutter.cut() as u64, n, "every cut point was reached");
     for stderr in [&*sent, &received.stderr] {
-        assert!(stderr.contains("resumed 20 times"), "{stderr}");
+        assert!(stderr.contains(&format!("resumed {n} times")), "{stderr}");
     }
-    assert_eq!(summary_number(&received.stderr, "out "), GIB4);
+    assert_eq!(summary_number(&received.stderr, "out "), total);
     assert_eq!(digest(&sent), digest(&received.stderr));
+}
+
+#[test]
+fn four_gib_cut_at_twenty_random_points_arrive_whole_and_both_sides_exit_0() {
+    cut_and_resumed(4 << 30, "1M", 20);
+}
+
+#[test]
+fn a_stream_of_512_byte_blocks_cut_five_times_arrives_whole() {
+    cut_and_resumed(64 << 20, "512", 5);
 }

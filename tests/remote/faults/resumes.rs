@@ -16,8 +16,9 @@ use tapebuf::net::frame;
 
 use crate::common::pattern;
 use crate::faults::cutter::{cut_points, Then};
-use crate::faults::rig::{over_each_privacy, Input, Rig, BLOCK};
-use crate::faults::{fed_mid_stream, FED, WHOLE};
+use crate::faults::relay::Fault;
+use crate::faults::rig::{end_at, over_each_privacy, Input, Rig, BLOCK, END_MARKER};
+use crate::faults::{data, fed_mid_stream, FED, WHOLE};
 
 const WINDOW: &[&str] = &["--resume-timeout", "3"];
 
@@ -120,6 +121,21 @@ fn a_resumable_sender_is_refused_before_any_byte_by_a_receiver_without_a_window(
             .fails_saying(1, "start it with --resume-timeout too");
         end.no_sender_was_found();
     });
+}
+
+#[test]
+fn a_damaged_end_of_a_resumable_stream_fails_both_sides_at_once_without_resuming() {
+    // The trailer's byte count, low byte; the session record comes after
+    // the header. The window is longer than the case may take.
+    let data = data();
+    let at = end_at(data.len() as u64) + frame::SESSION_LEN as u64 + END_MARKER + 7;
+    let long = ["--resume-timeout", "600"];
+    let end = Rig::receiver(&long)
+        .sender(Fault::FlipBitAt(at), Input::File(&data), &long)
+        .finish();
+    end.receiver.fails_saying(1, "trailer does not match");
+    end.sender().fails_saying(1, "damaged");
+    end.holds_the_invariants(&data);
 }
 
 /// A plain sender by hand at `addr`: the header of a resumable stream of
