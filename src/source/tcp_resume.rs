@@ -41,6 +41,8 @@ pub struct Session {
     pub resumes: Resumes,
     /// The byte of the last drop, and when its window closes.
     pub window_ends: Option<(u64, Instant)>,
+    /// An acknowledgement failed on this connection: send no more on it.
+    pub mute: bool,
 }
 
 /// Reads a session record within the handshake's limit.
@@ -94,6 +96,7 @@ pub fn open_session(
         window,
         resumes: Resumes::default(),
         window_ends: None,
+        mute: false,
     }))
 }
 
@@ -120,15 +123,16 @@ impl Read for Resuming<'_> {
             match self.reader.read(buf) {
                 Ok(n) => {
                     let total = self.reader.total();
-                    let link = self.reader.get_mut();
-                    if self.session.is_some()
-                        && total != before
-                        && link.write_all(&frame::reply_held(total)).is_err()
-                    {
-                        // An acknowledgement cut short would garble the
-                        // next ones: the connection is given up, and the
-                        // next read takes the stream up again.
-                        let _ = link.tcp().shutdown(std::net::Shutdown::Both);
+                    if let Some((session, _)) = self.session.as_mut() {
+                        let link = self.reader.get_mut();
+                        // After one acknowledgement failed (perhaps cut
+                        // short, which would garble the next ones), none
+                        // more on this connection; what it still brings
+                        // is read, and its end is the drop.
+                        if total != before && !session.mute {
+                            let acked = link.write_all(&frame::reply_held(total));
+                            session.mute = acked.is_err();
+                        }
                     }
                     return Ok(n);
                 }
@@ -178,6 +182,7 @@ impl Resuming<'_> {
             match take_back(sender, session, at, self.settings) {
                 Ok(link) => {
                     self.reader.replace_inner(link);
+                    session.mute = false;
                     session.resumes.add();
                     if !self.quiet {
                         say(&message!("{name}: resumed at byte {at} by {peer}"));

@@ -51,6 +51,32 @@ pub enum Fault {
     CutReply,
 }
 
+impl Fault {
+    /// One of each fault, at byte `at` where it takes one. A new kind
+    /// fails to compile in the match below until it is listed here too.
+    pub fn every(at: u64) -> Vec<Fault> {
+        let all = vec![
+            Fault::None,
+            Fault::CutAt(at),
+            Fault::StallAt(at),
+            Fault::FlipBitAt(at),
+            Fault::DelayAt(at),
+            Fault::CutReply,
+        ];
+        for f in &all {
+            match f {
+                Fault::None
+                | Fault::CutAt(_)
+                | Fault::StallAt(_)
+                | Fault::FlipBitAt(_)
+                | Fault::DelayAt(_)
+                | Fault::CutReply => {}
+            }
+        }
+        all
+    }
+}
+
 /// What the relay has done, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {

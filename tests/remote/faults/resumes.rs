@@ -123,6 +123,30 @@ fn a_resumable_sender_is_refused_before_any_byte_by_a_receiver_without_a_window(
     });
 }
 
+/// Every fault the relay makes, over every framed privacy, with both ends
+/// resumable: nothing hangs, no side exits 0 unless OUT is byte-exact,
+/// the receiver's committed count is what OUT holds, and a stream that
+/// is only slowed (or not touched) arrives whole. The relay takes one
+/// connection, so a resume after a cut or a stall finds nobody and fails.
+#[test]
+fn every_relay_fault_on_a_resumable_stream_ends_within_its_limits_and_never_claims_a_short_stream()
+{
+    let data = data();
+    let flags = ["--resume-timeout", "2", "--timeout", "2"];
+    over_each_privacy(|privacy| {
+        for fault in Fault::every(end_at(data.len() as u64) / 2) {
+            eprintln!("--- {fault:?}");
+            let end = Rig::receiver_over(privacy, &flags)
+                .sender(fault, Input::File(&data), &flags)
+                .finish();
+            end.holds_the_invariants(&data);
+            if matches!(fault, Fault::None | Fault::DelayAt(_)) {
+                end.succeeds_byte_exact(&data);
+            }
+        }
+    });
+}
+
 #[test]
 fn a_damaged_end_of_a_resumable_stream_fails_both_sides_at_once_without_resuming() {
     // The trailer's byte count, low byte; the session record comes after
