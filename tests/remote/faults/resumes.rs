@@ -56,9 +56,46 @@ fn a_stream_cut_twenty_times_is_resumed_byte_exact_and_both_sides_count_the_resu
 /// `WHOLE` blocks through its pipe, held open, and whose receiver holds
 /// them all. Returns the rig and the whole input.
 fn resumable_mid_stream(privacy: Privacy, seed: u64) -> (Rig, Vec<u8>) {
+    resumable_mid_stream_with(privacy, seed, WINDOW)
+}
+
+/// The same with `flags` on both ends.
+fn resumable_mid_stream_with(privacy: Privacy, seed: u64, flags: &[&str]) -> (Rig, Vec<u8>) {
     let rig =
-        Rig::receiver_over(privacy, WINDOW).sender_cut((vec![], Then::Pass), Input::Pipe, WINDOW);
+        Rig::receiver_over(privacy, flags).sender_cut((vec![], Then::Pass), Input::Pipe, flags);
     fed_mid_stream(rig, seed)
+}
+
+/// A resumable sender stopped by a signal or its watchdog ends its
+/// stream with the abort marker, which the receiver never takes for a
+/// drop: it fails at once, not after its window (600 s here, longer than
+/// the case may take), keeping exactly what was sent.
+#[test]
+fn a_resumable_sender_stopped_on_purpose_fails_the_receiver_at_once() {
+    let long = ["--resume-timeout", "600"];
+    over_each_privacy(|privacy| {
+        for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+            let (rig, whole) = resumable_mid_stream_with(privacy, sig as u64, &long);
+            rig.sender.as_ref().unwrap().signal(sig);
+            let end = rig.finish();
+            assert_eq!(end.sender().signal(), Some(sig as i32), "{sig:?}");
+            let total = whole.len() as u64;
+            end.receiver_fails_short(&whole, total, "stopped before the end of its input");
+            assert_eq!(end.held(), FED * BLOCK);
+        }
+        // Only the sender watches: its pipe stays open and idle.
+        let watched = [&long[..], &["-W", "1"]].concat();
+        let rig = Rig::receiver_over(privacy, &long).sender_cut(
+            (vec![], Then::Pass),
+            Input::Pipe,
+            &watched,
+        );
+        let (rig, whole) = fed_mid_stream(rig, 3);
+        let end = rig.finish();
+        end.sender().fails_saying(1, "--watchdog");
+        let total = whole.len() as u64;
+        end.receiver_fails_short(&whole, total, "stopped before the end of its input");
+    });
 }
 
 #[test]
@@ -78,18 +115,20 @@ fn a_sender_killed_in_a_resumable_stream_fails_the_receiver_once_its_window_clos
 }
 
 #[test]
-fn a_receiver_killed_in_a_resumable_stream_fails_the_sender_once_its_window_closes() {
+fn a_receiver_killed_or_stopped_in_a_resumable_stream_fails_the_sender_once_its_window_closes() {
     over_each_privacy(|privacy| {
-        let (mut rig, whole) = resumable_mid_stream(privacy, 50);
-        rig.receiver.signal(Signal::SIGKILL);
-        let sender = rig.sending();
-        sender.feed(&whole[(FED * BLOCK) as usize..]);
-        sender.close_stdin();
-        let end = rig.finish();
-        assert_eq!(end.receiver.signal(), Some(Signal::SIGKILL as i32));
-        end.sender()
-            .fails_saying(1, "could not be resumed within --resume-timeout");
-        end.holds_the_invariants(&whole);
+        for sig in [Signal::SIGKILL, Signal::SIGINT, Signal::SIGTERM] {
+            let (mut rig, whole) = resumable_mid_stream(privacy, 50);
+            rig.receiver.signal(sig);
+            let sender = rig.sending();
+            sender.feed(&whole[(FED * BLOCK) as usize..]);
+            sender.close_stdin();
+            let end = rig.finish();
+            assert_eq!(end.receiver.signal(), Some(sig as i32), "{sig:?}");
+            end.sender()
+                .fails_saying(1, "could not be resumed within --resume-timeout");
+            end.holds_the_invariants(&whole);
+        }
     });
 }
 
