@@ -114,6 +114,29 @@ fn a_sender_killed_in_a_resumable_stream_fails_the_receiver_once_its_window_clos
     });
 }
 
+/// A sender that stands still past the receiver's `--timeout` (stopped
+/// with SIGSTOP) is given up by the receiver, which waits for it; once it
+/// goes on, it finds its connection gone, connects again and resumes, and
+/// the stream ends whole with both sides exiting 0.
+#[test]
+fn a_sender_stalled_past_the_receivers_timeout_resumes_and_the_stream_ends_whole() {
+    let flags = ["--resume-timeout", "20", "--timeout", "2"];
+    over_each_privacy(|privacy| {
+        let (mut rig, whole) = resumable_mid_stream_with(privacy, 55, &flags);
+        rig.sending().signal(Signal::SIGSTOP);
+        rig.receiver
+            .wait_line("the connection dropped at byte", crate::faults::rig::LIMIT);
+        let sender = rig.sending();
+        sender.signal(Signal::SIGCONT);
+        sender.feed(&whole[(FED * BLOCK) as usize..]);
+        sender.close_stdin();
+        let end = rig.finish();
+        end.succeeds_byte_exact(&whole);
+        end.sender().says("resumed once after a dropped connection");
+        end.receiver.says("resumed once after a dropped connection");
+    });
+}
+
 #[test]
 fn a_receiver_killed_or_stopped_in_a_resumable_stream_fails_the_sender_once_its_window_closes() {
     over_each_privacy(|privacy| {
