@@ -119,11 +119,8 @@ pub fn introduce(
 ) -> io::Result<Reply> {
     link.write_all(&hello.encode())?;
     link.flush()?;
-    link.tcp().set_read_timeout(Some(limit))?;
     let mut reply = [0u8; frame::REPLY_LEN];
-    let read = link.read_exact(&mut reply);
-    link.tcp().set_read_timeout(stall)?;
-    read?;
+    link.read_exact_within(&mut reply, limit, stall)?;
     frame::parse_reply(&reply).map_err(io::Error::other)
 }
 

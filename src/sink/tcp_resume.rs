@@ -57,7 +57,6 @@ pub struct Resume {
     kept: VecDeque<Kept>,
     /// The first byte of `kept[0]`: the receiver holds everything before.
     held: u64,
-    kept_bytes: u64,
     most_bytes: u64,
     /// Reply bytes read short of a whole reply.
     replies: Vec<u8>,
@@ -101,7 +100,6 @@ impl Resume {
             quiet,
             kept: VecDeque::new(),
             held: 0,
-            kept_bytes: 0,
             most_bytes,
             replies: Vec::new(),
             resumes: Resumes::default(),
@@ -143,7 +141,6 @@ impl Resume {
                 Err(e) => self.recover(w, e, name)?,
             }
         }
-        self.kept_bytes += len;
         self.kept.push_back(kept);
         match self.take_replies(w, Duration::ZERO) {
             Ok(_) => Ok(()),
@@ -179,7 +176,9 @@ impl Resume {
     /// nothing.
     fn make_room(&mut self, w: &mut FramedWriter<Link>, len: u64) -> io::Result<()> {
         let mut since = Instant::now();
-        while self.kept_bytes + len > self.most_bytes && !self.kept.is_empty() {
+        // Every kept block has been sent: what is kept is what the
+        // writer sent beyond what the receiver holds.
+        while w.total() - self.held + len > self.most_bytes && !self.kept.is_empty() {
             if self
                 .stop
                 .as_ref()
@@ -237,7 +236,6 @@ impl Resume {
             }
             self.kept.pop_front();
             self.held += len;
-            self.kept_bytes -= len;
         }
         Ok(())
     }

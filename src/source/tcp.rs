@@ -149,7 +149,7 @@ impl TcpSource {
         let (endpoint, peer) = (self.endpoint.clone(), socket::show(sender.peer));
         let timed = Timed::new(sender.stream, &self.settings);
         if sender.opening == Opening::Framed {
-            let key = sender.private.as_ref().map(|p| p.key.to_string());
+            let key = sender.private.as_ref().map(|p| p.key);
             let mut wire = self.framed(&sender.first, sender.private, timed, (endpoint, peer));
             if let Wire::Framed(r) = &mut wire {
                 self.session = open_session(r.get_mut(), &sender.first, key, &self.settings)?;

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Receiver;
 
 use crate::base::console::{message, say};
+use crate::keys::Fingerprint;
 use crate::net::accept::{self, Accepted, HEADER_WAIT};
 use crate::net::facts::Resumes;
 use crate::net::frame::{self, FramedReader, Hello, Refused, SessionId, RESUMABLE};
@@ -36,7 +37,7 @@ use crate::net::NetSettings;
 pub struct Session {
     pub id: SessionId,
     /// Under TLS, the key that opened it: only it may resume it.
-    pub key: Option<String>,
+    pub key: Option<Fingerprint>,
     pub window: Duration,
     pub resumes: Resumes,
     /// The byte of the last drop, and when its window closes.
@@ -48,10 +49,8 @@ pub struct Session {
 /// Reads a session record within the handshake's limit.
 pub fn read_hello(link: &mut Link, settings: &NetSettings) -> io::Result<Hello> {
     let mut record = [0u8; frame::SESSION_LEN];
-    link.tcp()
-        .set_read_timeout(Some(settings.stall.unwrap_or(HEADER_WAIT)))?;
-    let read = link.read_exact(&mut record);
-    link.tcp().set_read_timeout(settings.stall)?;
+    let limit = settings.stall.unwrap_or(HEADER_WAIT);
+    let read = link.read_exact_within(&mut record, limit, settings.stall);
     read.map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => io::Error::other("it closed inside its session record"),
         _ => io::Error::new(e.kind(), format!("reading its session record failed: {e}")),
@@ -64,7 +63,7 @@ pub fn read_hello(link: &mut Link, settings: &NetSettings) -> io::Result<Hello> 
 pub fn open_session(
     link: &mut Link,
     header: &[u8],
-    key: Option<String>,
+    key: Option<Fingerprint>,
     settings: &NetSettings,
 ) -> Result<Option<Session>, String> {
     if !asks_resume(header) {
@@ -102,7 +101,10 @@ pub fn open_session(
 
 /// True for a header with the `RESUMABLE` flag.
 fn asks_resume(header: &[u8]) -> bool {
-    header.len() >= frame::HEADER_LEN && header[9] & RESUMABLE != 0
+    let whole = header
+        .get(..frame::HEADER_LEN)
+        .and_then(|h| h.try_into().ok());
+    whole.is_some_and(|h| frame::announced_flags(h) & RESUMABLE != 0)
 }
 
 /// The framed stream as the ring reads it, resumed where it drops.
@@ -218,7 +220,7 @@ fn take_back(
     let timed = Timed::new(sender.stream, settings);
     let (mut link, key) = match sender.private {
         Some(p) => {
-            let key = p.key.to_string();
+            let key = p.key;
             (Link::receiver(p, timed), Some(key))
         }
         None => (Link::Plain(timed), None),

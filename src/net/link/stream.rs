@@ -120,6 +120,20 @@ impl Link {
 }
 
 impl Link {
+    /// Reads exactly `buf`, each wait bounded by `limit`; the socket goes
+    /// back to `stall` (`--timeout`, or none) after, whatever happened.
+    pub fn read_exact_within(
+        &mut self,
+        buf: &mut [u8],
+        limit: Duration,
+        stall: Option<Duration>,
+    ) -> io::Result<()> {
+        self.tcp().set_read_timeout(Some(limit))?;
+        let read = self.read_exact(buf);
+        self.tcp().set_read_timeout(stall)?;
+        read
+    }
+
     /// Reads what the peer has sent, waiting at most `wait` for it to
     /// send anything: None when it sent nothing in that time. Bytes that
     /// rustls or the read-ahead already hold count as sent. Once they are
