@@ -172,6 +172,7 @@ fn the_time_near_full_and_near_empty_shows_on_a_paced_or_detailed_run_only() {
         top_bps: Some(80e6),
         top_learned: false,
         swallowed: false,
+        dips_ended_s: None,
         mode: crate::pace::Mode::Pacing,
         stall: None,
         inside_share: None,

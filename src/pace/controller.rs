@@ -42,6 +42,18 @@
 //!   with a small buffer, cannot follow a sudden fall. A ring that runs
 //!   dry during the fall is a dry ring like any other: the input is
 //!   followed from there.
+//! - **Dip before a dry ring.** Once the reserve would run dry within
+//!   `TRY_LEAD_S` at the paced rate against the input's rate now, it is
+//!   fed below the proven rate, down to `DIP` of it at an empty ring (never
+//!   below `PROVEN_MIN_SHARE` of the top, nor below a given floor). A dry
+//!   ring is coming: in a slow phase of the input it is followed at that
+//!   phase's rate, which stops a drive whose slowest speed is above it. A
+//!   drive that can take the lower rate (one that steps down when its own
+//!   buffer runs low) bridges the lull on the ring's last data; one that
+//!   cannot stops at about the time the dry ring would have stopped it,
+//!   the stop is not held against the proven rate, and the drive is never
+//!   dipped again (`dips_ended`: any stop within `PROOF_S` of a dip; the
+//!   summary says when).
 //! - **A stop while the reserve held data** is the one stop pacing can
 //!   cause. The proven rate is raised by `STALL_RAISE`, and after
 //!   `STALLS_BEFORE_BURSTS` such stops pacing is off for the rest of the
@@ -118,6 +130,12 @@ pub const TRY_FILL: f64 = 0.25;
 /// (a large ring, an input near the top rate) has no stop coming that a
 /// failed try could stand in for.
 pub const TRY_LEAD_S: f64 = 2.0;
+/// A ring about to run dry is fed below the proven rate, down to this
+/// share of it at an empty ring ...
+pub const DIP: f64 = 0.5;
+/// ... from this fill down: a ring fuller than this is fed at the proven
+/// rate.
+pub const DIP_FILL: f64 = 0.5;
 /// The window of the input's rate now, for `TRY_LEAD_S`.
 const NOW_WINDOW_S: f64 = 1.0;
 /// The window of the input's mean rate.
@@ -196,6 +214,11 @@ pub struct Controller {
     /// watermark, so that the bursts after it start no sooner than
     /// bursts alone would have started them.
     gather_full: bool,
+    /// When a stop came within `PROOF_S` of a dip below the proven rate:
+    /// from then on this drive is not fed below it again.
+    dips_ended: Option<f64>,
+    /// When a low ring was last fed below the proven rate.
+    dipped_at: Option<f64>,
 }
 
 impl Controller {
@@ -234,6 +257,8 @@ impl Controller {
             swallowed: false,
             ring_bytes,
             gather_full: false,
+            dips_ended: None,
+            dipped_at: None,
         }
     }
 
@@ -287,6 +312,7 @@ impl Controller {
             top_bps: self.top,
             top_learned: self.settings.ceiling.is_none() && self.top.is_some(),
             swallowed: self.swallowed,
+            dips_ended_s: self.dips_ended,
             mode: self.mode,
             stall: self.stalls.last().copied(),
             inside_share: self.inside_share(),
@@ -323,3 +349,7 @@ mod tests;
 #[cfg(test)]
 #[path = "controller_try_tests.rs"]
 mod try_tests;
+
+#[cfg(test)]
+#[path = "controller_dip_tests.rs"]
+mod dip_tests;

@@ -66,6 +66,10 @@ impl Controller {
     fn stalled(&mut self, stall: Stall) {
         self.stalls.push(stall);
         self.rest = true;
+        // The write held by the stop began at `at_s - held_s`.
+        if (self.dipped_at).is_some_and(|t| stall.at_s - stall.held_s - t < PROOF_S) {
+            self.dips_ended = Some(stall.at_s);
+        }
         if matches!(self.phase, Phase::Follow { .. }) {
             // It cannot take the input's rate: the stop bursts would
             // have made, no later.
@@ -79,6 +83,11 @@ impl Controller {
         let Some(good) = self.good else {
             return;
         };
+        if stall.pace < good / AT_GOOD {
+            // A stop in a dip below the proven rate: it says nothing of
+            // the proven rate, and the dips end above.
+            return;
+        }
         if stall.pace > good * AT_GOOD {
             self.fall_scale /= 2.0;
             return;

@@ -5,7 +5,8 @@
 
 use super::{Controller, Phase};
 use super::{
-    FALL_SHARE_PER_S, PROOF_S, PROVEN_MIN_SHARE, RECENT_S, RESERVE_FULL, TRY_FILL, TRY_LEAD_S,
+    DIP, DIP_FILL, FALL_SHARE_PER_S, PROOF_S, PROVEN_MIN_SHARE, RECENT_S, RESERVE_FULL, TRY_FILL,
+    TRY_LEAD_S,
 };
 use crate::pace::full_speed::FullSpeedWhy;
 use crate::pace::mode::{Mode, STALL_RAISE};
@@ -84,7 +85,27 @@ impl Controller {
         let fall = FALL_SHARE_PER_S * self.fall_scale * (from - good).max(0.0) * dt;
         let rate = (from - fall).max(good);
         self.paced = Some(rate);
-        Some(rate)
+        Some(self.dip(view, rate, good))
+    }
+
+    /// A ring about to run dry is fed below the proven rate `good`, down
+    /// to `DIP` of it at an empty ring, so that it runs dry later: only
+    /// when it would run dry within `TRY_LEAD_S` at `rate` against the
+    /// input's rate now (a dry ring, and so likely a stop, is coming
+    /// anyway), never below `PROVEN_MIN_SHARE` of the top, never below a
+    /// given floor, and never again once a stop followed a dip.
+    fn dip(&mut self, view: View, rate: f64, good: f64) -> f64 {
+        let given = self.settings.floor.is_some();
+        if given || self.dips_ended.is_some() || self.dry_in(view, rate) > TRY_LEAD_S {
+            return rate;
+        }
+        let low = (view.fill / DIP_FILL).min(1.0);
+        let least = self.top.map_or(0.0, |t| t * PROVEN_MIN_SHARE);
+        let dipped = rate.min((good * (DIP + (1.0 - DIP) * low)).max(least));
+        if dipped < rate {
+            self.dipped_at = Some(view.now);
+        }
+        dipped
     }
 
     /// Near the end of a burst, with no rate proven: the input's mean, if

@@ -6,12 +6,12 @@ use crate::pace::mode::{STALL_MIN_S, STALL_RAISE};
 use crate::pace::schedule::SCHEDULE_SLACK_S;
 use crate::pace::view::View;
 
-const MB: f64 = 1e6;
+pub(super) const MB: f64 = 1e6;
 /// The ring of every test here: 512 MB.
 const RING: f64 = 512.0 * MB;
-const BLOCK: u64 = 1_000_000;
+pub(super) const BLOCK: u64 = 1_000_000;
 
-fn known(floor: f64, top: f64) -> Controller {
+pub(super) fn known(floor: f64, top: f64) -> Controller {
     let s = PaceSettings {
         floor: Some(floor as u64),
         ceiling: Some(top as u64),
@@ -23,7 +23,7 @@ fn learning() -> Controller {
     Controller::new(PaceSettings::default(), RING)
 }
 
-fn view(now: f64, fill: f64) -> View {
+pub(super) fn view(now: f64, fill: f64) -> View {
     View {
         now,
         fill,
@@ -67,7 +67,7 @@ fn follow(c: &mut Controller, t: f64, gap_s: f64, seconds: f64) -> f64 {
 /// A controller that learned a top of 100 MB/s from a 4 s burst, ran the
 /// ring dry, and followed the input at 40 MB/s for longer than the
 /// proof: the rate proven is 40 MB/s.
-fn proven_at_40() -> (Controller, f64) {
+pub(super) fn proven_at_40() -> (Controller, f64) {
     let mut c = learning();
     let t = burst(&mut c, 0.0, 0.01, 4.0);
     c.ran_dry();

@@ -5,7 +5,8 @@
 //!
 //! The invariant: `describe` gives exactly one clause on how pacing went,
 //! whatever happened, so the summary line reads the same way for every
-//! run; a second clause on full speed follows only when there was any.
+//! run; a clause on the dips below the floor follows only when they
+//! ended while pacing, and one on full speed only when there was any.
 
 use super::full_speed::{FullSpeed, FullSpeedTally, FullSpeedWhy};
 use super::mode::{Mode, Stall};
@@ -22,6 +23,9 @@ pub struct PaceReport {
     /// faster than it could set the speed, so the writer passed the input
     /// on as it came.
     pub swallowed: bool,
+    /// When the drive stopped in a dip below the floor, after which the
+    /// floor was never dipped below again.
+    pub dips_ended_s: Option<f64>,
     pub mode: Mode,
     /// The last stall: the one that turned pacing off, or the one that
     /// pacing went on after (more gently, or from a higher floor).
@@ -34,13 +38,24 @@ pub struct PaceReport {
 }
 
 impl PaceReport {
-    /// The clause on how pacing went, then the one on full speed when the
-    /// writer went at full speed at all.
+    /// The clause on how pacing went, then the one on the dips when they
+    /// ended while pacing, then the one on full speed when the writer
+    /// went at full speed at all.
     pub fn describe(&self) -> String {
-        match full_speed_clause(&self.full_speed.each()) {
-            Some(full) => format!("{}; {full}", self.how()),
-            None => self.how(),
-        }
+        let dips = (self.dips_ended_s)
+            .filter(|_| self.mode != Mode::Bursts)
+            .map(|at| {
+                format!(
+                    "no feed below the floor after {at:.1} s, when the drive stopped \
+                     though fed below it before a dry ring"
+                )
+            });
+        let clauses = [
+            Some(self.how()),
+            dips,
+            full_speed_clause(&self.full_speed.each()),
+        ];
+        clauses.into_iter().flatten().collect::<Vec<_>>().join("; ")
     }
 
     /// One clause on how pacing went.
@@ -141,6 +156,7 @@ mod tests {
             top_bps: Some(80e6),
             top_learned: true,
             swallowed: false,
+            dips_ended_s: None,
             mode: Mode::Pacing,
             stall: None,
             inside_share: None,
@@ -166,6 +182,7 @@ mod tests {
             top_bps: Some(80e6),
             top_learned: false,
             swallowed: false,
+            dips_ended_s: None,
             mode: Mode::Pacing,
             stall: Some(Stall {
                 at_s: 12.34,
@@ -180,6 +197,35 @@ mod tests {
             "paced between 20.0 MB/s (floor) and 80.0 MB/s (top); the drive stopped once \
              though fed at 21.0 MB/s (a write was held 1.0 s at 12.3 s), and pacing went on"
         );
+    }
+
+    #[test]
+    fn dips_that_ended_are_said_before_full_speed_and_not_once_pacing_is_off() {
+        let mut report = PaceReport {
+            floor_bps: Some(20e6),
+            top_bps: Some(80e6),
+            top_learned: true,
+            swallowed: false,
+            dips_ended_s: Some(17.25),
+            mode: Mode::Pacing,
+            stall: None,
+            inside_share: None,
+            full_speed: FullSpeed::default(),
+        };
+        report.full_speed.ring_full = tally(1, 0.5);
+        assert_eq!(
+            report.describe(),
+            "paced between 20.0 MB/s (floor) and 80.0 MB/s (top, learned); no feed below \
+             the floor after 17.2 s, when the drive stopped though fed below it before a \
+             dry ring; full speed once (0.5 s) because the ring was full"
+        );
+        report.mode = Mode::Bursts;
+        report.stall = Some(Stall {
+            at_s: 30.0,
+            held_s: 1.0,
+            pace: 21e6,
+        });
+        assert!(!report.describe().contains("below the floor after"));
     }
 
     #[test]

@@ -127,6 +127,7 @@ fn the_summarys_pace_object_names_the_mode_the_range_and_the_stall() {
         top_bps: Some(80_000_000.0),
         top_learned: true,
         swallowed: false,
+        dips_ended_s: None,
         mode: Mode::Bursts,
         stall: Some(Stall {
             at_s: 12.3456,
@@ -159,6 +160,7 @@ fn the_summarys_pace_object_names_the_mode_the_range_and_the_stall() {
         top_bps: None,
         top_learned: false,
         swallowed: false,
+        dips_ended_s: None,
         mode: Mode::Learning,
         stall: None,
         inside_share: None,
@@ -181,6 +183,7 @@ fn the_pace_object_counts_full_speed_by_reason_and_old_files_read_without_it() {
         top_bps: Some(80e6),
         top_learned: false,
         swallowed: false,
+        dips_ended_s: None,
         mode: Mode::Pacing,
         stall: None,
         inside_share: None,
