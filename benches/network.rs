@@ -30,30 +30,13 @@ mod ssh;
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use common::{env_number, env_or, median, reap, reap_ending, verdict, zero_producer, Sample};
+use common::{
+    env_number, env_or, median, reap, reap_ending, verdict, wait_listening, zero_producer, Sample,
+};
 
 const TAPEBUF: &str = env!("CARGO_BIN_EXE_tapebuf");
-
-/// Waits until something listens on `port` (as `listens` in
-/// tests/common/ports.rs reads it).
-fn wait_listening(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let needle = format!(":{port:04X}");
-    while !["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|t| {
-        std::fs::read_to_string(t)
-            .unwrap_or_default()
-            .lines()
-            .any(|l| {
-                let c: Vec<&str> = l.split_whitespace().collect();
-                c.len() > 3 && c[1].ends_with(&needle) && c[3] == "0A"
-            })
-    }) {
-        assert!(Instant::now() < deadline, "the receiver never listened");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 /// One transfer; returns wall time and both ends' CPU and peak RSS. The
 /// receiver listens on `port`, the sender sends to `send_to`.
@@ -108,21 +91,7 @@ struct Fixtures {
 impl Fixtures {
     fn new() -> Fixtures {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let make = |name: &str| {
-            let file = dir.path().join(format!("{name}.key"));
-            let out = Command::new(TAPEBUF)
-                .args(["key", "new", file.to_str().unwrap(), "--name", name])
-                .output()
-                .expect("tapebuf key new runs");
-            assert!(out.status.success(), "tapebuf key new {name}");
-            let line = String::from_utf8_lossy(&out.stdout).into_owned();
-            let print = line
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            (file.display().to_string(), print)
-        };
+        let make = |name: &str| common::new_key(TAPEBUF, dir.path(), name);
         let (receiver, sender) = (make("receiver"), make("sender"));
         let ssh = ssh::Ssh::new(dir.path());
         Fixtures {

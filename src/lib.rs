@@ -32,6 +32,7 @@ pub mod probe;
 pub mod report;
 pub mod rmt;
 pub mod rmt_server;
+pub mod serve;
 pub mod sink;
 pub mod source;
 pub mod tape;

@@ -166,6 +166,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("probe", 100),
     ("rmt_server", 100),
     ("buffer", 100),
+    ("serve", 105),
     ("verify", 100),
     ("report", 110),
     ("app", 120),

@@ -8,7 +8,7 @@ pub mod files;
 pub mod relay;
 
 use std::process::{Child, Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One measured run.
 #[derive(Clone, Copy, Debug)]
@@ -129,4 +129,37 @@ pub fn wall_and_cpu_medians(samples: &[Vec<Sample>]) -> Vec<(f64, f64)> {
             )
         })
         .collect()
+}
+
+/// Waits until something listens on `port` (as `listens` in
+/// tests/common/ports.rs reads it).
+pub fn wait_listening(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let needle = format!(":{port:04X}");
+    while !["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|t| {
+        std::fs::read_to_string(t)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                c.len() > 3 && c[1].ends_with(&needle) && c[3] == "0A"
+            })
+    }) {
+        assert!(Instant::now() < deadline, "the receiver never listened");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Makes the key `name` as `dir/NAME.key` with `tapebuf key new`; its
+/// file and its fingerprint.
+pub fn new_key(tapebuf: &str, dir: &std::path::Path, name: &str) -> (String, String) {
+    let file = dir.join(format!("{name}.key"));
+    let out = Command::new(tapebuf)
+        .args(["key", "new", file.to_str().unwrap(), "--name", name])
+        .output()
+        .expect("tapebuf key new runs");
+    assert!(out.status.success(), "tapebuf key new {name}");
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    let print = line.split_whitespace().next().unwrap_or_default();
+    (file.display().to_string(), print.to_string())
 }

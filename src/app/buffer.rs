@@ -35,7 +35,10 @@ impl Command for Buffer {
     fn run(cli: Cli) -> Exit {
         let outcome = Config::from_cli(&cli, MachineInfo::current())
             .map_err(Error::from)
-            .and_then(|config| crate::buffer::run(&config));
+            .and_then(|config| match config.serve {
+                Some(_) => crate::serve::run(&config),
+                None => crate::buffer::run(&config),
+            });
         match outcome {
             Ok(exit) => exit,
             Err(e) => {

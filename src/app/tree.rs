@@ -90,5 +90,15 @@ pub fn parse(mut cmd: clap::Command, args: &[OsString]) -> Result<Cli, clap::Err
     }
     let mut cli = Cli::from_arg_matches(&matches)?;
     cli.command = producer;
+    // Flattened groups of options have ids too; they are not options.
+    let groups: Vec<&str> = cmd.get_groups().map(|g| g.get_id().as_str()).collect();
+    cli.given = matches
+        .ids()
+        .filter(|id| !groups.contains(&id.as_str()))
+        .filter(|id| {
+            matches.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|id| id.to_string())
+        .collect();
     Ok(cli)
 }

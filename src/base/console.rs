@@ -55,10 +55,36 @@ pub fn say(line: &str) {
 
 /// Writes one line to stderr only.
 pub fn say_unlogged(line: &str) {
+    let line = labelled(line);
     emit(&mut || {
         let mut err = std::io::stderr().lock();
         let _ = writeln!(err, "{line}");
     });
+}
+
+thread_local! {
+    /// What every message this thread says is about (one served stream).
+    static LABEL: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// From now on, every message this thread says names `label` after the
+/// prefix: `tapebuf: stream 3: ...`. A served stream's thread sets it, so
+/// its summary and its errors say whose they are.
+pub fn label_thread(label: String) {
+    LABEL.with(|l| *l.borrow_mut() = Some(label));
+}
+
+/// `line` with this thread's label after the prefix, if it has one (and
+/// then with the prefix, if it had none).
+fn labelled(line: &str) -> std::borrow::Cow<'_, str> {
+    LABEL.with(
+        |l| match (l.borrow().as_deref(), line.strip_prefix(PREFIX)) {
+            (Some(label), Some(rest)) => format!("{PREFIX}{label}: {rest}").into(),
+            // A line without the prefix (a digest) still says whose it is.
+            (Some(label), None) => format!("{PREFIX}{label}: {line}").into(),
+            (None, _) => line.into(),
+        },
+    )
 }
 
 /// From now on, appends every line said to `file` (opened for appending)
@@ -77,7 +103,7 @@ pub fn log(line: &str) {
     let Some(log) = slot.as_mut().filter(|l| !l.failed) else {
         return;
     };
-    if let Err(e) = writeln!(log.file, "{line}") {
+    if let Err(e) = writeln!(log.file, "{}", labelled(line)) {
         log.failed = true;
         let why = message!("-l/--log {}: cannot write: {e}", log.path.display());
         drop(slot);

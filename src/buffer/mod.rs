@@ -42,12 +42,13 @@ use crate::pipeline::stats::Stats;
 use crate::pipeline::watchdog::Watchdog;
 use crate::pipeline::Running;
 use digests::report_digests;
-use open::{open, Endpoints};
+use open::open;
+pub(crate) use open::Endpoints;
 
 /// How long a stopped writer may take to finish its block and close.
-const STOP_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How often the watchdog looks at the counters.
-const WATCHDOG_TICK: Duration = Duration::from_millis(250);
+pub(crate) const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 
 /// Runs the buffer as configured. Returns how the process should end.
 pub fn run(config: &Config) -> Result<Exit, Error> {
@@ -97,16 +98,11 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         .verbose(config.observe.verbose)
         .with_catalog(manifest::finish_catalog(&ledgers));
     let observers_ok = observers.finish(&summary);
-    let digests_ok = report_digests(config, &digests, summary.is_clean());
-    report(config, &summary);
-    let recorded_ok = manifest::finish_recording(config, &ledgers, &summary);
-    if !summary.is_clean() && summary.snapshot.read_bytes == 0 {
-        remove_empty(&created);
-    }
+    let closed_ok = close(config, &summary, &digests, &ledgers, &created);
     let logged_ok = console::log_ok();
     Ok(match interrupted {
         Some(sig) => Exit::Signal(sig),
-        None if summary.is_clean() && digests_ok && observers_ok && recorded_ok && logged_ok => {
+        None if summary.is_clean() && closed_ok && observers_ok && logged_ok => {
             Exit::Code(match summary.drive_alert() {
                 true => DRIVE_ALERT,
                 false => SUCCESS,
@@ -116,9 +112,29 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     })
 }
 
+/// The end of a run once its summary is made: the digests, the summary
+/// line and its errors, `--verify` and the manifest, and the files of a
+/// run that never got a byte removed. False when a digest file, a
+/// read-back or the manifest failed.
+pub(crate) fn close(
+    config: &Config,
+    summary: &Summary,
+    digests: &Digests,
+    ledgers: &[Arc<crate::manifest::Ledger>],
+    created: &[PathBuf],
+) -> bool {
+    let digests_ok = report_digests(config, digests, summary.is_clean());
+    report(config, summary);
+    let recorded_ok = manifest::finish_recording(config, ledgers, summary);
+    if !summary.is_clean() && summary.snapshot.read_bytes == 0 {
+        remove_empty(created);
+    }
+    digests_ok && recorded_ok
+}
+
 /// Starts a thread that turns the stop signals and SIGUSR1 into messages
 /// on a channel; the handle closes it.
-fn watch_signals() -> Result<(Receiver<i32>, Handle), Error> {
+pub(crate) fn watch_signals() -> Result<(Receiver<i32>, Handle), Error> {
     let mut watched = stop_signals();
     watched.push(SIGUSR1);
     let mut signals = Signals::new(watched).context("cannot install signal handlers")?;
@@ -203,7 +219,7 @@ fn shape(config: &Config, high_pct: u8) -> RunShape {
 /// signal that came while the ring was allocated waits in `sig_rx` and is
 /// answered at once here. Returns the stopping signal, or why the watchdog
 /// stopped the run.
-fn watch(
+pub(crate) fn watch(
     config: &Config,
     running: &Running,
     stats: &Stats,
@@ -239,7 +255,10 @@ fn watch(
 
 /// Allocates the ring and starts the pipeline on the opened endpoints,
 /// with a tap for each `--hash`. Also returns the high watermark in force.
-fn start(config: &Config, endpoints: Endpoints) -> Result<(Running, Digests, u8), Error> {
+pub(crate) fn start(
+    config: &Config,
+    endpoints: Endpoints,
+) -> Result<(Running, Digests, u8), Error> {
     let tape_output = endpoints.sinks.iter().any(|s| s.traits().is_tape());
     // The engine resolves the same watermark from the same outputs.
     let high_pct = config.pipeline.high_pct_for(tape_output);

@@ -73,6 +73,12 @@ pub struct Cli {
     #[arg(skip)]
     pub command: Vec<std::ffi::OsString>,
 
+    /// The ids of the options given on the command line, in clap's
+    /// spelling (`app::tree::parse` fills it), for the checks that judge
+    /// every option by what it means in one mode (`config::serve_flags`).
+    #[arg(skip)]
+    pub given: Vec<String>,
+
     /// Run CMD with sh -c and write the stream to its standard input
     ///
     /// An output, like -o: a restore into tar is --to 'tar xf -'. Its exit
@@ -155,6 +161,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub keys: super::key_args::KeyArgs,
+
+    #[command(flatten)]
+    pub serve: super::serve_args::ServeArgs,
 
     /// Print a digest of the stream at the end
     ///

@@ -26,6 +26,7 @@ pub mod rate_args;
 pub mod remote_args;
 pub mod report;
 pub mod rmt;
+pub mod serve_args;
 pub mod usage;
 pub mod verify;
 

@@ -58,6 +58,7 @@ impl Config {
             check_zero_copy(cli, &input, &outputs, &manifest)?,
         )?;
         let watchdog = watchdog(cli)?;
+        let (serve, stream_memory) = super::serve_flags::plan(cli, &input, &outputs, &pipeline)?;
         let reports =
             written_paths::report_files(&manifest, catalog.as_ref(), hash_file.as_ref(), &observe);
         let keys = super::net_flags::key_files(cli);
@@ -76,7 +77,7 @@ impl Config {
             volumes: cli.volumes,
             // A framed sender may send blocks up to the ring's size.
             net: NetSettings {
-                sender_block_limit_bytes: Some(pipeline.memory_bytes()),
+                sender_block_limit_bytes: Some(stream_memory),
                 ..net.clone()
             },
             manifest: manifest.checked().cloned(),
@@ -105,6 +106,7 @@ impl Config {
             md5_as_mbuffer: cli.mbuffer.md5,
             watchdog,
             print_pid: cli.mbuffer.pid,
+            serve,
         })
     }
 }

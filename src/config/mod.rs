@@ -32,6 +32,7 @@ mod observe_flags;
 mod ring_size;
 pub mod rmt_flags;
 mod scalar_flags;
+pub mod serve_flags;
 #[cfg(test)]
 mod tests;
 pub mod verify;
@@ -47,6 +48,7 @@ pub use manifest_flags::ManifestPlan;
 pub use ring_size::{
     MachineInfo, DEFAULT_BLOCK_BYTES, DEFAULT_MEMORY_BYTES, MAX_BLOCKS, MIN_BLOCKS, MIN_BLOCK_BYTES,
 };
+pub use serve_flags::{Scope, ServePlan};
 pub use volume_flags::change_policy;
 
 /// The validated settings of one run.
@@ -77,6 +79,9 @@ pub struct Config {
     pub watchdog: Option<Duration>,
     /// mbuffer's `--pid`: say the process id at the start.
     pub print_pid: bool,
+    /// `--senders`: one -I port serving many senders, each stream to its
+    /// own files; None for a lone run.
+    pub serve: Option<ServePlan>,
 }
 
 impl Config {

@@ -57,9 +57,9 @@ pub struct Accepted {
 }
 
 /// A connection that has not yet said what it is.
-struct Pending {
-    stream: TcpStream,
-    peer: SocketAddr,
+pub(super) struct Pending {
+    pub(super) stream: TcpStream,
+    pub(super) peer: SocketAddr,
     first: Vec<u8>,
     since: Instant,
 }
@@ -86,10 +86,6 @@ pub fn await_sender(
     deadline: Option<Instant>,
     mut note: impl FnMut(String),
 ) -> io::Result<Option<Accepted>> {
-    let limit = match settings.raw {
-        true => settings.stall,
-        false => Some(settings.stall.unwrap_or(HEADER_WAIT)),
-    };
     let mut pending: Vec<Pending> = Vec::new();
     loop {
         if stop.is_some_and(stopped) {
@@ -110,9 +106,12 @@ pub fn await_sender(
             if let Some(p) = take_connection(listener, settings, &mut note)? {
                 if pending.len() == MAX_PENDING {
                     let oldest = pending.remove(0);
-                    note(ignored(
-                        oldest.peer,
-                        &format!("more than {MAX_PENDING} connections waited at once"),
+                    note(format!(
+                        "{}; still waiting for the sender",
+                        ignored(
+                            oldest.peer,
+                            &format!("more than {MAX_PENDING} connections waited at once"),
+                        )
                     ));
                 }
                 pending.push(p);
@@ -122,35 +121,63 @@ pub fn await_sender(
         while i < pending.len() {
             // A look is one non-blocking read, so every held connection
             // gets one each round.
-            let verdict = match look(&mut pending[i], settings) {
-                Verdict::Waiting if limit.is_some_and(|l| pending[i].since.elapsed() >= l) => {
-                    Verdict::Ignored(format!(
-                        "it sent no tapebuf stream header within {} s",
-                        limit.unwrap_or_default().as_secs()
-                    ))
+            match step(pending.remove(i), settings) {
+                Step::Wait(p) => {
+                    pending.insert(i, p);
+                    i += 1;
                 }
-                v => v,
-            };
-            match verdict {
-                Verdict::Waiting => i += 1,
-                Verdict::Ignored(why) => {
-                    let p = pending.remove(i);
-                    note(ignored(p.peer, &why));
-                }
-                Verdict::Sender(opening) => {
-                    return plain(pending.swap_remove(i), opening).map(Some);
-                }
-                Verdict::Private => {
-                    let p = pending.swap_remove(i);
-                    let whole = limit.unwrap_or(HEADER_WAIT);
-                    let left = whole.saturating_sub(p.since.elapsed());
-                    match handshake(p, settings, (whole, left)) {
-                        Ok(sender) => return Ok(Some(sender)),
-                        Err((peer, why)) => note(ignored(peer, &why)),
-                    }
-                }
+                Step::Ignored(line) => note(format!("{line}; still waiting for the sender")),
+                Step::Sender(sender) => return Ok(Some(*sender)),
             }
         }
+    }
+}
+
+/// What one look at a held connection made of it.
+pub(super) enum Step {
+    Wait(Pending),
+    Sender(Box<Accepted>),
+    /// A line naming the connection and why it was ignored.
+    Ignored(String),
+}
+
+/// How long a connection may take to say what it is: `--timeout`, else
+/// `HEADER_WAIT`, and no limit for a raw stream without `--timeout`.
+fn header_limit(settings: &NetSettings) -> Option<Duration> {
+    match settings.raw {
+        true => settings.stall,
+        false => Some(settings.stall.unwrap_or(HEADER_WAIT)),
+    }
+}
+
+/// Looks once at a held connection (one non-blocking read) and, once it
+/// has said what it is, takes it as the sender (after its TLS handshake,
+/// if it began one) or ignores it.
+pub(super) fn step(mut p: Pending, settings: &NetSettings) -> Step {
+    let limit = header_limit(settings);
+    let verdict = match look(&mut p, settings) {
+        Verdict::Waiting if limit.is_some_and(|l| p.since.elapsed() >= l) => {
+            Verdict::Ignored(format!(
+                "it sent no tapebuf stream header within {} s",
+                limit.unwrap_or_default().as_secs()
+            ))
+        }
+        v => v,
+    };
+    let peer = p.peer;
+    let taken = match verdict {
+        Verdict::Waiting => return Step::Wait(p),
+        Verdict::Ignored(why) => Err((peer, why)),
+        Verdict::Sender(opening) => plain(p, opening).map_err(|e| (peer, e.to_string())),
+        Verdict::Private => {
+            let whole = limit.unwrap_or(HEADER_WAIT);
+            let left = whole.saturating_sub(p.since.elapsed());
+            handshake(p, settings, (whole, left))
+        }
+    };
+    match taken {
+        Ok(sender) => Step::Sender(Box::new(sender)),
+        Err((peer, why)) => Step::Ignored(ignored(peer, &why)),
     }
 }
 
@@ -202,10 +229,7 @@ fn handshake(
 }
 
 fn ignored(peer: SocketAddr, why: &str) -> String {
-    format!(
-        "ignored a connection from {}: {why}; still waiting for the sender",
-        show(peer)
-    )
+    format!("ignored a connection from {}: {why}", show(peer))
 }
 
 /// Waits up to `wait` for the listener or a pending connection to have
@@ -226,14 +250,19 @@ fn wait_any(listener: &Listener, pending: &[Pending], wait: Duration) -> io::Res
 
 /// Accepts one connection. One that `--allow` does not cover is refused
 /// and noted; None then, and when the peer gave up before the accept.
-fn take_connection(
+pub(super) fn take_connection(
     listener: &Listener,
     settings: &NetSettings,
     note: &mut impl FnMut(String),
 ) -> io::Result<Option<Pending>> {
     let (stream, peer) = match listener.accept_one() {
         Ok(pair) => pair,
-        Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EINTR)) => {
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::ECONNABORTED | libc::EINTR | libc::EAGAIN)
+            ) =>
+        {
             return Ok(None)
         }
         Err(e) => return Err(e),

@@ -10,6 +10,8 @@
 //! peer is unbounded without a way out.
 
 pub mod accept;
+pub mod accept_one;
+pub mod activation;
 pub mod addr;
 pub mod allow;
 pub mod facts;

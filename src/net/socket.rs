@@ -68,8 +68,18 @@ pub struct Listener {
     pub warning: Option<String>,
 }
 
-/// Binds and listens. A busy port or a bad address is an error naming it.
+/// Binds and listens, or takes the socket systemd passed for the port
+/// (`activation`). A busy port or a bad address is an error naming it.
 pub fn listen(addr: &ListenAddr, settings: &NetSettings) -> io::Result<Listener> {
+    if let Some((fd, socket)) = super::activation::take(addr.port)? {
+        return Ok(Listener {
+            socket,
+            name: addr.to_string(),
+            warning: Some(format!(
+                "listening on descriptor {fd}, passed by systemd (socket activation)"
+            )),
+        });
+    }
     let candidates = addr.resolve_in(settings.family)?;
     let dual_stack = addr.host.is_none() && settings.family.is_none();
     let mut last = None;
@@ -123,6 +133,12 @@ impl Listener {
     /// Accepts one waiting connection (blocking if none is waiting).
     pub fn accept_one(&self) -> io::Result<(TcpStream, SocketAddr)> {
         self.socket.accept()
+    }
+
+    /// Makes `accept_one` return at once when no connection waits, for a
+    /// listener that is polled (a service's).
+    pub fn accept_without_waiting(&self) -> io::Result<()> {
+        self.socket.set_nonblocking(true)
     }
 }
 

@@ -12,6 +12,7 @@ mod command;
 mod file;
 mod file_volumes;
 mod medium;
+pub mod name_template;
 mod open;
 mod output;
 mod preflight;

@@ -34,5 +34,5 @@ pub use manifest_check::{checked_source, Check, CheckedMedium, Outcome, Report};
 pub use open::{open, open_verified, InputSettings};
 pub use rmt::{Overrun, RmtReader};
 pub use tape::TapeReader;
-pub use tcp::TcpSource;
+pub use tcp::{bind, TcpSource};
 pub use volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};

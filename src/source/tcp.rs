@@ -63,6 +63,29 @@ pub struct TcpSource {
     link: Option<LinkFacts>,
 }
 
+/// Binds and listens on `-I ADDR`, saying the port when it was 0 (even
+/// under -q: nothing else tells the sender's user the port), and what
+/// the listener's setup noted. Also returns the settings as a host in
+/// ADDR that is not this machine's narrows them (`foreign_host`).
+pub fn bind(
+    addr: &ListenAddr,
+    settings: &NetSettings,
+    quiet: bool,
+) -> anyhow::Result<(Listener, NetSettings)> {
+    let (listener, settings, note) = foreign_host::listen(addr, settings)
+        .map_err(|e| anyhow::anyhow!("-I {addr}: cannot listen: {e}"))?;
+    if addr.port == 0 {
+        let bound = listener.local_addr()?;
+        say(&message!("-I: listening on {}", socket::show(bound)));
+    }
+    for line in [&note, &listener.warning].into_iter().flatten() {
+        if !quiet {
+            say(&message!("-I {addr}: {line}"));
+        }
+    }
+    Ok((listener, settings))
+}
+
 impl TcpSource {
     /// Binds and listens; the sender is awaited on the first fill.
     pub fn listen(
@@ -70,18 +93,7 @@ impl TcpSource {
         settings: &NetSettings,
         quiet: bool,
     ) -> anyhow::Result<TcpSource> {
-        let (listener, settings, note) = foreign_host::listen(addr, settings)
-            .map_err(|e| anyhow::anyhow!("-I {addr}: cannot listen: {e}"))?;
-        if addr.port == 0 {
-            // Even under -q: nothing else tells the sender's user the port.
-            let bound = listener.local_addr()?;
-            say(&message!("-I: listening on {}", socket::show(bound)));
-        }
-        for line in [&note, &listener.warning].into_iter().flatten() {
-            if !quiet {
-                say(&message!("-I {addr}: {line}"));
-            }
-        }
+        let (listener, settings) = bind(addr, settings, quiet)?;
         Ok(TcpSource {
             wire: Wire::Waiting,
             listener: Some(listener),
@@ -94,6 +106,31 @@ impl TcpSource {
             note: None,
             link: None,
         })
+    }
+
+    /// The stream of a sender that a service (`--senders`) already told
+    /// apart; or why it cannot be taken (a resumable session, which a
+    /// served stream cannot keep).
+    pub fn served(
+        sender: accept::Accepted,
+        endpoint: String,
+        settings: &NetSettings,
+        quiet: bool,
+    ) -> Result<TcpSource, String> {
+        let mut source = TcpSource {
+            wire: Wire::Closed,
+            listener: None,
+            session: None,
+            name: endpoint.clone(),
+            endpoint,
+            settings: settings.clone(),
+            stop: None,
+            quiet,
+            note: None,
+            link: None,
+        };
+        source.take(sender)?;
+        Ok(source)
     }
 
     /// Waits for the sender and reads its opening bytes. Ok(false) when

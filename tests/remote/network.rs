@@ -13,5 +13,7 @@ mod memory;
 mod options;
 pub mod private;
 mod raw;
+mod senders;
+mod service_rig;
 mod summaries;
 mod transfers;

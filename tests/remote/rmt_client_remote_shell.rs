@@ -67,30 +67,34 @@ fn a_short_write_count_is_an_error_with_the_byte_offset() {
 }
 
 /// Runs `command` to its end; returns its exit code, standard error, and
-/// peak resident memory in KiB (from wait4's resource usage).
-#[allow(clippy::zombie_processes, reason = "wait4 reaps it")]
-fn run_measured(mut command: std::process::Command) -> (i32, String, i64) {
-    let mut child = command
+/// peak resident memory in KiB. The peak is measured by GNU time, a small
+/// process that forks the command: a peak taken from this test process's
+/// own wait4 would count the test process's memory too, since a child's
+/// peak includes what it held between fork and exec (the kernel keeps it
+/// across exec), and this process runs every test of its binary at once.
+fn run_measured(command: std::process::Command) -> (i32, String, i64) {
+    let time = crate::common::needs::tool("/usr/bin/time", "time");
+    let dir = tempfile::tempdir().unwrap();
+    let peak = dir.path().join("peak");
+    let output = crate::common::command(time)
+        .args(["-f", "%M", "-o", peak.to_str().unwrap()])
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .spawn()
-        .expect("running tapebuf");
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
-        text
-    });
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data that wait4 fills in; the child is ours
-    // and not yet reaped, and Child never waits for it after this.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4 failed");
-    assert!(libc::WIFEXITED(status), "tapebuf ended by a signal");
-    let text = reader.join().unwrap();
-    (libc::WEXITSTATUS(status), text, usage.ru_maxrss)
+        .output()
+        .expect("running tapebuf under GNU time");
+    let said = std::fs::read_to_string(&peak).unwrap();
+    // GNU time says "Command exited with non-zero status N" first.
+    let kib = said.lines().last().and_then(|l| l.trim().parse().ok());
+    let code = output.status.code().expect("tapebuf ended by a signal");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (
+        code,
+        stderr,
+        kib.unwrap_or_else(|| panic!("no peak in {said:?}")),
+    )
 }
 
 #[test]
