@@ -34,8 +34,8 @@ pub struct KeyArgs {
     pub allow_keys: Option<PathBuf>,
 
     /// With --key: who makes the TLS records once the handshake is over.
-    /// auto: the kernel (kTLS) where it offers it, else tapebuf; on: the
-    /// kernel or the run fails; off: tapebuf.
+    /// auto: the kernel (kTLS) where it offers it with an accelerated
+    /// AES-GCM, else tapebuf; on: the kernel or the run fails; off: tapebuf.
     #[arg(
         long = "ktls",
         value_name = "WHEN",

@@ -97,7 +97,13 @@ fn kernel_takes(mode: Ktls, ready: bool, sock: &TcpStream) -> Result<bool, Strin
     let why = match mode {
         Ktls::Off => return Ok(false),
         _ if !ready => "the TLS connection was not at a point the kernel can take over".to_string(),
-        _ => match ktls::works().and_then(|()| ktls::offer(sock).map_err(|e| e.to_string())) {
+        _ => match ktls::works()
+            .and_then(|()| match mode {
+                Ktls::Auto => ktls::fast_enough(),
+                _ => Ok(()),
+            })
+            .and_then(|()| ktls::offer(sock).map_err(|e| e.to_string()))
+        {
             Ok(()) => return Ok(true),
             Err(why) => why,
         },

@@ -73,13 +73,56 @@ fn probe() -> io::Result<()> {
     setsockopt(&ours, TcpTlsRx, &info).map_err(refused)
 }
 
+/// Under `--ktls auto`, whether the kernel's AES-GCM is worth taking:
+/// Err with the reason when the one it would use is its generic C code
+/// (`gcm_base(ctr(aes-generic),ghash-generic)`), which made records at
+/// 0.44 times rustls's speed in the tape lab, where the accelerated one
+/// (`aesni_intel`) made them at 1.1 times (tests/tapelab/FINDINGS.md).
+/// Asked after `works`, whose probe made the kernel choose one. A kernel
+/// that says nothing (no /proc/crypto) is taken at its word.
+pub fn fast_enough() -> Result<(), String> {
+    let listing = std::fs::read_to_string("/proc/crypto").unwrap_or_default();
+    match chosen_driver(&listing, "gcm(aes)") {
+        Some(driver) if is_generic(&driver) => Err(format!(
+            "the kernel's AES-GCM is its generic C code ({driver}), slower than user space's \
+             (modprobe aesni_intel ghash_clmulni_intel; or --ktls on)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The driver the kernel uses for algorithm `name` in a /proc/crypto
+/// listing: the one of highest priority.
+fn chosen_driver(listing: &str, name: &str) -> Option<String> {
+    let field = |entry: &str, key: &str| -> Option<String> {
+        (entry.lines())
+            .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim() == key))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    (listing.split("\n\n"))
+        .filter(|e| field(e, "name").as_deref() == Some(name))
+        .filter_map(|e| {
+            let priority: i64 = field(e, "priority")?.parse().ok()?;
+            Some((priority, field(e, "driver")?))
+        })
+        .max_by_key(|(priority, _)| *priority)
+        .map(|(_, driver)| driver)
+}
+
+/// A driver built from the kernel's portable C AES or GHASH.
+fn is_generic(driver: &str) -> bool {
+    driver.contains("aes-generic") || driver.contains("ghash-generic")
+}
+
 /// Why a stream under `mode` runs its records in user space: for the
 /// summary.
 pub fn why_not(mode: Ktls) -> String {
     match (mode, works()) {
         (Ktls::Off, _) => "--ktls off".to_string(),
         (_, Err(why)) => why,
-        (_, Ok(())) => "the connection could not be handed to the kernel".to_string(),
+        (mode, Ok(())) => (fast_enough().err())
+            .filter(|_| mode == Ktls::Auto)
+            .unwrap_or_else(|| "the connection could not be handed to the kernel".to_string()),
     }
 }
 

@@ -70,3 +70,50 @@ fn a_key_shorter_than_its_cipher_needs_is_an_error_not_a_panic() {
     assert!(bytes::<32>(short.as_ref(), 1).is_err());
     assert!(bytes::<4>(&[1, 2, 3], 0).is_err());
 }
+
+/// /proc/crypto as the tape lab's 6.12 kernel lists AES-GCM: the generic
+/// instance its `gcm` template made, and, once `aesni_intel` is loaded,
+/// the accelerated one at a higher priority.
+const GENERIC: &str = "name         : gcm(aes)
+driver       : gcm_base(ctr(aes-generic),ghash-generic)
+module       : gcm
+priority     : 100
+refcnt       : 1
+selftest     : passed
+type         : aead
+
+name         : ghash
+driver       : ghash-generic
+module       : ghash_generic
+priority     : 100
+";
+
+const ACCELERATED: &str = "name         : gcm(aes)
+driver       : generic-gcm-aesni-avx
+module       : aesni_intel
+priority     : 500
+type         : aead
+";
+
+#[test]
+fn the_kernel_s_aes_gcm_is_the_driver_of_highest_priority() {
+    assert_eq!(
+        chosen_driver(GENERIC, "gcm(aes)").as_deref(),
+        Some("gcm_base(ctr(aes-generic),ghash-generic)")
+    );
+    let both = format!("{GENERIC}\n{ACCELERATED}");
+    assert_eq!(
+        chosen_driver(&both, "gcm(aes)").as_deref(),
+        Some("generic-gcm-aesni-avx")
+    );
+    assert_eq!(chosen_driver("", "gcm(aes)"), None);
+}
+
+#[test]
+fn only_the_portable_c_aes_gcm_is_too_slow_for_auto() {
+    assert!(is_generic("gcm_base(ctr(aes-generic),ghash-generic)"));
+    assert!(is_generic("gcm_base(ctr-aes-aesni,ghash-generic)"));
+    // The accelerated driver's name begins with "generic" too.
+    assert!(!is_generic("generic-gcm-aesni-avx"));
+    assert!(!is_generic("generic-gcm-vaes-avx10_512"));
+}

@@ -169,7 +169,8 @@ if [ "$LAB_MODE" = findings ]; then
     exit 0
 fi
 if [ "$LAB_MODE" = bench ]; then
-    bash "$LAB_HERE/suite.sh" --bench </dev/null
+    # shellcheck disable=SC2086
+    bash "$LAB_HERE/suite.sh" --bench $LAB_CASES </dev/null
     exit
 fi
 # shellcheck disable=SC2086
