@@ -142,6 +142,7 @@ pub fn resolve(
                 ),
             ));
         };
+        refuse_device(path)?;
         named_each_stream("-o/--output", path)?;
     }
     for (name, path) in [
@@ -156,6 +157,23 @@ pub fn resolve(
         senders: usize::from(senders),
         streams: cli.serve.streams,
     }))
+}
+
+/// Refuses a device (a tape drive, a disk) as a service's output: it is
+/// not a template, and many streams cannot share it.
+fn refuse_device(path: &Path) -> Result<(), ConfigError> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::metadata(path).map(|m| m.file_type());
+    if kind.is_ok_and(|k| k.is_char_device() || k.is_block_device()) {
+        return Err(ConfigError::new(
+            "-o/--output",
+            format!(
+                "{}: is a device; with --senders {NOT_A_TAPE}",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a template that would give every stream the same file.

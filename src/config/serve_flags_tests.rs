@@ -165,3 +165,15 @@ fn memory_is_shared_out_a_block_count_each_and_refused_when_too_thin() {
     assert_eq!(e.flag, "-m/--memory");
     assert!(e.why.contains("--senders 8"), "{e}");
 }
+
+#[test]
+fn a_device_is_refused_as_a_service_s_output_naming_it() {
+    let mut c = cli(&["-I", "127.0.0.1:0", "--senders", "2", "-o", "/dev/null"]);
+    c.given.push("outputs".into());
+    let e = refusal(&c);
+    assert_eq!(e.flag, "-o/--output");
+    assert_eq!(
+        e.why,
+        "/dev/null: is a device; with --senders each served stream goes to a file of its own, not a tape"
+    );
+}

@@ -45,9 +45,9 @@ impl Service {
     pub(super) fn status(&self, tally: &Tally) {
         let live = lock(&self.live);
         say(&message!(
-            "status: {}: {} streams running, {}",
+            "status: {}: {} running, {}",
             self.listening,
-            live.len(),
+            super::tally::streams(live.len() as u64),
             tally.so_far()
         ));
         for tx in live.values() {

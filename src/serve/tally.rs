@@ -48,10 +48,9 @@ impl Tally {
 
     /// "N streams ended: W whole, F failed" ("1 stream ended" for one).
     pub(super) fn so_far(&self) -> String {
-        let n = self.streams();
-        let streams = if n == 1 { "stream" } else { "streams" };
         format!(
-            "{n} {streams} ended: {} whole, {} failed",
+            "{} ended: {} whole, {} failed",
+            streams(self.streams()),
             self.whole,
             self.failed.len()
         )
@@ -68,5 +67,13 @@ impl Tally {
             line += &format!(" (FAILED: {})", self.failed.join("; "));
         }
         say(&line);
+    }
+}
+
+/// "1 stream", "3 streams".
+pub(super) fn streams(n: u64) -> String {
+    match n {
+        1 => "1 stream".to_string(),
+        n => format!("{n} streams"),
     }
 }

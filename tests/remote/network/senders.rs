@@ -146,7 +146,7 @@ fn a_connection_that_never_speaks_and_a_sender_that_stalls_cost_only_themselves(
 }
 
 #[test]
-fn a_signal_stops_every_running_stream_each_saying_so_and_ends_the_service_by_it() {
+fn sigusr1_says_each_stream_s_status_and_sigterm_stops_every_stream_and_the_service_by_it() {
     let vault = Vault::new(2);
     let (mut service, port, mut lines) = vault.serve(&["--senders", "2", "-m", "32M"]);
     let mut senders: Vec<Child> = (0..2).map(|i| vault.sender(i, port, &[])).collect();
@@ -166,10 +166,26 @@ fn a_signal_stops_every_running_stream_each_saying_so_and_ends_the_service_by_it
     for (i, seq) in seqs.iter().enumerate() {
         wait_for_len(&vault.out().join(format!("db{}-{seq}.dat", i + 1)), MIB);
     }
+    // SIGUSR1 first: a line for the service, then one per stream.
+    kill(&service, "-USR1");
+    lines.until(&["status: -I 127.0.0.1:0: 2 streams running, 0 streams ended"]);
+    let mut said_status: Vec<u64> = (0..2)
+        .map(|_| seq_of(&lines.until(&[": status: in 1048576 bytes"])))
+        .collect();
+    said_status.sort_unstable();
+    let mut expected = seqs.to_vec();
+    expected.sort_unstable();
+    assert_eq!(said_status, expected, "each stream's status, once");
     kill(&service, "-TERM");
     let (status, said) = service_end(&mut service, lines);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(15), "{said}");
+    // A stream stopped before its sender's end is not whole.
+    let last = said.lines().last().unwrap();
+    assert!(
+        last.contains("2 streams ended: 0 whole, 2 failed (FAILED: stream "),
+        "{last}"
+    );
     for (i, seq) in seqs.into_iter().enumerate() {
         let line = (said.lines())
             .find(|l| l.starts_with(&format!("tapebuf: stream {seq}: summary:")))
