@@ -48,7 +48,7 @@ pub(crate) use open::Endpoints;
 /// How long a stopped writer may take to finish its block and close.
 pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How often the watchdog looks at the counters.
-pub(crate) const WATCHDOG_TICK: Duration = Duration::from_millis(250);
+const WATCHDOG_TICK: Duration = Duration::from_millis(250);
 
 /// Runs the buffer as configured. Returns how the process should end.
 pub fn run(config: &Config) -> Result<Exit, Error> {
@@ -61,35 +61,20 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
     if config.print_pid {
         say(&message!("PID is {}", std::process::id()));
     }
-    let ticks = match config.watchdog {
-        Some(_) => tick(WATCHDOG_TICK),
-        None => never(),
-    };
+    let ticks = watchdog_ticks(config);
     let endpoints = match open_answering_signals(config, &sig_rx, &ticks)? {
         Ok(endpoints) => endpoints,
         Err(exit) => return Ok(exit),
     };
-    let created = endpoints.created.clone();
-    let ledgers: Vec<_> = endpoints
-        .sinks
-        .iter()
-        .filter_map(|s| s.traits().ledger)
-        .collect();
-    let (mut running, digests, high_pct) = start(config, endpoints)?;
+    let (created, ledgers) = (endpoints.created.clone(), endpoints.ledgers());
+    let (running, digests, high_pct) = start(config, endpoints)?;
     let stats = Arc::clone(running.stats());
     if config.observe.verbose {
         say(&verbose::start_line(config, high_pct));
     }
     let observers = Observers::start(&config.observe, shape(config, high_pct), files, &stats);
 
-    let (interrupted, stalled) = watch(config, &running, &stats, &sig_rx, &ticks);
-    let grace = if interrupted.is_some() || stalled.is_some() {
-        running.stop();
-        Some(STOP_GRACE)
-    } else {
-        None
-    };
-    running.wait(grace);
+    let (interrupted, stalled) = see_through(config, running, &sig_rx, &ticks);
     // A remote shell whose server hangs must not outlive the run.
     crate::base::child_groups::end_children();
     signal_handle.close();
@@ -110,6 +95,33 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         }
         None => Exit::Code(FAILURE),
     })
+}
+
+/// The ticks the watchdog looks at the counters on: none without `-W`.
+pub(crate) fn watchdog_ticks(config: &Config) -> Receiver<Instant> {
+    match config.watchdog {
+        Some(_) => tick(WATCHDOG_TICK),
+        None => never(),
+    }
+}
+
+/// Watches a started run to its end (`watch`), stopping it on a signal or
+/// the watchdog and giving its writer `STOP_GRACE`, and waits for it.
+/// Returns the stopping signal, or why the watchdog stopped it.
+pub(crate) fn see_through(
+    config: &Config,
+    mut running: Running,
+    sig_rx: &Receiver<i32>,
+    ticks: &Receiver<Instant>,
+) -> (Option<i32>, Option<String>) {
+    let stats = Arc::clone(running.stats());
+    let (interrupted, stalled) = watch(config, &running, &stats, sig_rx, ticks);
+    let grace = (interrupted.is_some() || stalled.is_some()).then(|| {
+        running.stop();
+        STOP_GRACE
+    });
+    running.wait(grace);
+    (interrupted, stalled)
 }
 
 /// The end of a run once its summary is made: the digests, the summary
@@ -219,7 +231,7 @@ fn shape(config: &Config, high_pct: u8) -> RunShape {
 /// signal that came while the ring was allocated waits in `sig_rx` and is
 /// answered at once here. Returns the stopping signal, or why the watchdog
 /// stopped the run.
-pub(crate) fn watch(
+fn watch(
     config: &Config,
     running: &Running,
     stats: &Stats,

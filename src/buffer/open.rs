@@ -1,11 +1,13 @@
 //! Opening the input and the outputs for a run, from its `Config`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::base::errors::OpenError;
 use crate::base::file_id::Identity;
 use crate::config::{Config, ConfigError, InputSpec};
 use crate::error::Error;
+use crate::manifest::Ledger;
 use crate::sink::{self, Sink};
 use crate::source::{self, Source};
 
@@ -15,6 +17,16 @@ pub struct Endpoints {
     pub sinks: Vec<Box<dyn Sink>>,
     /// Output files this run created.
     pub created: Vec<PathBuf>,
+}
+
+impl Endpoints {
+    /// The ledgers of the outputs that record what they wrote, for the
+    /// manifest and `--verify` at the end.
+    pub fn ledgers(&self) -> Vec<Arc<Ledger>> {
+        (self.sinks.iter())
+            .filter_map(|s| s.traits().ledger)
+            .collect()
+    }
 }
 
 /// Opens the input and the outputs. This may block (a FIFO, a remote

@@ -9,14 +9,14 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crossbeam_channel::{never, tick, unbounded, Receiver};
+use crossbeam_channel::{unbounded, Receiver};
 
 use super::service::Service;
 use super::tally::Outcome;
 use crate::base::console::{self, message, say};
 use crate::base::signals::signal_name;
 use crate::base::sync::lock;
-use crate::buffer::{self, Endpoints, STOP_GRACE, WATCHDOG_TICK};
+use crate::buffer::{self, Endpoints};
 use crate::config::serve_flags::stream_blocks;
 use crate::config::{Config, ManifestPlan, OutputSpec};
 use crate::net::accept::Accepted;
@@ -132,16 +132,13 @@ fn run(config: &Config, sender: Accepted, signals: &Receiver<i32>) -> bool {
             return false;
         }
     };
-    let ledgers: Vec<_> = (opened.sinks.iter())
-        .filter_map(|s| s.traits().ledger)
-        .collect();
-    let created = opened.created.clone();
     let endpoints = Endpoints {
         source: Box::new(source),
         sinks: opened.sinks,
         created: opened.created,
     };
-    let (mut running, digests, _) = match buffer::start(config, endpoints) {
+    let (created, ledgers) = (endpoints.created.clone(), endpoints.ledgers());
+    let (running, digests, _) = match buffer::start(config, endpoints) {
         Ok(started) => started,
         Err(e) => {
             say(&message!("not begun: {e}"));
@@ -149,16 +146,8 @@ fn run(config: &Config, sender: Accepted, signals: &Receiver<i32>) -> bool {
         }
     };
     let stats = Arc::clone(running.stats());
-    let ticks = match config.watchdog {
-        Some(_) => tick(WATCHDOG_TICK),
-        None => never(),
-    };
-    let (interrupted, stalled) = buffer::watch(config, &running, &stats, signals, &ticks);
-    let grace = (interrupted.is_some() || stalled.is_some()).then(|| {
-        running.stop();
-        STOP_GRACE
-    });
-    running.wait(grace);
+    let ticks = buffer::watchdog_ticks(config);
+    let (interrupted, stalled) = buffer::see_through(config, running, signals, &ticks);
     let summary = Summary::collect(&stats, interrupted.map(signal_name), stalled)
         .verbose(config.observe.verbose);
     let closed_ok = buffer::close(config, &summary, &digests, &ledgers, &created);

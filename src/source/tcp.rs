@@ -94,18 +94,9 @@ impl TcpSource {
         quiet: bool,
     ) -> anyhow::Result<TcpSource> {
         let (listener, settings) = bind(addr, settings, quiet)?;
-        Ok(TcpSource {
-            wire: Wire::Waiting,
-            listener: Some(listener),
-            session: None,
-            endpoint: format!("-I {addr}"),
-            name: format!("-I {addr}"),
-            settings,
-            stop: None,
-            quiet,
-            note: None,
-            link: None,
-        })
+        let mut source = TcpSource::waiting(format!("-I {addr}"), settings, quiet);
+        source.listener = Some(listener);
+        Ok(source)
     }
 
     /// The stream of a sender that a service (`--senders`) already told
@@ -117,20 +108,25 @@ impl TcpSource {
         settings: &NetSettings,
         quiet: bool,
     ) -> Result<TcpSource, String> {
-        let mut source = TcpSource {
-            wire: Wire::Closed,
+        let mut source = TcpSource::waiting(endpoint, settings.clone(), quiet);
+        source.take(sender)?;
+        Ok(source)
+    }
+
+    /// A source for `endpoint` with no sender yet, and no listener.
+    fn waiting(endpoint: String, settings: NetSettings, quiet: bool) -> TcpSource {
+        TcpSource {
+            wire: Wire::Waiting,
             listener: None,
             session: None,
             name: endpoint.clone(),
             endpoint,
-            settings: settings.clone(),
+            settings,
             stop: None,
             quiet,
             note: None,
             link: None,
-        };
-        source.take(sender)?;
-        Ok(source)
+        }
     }
 
     /// Waits for the sender and reads its opening bytes. Ok(false) when
