@@ -239,3 +239,58 @@ fn a_service_started_by_socket_activation_takes_the_socket_systemd_bound() {
     );
     assert_eq!(vault.streams(), vec![("db1-1.dat".to_string(), digest)]);
 }
+
+#[test]
+fn a_stranger_s_key_is_refused_before_a_stream_and_the_service_takes_the_next_sender() {
+    let vault = Vault::new(1);
+    let stranger = crate::common::keys::new_key(vault.dir.path(), "stranger");
+    let (mut service, port, mut lines) = vault.serve(&["--senders", "2", "--streams", "1"]);
+    let to = format!("127.0.0.1:{port}");
+    let key = stranger.file.to_str().unwrap();
+    let mut refused = crate::common::spawn_piped(&[
+        "-O",
+        &to,
+        "-q",
+        "--key",
+        key,
+        "--pin",
+        &vault.key.print,
+        "--connect-timeout",
+        "5",
+    ]);
+    drop(refused.stdin.take());
+    assert_eq!(exit_within(&mut refused, LIMIT).code(), Some(1));
+    lines.until(&["ignored a connection from 127.0.0.1:", &stranger.print]);
+    let digest = send_whole(&vault, 0, port, 2, 40);
+    let (status, said) = service_end(&mut service, lines);
+    assert_eq!(status.code(), Some(0), "{said}");
+    assert!(said.contains("1 stream ended: 1 whole, 0 failed"), "{said}");
+    assert_eq!(vault.streams(), vec![("db1-1.dat".to_string(), digest)]);
+}
+
+#[test]
+fn a_stream_the_watchdog_stops_fails_alone_keeping_what_it_committed() {
+    let vault = Vault::new(2);
+    let (mut service, port, mut lines) =
+        vault.serve(&["--senders", "2", "--streams", "2", "-m", "32M", "-W", "2"]);
+    let mut idle = vault.sender(0, port, &[]);
+    let input = send_and_hold(&mut idle, 1, 50);
+    let idle_seq = seq_of(&lines.until(&["sender db1 (", " to "]));
+    let digest = send_whole(&vault, 1, port, 3, 51);
+    let (status, said) = service_end(&mut service, lines);
+    assert_eq!(status.code(), Some(1), "{said}");
+    let summary = (said.lines())
+        .find(|l| l.starts_with(&format!("tapebuf: stream {idle_seq}: summary:")))
+        .unwrap_or_else(|| panic!("no summary of stream {idle_seq}: {said}"));
+    assert!(summary.ends_with("; STALLED"), "{summary}");
+    let watchdog = format!("tapebuf: stream {idle_seq}: -W/--watchdog: no data moved for 2 s");
+    assert!(said.contains(&watchdog), "{said}");
+    let file = vault.out().join(format!("db1-{idle_seq}.dat"));
+    let held = std::fs::metadata(&file).unwrap().len();
+    assert_eq!(held, MIB as u64, "{said}");
+    assert_eq!(stream_out_bytes(&said, idle_seq), held, "{said}");
+    let whole = (vault.streams().into_iter()).find(|(n, _)| n.starts_with("db2-"));
+    assert_eq!(whole.map(|w| w.1), Some(digest));
+    drop(input);
+    assert_eq!(exit_within(&mut idle, LIMIT).code(), Some(1));
+}
