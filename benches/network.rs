@@ -2,8 +2,8 @@
 //! with mbuffer to mbuffer, same block size and memory, in one run.
 //!
 //! `dd if=/dev/zero` feeds the sender; the receiver writes to /dev/null.
-//! tapebuf runs framed (checked frames, trailer, reply) as users get it by
-//! default, once more with `--hash sha256` on the sender, and once private
+//! tapebuf runs framed in clear text (`--plain`: checked frames, trailer,
+//! reply), once more with `--hash sha256` on the sender, and once private
 //! (`--key`, TLS 1.3 in user space; `tb+tls`), and beside them ssh with
 //! AES-128-GCM into an sshd of its own (`network/ssh.rs`). `tb+resume`
 //! is the plain pair with `--resume-timeout` (acknowledgements, blocks
@@ -122,9 +122,12 @@ fn pairs(b: &str, m: &str, fx: &Fixtures) -> Vec<(&'static str, Commands)> {
     let (rx_key, tx_key) = (fx.receiver.0.as_str(), fx.sender.0.as_str());
     let allow = format!("{}=sender", fx.sender.1);
     let mut pairs = vec![
-        ("tapebuf", pair(TAPEBUF, &[], &[])),
+        ("tapebuf", pair(TAPEBUF, &["--plain"], &["--plain"])),
         ("mbuffer", pair("mbuffer", &[], &[])),
-        ("tb+sha256", pair(TAPEBUF, &[], &["--hash", "sha256"])),
+        (
+            "tb+sha256",
+            pair(TAPEBUF, &["--plain"], &["--plain", "--hash", "sha256"]),
+        ),
         (
             "tb+tls",
             pair(
@@ -137,7 +140,7 @@ fn pairs(b: &str, m: &str, fx: &Fixtures) -> Vec<(&'static str, Commands)> {
     if let Ok(ssh) = &fx.ssh {
         pairs.push(("ssh", ssh.commands()));
     }
-    let resume = ["--resume-timeout", "60"];
+    let resume = ["--plain", "--resume-timeout", "60"];
     pairs.push(("tb+resume", pair(TAPEBUF, &resume, &resume)));
     pairs.push(("tb+relay", pair(TAPEBUF, &resume, &resume)));
     pairs.push(("tb+cut20", pair(TAPEBUF, &resume, &resume)));

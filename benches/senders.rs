@@ -130,6 +130,8 @@ fn receivers(s: &Setup, c: Contender, out: &Path) -> (Vec<Child>, Vec<u16>) {
                     "--allow-key",
                     &allow,
                 ]));
+            } else {
+                args.push("--plain".into());
             }
             let child = spawn(&args);
             wait_listening(port);
@@ -141,9 +143,13 @@ fn receivers(s: &Setup, c: Contender, out: &Path) -> (Vec<Child>, Vec<u16>) {
                 .map(|(i, port)| {
                     let listen = format!("127.0.0.1:{port}");
                     let name = file(&format!("{i}.dat"));
-                    spawn(&strings(&[
+                    let mut args = strings(&[
                         tool, "-q", "-I", &listen, "-s", &s.block, "-m", &share, "-o", &name,
-                    ]))
+                    ]);
+                    if c == Contender::PortEach {
+                        args.push("--plain".into());
+                    }
+                    spawn(&args)
                 })
                 .collect();
             for port in &ports {
@@ -180,6 +186,8 @@ fn sender(s: &Setup, c: Contender, port: u16) -> (Child, Child) {
             "--pin",
             &s.keys.receiver_print,
         ]));
+    } else if c != Contender::Mbuffer {
+        args.push("--plain".into());
     }
     let child = Command::new(&args[0])
         .args(&args[1..])

@@ -1,4 +1,5 @@
-//! `tapebuf key new FILE` and `tapebuf key show FILE`: the one line a key
+//! `tapebuf key new [FILE]` and `tapebuf key show [FILE]` (FILE is the
+//! tapebuf directory's `key` by default, `keys::KeyHome`): the one line a key
 //! is known by, `SHA256:<base64> NAME`, on standard output, ready to paste
 //! into a receiver's list of allowed keys. Nothing else is printed on
 //! success, so a script can capture the line.
@@ -17,6 +18,7 @@ use crate::cli::command::Command;
 use crate::cli::key::{KeyAction, KeyCli};
 use crate::keys::key_file::{KeyError, KeyPair};
 use crate::keys::name;
+use crate::keys::KeyHome;
 
 /// `tapebuf key`.
 pub struct Keys;
@@ -37,8 +39,18 @@ impl Command for Keys {
                 return Exit::Code(USAGE);
             }
         };
+        let (file, home) = match file {
+            Some(file) => (file, None),
+            None => match KeyHome::locate() {
+                Ok(home) => (home.key(), Some(home)),
+                Err(why) => {
+                    say(&message!("key: {why}; give FILE"));
+                    return Exit::Code(USAGE);
+                }
+            },
+        };
         let pair = match made {
-            true => new_key(&file),
+            true => new_key(&file, home.as_ref()),
             false => KeyPair::load(&file),
         };
         let pair = match pair {
@@ -61,8 +73,16 @@ impl Command for Keys {
     }
 }
 
-/// A new key pair, written to `file`.
-fn new_key(file: &Path) -> Result<KeyPair, KeyError> {
+/// A new key pair, written to `file`; the tapebuf directory `home` is
+/// made first when `file` is its default key.
+fn new_key(file: &Path, home: Option<&KeyHome>) -> Result<KeyPair, KeyError> {
+    if let Some(home) = home {
+        home.make_dir().map_err(|source| KeyError::Io {
+            path: home.dir().to_path_buf(),
+            what: "cannot make the directory",
+            source,
+        })?;
+    }
     let pair = KeyPair::generate()?;
     pair.write_new(file)?;
     Ok(pair)

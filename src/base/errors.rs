@@ -25,6 +25,15 @@ impl ConfigError {
     }
 }
 
+/// Refuses `flag` unless `ok`: it applies only to `what` ("to -I and -O").
+pub fn needs(flag: &str, ok: bool, what: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(flag, format!("only applies {what}")))
+    }
+}
+
 /// Why an input or an output could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {

@@ -159,6 +159,12 @@ pub struct Cli {
     #[arg(long = "raw", hide_short_help = true)]
     pub raw: bool,
 
+    /// With -I and -O: tapebuf's checked frames in clear text, without
+    /// keys, for a trusted network. Streams are private by default (TLS
+    /// 1.3 between keys, see --key).
+    #[arg(long = "plain", hide_short_help = true)]
+    pub plain: bool,
+
     #[command(flatten)]
     pub keys: super::key_args::KeyArgs,
 

@@ -28,9 +28,11 @@ pub enum KeyAction {
     /// Make a new key pair in FILE, which must not exist, and print its
     /// fingerprint and name.
     New {
-        /// Where the private key goes (created with mode 0600).
+        /// Where the private key goes (created with mode 0600) [default:
+        /// the key -I and -O use without --key, ~/.config/tapebuf/key,
+        /// its directory made with mode 0700].
         #[arg(value_name = "FILE")]
-        file: PathBuf,
+        file: Option<PathBuf>,
         /// The name printed after the fingerprint, which a receiver's list
         /// of allowed keys names the sender by (letters, digits, '.', '_'
         /// and '-', at most 64); the host's name by default.
@@ -39,9 +41,10 @@ pub enum KeyAction {
     },
     /// Print the fingerprint and name of the key pair in FILE.
     Show {
-        /// A key file made by 'tapebuf key new'.
+        /// A key file made by 'tapebuf key new' [default:
+        /// ~/.config/tapebuf/key].
         #[arg(value_name = "FILE")]
-        file: PathBuf,
+        file: Option<PathBuf>,
         /// The name printed after the fingerprint; the host's name by
         /// default.
         #[arg(long = "name", value_name = "NAME")]

@@ -1,10 +1,11 @@
 //! The options of a private stream as typed: this end's key, the
 //! receiver's fingerprint that a sender pins, the senders a receiver
-//! allows, and who makes the TLS records (`--ktls`).
+//! allows, a site CA's certificates in their place (`--ca`, `--cert`),
+//! and who makes the TLS records (`--ktls`).
 
 use std::path::PathBuf;
 
-/// `--key`, `--pin`, `--allow-key(s)` and `--ktls`.
+/// `--key`, `--pin`, `--allow-key(s)`, `--ca`, `--cert` and `--ktls`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct KeyArgs {
     /// Make -I and -O private and authenticated with this end's key FILE
@@ -32,6 +33,17 @@ pub struct KeyArgs {
     /// "FINGERPRINT NAME" per line, read again for every connection.
     #[arg(long = "allow-keys", value_name = "FILE", hide_short_help = true)]
     pub allow_keys: Option<PathBuf>,
+
+    /// For a site with its own certificate authority: check the peer's
+    /// certificate against the CA certificates in FILE (PEM) instead of
+    /// pins and allowed keys. Needs --cert.
+    #[arg(long = "ca", value_name = "FILE", hide_short_help = true)]
+    pub ca: Option<PathBuf>,
+
+    /// With --ca: this end's certificate FILE (PEM, then any
+    /// intermediates), issued by the CA for this end's key (--key).
+    #[arg(long = "cert", value_name = "FILE", hide_short_help = true)]
+    pub cert: Option<PathBuf>,
 
     /// With --key: who makes the TLS records once the handshake is over.
     /// auto: the kernel (kTLS) where it offers it with an accelerated

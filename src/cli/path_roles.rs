@@ -36,6 +36,8 @@ pub const PATH_ROLES: &[(&str, &str, PathRole)] = &[
     (BUFFER, "temp_file_path", PathRole::Unused),
     (BUFFER, "key", PathRole::Uses(Role::Read)),
     (BUFFER, "allow_keys", PathRole::Uses(Role::Read)),
+    (BUFFER, "ca", PathRole::Uses(Role::Read)),
+    (BUFFER, "cert", PathRole::Uses(Role::Read)),
     ("rmt", "config", PathRole::Uses(Role::Read)),
     ("rmt", "log", PathRole::Uses(Role::Report)),
     ("report", "file", PathRole::Uses(Role::Read)),

@@ -61,7 +61,7 @@ impl Config {
         let (serve, stream_memory) = super::serve_flags::plan(cli, &input, &outputs, &pipeline)?;
         let reports =
             written_paths::report_files(&manifest, catalog.as_ref(), hash_file.as_ref(), &observe);
-        let keys = super::net_flags::key_files(cli);
+        let keys = super::key_flags::key_files(net.tls.as_ref());
         written_paths::check(&input, &outputs, &manifest, &reports, &keys)?;
         let endpoint = EndpointSettings {
             block_bytes: pipeline.block_bytes,

@@ -24,6 +24,7 @@ use crate::source::InputSettings;
 mod catalog_flag;
 mod commands;
 mod from_cli;
+mod key_flags;
 mod library_flags;
 mod manifest_flags;
 pub mod mbuffer_flags;

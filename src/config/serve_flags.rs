@@ -49,12 +49,12 @@ pub fn scope(id: &str) -> Option<Scope> {
         "senders" | "streams" | "listen" | "log" | "quiet_log" | "pid" | "quiet"
         | "no_progress" => Whole,
         "outputs" | "manifest" | "hash_file" => Named,
-        "allow" | "timeout" | "tcp_timeout" | "tcp_buffer" | "raw" | "key" | "allow_key"
-        | "allow_keys" | "ktls" | "hash" | "verify" | "block_size" | "memory" | "blocks"
-        | "high_watermark" | "low_watermark" | "lock" | "force" | "sync" | "direct"
-        | "no_direct" | "zero_copy" | "input_rate" | "output_rate" | "watchdog" | "verbose"
-        | "ipv4" | "ipv6" | "any_family" | "stop_on_error" | "device_block_size" | "temp_file"
-        | "temp_file_path" | "tapeaware" => Each,
+        "allow" | "timeout" | "tcp_timeout" | "tcp_buffer" | "raw" | "plain" | "key" | "ca"
+        | "cert" | "allow_key" | "allow_keys" | "ktls" | "hash" | "verify" | "block_size"
+        | "memory" | "blocks" | "high_watermark" | "low_watermark" | "lock" | "force" | "sync"
+        | "direct" | "no_direct" | "zero_copy" | "input_rate" | "output_rate" | "watchdog"
+        | "verbose" | "ipv4" | "ipv6" | "any_family" | "stop_on_error" | "device_block_size"
+        | "temp_file" | "temp_file_path" | "tapeaware" => Each,
         "input" | "command" => Refused(ONE_INPUT),
         "connect" | "to" | "accept_status" => {
             Refused("each served stream goes to its own -o file (a template)")

@@ -10,8 +10,17 @@ const MACHINE: MachineInfo = MachineInfo {
     physical_memory_bytes: 8 << 30,
 };
 
-/// A service that would start: a port, two senders, a file template.
-const SERVICE: [&str; 6] = ["-I", "127.0.0.1:0", "--senders", "2", "-o", "/v/{seq}"];
+/// A service that would start: a port, two senders, a file template,
+/// in clear text (a private one needs key files).
+const SERVICE: [&str; 7] = [
+    "-I",
+    "127.0.0.1:0",
+    "--plain",
+    "--senders",
+    "2",
+    "-o",
+    "/v/{seq}",
+];
 
 fn cli(args: &[&str]) -> Cli {
     let mut argv = vec!["tapebuf"];
@@ -90,6 +99,7 @@ fn a_template_that_names_no_field_is_refused_for_each_file_it_names() {
     let e = refusal(&cli(&[
         "-I",
         "127.0.0.1:0",
+        "--plain",
         "--senders",
         "2",
         "-o",
@@ -121,6 +131,7 @@ fn a_service_needs_a_port_a_file_template_and_senders() {
     let e = refusal(&cli(&[
         "-I",
         "127.0.0.1:0",
+        "--plain",
         "--streams",
         "3",
         "-o",
@@ -130,10 +141,10 @@ fn a_service_needs_a_port_a_file_template_and_senders() {
         (e.flag.as_str(), e.why.as_str()),
         ("--streams", "needs --senders")
     );
-    let e = refusal(&cli(&["-I", "127.0.0.1:0", "--senders", "2"]));
+    let e = refusal(&cli(&["-I", "127.0.0.1:0", "--plain", "--senders", "2"]));
     assert_eq!(e.flag, "--senders");
     assert!(e.why.contains("needs -o"), "{e}");
-    let mut c = cli(&["-I", "127.0.0.1:0", "--senders", "2", "-o", "-"]);
+    let mut c = cli(&["-I", "127.0.0.1:0", "--plain", "--senders", "2", "-o", "-"]);
     c.given.push("outputs".into());
     let e = refusal(&c);
     assert_eq!(e.flag, "-o/--output");
@@ -152,6 +163,7 @@ fn memory_is_shared_out_a_block_count_each_and_refused_when_too_thin() {
     let args = [
         "-I",
         "127.0.0.1:0",
+        "--plain",
         "--senders",
         "8",
         "-o",
@@ -168,7 +180,15 @@ fn memory_is_shared_out_a_block_count_each_and_refused_when_too_thin() {
 
 #[test]
 fn a_device_is_refused_as_a_service_s_output_naming_it() {
-    let mut c = cli(&["-I", "127.0.0.1:0", "--senders", "2", "-o", "/dev/null"]);
+    let mut c = cli(&[
+        "-I",
+        "127.0.0.1:0",
+        "--plain",
+        "--senders",
+        "2",
+        "-o",
+        "/dev/null",
+    ]);
     c.given.push("outputs".into());
     let e = refusal(&c);
     assert_eq!(e.flag, "-o/--output");

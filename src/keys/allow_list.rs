@@ -113,7 +113,7 @@ impl AllowList {
 
 /// The name of a key given without one: `key-` and its fingerprint's
 /// first 8 base64 digits, with `+` and `/` made safe in a path.
-fn default_name(print: &Fingerprint) -> String {
+pub fn default_name(print: &Fingerprint) -> String {
     let digits: String = print
         .digits()
         .chars()

@@ -7,15 +7,20 @@
 //! permissions), `pem` (the file format), `name` (what a key is called,
 //! safe in a path), `allow_list` (the senders a receiver allows, by
 //! fingerprint, from a file read again per connection or from the command
-//! line). `tapebuf key new|show` is `key_command.rs`, beside this folder,
+//! line), `home` (where the key files are when no flag names them) and
+//! `receivers` (the receivers a sender pins by default). `tapebuf key new|show` is `key_command.rs`, beside this folder,
 //! and `net::tls` is built on it.
 
 pub mod allow_list;
 pub mod fingerprint;
+pub mod home;
 pub mod key_file;
 pub mod name;
 pub mod pem;
+pub mod receivers;
 
 pub use allow_list::AllowList;
 pub use fingerprint::Fingerprint;
+pub use home::KeyHome;
 pub use key_file::{KeyError, KeyPair};
+pub use receivers::Receivers;

@@ -36,6 +36,24 @@ pub fn decode(label: &str, text: &str) -> Result<Vec<u8>, String> {
     Err(format!("no \"{end}\" line after \"{begin}\""))
 }
 
+/// The DER bytes of every block labelled `label` in `text`, in order (a
+/// certificate chain, a bundle of CA certificates); none is an error.
+pub fn decode_all(label: &str, text: &str) -> Result<Vec<Vec<u8>>, String> {
+    let begin = format!("-----BEGIN {label}-----");
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&begin) {
+        let block = &rest[at..];
+        blocks.push(decode(label, block)?);
+        let end = format!("-----END {label}-----");
+        rest = &block[block.find(&end).map_or(block.len(), |e| e + end.len())..];
+    }
+    match blocks.is_empty() {
+        true => Err(format!("no \"{begin}\" line")),
+        false => Ok(blocks),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +92,20 @@ mod tests {
             why.contains("no \"-----END PRIVATE KEY-----\" line"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn every_block_of_a_bundle_is_read_in_order_and_none_is_an_error() {
+        let text = format!(
+            "# chain\n{}{}{}",
+            encode("CERTIFICATE", b"leaf"),
+            encode("PRIVATE KEY", b"key"),
+            encode("CERTIFICATE", b"ca")
+        );
+        let blocks = decode_all("CERTIFICATE", &text).unwrap();
+        assert_eq!(blocks, vec![b"leaf".to_vec(), b"ca".to_vec()]);
+        assert!(decode_all("CERTIFICATE", "nothing").is_err());
+        let cut = encode("CERTIFICATE", b"leaf").replace("-----END CERTIFICATE-----\n", "");
+        assert!(decode_all("CERTIFICATE", &cut).is_err());
     }
 }

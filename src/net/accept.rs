@@ -316,14 +316,14 @@ fn look(p: &mut Pending, settings: &NetSettings) -> Verdict {
     match (p.first[0] == TLS_HANDSHAKE, settings.tls.is_some()) {
         (true, true) => return Verdict::Private,
         (true, false) => return Verdict::Ignored(
-            "it began a TLS handshake, but this receiver has no key: give it --key and --allow-key, or send without --key".into(),
+            "it began a TLS handshake, but this receiver takes clear text (--plain): drop --plain here, or send with --plain".into(),
         ),
         _ => {}
     }
     match frame::classify(&p.first) {
         Ok(Opening::Incomplete) => Verdict::Waiting,
         Ok(Opening::Framed) if settings.tls.is_some() => Verdict::Ignored(
-            "it sent a plain tapebuf stream, but this receiver takes only senders with a key (--key and --pin on the sender)".into(),
+            "it sent a plain tapebuf stream, but this receiver takes only senders with a key (drop --plain on the sender)".into(),
         ),
         Ok(Opening::Framed) => match too_large(&p.first, settings).or_else(|| unchecked(&p.first)) {
             Some(why) => Verdict::Ignored(why),

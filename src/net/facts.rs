@@ -1,7 +1,7 @@
 //! What the summary says of a network stream once it is connected: the
 //! end it is (`-I` or `-O`), the peer, and how private the stream was.
 //! `--summary-json` writes these as its `network` list; the summary line
-//! says the privacy of every private stream.
+//! says the privacy of every stream, clear text included.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
@@ -125,9 +125,9 @@ impl LinkFacts {
         self.endpoint.starts_with("-O")
     }
 
-    /// The summary line's clause for a private or resumed stream, e.g.
-    /// "over TLS 1.3 in user space, resumed 2 times"; None for a plain or
-    /// raw one never resumed, whose notes say what they need to.
+    /// The summary line's clause for a network stream, e.g. "over TLS 1.3
+    /// in user space, resumed 2 times" or "in clear text (--plain)": every
+    /// stream says how private it was.
     pub fn clause(&self) -> Option<String> {
         let records = match self.records {
             Some(Records::UserSpace) => "in user space",
@@ -136,7 +136,8 @@ impl LinkFacts {
         };
         let privacy = match self.privacy {
             Privacy::Tls => Some(format!("over TLS 1.3 {records}")),
-            Privacy::Plain | Privacy::Raw => None,
+            Privacy::Plain => Some("in clear text (--plain)".to_string()),
+            Privacy::Raw => Some("in clear text, unframed (--raw)".to_string()),
         };
         let resumed = match self.resumes.count() {
             0 => None,

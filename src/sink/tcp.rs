@@ -89,6 +89,7 @@ impl TcpSink {
         let mut writer = dial
             .framed(timed)
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let pin = (dial.settings.tls.as_ref()).and_then(|t| t.pin);
         let resume = match settings.resume {
             Some(window) => Some(
                 Resume::begin(&mut writer, dial, window, quiet)
@@ -98,9 +99,7 @@ impl TcpSink {
         };
         let ktls = settings.tls.as_ref().map(|t| t.ktls);
         let link = LinkFacts {
-            peer_key: (settings.tls.as_ref())
-                .and_then(|t| t.pin)
-                .map(|p| p.to_string()),
+            peer_key: pin.map(|p| p.to_string()),
             resumable: resume.is_some(),
             resumes: resume.as_ref().map(Resume::counter).unwrap_or_default(),
             ..(writer.get_ref()).facts(endpoint, shown, ktls)

@@ -38,10 +38,16 @@ pub struct Dial {
 }
 
 impl Dial {
+    /// The way to `peer`, with its own pin where the `receivers` file
+    /// gave each `-O` one.
     pub fn new(peer: &PeerAddr, settings: &NetSettings, block_bytes: usize) -> Dial {
+        let tls = (settings.tls.as_ref()).map(|t| t.for_peer(&peer.to_string()));
         Dial {
             peer: peer.clone(),
-            settings: settings.clone(),
+            settings: NetSettings {
+                tls,
+                ..settings.clone()
+            },
             block: u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME),
         }
     }

@@ -62,8 +62,20 @@ fn start_fresh() -> std::io::Result<()> {
     Ok(())
 }
 
+/// tapebuf, with a tapebuf directory of its own that holds nothing, so
+/// that no key, pin or allowed-keys file of the user running the tests
+/// makes a run private that the test meant to fail, or the reverse. A
+/// test of the default files sets `XDG_CONFIG_HOME` again.
 pub fn tapebuf() -> Command {
-    command(BIN)
+    let mut c = command(BIN);
+    c.env("XDG_CONFIG_HOME", no_config_home());
+    c
+}
+
+/// An absolute directory that does not exist: the tests' tapebuf
+/// directory is `NO_CONFIG/tapebuf`, and none of its files are there.
+pub fn no_config_home() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-config-home")
 }
 
 /// Deterministic pseudo-random bytes, so failures reproduce.

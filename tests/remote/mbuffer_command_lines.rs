@@ -6,7 +6,9 @@
 //! the word `mbuffer` replaced by tapebuf and, where the line named them,
 //! hosts replaced by 127.0.0.1 ($HOST), ports ($PORT, $PORT2) by 0 for a
 //! receiver (any free port) and by the port it bound for a sender,
-//! tapes by files ($TAPE) and log files by files ($LOG, $LOG2). What
+//! tapes by files ($TAPE) and log files by files ($LOG, $LOG2); both ends
+//! of a transfer between tapebufs get `--plain`, tapebuf's framed stream
+//! in clear text, as `-I` and `-O` without a key need. What
 //! surrounded mbuffer in its pipeline (tar, zfs send, ssh, zfs receive) is
 //! the test's own bytes on standard input and a digest of standard output.
 //! Where a line was a template, its placeholders are filled with values

@@ -6,7 +6,9 @@
 //!
 //! The cases are grouped by topic in tests/network/, sharing `harness`.
 
+mod ca;
 mod damage;
+mod default_keys;
 mod failures;
 pub mod harness;
 mod memory;

@@ -34,6 +34,11 @@ fn failed(seen: &tls::Seen, e: io::Error, limit: Duration) -> String {
             limit.as_secs().max(1)
         );
     }
+    if e.to_string().contains("CertificateTypeExtension") {
+        return "the TLS handshake failed: one end checks certificates from a CA (--ca) and the \
+                other raw keys (--pin, --allow-key): give both ends the same"
+            .to_string();
+    }
     match seen.verdict() {
         Some(Verdict::Refused { key, why }) => {
             format!("the TLS handshake failed: {why} (it showed {key})")
@@ -51,12 +56,17 @@ pub fn open_as_sender(
     stall: Option<Duration>,
 ) -> Result<Link, String> {
     let pair = keys.key_pair()?;
-    let pin = keys
-        .pin
-        .ok_or("--pin: the receiver's fingerprint is needed")?;
-    let (config, seen) = tls::sender_config(&pair, pin)?;
-    let mut conn =
-        ClientConnection::new(config, tls::receiver_name()).map_err(|e| e.to_string())?;
+    let (config, seen, name) = match &keys.pki {
+        Some(pki) => tls::pki::sender_config(pki, &pair)?,
+        None => {
+            let pin = keys
+                .pin
+                .ok_or("--pin: the receiver's fingerprint is needed")?;
+            let (config, seen) = tls::sender_config(&pair, pin)?;
+            (config, seen, tls::receiver_name())
+        }
+    };
+    let mut conn = ClientConnection::new(config, name).map_err(|e| e.to_string())?;
     conn.set_buffer_limit(Some(SEND_AHEAD));
     let mut s = StreamOwned::new(conn, Sock::new(timed));
     let mine = pair.fingerprint();
@@ -156,7 +166,10 @@ pub fn open_as_receiver(
     (limit, left): (Duration, Duration),
 ) -> Result<(AllowedSender, Vec<u8>), String> {
     let pair = keys.key_pair()?;
-    let (config, seen) = tls::receiver_config(&pair, keys.allowed()?)?;
+    let (config, seen) = match &keys.pki {
+        Some(pki) => tls::pki::receiver_config(pki, &pair)?,
+        None => tls::receiver_config(&pair, keys.allowed()?)?,
+    };
     let mut conn = ServerConnection::new(config).map_err(|e| e.to_string())?;
     let mut opening = first;
     while !opening.is_empty() {

@@ -20,15 +20,19 @@ fn settings(dir: &std::path::Path) -> (TlsSettings, TlsSettings) {
     let receiver = TlsSettings {
         key: dir.join("rx.key"),
         pin: None,
+        pinned: Vec::new(),
         allow: vec![(tx.fingerprint(), "db1".into())],
         allow_file: None,
+        pki: None,
         ktls: Ktls::Auto,
     };
     let sender = TlsSettings {
         key: dir.join("tx.key"),
         pin: Some(rx.fingerprint()),
+        pinned: Vec::new(),
         allow: Vec::new(),
         allow_file: None,
+        pki: None,
         ktls: Ktls::Auto,
     };
     (receiver, sender)

@@ -9,10 +9,14 @@
 //! This module builds the two sides' configurations, one per connection
 //! (cheap), each with the [`Seen`] slot its check writes into;
 //! `net::link` runs the handshakes for `-O` and `-I`, `settings` is
-//! what `--key`, `--pin` and `--allow-key(s)` asked for, and `ktls` hands
-//! the records to the kernel where it offers them.
+//! what `--key`, `--pin` and `--allow-key(s)` asked for, `pki` the
+//! certificates of a site's own CA (`--ca`, `--cert`) in place of pins and
+//! allowed keys, and `ktls` hands the records to the kernel where it
+//! offers them.
 
 pub mod ktls;
+pub mod pki;
+mod provider;
 mod settings;
 mod verify;
 
@@ -29,23 +33,8 @@ use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, ServerConfig};
 
 use crate::keys::{AllowList, Fingerprint, KeyPair};
+use provider::provider;
 use verify::{AllowedSenders, PinnedReceiver};
-
-/// The one provider: ring, with its TLS 1.3 suites, AES-128-GCM first.
-/// ring's own list puts AES-256 first, which costs some 40% more per byte
-/// on AES-NI; 128-bit keys are what TLS 1.3 needs here. Both ends are
-/// tapebuf, and the receiver follows the sender's order.
-fn provider() -> Arc<CryptoProvider> {
-    use rustls::crypto::ring::cipher_suite as suite;
-    Arc::new(CryptoProvider {
-        cipher_suites: vec![
-            suite::TLS13_AES_128_GCM_SHA256,
-            suite::TLS13_AES_256_GCM_SHA384,
-            suite::TLS13_CHACHA20_POLY1305_SHA256,
-        ],
-        ..rustls::crypto::ring::default_provider()
-    })
-}
 
 /// `pair` as the key rustls signs the handshake with, presented as its
 /// SubjectPublicKeyInfo.

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use super::pki::Pki;
 use crate::keys::{AllowList, Fingerprint, KeyPair};
 
 /// The keys of one end of a private stream.
@@ -12,12 +13,18 @@ use crate::keys::{AllowList, Fingerprint, KeyPair};
 pub struct TlsSettings {
     /// `--key`: this end's key pair (`tapebuf key new`).
     pub key: PathBuf,
-    /// `--pin`: the receiver's key, for `-O`.
+    /// `--pin`: the receiver's key, for every `-O`.
     pub pin: Option<Fingerprint>,
+    /// Without `--pin`, each `-O HOST:PORT`'s key from the `receivers`
+    /// file, by the `HOST:PORT` as typed (`for_peer` picks one).
+    pub pinned: Vec<(String, Fingerprint)>,
     /// `--allow-key FINGERPRINT[=NAME]`: senders allowed by `-I`.
     pub allow: Vec<(Fingerprint, String)>,
     /// `--allow-keys FILE`: more of them, re-read per connection.
     pub allow_file: Option<PathBuf>,
+    /// `--ca` and `--cert`: certificates from a site's CA in place of
+    /// the pin and the allowed keys.
+    pub pki: Option<Pki>,
     /// `--ktls`: who makes the records after the handshake.
     pub ktls: Ktls,
 }
@@ -37,6 +44,27 @@ impl TlsSettings {
     /// This end's key pair, read from `--key`.
     pub fn key_pair(&self) -> Result<KeyPair, String> {
         KeyPair::load(&self.key).map_err(|e| format!("--key: {e}"))
+    }
+
+    /// These settings for a sender to `peer` (`HOST:PORT` as typed): its
+    /// pin is `--pin`, else the one the `receivers` file gave it; with
+    /// `--ca`, the receiver's certificate must name `HOST`.
+    pub fn for_peer(&self, peer: &str) -> TlsSettings {
+        let from_file = (self.pinned.iter())
+            .find(|(p, _)| p == peer)
+            .map(|(_, f)| *f);
+        let host = match peer.rsplit_once(':') {
+            Some((host, _)) => host.trim_start_matches('[').trim_end_matches(']'),
+            None => peer,
+        };
+        TlsSettings {
+            pin: self.pin.or(from_file),
+            pki: (self.pki.clone()).map(|pki| Pki {
+                server_name: Some(host.to_string()),
+                ..pki
+            }),
+            ..self.clone()
+        }
     }
 
     /// The senders allowed now: the file as it reads at this moment, and

@@ -40,7 +40,7 @@ impl Seen {
         lock(&self.0).clone()
     }
 
-    fn record(&self, verdict: Verdict) {
+    pub(super) fn record(&self, verdict: Verdict) {
         *lock(&self.0) = Some(verdict);
     }
 }

@@ -286,7 +286,7 @@ fn a_producer_that_cannot_be_found_is_refused_before_any_output_is_made() {
 fn a_tcp_receiver_is_told_that_a_failed_producer_stopped_early() {
     let run = Run::new();
     let mut receiver = common::tapebuf()
-        .args(["-I", "127.0.0.1:0", "-o"])
+        .args(["-I", "127.0.0.1:0", "--plain", "-o"])
         .arg(run.path("r"))
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -294,7 +294,7 @@ fn a_tcp_receiver_is_told_that_a_failed_producer_stopped_early() {
     let port = common::ports::listening_port(&mut receiver);
     let peer = format!("127.0.0.1:{port}");
     let sender = run.tapebuf(
-        &["-q", "-O", &peer],
+        &["-q", "-O", &peer, "--plain"],
         &["sh", "-c", "head -c 100000 /dev/zero; exit 5"],
         &[],
     );

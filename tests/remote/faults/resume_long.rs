@@ -59,7 +59,11 @@ fn cut_and_resumed(total: u64, block: &str, n: u64) {
         "--hash",
         "xxh3",
     ];
-    let receiving = [&common[..], &["-I", "127.0.0.1:0", "-o", "/dev/null"]].concat();
+    let receiving = [
+        &common[..],
+        &["-I", "127.0.0.1:0", "--plain", "-o", "/dev/null"],
+    ]
+    .concat();
     let mut receiver = Peer::spawn(&strings(&receiving), false);
     let said = receiver.wait_line("tapebuf: -I: listening on ", LONG);
     let port = ports::port_said(&said).expect("the receiver's port");
@@ -72,7 +76,7 @@ fn cut_and_resumed(total: u64, block: &str, n: u64) {
         .expect("head runs");
     let sender = tapebuf()
         .args(common)
-        .args(["-O", &cutter.addr().to_string()])
+        .args(["-O", &cutter.addr().to_string(), "--plain"])
         .stdin(producer.stdout.take().unwrap())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

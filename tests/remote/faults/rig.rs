@@ -6,8 +6,9 @@
 //! and no side exits 0 unless OUT is byte-exact.
 //!
 //! A rig runs over one of tapebuf's framed privacies (`framed_privacies`):
-//! over TLS it makes a key pair and gives each side its flags, so that the
-//! cases that end a stream run over every one of them alike.
+//! over TLS it makes a key pair and gives each side its flags, in clear
+//! text it gives each side `--plain`, so that the cases that end a stream
+//! run over every one of them alike.
 //!
 //! The wire offsets follow `net::frame`: a 16-byte header, then per block a
 //! 12-byte frame head and the block, then a 4-byte end marker and a 24-byte
@@ -192,6 +193,8 @@ pub struct Rig {
     pub receiver: Peer,
     out: PathBuf,
     port: u16,
+    /// How the stream crosses the network; the sender gets its flags too.
+    privacy: Privacy,
     /// The key pair of a private stream; None for a plain one.
     keys: Option<Pair>,
     dir: tempfile::TempDir,
@@ -199,6 +202,16 @@ pub struct Rig {
 
 fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| a.to_string()).collect()
+}
+
+/// The flag either side of a stream of `privacy` takes besides its keys:
+/// `--plain` for tapebuf's framed clear-text stream, `--raw` for a raw one.
+fn privacy_flags(privacy: Privacy) -> Vec<String> {
+    match privacy {
+        Privacy::Plain => strings(&["--plain"]),
+        Privacy::Raw => strings(&["--raw"]),
+        Privacy::Tls => Vec::new(),
+    }
 }
 
 impl Rig {
@@ -226,6 +239,7 @@ impl Rig {
             Privacy::Plain | Privacy::Raw => None,
         };
         args.extend(keys.iter().flat_map(Pair::receiver_flags));
+        args.extend(privacy_flags(privacy));
         let mut receiver = Peer::spawn(&args, false);
         let said = receiver.wait_line("tapebuf: -I: listening on ", LIMIT);
         let port = ports::port_said(&said).expect("the port the receiver bound");
@@ -234,6 +248,7 @@ impl Rig {
             dir,
             out,
             port,
+            privacy,
             keys,
             relay: None,
             cutter: None,
@@ -281,6 +296,7 @@ impl Rig {
         };
         args.extend(strings(extra));
         args.extend(self.keys.iter().flat_map(Pair::sender_flags));
+        args.extend(privacy_flags(self.privacy));
         self.sender = Some(Peer::spawn(&args, piped));
         self
     }

@@ -2,6 +2,8 @@
 //! tapebuf header is ignored and the real sender gets through, and a receiver
 //! that no sender reaches fails and leaves no output.
 
+use tapebuf::net::facts::Privacy;
+
 use crate::faults::data;
 use crate::faults::relay::Fault;
 use crate::faults::rig::{Input, Rig, LIMIT};
@@ -30,7 +32,7 @@ fn a_connection_without_a_tapebuf_header_is_ignored_and_the_real_sender_gets_thr
 #[test]
 fn a_raw_receiver_ignores_an_empty_connection_and_takes_a_raw_stream_byte_exact() {
     let data = data();
-    let mut rig = Rig::receiver(&["--raw"]);
+    let mut rig = Rig::receiver_over(Privacy::Raw, &[]);
     rig.poke(b"");
     rig.receiver.wait_line("ignored a connection", LIMIT);
     rig.poke(&data);

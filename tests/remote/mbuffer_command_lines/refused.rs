@@ -13,7 +13,7 @@ fn options_tapebuf_cannot_honour_are_refused_in_one_line_naming_its_way() {
             "tapebuf: -u: tapebuf does not pause after each write (asked: 1000); use -R/--output-rate RATE to slow the writer",
         ),
         (
-            "mbuffer --tcptimeo 5000 -O $HOST:$PORT",
+            "mbuffer --tcptimeo 5000 -O $HOST:$PORT --plain",
             "tapebuf: --tcptimeo: '5000' has no unit, and mbuffer's own pages read it as microseconds or as milliseconds; use --timeout SECS",
         ),
         (

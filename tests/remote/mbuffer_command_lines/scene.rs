@@ -1,8 +1,9 @@
 //! Where an mbuffer command line runs: a directory for its tape and log
 //! files, two ports, and the stages of a pipeline or the two ends of a
-//! network transfer, each started from the line's own words. A receiver's
-//! `$PORT` is 0: it binds any free port and says which, and the sender's
-//! `$PORT` is then that port. Every wait on a child has a time limit.
+//! network transfer, each started from the line's own words (and, for
+//! the ends of a framed transfer, `--plain`). A receiver's `$PORT` is 0:
+//! it binds any free port and says which, and the sender's `$PORT` is
+//! then that port. Every wait on a child has a time limit.
 
 use std::cell::Cell;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -112,8 +113,19 @@ impl Scene {
     }
 
     fn spawn(&self, line: &str, stdin: Stdio) -> Child {
+        self.spawn_with(line, &[], stdin)
+    }
+
+    /// `line` as one end of tapebuf's framed stream in clear text: its
+    /// words and `--plain`, which `-I` and `-O` without a key need.
+    fn spawn_plain(&self, line: &str, stdin: Stdio) -> Child {
+        self.spawn_with(line, &["--plain"], stdin)
+    }
+
+    fn spawn_with(&self, line: &str, extra: &[&str], stdin: Stdio) -> Child {
         crate::common::command(BIN)
             .args(self.args(line))
+            .args(extra)
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -190,18 +202,18 @@ impl Scene {
         assert_eq!(got, digest(&data()), "{stages:?}");
     }
 
-    /// Starts `receivers`, then `sender` with the case's bytes: all
-    /// succeed and every receiver has the bytes, on stdout or in $TAPE.
-    /// Returns the receivers' stderr and the sender's.
+    /// Starts `receivers`, then `sender` with the case's bytes, each with
+    /// `--plain`: all succeed and every receiver has the bytes, on stdout
+    /// or in $TAPE. Returns the receivers' stderr and the sender's.
     pub fn expect_sent(&self, receivers: &[&str], sender: &str) -> (Vec<String>, String) {
         let mut started = Vec::new();
         for line in receivers {
-            let mut child = self.spawn(line, Stdio::null());
+            let mut child = self.spawn_plain(line, Stdio::null());
             self.bound(line, &mut child);
             let out = drain(&mut child);
             started.push((child, out, *line));
         }
-        let mut sending = self.spawn(sender, Stdio::piped());
+        let mut sending = self.spawn_plain(sender, Stdio::piped());
         let sent = feed(&mut sending, Some(DATA_MIB));
         let _ = drain(&mut sending);
         let send = finish(sending, sender);
@@ -222,11 +234,11 @@ impl Scene {
         (stderrs, send.stderr)
     }
 
-    /// Starts the receiver `line`, connects to it as socat or nc would and
-    /// sends bytes without tapebuf's framing; returns the line the receiver
-    /// says about that sender, then stops it.
+    /// Starts the receiver `line` (with `--plain`), connects to it as socat
+    /// or nc would and sends bytes without tapebuf's framing; returns the
+    /// line the receiver says about that sender, then stops it.
     pub fn raw_sender_refused(&self, line: &str) -> String {
-        let mut receiver = self.spawn(line, Stdio::null());
+        let mut receiver = self.spawn_plain(line, Stdio::null());
         let port = self.bound(line, &mut receiver);
         let _out = drain(&mut receiver);
         let mut raw = TcpStream::connect(("127.0.0.1", port)).unwrap();

@@ -49,11 +49,17 @@ fn damage_in_transit_fails_both_ends_and_names_the_frame() {
     // Header 16 bytes, then frames of 12 + 65536 bytes: this byte is in
     // the third frame's data, which starts at stream byte 131072.
     let flip = 16 + 2 * (12 + 65536) + 12 + 100;
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "-s", "64k"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain", "-s", "64k"]);
     let port = listening_port(&mut receiver);
     let _received = drain(&mut receiver);
     let relay = damaging_relay(relay, port, flip);
-    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{relay_port}"), "-s", "64k"]);
+    let mut sender = spawn_piped(&[
+        "-O",
+        &format!("127.0.0.1:{relay_port}"),
+        "--plain",
+        "-s",
+        "64k",
+    ]);
     let _ = feed(&mut sender, Some(1));
     let sender_status = exit_within(&mut sender, Duration::from_secs(20));
     let sender_err = stderr_of(&mut sender);

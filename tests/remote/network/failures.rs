@@ -11,10 +11,10 @@ use crate::network::harness::*;
 
 #[test]
 fn a_killed_sender_fails_the_receiver_with_the_bytes_it_got() {
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--timeout", "10"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain", "--timeout", "10"]);
     let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
-    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--plain", "-q"]);
     let _feeder = feed(&mut sender, None);
     // Once data flows, kill the sender mid-stream.
     let mut got = vec![0u8; 4 * MIB];
@@ -59,10 +59,10 @@ fn a_raw_sender_stopped_early_resets_the_connection_so_a_raw_receiver_fails() {
 
 #[test]
 fn a_stalled_sender_fails_the_receiver_after_the_timeout() {
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--timeout", "2"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain", "--timeout", "2"]);
     let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
-    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--plain", "-q"]);
     let mut stdin = sender.stdin.take().unwrap();
     stdin.write_all(&pattern(MIB, 3)).unwrap();
     // Once the first block has come through, the sender stops, but lives:
@@ -90,10 +90,16 @@ fn a_stalled_sender_fails_the_receiver_after_the_timeout() {
 
 #[test]
 fn a_killed_receiver_fails_the_sender() {
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain"]);
     let port = listening_port(&mut receiver);
     let mut stdout = receiver.stdout.take().unwrap();
-    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
+    let mut sender = spawn_piped(&[
+        "-O",
+        &format!("127.0.0.1:{port}"),
+        "--plain",
+        "--timeout",
+        "10",
+    ]);
     let _feeder = feed(&mut sender, None);
     let mut got = vec![0u8; 4 * MIB];
     stdout.read_exact(&mut got).unwrap();
@@ -112,10 +118,16 @@ fn a_killed_receiver_fails_the_sender() {
 #[test]
 fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
     // Dual stack: the IPv4 sender is refused, the IPv6 one allowed.
-    let mut receiver = spawn_piped(&["-I", "0", "--allow", "::1"]);
+    let mut receiver = spawn_piped(&["-I", "0", "--plain", "--allow", "::1"]);
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    let mut intruder = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--timeout", "10"]);
+    let mut intruder = spawn_piped(&[
+        "-O",
+        &format!("127.0.0.1:{port}"),
+        "--plain",
+        "--timeout",
+        "10",
+    ]);
     let _ = feed(&mut intruder, Some(1));
     let status = exit_within(&mut intruder, Duration::from_secs(20));
     let intruder_err = stderr_of(&mut intruder);
@@ -123,7 +135,7 @@ fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
     let (reader, seen) = stderr_until(&mut receiver, "refused a connection from 127.0.0.1:");
     assert!(seen.contains("not covered by --allow"), "{seen}");
 
-    let mut sender = spawn_piped(&["-O", &format!("[::1]:{port}")]);
+    let mut sender = spawn_piped(&["-O", &format!("[::1]:{port}"), "--plain"]);
     let sent = feed(&mut sender, Some(4));
     assert!(
         sender.wait().unwrap().success(),
@@ -139,7 +151,13 @@ fn a_sender_outside_allow_is_refused_and_the_listener_keeps_waiting() {
 #[test]
 fn a_port_nobody_listens_on_fails_within_the_connect_timeout() {
     let (_held, port) = refusing_port();
-    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--connect-timeout", "1"]);
+    let mut sender = spawn_piped(&[
+        "-O",
+        &format!("127.0.0.1:{port}"),
+        "--plain",
+        "--connect-timeout",
+        "1",
+    ]);
     drop(sender.stdin.take());
     let status = exit_within(&mut sender, Duration::from_secs(10));
     let err = stderr_of(&mut sender);

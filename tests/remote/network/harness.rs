@@ -95,11 +95,11 @@ pub fn kill(child: &Child, sig: &str) {
 /// receiver listens on `listen` (port 0: any free port, which it says),
 /// the sender connects to that port on `host`.
 pub fn transfer(listen: &str, host: &str, mib: usize) {
-    let mut receiver = spawn_piped(&["-I", listen, "-s", "1M", "-m", "32M"]);
+    let mut receiver = spawn_piped(&["-I", listen, "--plain", "-s", "1M", "-m", "32M"]);
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     let connect = format!("{host}:{port}");
-    let mut sender = spawn_piped(&["-O", &connect, "-s", "1M", "-m", "32M", "-q"]);
+    let mut sender = spawn_piped(&["-O", &connect, "--plain", "-s", "1M", "-m", "32M", "-q"]);
     let sent = feed(&mut sender, Some(mib));
     let sender_err = stderr_of(&mut sender);
     assert!(sender.wait().unwrap().success(), "sender: {sender_err}");

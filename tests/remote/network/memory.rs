@@ -52,7 +52,7 @@ fn hostile_sender(port: u16, opening: Vec<u8>, limit: u64) -> std::thread::JoinH
 
 #[test]
 fn a_header_announcing_a_block_beyond_the_memory_is_refused_before_any_allocation() {
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "-s", "64k", "-m", MEMORY]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain", "-s", "64k", "-m", MEMORY]);
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     let limit = 1u64 << 30;
@@ -70,7 +70,7 @@ fn a_header_announcing_a_block_beyond_the_memory_is_refused_before_any_allocatio
 
     // It is still waiting, and the real sender gets through intact.
     let connect = format!("127.0.0.1:{port}");
-    let mut sender = spawn_piped(&["-O", &connect, "-s", "64k", "-m", MEMORY, "-q"]);
+    let mut sender = spawn_piped(&["-O", &connect, "--plain", "-s", "64k", "-m", MEMORY, "-q"]);
     let sent = feed(&mut sender, Some(4));
     let sender_err = stderr_of(&mut sender);
     let sender_status = exit_within(&mut sender, Duration::from_secs(60));
@@ -89,6 +89,7 @@ fn a_tapebuf_sender_with_blocks_larger_than_the_receivers_memory_is_refused_and_
     let mut receiver = spawn_piped(&[
         "-I",
         "127.0.0.1:0",
+        "--plain",
         "-m",
         MEMORY,
         "-s",
@@ -99,7 +100,7 @@ fn a_tapebuf_sender_with_blocks_larger_than_the_receivers_memory_is_refused_and_
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     let connect = format!("127.0.0.1:{port}");
-    let mut sender = spawn_piped(&["-O", &connect, "-s", "16M", "-m", "64M", "-q"]);
+    let mut sender = spawn_piped(&["-O", &connect, "--plain", "-s", "16M", "-m", "64M", "-q"]);
     let _fed = feed(&mut sender, Some(64));
     let sender_err = stderr_of(&mut sender);
     let sender_status = exit_within(&mut sender, Duration::from_secs(60));

@@ -189,7 +189,7 @@ fn a_plain_sender_to_a_keyed_receiver_is_refused() {
     let k = keys();
     let (mut receiver, port) = keyed_receiver(&k.receiver, &k.sender, &["--connect-timeout", "3"]);
     let received = drain(&mut receiver);
-    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "-q"]);
+    let mut sender = spawn_piped(&["-O", &format!("127.0.0.1:{port}"), "--plain", "-q"]);
     let _fed = feed(&mut sender, Some(4));
     let sender_err = stderr_of(&mut sender);
     assert_eq!(sender.wait().unwrap().code(), Some(1), "{sender_err}");
@@ -207,7 +207,7 @@ fn a_plain_sender_to_a_keyed_receiver_is_refused() {
 #[test]
 fn a_keyed_sender_to_a_plain_receiver_is_refused() {
     let k = keys();
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--connect-timeout", "3"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain", "--connect-timeout", "3"]);
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     let mut sender = keyed_sender(&k.sender, &k.receiver.print, port);
@@ -221,7 +221,8 @@ fn a_keyed_sender_to_a_plain_receiver_is_refused() {
     let receiver_err = stderr_of(&mut receiver);
     assert_ne!(receiver.wait().unwrap().code(), Some(0), "{receiver_err}");
     assert!(
-        receiver_err.contains("it began a TLS handshake, but this receiver has no key"),
+        receiver_err
+            .contains("it began a TLS handshake, but this receiver takes clear text (--plain)"),
         "{receiver_err}"
     );
     assert_eq!(received.join().unwrap().0, 0, "nothing was output");
@@ -289,19 +290,19 @@ fn each_misuse_of_the_key_options_is_refused_with_one_line_before_anything_start
     let cases: &[(&[&str], &str)] = &[
         (
             &["-O", "127.0.0.1:9", "--key", key],
-            "tapebuf: --key: -O needs the receiver's fingerprint too",
+            "tapebuf: -O 127.0.0.1:9: private by default, and the receiver's key is not pinned: give --pin",
         ),
         (
-            &["-O", "127.0.0.1:9", "--pin", &k.receiver.print],
-            "tapebuf: --pin: only applies to -O with --key",
+            &["-O", "127.0.0.1:9", "--plain", "--pin", &k.receiver.print],
+            "tapebuf: --pin: only applies to -O, without --plain or --raw",
         ),
         (
             &["-I", "0", "--key", key],
-            "tapebuf: --key: -I needs the senders it allows",
+            "tapebuf: -I 0: private by default, and no sender is allowed: ",
         ),
         (
-            &["-I", "0", "--allow-key", &k.sender.print],
-            "tapebuf: --allow-key: only applies to -I with --key",
+            &["-I", "0", "--plain", "--allow-key", &k.sender.print],
+            "tapebuf: --allow-key: only applies to -I, without --plain or --raw",
         ),
         (
             &[
@@ -317,8 +318,8 @@ fn each_misuse_of_the_key_options_is_refused_with_one_line_before_anything_start
         ),
         (&["--key", key], "tapebuf: --key: only applies to -I and -O"),
         (
-            &["-O", "127.0.0.1:9", "--ktls", "on"],
-            "tapebuf: --ktls: only applies to -I and -O with --key",
+            &["-O", "127.0.0.1:9", "--plain", "--ktls", "on"],
+            "tapebuf: --ktls: only applies to -I and -O, without --plain or --raw",
         ),
         (
             &["-I", "0", "--key", key, "--allow-key", "SHA256:nope"],

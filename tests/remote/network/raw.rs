@@ -46,7 +46,7 @@ fn an_mbuffer_sender_is_refused_without_raw_and_the_receiver_does_not_succeed() 
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     std::fs::write(&input, pattern(MIB, 3)).unwrap();
-    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--connect-timeout", "3"]);
+    let mut receiver = spawn_piped(&["-I", "127.0.0.1:0", "--plain", "--connect-timeout", "3"]);
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
     // mbuffer's own status depends on when it notices the hang-up.
@@ -114,7 +114,14 @@ fn record_framed_stream(data: Vec<u8>) -> (Vec<u8>, Option<i32>, String) {
         recording
     });
     let r = run(
-        &["-O", &format!("127.0.0.1:{port}"), "-s", "64k", "-q"],
+        &[
+            "-O",
+            &format!("127.0.0.1:{port}"),
+            "--plain",
+            "-s",
+            "64k",
+            "-q",
+        ],
         data,
     );
     (recorder.join().unwrap(), r.status.code(), r.stderr)
@@ -171,7 +178,10 @@ fn a_framed_sender_into_an_mbuffer_receiver_fails_naming_raw() {
     let output = dir.path().join("out");
     let (mut mbuffer, port) = mbuffer_receives(&output);
     let data = pattern(2 * MIB, 23);
-    let r = run(&["-O", &format!("127.0.0.1:{port}"), "-q"], data.clone());
+    let r = run(
+        &["-O", &format!("127.0.0.1:{port}"), "--plain", "-q"],
+        data.clone(),
+    );
     assert_eq!(r.status.code(), Some(1), "{}", r.stderr);
     assert!(r.stderr.contains(RAW_HINT), "{}", r.stderr);
     assert!(

@@ -13,7 +13,7 @@ use crate::network::harness::*;
 fn flags(privacy: Privacy, keys: &Pair) -> (Vec<String>, Vec<String>) {
     match privacy {
         Privacy::Tls => (keys.receiver_flags(), keys.sender_flags()),
-        Privacy::Plain => (Vec::new(), Vec::new()),
+        Privacy::Plain => (vec!["--plain".into()], vec!["--plain".into()]),
         Privacy::Raw => (vec!["--raw".into()], vec!["--raw".into()]),
     }
 }

@@ -37,8 +37,8 @@ fn a_name_that_resolves_to_several_addresses_reaches_the_listener() {
 
 #[test]
 fn two_receivers_get_the_same_stream() {
-    let mut r1 = spawn_piped(&["-I", "127.0.0.1:0"]);
-    let mut r2 = spawn_piped(&["-I", "[::1]:0"]);
+    let mut r1 = spawn_piped(&["-I", "127.0.0.1:0", "--plain"]);
+    let mut r2 = spawn_piped(&["-I", "[::1]:0", "--plain"]);
     let (p1, p2) = (listening_port(&mut r1), listening_port(&mut r2));
     let (got1, got2) = (drain(&mut r1), drain(&mut r2));
     let mut sender = spawn_piped(&[
@@ -46,6 +46,7 @@ fn two_receivers_get_the_same_stream() {
         &format!("127.0.0.1:{p1}"),
         "-O",
         &format!("[::1]:{p2}"),
+        "--plain",
     ]);
     let sent = feed(&mut sender, Some(64));
     let err = stderr_of(&mut sender);
@@ -64,6 +65,7 @@ fn a_receiver_started_after_the_sender_is_reached_by_the_retries() {
     let mut sender = spawn_piped(&[
         "-O",
         &format!("127.0.0.1:{port}"),
+        "--plain",
         "--connect-timeout",
         "60",
     ]);
@@ -72,7 +74,7 @@ fn a_receiver_started_after_the_sender_is_reached_by_the_retries() {
     // the receiver start.
     let (reader, seen) = stderr_until(&mut sender, "retrying for up to 60 s");
     assert!(seen.contains("Connection refused"), "{seen}");
-    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}")]);
+    let mut receiver = spawn_piped(&["-I", &format!("127.0.0.1:{port}"), "--plain"]);
     let received = drain(&mut receiver);
     let status = exit_within(&mut sender, Duration::from_secs(30));
     let err = rest_of(reader, seen);

@@ -174,7 +174,7 @@ fn outputs_that_cannot_be_recorded_are_refused_before_any_byte_moves() {
     let manifest = dir.path().join("m.json");
     let m = manifest.to_str().unwrap();
     assert_eq!(
-        refused(&["--manifest", m, "-O", "127.0.0.1:9"]),
+        refused(&["--manifest", m, "-O", "127.0.0.1:9", "--plain"]),
         usage("--manifest: -O 127.0.0.1:9: a TCP receiver's volumes cannot be recorded or read back from here; record them where they are written")
     );
     assert_eq!(

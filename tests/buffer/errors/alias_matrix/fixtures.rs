@@ -18,6 +18,8 @@ pub fn fixture(command: &str, id: &str) -> Option<(&'static str, &'static str)> 
         (BUFFER, "hash_file" | "manifest" | "log" | "summary_json" | "stats") => ("r.txt", "r.txt"),
         (BUFFER, "key") => ("tb.key", "tb.key"),
         (BUFFER, "allow_keys") => ("senders", "senders"),
+        (BUFFER, "ca") => ("ca.pem", "ca.pem"),
+        (BUFFER, "cert") => ("tb.pem", "tb.pem"),
         ("rmt", "config") => ("rmt.conf", "rmt.conf"),
         ("rmt", "log") => ("rmt.log", "rmt.log"),
         ("report", "file") => ("st.json", "st.json"),
@@ -44,15 +46,23 @@ pub fn base(command: &str, given: &[&str]) -> Vec<String> {
             args.extend(["-q", "-f"].map(String::from));
             // The keys need a network end: a receiver's -I (instead of
             // -i), with its key and the senders it allows.
-            let keyed = has("key") || has("allow_keys");
+            // With a site's CA (--ca, --cert), both and no allowed keys.
+            let vouched = has("ca") || has("cert");
+            let keyed = has("key") || has("allow_keys") || vouched;
             if keyed {
                 args.extend(["-I", "127.0.0.1:0"].map(String::from));
             }
             if keyed && !has("key") {
                 args.extend(["--key", "tb.key"].map(String::from));
             }
-            if keyed && !has("allow_keys") {
+            if keyed && !has("allow_keys") && !vouched {
                 args.extend(["--allow-key", PIN].map(String::from));
+            }
+            if vouched && !has("ca") {
+                args.extend(["--ca", "ca.pem"].map(String::from));
+            }
+            if vouched && !has("cert") {
+                args.extend(["--cert", "tb.pem"].map(String::from));
             }
             if !has("input") && !keyed {
                 args.extend(["-i", "full.tar"].map(String::from));
@@ -125,6 +135,7 @@ pub fn backup() -> tempfile::TempDir {
         String::from_utf8_lossy(&key.stderr)
     );
     std::fs::write(root.join("senders"), format!("{PIN} peer\n")).unwrap();
+    site_ca(root);
     // A file two writers share: a manifest, so that the buffer's
     // --manifest takes it for the one it writes (with -f), not one to
     // check against.
@@ -139,9 +150,29 @@ pub fn backup() -> tempfile::TempDir {
         "shared.out",
         "tb.key",
         "senders",
+        "ca.pem",
+        "tb.pem",
     ] {
         std::os::unix::fs::symlink(name, root.join(format!("L.{name}"))).unwrap();
         std::fs::hard_link(root.join(name), root.join(format!("H.{name}"))).unwrap();
     }
     dir
+}
+
+/// A site's CA (`ca.pem`) and the certificate it issues for `tb.key`
+/// (`tb.pem`), made by openssl, for `--ca` and `--cert`.
+fn site_ca(root: &std::path::Path) {
+    let openssl = |line: &str| {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let out = common::command(common::needs::tool("openssl", "openssl"))
+            .current_dir(root)
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "openssl {line}: {err}");
+    };
+    openssl("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -subj /CN=ca -days 3");
+    openssl("req -new -key tb.key -subj /CN=tb -addext subjectAltName=DNS:tb -out tb.csr");
+    openssl("x509 -req -in tb.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -copy_extensions copy -out tb.pem");
 }
