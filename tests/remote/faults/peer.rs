@@ -155,6 +155,17 @@ impl Peer {
         }
     }
 
+    /// Waits for the process to end, failing the test if it takes longer
+    /// than `limit`; `exit` still gives its status and stderr after.
+    pub fn wait_gone(&mut self, limit: Duration) {
+        if wait::exited_within(&mut self.child, limit).is_none() {
+            panic!(
+                "tapebuf did not exit within {limit:?}: {}",
+                self.rest_of_stderr()
+            );
+        }
+    }
+
     /// Waits for the process to end, killing it and failing the test if
     /// that takes longer than `limit`; returns its status and whole stderr.
     pub fn exit(&mut self, limit: Duration) -> Side {

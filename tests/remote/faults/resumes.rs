@@ -143,6 +143,10 @@ fn a_receiver_killed_or_stopped_in_a_resumable_stream_fails_the_sender_once_its_
         for sig in [Signal::SIGKILL, Signal::SIGINT, Signal::SIGTERM] {
             let (mut rig, whole) = resumable_mid_stream(privacy, 50);
             rig.receiver.signal(sig);
+            // The rest goes to the sender only once the receiver is gone:
+            // fed sooner, a stream could end whole before the signal is
+            // heard.
+            rig.receiver.wait_gone(crate::faults::rig::LIMIT);
             let sender = rig.sending();
             sender.feed(&whole[(FED * BLOCK) as usize..]);
             sender.close_stdin();
