@@ -7,6 +7,11 @@
 //! (wait4), senders and receivers, per GiB moved; rx rss is the sum of the
 //! receivers' peaks.
 //!
+//! Two more contenders time resumed served streams: `tb 1p relay` (one
+//! port, `--resume-timeout` on both ends, each sender through a relay of
+//! its own) and `tb 1p cut5` (the same relays, each cutting its connection
+//! 5 times at points drawn from TAPEBUF_BENCH_SEED, printed).
+//!
 //!     cargo bench --bench senders
 //!
 //! Environment: TAPEBUF_BENCH_SENDERS (default 16), TAPEBUF_BENCH_MIB
@@ -17,6 +22,9 @@
 //! (default 1M).
 
 mod common;
+#[allow(dead_code)]
+#[path = "../tests/remote/faults/cutter.rs"]
+mod cutter;
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -38,14 +46,26 @@ enum Contender {
     PortEach,
     /// N mbuffer receivers, one per port, mbuffer senders.
     Mbuffer,
+    /// One tapebuf, plain, `--resume-timeout` on both ends, each sender
+    /// through a relay of its own that cuts its connection `CUTS` times
+    /// (0: the relay alone, what the cuts are measured against).
+    OnePortResume { cuts: usize },
 }
 
-const CONTENDERS: [(&str, Contender); 4] = [
+/// How many times each sender's connection is cut in the cut contender.
+const CUTS: usize = 5;
+
+const CONTENDERS: [(&str, Contender); 6] = [
     ("tb 1 port", Contender::OnePort),
     ("tb 1 port tls", Contender::OnePortTls),
     ("tb N ports", Contender::PortEach),
     ("mbuffer N", Contender::Mbuffer),
+    ("tb 1p relay", Contender::OnePortResume { cuts: 0 }),
+    ("tb 1p cut5", Contender::OnePortResume { cuts: CUTS }),
 ];
+
+/// The resume window both ends of the cut contenders get.
+const WINDOW: &str = "60";
 
 struct Setup {
     senders: usize,
@@ -55,6 +75,8 @@ struct Setup {
     share_mib: u64,
     memory: String,
     keys: Keys,
+    /// Where the cut contender's relays cut (`cutter::cut_points`).
+    seed: u64,
 }
 
 /// `tapebuf key new` pairs for the private contender.
@@ -116,7 +138,7 @@ fn receivers(s: &Setup, c: Contender, out: &Path) -> (Vec<Child>, Vec<u16>) {
     };
     let file = |name: &str| out.join(name).display().to_string();
     match c {
-        Contender::OnePort | Contender::OnePortTls => {
+        Contender::OnePort | Contender::OnePortTls | Contender::OnePortResume { .. } => {
             let port = free_port();
             let listen = format!("127.0.0.1:{port}");
             let mut args = strings(&[TAPEBUF, "-q", "-I", &listen, "--senders", &n]);
@@ -132,6 +154,9 @@ fn receivers(s: &Setup, c: Contender, out: &Path) -> (Vec<Child>, Vec<u16>) {
                 ]));
             } else {
                 args.push("--plain".into());
+            }
+            if let Contender::OnePortResume { .. } = c {
+                args.extend(strings(&["--resume-timeout", WINDOW]));
             }
             let child = spawn(&args);
             wait_listening(port);
@@ -189,6 +214,9 @@ fn sender(s: &Setup, c: Contender, port: u16) -> (Child, Child) {
     } else if c != Contender::Mbuffer {
         args.push("--plain".into());
     }
+    if let Contender::OnePortResume { .. } = c {
+        args.extend(strings(&["--resume-timeout", WINDOW]));
+    }
     let child = Command::new(&args[0])
         .args(&args[1..])
         .stdin(dd.stdout.take().unwrap())
@@ -206,7 +234,24 @@ fn measure(s: &Setup, c: Contender) -> (f64, f64, u64) {
         .prefix("tapebuf-senders-")
         .tempdir_in("/dev/shm")
         .expect("a folder in /dev/shm");
-    let (rx, ports) = receivers(s, c, out.path());
+    let (rx, mut ports) = receivers(s, c, out.path());
+    // The cut contenders' senders each go through a relay of their own.
+    let relays: Vec<(usize, cutter::Cutter)> = match c {
+        Contender::OnePortResume { cuts } => (ports.iter_mut().enumerate())
+            .map(|(i, port)| {
+                let to = format!("127.0.0.1:{port}").parse().unwrap();
+                let span = (s.mib << 20) * 3 / 4 / cuts.max(1) as u64;
+                let at = match cuts {
+                    0 => Vec::new(),
+                    n => cutter::cut_points(n, s.seed + i as u64, span / 2, span),
+                };
+                let relay = cutter::Cutter::start(to, at, cutter::Then::Pass);
+                *port = relay.addr().port();
+                (cuts, relay)
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let started = Instant::now();
     let tx: Vec<(Child, Child)> = ports.iter().map(|p| sender(s, c, *p)).collect();
     let mut samples: Vec<Sample> = Vec::new();
@@ -226,6 +271,9 @@ fn measure(s: &Setup, c: Contender) -> (f64, f64, u64) {
         files.iter().all(|l| *l == s.mib << 20),
         "every stream whole: {files:?}"
     );
+    for (cuts, relay) in &relays {
+        assert_eq!(relay.cut(), *cuts, "every cut point was reached");
+    }
     let cpu = (samples.iter().chain(&rx_samples)).map(|x| x.cpu_s).sum();
     let rss = rx_samples.iter().map(|x| x.max_rss_kib).sum();
     (wall, cpu, rss)
@@ -248,10 +296,12 @@ fn main() {
         share_mib: memory_mib / senders as u64,
         memory: memory.clone(),
         keys: Keys::new(),
+        seed: env_number("TAPEBUF_BENCH_SEED", &clock_seed().to_string()),
     };
     let gib = (senders as u64 * mib) as f64 / 1024.0;
     println!("# {senders} senders x {mib} MiB ({gib:.2} GiB) over loopback, -s {block}, -m {memory} per receiving port ({}M a stream), {runs} runs", setup.share_mib);
     println!("# medians; cpu is every sender and receiver (wait4), per GiB moved; rx rss sums the receivers' peaks");
+    println!("# tb 1p cut5: each sender's connection cut {CUTS} times by its own relay, from TAPEBUF_BENCH_SEED={} (replays it); tb 1p relay: the same relays, no cut", setup.seed);
     let mut samples: Vec<Vec<(f64, f64, u64)>> = vec![Vec::new(); CONTENDERS.len()];
     for run in 0..runs {
         for k in 0..CONTENDERS.len() {
@@ -281,4 +331,16 @@ fn main() {
             walls[3] / walls[i]
         );
     }
+    println!(
+        "resume: {:.3} s lost per drop of one stream (tb 1p cut5 less tb 1p relay, over {CUTS}; the {senders} streams drop at once and together)",
+        (walls[5] - walls[4]) / CUTS as f64
+    );
+}
+
+/// A seed from the clock, for a fresh run.
+fn clock_seed() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    now.as_secs() % 100_000
 }

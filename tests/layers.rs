@@ -361,3 +361,29 @@ fn the_creation_check_sees_a_create_but_not_test_code_or_a_string() {
         ]
     );
 }
+
+/// Every thread tapebuf starts is started by `src/base/thread.rs`, which
+/// gives it the label of the served stream it works for (a reader's line
+/// in a service once said nothing of its stream: the class of that bug).
+#[test]
+fn threads_are_started_only_through_base_thread() {
+    let roots = [PathBuf::from("src/lib.rs"), PathBuf::from("src/main.rs")];
+    let mut elsewhere = Vec::new();
+    for (file, code) in creation::crate_code(&roots) {
+        let name = file.display().to_string();
+        if name == "src/base/thread.rs" {
+            continue;
+        }
+        for (n, line) in code.lines().enumerate() {
+            let direct = line.contains("thread::spawn(") && !line.contains("base::thread::spawn(");
+            if line.contains("thread::Builder") || direct {
+                elsewhere.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        elsewhere.is_empty(),
+        "threads started other than through base::thread::spawn (test code is exempt):\n{}",
+        elsewhere.join("\n")
+    );
+}

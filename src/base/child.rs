@@ -120,25 +120,23 @@ struct Tail {
 
 /// Reads the child's standard error line by line until it closes.
 fn read_stderr(stderr: ChildStderr, who: &'static str, tail: Arc<Mutex<Tail>>) -> JoinHandle<()> {
-    std::thread::Builder::new()
-        .name("child-stderr".into())
-        .spawn(move || {
-            let mut reader = BufReader::new(stderr);
-            let mut raw = Vec::new();
-            while matches!(reader.read_until(b'\n', &mut raw), Ok(n) if n > 0) {
-                let text = String::from_utf8_lossy(&raw);
-                let line = text.trim_end_matches(['\n', '\r']);
-                log(&message!("{who}: {line}"));
-                let mut t = lock(&tail);
-                t.count += 1;
-                t.lines.push(line.chars().take(LINE_CHARS).collect());
-                if t.lines.len() > LAST_LINES {
-                    t.lines.remove(0);
-                }
-                raw.clear();
+    crate::base::thread::spawn("child-stderr", move || {
+        let mut reader = BufReader::new(stderr);
+        let mut raw = Vec::new();
+        while matches!(reader.read_until(b'\n', &mut raw), Ok(n) if n > 0) {
+            let text = String::from_utf8_lossy(&raw);
+            let line = text.trim_end_matches(['\n', '\r']);
+            log(&message!("{who}: {line}"));
+            let mut t = lock(&tail);
+            t.count += 1;
+            t.lines.push(line.chars().take(LINE_CHARS).collect());
+            if t.lines.len() > LAST_LINES {
+                t.lines.remove(0);
             }
-        })
-        .expect("spawning the child's stderr reader")
+            raw.clear();
+        }
+    })
+    .expect("spawning the child's stderr reader")
 }
 
 /// A child that was started and not yet reaped.

@@ -74,6 +74,11 @@ pub fn label_thread(label: String) {
     LABEL.with(|l| *l.borrow_mut() = Some(label));
 }
 
+/// This thread's label, for a thread it starts (`base::thread`).
+pub fn thread_label() -> Option<String> {
+    LABEL.with(|l| l.borrow().clone())
+}
+
 /// `line` with this thread's label after the prefix, if it has one (and
 /// then with the prefix, if it had none).
 fn labelled(line: &str) -> std::borrow::Cow<'_, str> {

@@ -23,4 +23,5 @@ pub mod read_full;
 pub mod signals;
 pub mod size;
 pub mod sync;
+pub mod thread;
 pub mod utc;

@@ -152,16 +152,14 @@ pub(crate) fn watch_signals() -> Result<(Receiver<i32>, Handle), Error> {
     let mut signals = Signals::new(watched).context("cannot install signal handlers")?;
     let handle = signals.handle();
     let (sig_tx, sig_rx) = unbounded();
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            for sig in signals.forever() {
-                if sig_tx.send(sig).is_err() {
-                    break;
-                }
+    crate::base::thread::spawn("signals", move || {
+        for sig in signals.forever() {
+            if sig_tx.send(sig).is_err() {
+                break;
             }
-        })
-        .context("cannot start the signal thread")?;
+        }
+    })
+    .context("cannot start the signal thread")?;
     Ok((sig_rx, handle))
 }
 
@@ -175,12 +173,10 @@ fn open_answering_signals(
 ) -> Result<Result<Endpoints, Exit>, Error> {
     let (open_tx, open_rx) = bounded(1);
     let open_config = config.clone();
-    std::thread::Builder::new()
-        .name("startup".into())
-        .spawn(move || {
-            let _ = open_tx.send(open(&open_config));
-        })
-        .context("cannot start the startup thread")?;
+    crate::base::thread::spawn("startup", move || {
+        let _ = open_tx.send(open(&open_config));
+    })
+    .context("cannot start the startup thread")?;
     let started_at = Instant::now();
     loop {
         select! {

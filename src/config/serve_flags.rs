@@ -53,14 +53,13 @@ pub fn scope(id: &str) -> Option<Scope> {
         | "cert" | "allow_key" | "allow_keys" | "ktls" | "hash" | "verify" | "block_size"
         | "memory" | "blocks" | "high_watermark" | "low_watermark" | "lock" | "force" | "sync"
         | "direct" | "no_direct" | "zero_copy" | "input_rate" | "output_rate" | "watchdog"
-        | "verbose" | "ipv4" | "ipv6" | "any_family" | "stop_on_error" | "device_block_size"
-        | "temp_file" | "temp_file_path" | "tapeaware" => Each,
+        | "verbose" | "ipv4" | "ipv6" | "resume_timeout" | "any_family" | "stop_on_error"
+        | "device_block_size" | "temp_file" | "temp_file_path" | "tapeaware" => Each,
         "input" | "command" => Refused(ONE_INPUT),
         "connect" | "to" | "accept_status" => {
             Refused("each served stream goes to its own -o file (a template)")
         }
         "connect_timeout" => Refused("a service waits for senders until it ends"),
-        "resume_timeout" => Refused("a served stream cannot yet be resumed"),
         "pin" => Refused("--pin is the sender's; a service allows senders by --allow-key"),
         "md5" => Refused(
             "mbuffer's \"MD5 hash:\" line cannot say which stream it is of; give --hash md5 \

@@ -47,49 +47,47 @@ pub fn spawn(
     mode: ProgressMode,
     stop: Receiver<()>,
 ) -> JoinHandle<bool> {
-    std::thread::Builder::new()
-        .name("progress".into())
-        .spawn(move || {
-            let ticks = tick(Duration::from_millis(1000 / REDRAWS_PER_S as u64));
-            let mut window: VecDeque<Snapshot> = VecDeque::new();
-            let mut shown = false;
-            loop {
-                select! {
-                    recv(stop) -> _ => break,
-                    recv(ticks) -> _ => {}
-                }
-                let now = stats.snapshot();
-                let drive_wait = now.changing_volume && super::waiting_for_a_drive(&stats);
-                if now.changing_volume && !drive_wait {
-                    if shown {
-                        bar_slot.set_bar(None);
-                        shown = false;
-                    }
-                    continue;
-                }
-                if !shown {
-                    bar_slot.set_bar(Some(new_bar(mode)));
-                    shown = true;
-                }
-                let width = terminal_width();
-                if drive_wait {
-                    let note = crate::volume::change_notes(stats.volume_logs()).unwrap_or_default();
-                    bar_slot.with_bar(|bar| bar.set_message(fit(&note, width)));
-                    continue;
-                }
-                window.push_back(now.clone());
-                while window
-                    .front()
-                    .is_some_and(|s| now.seconds - s.seconds > RATE_WINDOW.as_secs_f64())
-                {
-                    window.pop_front();
-                }
-                let text = line(&now, window.front(), total_bytes, width);
-                bar_slot.with_bar(|bar| bar.set_message(text));
+    crate::base::thread::spawn("progress", move || {
+        let ticks = tick(Duration::from_millis(1000 / REDRAWS_PER_S as u64));
+        let mut window: VecDeque<Snapshot> = VecDeque::new();
+        let mut shown = false;
+        loop {
+            select! {
+                recv(stop) -> _ => break,
+                recv(ticks) -> _ => {}
             }
-            true
-        })
-        .expect("spawning the progress thread")
+            let now = stats.snapshot();
+            let drive_wait = now.changing_volume && super::waiting_for_a_drive(&stats);
+            if now.changing_volume && !drive_wait {
+                if shown {
+                    bar_slot.set_bar(None);
+                    shown = false;
+                }
+                continue;
+            }
+            if !shown {
+                bar_slot.set_bar(Some(new_bar(mode)));
+                shown = true;
+            }
+            let width = terminal_width();
+            if drive_wait {
+                let note = crate::volume::change_notes(stats.volume_logs()).unwrap_or_default();
+                bar_slot.with_bar(|bar| bar.set_message(fit(&note, width)));
+                continue;
+            }
+            window.push_back(now.clone());
+            while window
+                .front()
+                .is_some_and(|s| now.seconds - s.seconds > RATE_WINDOW.as_secs_f64())
+            {
+                window.pop_front();
+            }
+            let text = line(&now, window.front(), total_bytes, width);
+            bar_slot.with_bar(|bar| bar.set_message(text));
+        }
+        true
+    })
+    .expect("spawning the progress thread")
 }
 
 fn new_bar(mode: ProgressMode) -> ProgressBar {

@@ -95,22 +95,20 @@ fn look(stats: &Stats, time: &mut RingTime) {
 /// Starts the ring clock; it looks once more and ends when `stop` is
 /// dropped.
 pub fn spawn(stats: Arc<Stats>, stop: Receiver<()>) -> JoinHandle<bool> {
-    std::thread::Builder::new()
-        .name("ring-time".into())
-        .spawn(move || {
-            let ticks = tick(TICK);
-            let mut time = RingTime::default();
-            loop {
-                select! {
-                    recv(ticks) -> _ => look(&stats, &mut time),
-                    recv(stop) -> _ => {
-                        look(&stats, &mut time);
-                        return true;
-                    },
-                }
+    crate::base::thread::spawn("ring-time", move || {
+        let ticks = tick(TICK);
+        let mut time = RingTime::default();
+        loop {
+            select! {
+                recv(ticks) -> _ => look(&stats, &mut time),
+                recv(stop) -> _ => {
+                    look(&stats, &mut time);
+                    return true;
+                },
             }
-        })
-        .expect("spawning the ring-time thread")
+        }
+    })
+    .expect("spawning the ring-time thread")
 }
 
 #[cfg(test)]

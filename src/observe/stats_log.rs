@@ -43,43 +43,41 @@ pub fn spawn(
     every: Duration,
 ) -> (Sender<SummaryRecord>, JoinHandle<bool>) {
     let (end_tx, end_rx) = bounded::<SummaryRecord>(1);
-    let thread = std::thread::Builder::new()
-        .name("stats-log".into())
-        .spawn(move || {
-            let mut out = StatsFile {
-                path,
-                out: BufWriter::new(file),
-                failed: false,
-            };
-            out.write(&Record::Start(start));
-            let ticks = tick(every);
-            let mut previous: Option<Snapshot> = None;
-            let mut moves = MovesWritten::default();
-            let mut health = HealthWritten::default();
-            loop {
-                select! {
-                    recv(ticks) -> _ => {
-                        let now = stats.snapshot();
-                        out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
-                        previous = Some(now);
-                        moves.write_new(&stats, &mut out);
-                        health.write_new(&stats, &mut out, false);
-                    },
-                    recv(end_rx) -> end => {
-                        // The run is over: the counters are final.
-                        let now = stats.snapshot();
-                        out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
-                        moves.write_new(&stats, &mut out);
-                        health.write_new(&stats, &mut out, true);
-                        if let Ok(summary) = end {
-                            out.write(&Record::Summary(summary));
-                        }
-                        return !out.failed;
-                    },
-                }
+    let thread = crate::base::thread::spawn("stats-log", move || {
+        let mut out = StatsFile {
+            path,
+            out: BufWriter::new(file),
+            failed: false,
+        };
+        out.write(&Record::Start(start));
+        let ticks = tick(every);
+        let mut previous: Option<Snapshot> = None;
+        let mut moves = MovesWritten::default();
+        let mut health = HealthWritten::default();
+        loop {
+            select! {
+                recv(ticks) -> _ => {
+                    let now = stats.snapshot();
+                    out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
+                    previous = Some(now);
+                    moves.write_new(&stats, &mut out);
+                    health.write_new(&stats, &mut out, false);
+                },
+                recv(end_rx) -> end => {
+                    // The run is over: the counters are final.
+                    let now = stats.snapshot();
+                    out.write(&Record::Sample(sample(&stats, &now, previous.as_ref())));
+                    moves.write_new(&stats, &mut out);
+                    health.write_new(&stats, &mut out, true);
+                    if let Ok(summary) = end {
+                        out.write(&Record::Summary(summary));
+                    }
+                    return !out.failed;
+                },
             }
-        })
-        .expect("spawning the stats-log thread");
+        }
+    })
+    .expect("spawning the stats-log thread");
     (end_tx, thread)
 }
 

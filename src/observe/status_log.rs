@@ -26,25 +26,23 @@ pub fn spawn(
     every: Duration,
     stop: Receiver<()>,
 ) -> JoinHandle<bool> {
-    std::thread::Builder::new()
-        .name("status-log".into())
-        .spawn(move || {
-            let ticks = tick(every);
-            loop {
-                select! {
-                    recv(stop) -> _ => return true,
-                    recv(ticks) -> _ => {}
-                }
-                let line = status_line(&stats);
-                if !to_log {
-                    say(&line);
-                    continue;
-                }
-                console::log(&line);
-                if !console::log_ok() {
-                    return false;
-                }
+    crate::base::thread::spawn("status-log", move || {
+        let ticks = tick(every);
+        loop {
+            select! {
+                recv(stop) -> _ => return true,
+                recv(ticks) -> _ => {}
             }
-        })
-        .expect("spawning the status-log thread")
+            let line = status_line(&stats);
+            if !to_log {
+                say(&line);
+                continue;
+            }
+            console::log(&line);
+            if !console::log_ok() {
+                return false;
+            }
+        }
+    })
+    .expect("spawning the status-log thread")
 }

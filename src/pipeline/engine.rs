@@ -131,17 +131,13 @@ impl Running {
             stop: stop_rx,
             events: params.events,
         };
-        let reader = std::thread::Builder::new()
-            .name("reader".into())
-            .spawn(move || reader.run())
+        let reader = crate::base::thread::spawn("reader", move || reader.run())
             .expect("spawning the reader thread");
-        let writer = std::thread::Builder::new()
-            .name("writer".into())
-            .spawn(move || {
-                writer.run();
-                drop(done_tx);
-            })
-            .expect("spawning the writer thread");
+        let writer = crate::base::thread::spawn("writer", move || {
+            writer.run();
+            drop(done_tx);
+        })
+        .expect("spawning the writer thread");
         Ok(Running {
             stats,
             stop: Some(stop_tx),

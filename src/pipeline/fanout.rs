@@ -232,21 +232,19 @@ impl Outputs {
                 let wake_tx = wake_tx.clone();
                 let stats = Arc::clone(stats);
                 let stop = stop.clone();
-                let thread = std::thread::Builder::new()
-                    .name(format!("output-{n}"))
-                    .spawn(move || {
-                        for block in jobs_rx {
-                            if !stopped(&stop) {
-                                job.take(&block, &stats);
-                            }
-                            drop(block);
-                            // Only a wake-up: if the queue is full, the
-                            // writer has wake-ups enough.
-                            let _ = wake_tx.try_send(());
+                let thread = crate::base::thread::spawn(format!("output-{n}"), move || {
+                    for block in jobs_rx {
+                        if !stopped(&stop) {
+                            job.take(&block, &stats);
                         }
-                        job.finish(&stats, &stop);
-                    })
-                    .expect("spawning an output thread");
+                        drop(block);
+                        // Only a wake-up: if the queue is full, the
+                        // writer has wake-ups enough.
+                        let _ = wake_tx.try_send(());
+                    }
+                    job.finish(&stats, &stop);
+                })
+                .expect("spawning an output thread");
                 Worker {
                     index,
                     jobs: jobs_tx,

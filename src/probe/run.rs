@@ -286,14 +286,12 @@ fn status_on_sigusr1(status: &Arc<Status>) -> Result<signal_hook::iterator::Hand
     let mut signals = Signals::new([SIGUSR1]).context("cannot install signal handlers")?;
     let handle = signals.handle();
     let status = Arc::clone(status);
-    std::thread::Builder::new()
-        .name("status".into())
-        .spawn(move || {
-            for _ in signals.forever() {
-                say(&status.line());
-            }
-        })
-        .context("cannot start the signal thread")?;
+    crate::base::thread::spawn("status", move || {
+        for _ in signals.forever() {
+            say(&status.line());
+        }
+    })
+    .context("cannot start the signal thread")?;
     Ok(handle)
 }
 

@@ -50,24 +50,22 @@ impl ShellGuard {
         let handle = signals.handle();
         let caught = Arc::new(AtomicI32::new(0));
         let seen = Arc::clone(&caught);
-        let thread = std::thread::Builder::new()
-            .name("shell-guard".into())
-            .spawn(move || {
-                for sig in signals.forever() {
-                    // Set before the shells end, so that a failure they
-                    // cause is known for the signal's doing.
-                    seen.store(sig, Ordering::SeqCst);
-                    if after == AfterSignal::Die {
-                        say(&message!("{who}: interrupted by {}", signal_name(sig)));
-                    }
-                    end_children();
-                    if after == AfterSignal::Die {
-                        let _ = signal_hook::low_level::emulate_default_handler(sig);
-                        std::process::exit(crate::base::exit::signalled(sig));
-                    }
+        let thread = crate::base::thread::spawn("shell-guard", move || {
+            for sig in signals.forever() {
+                // Set before the shells end, so that a failure they
+                // cause is known for the signal's doing.
+                seen.store(sig, Ordering::SeqCst);
+                if after == AfterSignal::Die {
+                    say(&message!("{who}: interrupted by {}", signal_name(sig)));
                 }
-            })
-            .context("cannot start the signal thread")?;
+                end_children();
+                if after == AfterSignal::Die {
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    std::process::exit(crate::base::exit::signalled(sig));
+                }
+            }
+        })
+        .context("cannot start the signal thread")?;
         Ok(ShellGuard {
             handle,
             thread: Some(thread),

@@ -28,21 +28,19 @@ pub fn watch<'scope>(scope: &'scope Scope<'scope, '_>, log: &'scope Log) -> io::
     );
     let mut signals = Signals::new(watched)?;
     let handle = signals.handle();
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn_scoped(scope, move || {
-            for sig in signals.forever() {
-                if sig == SIGUSR1 {
-                    log.info("SIGUSR1: no status line from a server (stderr is the client's); the session goes on");
-                    continue;
-                }
-                log.warn(&format!(
-                    "session ended by {}",
-                    crate::base::signals::signal_name(sig)
-                ));
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
-                std::process::exit(crate::base::exit::signalled(sig));
+    crate::base::thread::spawn_scoped(scope, "signals", move || {
+        for sig in signals.forever() {
+            if sig == SIGUSR1 {
+                log.info("SIGUSR1: no status line from a server (stderr is the client's); the session goes on");
+                continue;
             }
-        })?;
+            log.warn(&format!(
+                "session ended by {}",
+                crate::base::signals::signal_name(sig)
+            ));
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(crate::base::exit::signalled(sig));
+        }
+    })?;
     Ok(handle)
 }

@@ -1,4 +1,4 @@
-//! The service's acceptor: takes a connection whenever fewer than
+//! The service's acceptor: takes a connection whenever fewer than twice
 //! `--senders` are in hand, and starts the thread that tells it apart and
 //! runs its stream. It stops at a stop, or once `--streams` streams have
 //! begun; it returns how many threads it started.
@@ -16,6 +16,7 @@ use super::stream;
 use super::tally::Outcome;
 use crate::base::console::{message, say};
 use crate::base::signals::stopped;
+use crate::base::sync::lock;
 use crate::net::accept_one::{arrive, Arrival};
 use crate::net::socket::Listener;
 
@@ -29,10 +30,10 @@ pub(super) fn start(
     outcomes: Sender<Outcome>,
     stop: Receiver<()>,
 ) -> anyhow::Result<JoinHandle<u64>> {
-    std::thread::Builder::new()
-        .name("acceptor".into())
-        .spawn(move || accept_all(&service, &listener, &outcomes, &stop))
-        .context("cannot start the acceptor thread")
+    crate::base::thread::spawn("acceptor", move || {
+        accept_all(&service, &listener, &outcomes, &stop)
+    })
+    .context("cannot start the acceptor thread")
 }
 
 fn accept_all(
@@ -41,8 +42,10 @@ fn accept_all(
     outcomes: &Sender<Outcome>,
     stop: &Receiver<()>,
 ) -> u64 {
-    // A slot is held from the accept to the end of the stream.
-    let (slot_tx, slot_rx) = bounded::<()>(service.plan.senders);
+    // A slot is held from the accept to the end of the stream; N more
+    // than the streams, so that a sender coming back is taken while every
+    // stream waits for its own (`route.rs`).
+    let (slot_tx, slot_rx) = bounded::<()>(2 * service.plan.senders);
     let mut spawned = 0;
     loop {
         select! {
@@ -58,13 +61,11 @@ fn accept_all(
             stop.clone(),
             slot_rx.clone(),
         );
-        let started = std::thread::Builder::new()
-            .name("stream".into())
-            .spawn(move || {
-                let outcome = stream::serve(&shared, arrival, &stop);
-                let _ = slot.recv();
-                let _ = outcomes.send(outcome);
-            });
+        let started = crate::base::thread::spawn("stream", move || {
+            let outcome = stream::serve(&shared, arrival, &stop);
+            let _ = slot.recv();
+            let _ = outcomes.send(outcome);
+        });
         match started {
             Ok(_) => spawned += 1,
             Err(e) => {
@@ -80,12 +81,14 @@ fn accept_all(
 }
 
 /// The next connection that `--allow` covers; None once stopped, or
-/// once `--streams` streams have begun.
+/// once `--streams` streams have begun and none of them can still be
+/// resumed (its sender comes back through this listener).
 fn next_arrival(service: &Service, listener: &Listener, stop: &Receiver<()>) -> Option<Arrival> {
     let mut note = |line: String| say(&message!("{}: {line}", service.listening));
     loop {
         let begun = service.seq.load(SeqCst);
-        if stopped(stop) || service.plan.streams.is_some_and(|n| begun >= n) {
+        let all_begun = service.plan.streams.is_some_and(|n| begun >= n);
+        if stopped(stop) || (all_begun && lock(&service.sessions).is_empty()) {
             return None;
         }
         match arrive(listener, &service.settings, LOOK_EVERY, &mut note) {

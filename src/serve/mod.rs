@@ -4,11 +4,15 @@
 //! summary line and manifest, in a thread of its own (`stream.rs`).
 //!
 //! What its threads share is `service.rs`; how the streams ended,
-//! `tally.rs`. The acceptor (`acceptor.rs`) takes a connection whenever fewer than N
-//! are in hand, and hands it to a thread that tells it apart (header,
-//! `--allow-key`) and runs its stream; a connection that stalls holds up
-//! only its own slot, for at most the time a connection has to say what
-//! it is. Senders beyond N wait in the listen backlog.
+//! `tally.rs`. The acceptor (`acceptor.rs`) takes a connection whenever
+//! fewer than 2N are in hand, and hands it to a thread that tells it
+//! apart (header, `--allow-key`), routes it (`route.rs`: with
+//! `--resume-timeout`, a sender coming back goes to the stream it
+//! resumes) and runs its stream once one of the N places for a stream is
+//! free; a connection that stalls holds up only its own slot, for at most
+//! the time a connection has to say what it is. The N more connections
+//! than streams are what lets a sender come back while every stream waits
+//! for its own; senders beyond them wait in the listen backlog.
 //!
 //! The main thread watches signals and the ends of streams. The service
 //! ends after `--streams N` streams have ended, or on SIGINT, SIGTERM or
@@ -19,6 +23,7 @@
 //! failed.
 
 mod acceptor;
+mod route;
 mod service;
 mod stream;
 mod tally;
@@ -66,6 +71,8 @@ pub fn run(config: &Config) -> Result<Exit, Error> {
         seq: AtomicU64::new(0),
         live: Mutex::new(HashMap::new()),
         stopping: AtomicI32::new(0),
+        sessions: Mutex::new(HashMap::new()),
+        room: bounded(plan.senders),
     });
     let (outcome_tx, outcome_rx) = unbounded::<Outcome>();
     let (stop_tx, stop_rx) = bounded::<()>(0);

@@ -1,20 +1,23 @@
 //! What a service's acceptor, its streams' threads and its main thread
 //! share: the configuration, the stream count, each running stream's
-//! signal channel, and the signal that stopped it; and what the main
+//! signal channel, the way back to each resumable one, the room for
+//! streams, and the signal that stopped it; and what the main
 //! thread does with them (stop every stream, say their status).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::SeqCst};
 use std::sync::Mutex;
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender};
 use signal_hook::consts::SIGUSR1;
 
 use super::tally::Tally;
 use crate::base::console::{message, say};
 use crate::base::sync::lock;
 use crate::config::{Config, ServePlan};
+use crate::net::frame::SessionId;
 use crate::net::NetSettings;
+use crate::source::Returning;
 
 /// What the acceptor and every stream's thread share.
 pub(crate) struct Service {
@@ -29,6 +32,12 @@ pub(crate) struct Service {
     pub(super) live: Mutex<HashMap<u64, Sender<i32>>>,
     /// The signal that stopped the service, or 0.
     pub(super) stopping: AtomicI32,
+    /// The way back to each running resumable stream, by its session
+    /// (`route.rs`).
+    pub(super) sessions: Mutex<HashMap<SessionId, Sender<Returning>>>,
+    /// Room for `--senders` streams: a stream holds a place from its
+    /// start to its end (send to take one, receive to give it back).
+    pub(super) room: (Sender<()>, Receiver<()>),
 }
 
 impl Service {

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use crossbeam_channel::{unbounded, Receiver};
 
+use super::route::{Route, Taken};
 use super::service::Service;
 use super::tally::Outcome;
 use crate::base::console::{self, message, say};
@@ -19,7 +20,6 @@ use crate::base::sync::lock;
 use crate::buffer::{self, Endpoints};
 use crate::config::serve_flags::stream_blocks;
 use crate::config::{Config, ManifestPlan, OutputSpec};
-use crate::net::accept::Accepted;
 use crate::net::accept_one::{identify, Arrival};
 use crate::observe::summary::Summary;
 use crate::sink::name_template::{expand, StreamFields};
@@ -34,23 +34,62 @@ pub(super) fn serve(service: &Service, arrival: Arrival, stop: &Receiver<()>) ->
             return Outcome::Ignored;
         }
     };
+    let peer = sender.peer;
+    let (name, taken) = match service.route(sender) {
+        Route::Stream(taken) => (taken.name(), taken),
+        Route::Handed => return Outcome::Ignored,
+        Route::Refused(line) => {
+            say(&message!("{}: {line}", service.listening));
+            return Outcome::Ignored;
+        }
+    };
+    let session = taken.session();
+    let outcome = match service.take_room(stop) {
+        true => begin(service, taken, (name, peer)),
+        false => {
+            say(&message!(
+                "{}: ignored a connection from {}: the service was stopped",
+                service.listening,
+                crate::net::socket::show(peer)
+            ));
+            Outcome::Ignored
+        }
+    };
+    service.forget(&session);
+    outcome
+}
+
+/// Begins the stream of a connection that has its place, and gives the
+/// place back at its end.
+fn begin(service: &Service, taken: Taken, (name, peer): (Option<String>, SocketAddr)) -> Outcome {
+    let outcome = numbered(service, taken, (name, peer));
+    let _ = service.room.1.recv();
+    outcome
+}
+
+/// Numbers the stream and runs it, unless the service has all its streams.
+fn numbered(
+    service: &Service,
+    taken: Taken,
+    (name, peer): (Option<String>, SocketAddr),
+) -> Outcome {
     let seq = service.seq.fetch_add(1, SeqCst) + 1;
     if let Some(n) = service.plan.streams.filter(|n| seq > *n) {
         say(&message!(
             "{}: refused a connection from {}: this service takes --streams {n}, and has them all",
             service.listening,
-            crate::net::socket::show(sender.peer)
+            crate::net::socket::show(peer)
         ));
         return Outcome::Ignored;
     }
     console::label_thread(format!("stream {seq}"));
-    let fields = fields_of(&sender, seq);
-    let who = format!("stream {seq} ({} at {})", fields.name, sender.peer);
+    let fields = fields_of(name, peer, seq);
+    let who = format!("stream {seq} ({} at {peer})", fields.name);
     let config = stream_config(&service.config, &fields);
     let (sig_tx, sig_rx) = unbounded();
     lock(&service.live).insert(seq, sig_tx);
     let whole = match service.stopping.load(SeqCst) {
-        0 => run(&config, sender, &sig_rx),
+        0 => run(&config, taken, &sig_rx),
         sig => {
             say(&message!(
                 "not begun: the service was stopped by {}",
@@ -66,14 +105,12 @@ pub(super) fn serve(service: &Service, arrival: Arrival, stop: &Receiver<()>) ->
     }
 }
 
-/// What the stream's names are made of.
-fn fields_of(sender: &Accepted, seq: u64) -> StreamFields {
-    let peer = ip_of(sender.peer);
+/// What the stream's names are made of: `name`, the sender's key's name
+/// if it has one.
+fn fields_of(name: Option<String>, peer: SocketAddr, seq: u64) -> StreamFields {
+    let peer = ip_of(peer);
     StreamFields {
-        name: match &sender.private {
-            Some(p) => p.name.clone(),
-            None => peer.clone(),
-        },
+        name: name.unwrap_or_else(|| peer.clone()),
         peer,
         seq,
         started: SystemTime::now(),
@@ -109,8 +146,15 @@ fn stream_config(base: &Config, fields: &StreamFields) -> Config {
 
 /// Runs the stream to its end; true when it was whole. `signals` hears
 /// the service's signals.
-fn run(config: &Config, sender: Accepted, signals: &Receiver<i32>) -> bool {
-    let source = match TcpSource::served(sender, "-I".into(), &config.source.net, config.quiet()) {
+fn run(config: &Config, taken: Taken, signals: &Receiver<i32>) -> bool {
+    let (net, quiet) = (&config.source.net, config.quiet());
+    let source = match taken {
+        Taken::Sender(sender) => TcpSource::served(*sender, "-I".into(), net, quiet),
+        Taken::Resumable(back, mailbox) => {
+            TcpSource::served_resumable(*back, mailbox, "-I".into(), net, quiet)
+        }
+    };
+    let source = match source {
         Ok(source) => source,
         Err(why) => {
             say(&message!("not begun: {why}"));

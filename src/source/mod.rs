@@ -35,4 +35,5 @@ pub use open::{open, open_verified, InputSettings};
 pub use rmt::{Overrun, RmtReader};
 pub use tape::TapeReader;
 pub use tcp::{bind, TcpSource};
+pub use tcp_resume::{asks_resume, returning, Returning};
 pub use volumes::{Got, ReadMedium, ReadVolumes, VolumeSource};

@@ -28,14 +28,15 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
-use super::tcp_resume::{open_session, Resuming, Session};
+use super::tcp_resume::{open_session, Comeback, Resuming, Returning, Session};
 use super::{fill_from, End, Filled, Source};
 use crate::base::console::{message, say};
+use crate::keys::Fingerprint;
 use crate::net::accept;
 use crate::net::facts::{LinkFacts, Privacy};
 use crate::net::foreign_host;
 use crate::net::frame::{self, FrameError, FramedReader, Opening};
-use crate::net::link::{AllowedSender, Link};
+use crate::net::link::Link;
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
 
@@ -53,6 +54,8 @@ pub struct TcpSource {
     listener: Option<Listener>,
     /// A resumable stream's session.
     session: Option<Session>,
+    /// A served resumable stream's way back: what the service routes to it.
+    mailbox: Option<Receiver<Returning>>,
     /// "-I ADDR", as on the command line.
     endpoint: String,
     name: String,
@@ -100,8 +103,7 @@ impl TcpSource {
     }
 
     /// The stream of a sender that a service (`--senders`) already told
-    /// apart; or why it cannot be taken (a resumable session, which a
-    /// served stream cannot keep).
+    /// apart; or why it cannot be taken.
     pub fn served(
         sender: accept::Accepted,
         endpoint: String,
@@ -113,12 +115,55 @@ impl TcpSource {
         Ok(source)
     }
 
+    /// The resumable stream of a sender that a service told apart and whose
+    /// session record it read (a new session), with the mailbox the service
+    /// routes its sender to when it comes back.
+    pub fn served_resumable(
+        back: Returning,
+        mailbox: Receiver<Returning>,
+        endpoint: String,
+        settings: &NetSettings,
+        quiet: bool,
+    ) -> Result<TcpSource, String> {
+        let mut source = TcpSource::waiting(endpoint, settings.clone(), quiet);
+        let peer = socket::show(back.peer);
+        source.name = match (&back.name, back.key) {
+            (Some(name), Some(key)) => format!("sender {name} ({key}) at {peer}"),
+            _ => format!("sender {peer}"),
+        };
+        let who = back.key.zip(back.name);
+        let mut wire = source.framed(&back.first, back.link, who, (source.endpoint.clone(), peer));
+        if let Wire::Framed(r) = &mut wire {
+            let (header, settings) = (&back.first, &source.settings);
+            source.session =
+                open_session(r.get_mut(), header, back.key, settings, Some(back.hello))?;
+        }
+        source.mark_resumable();
+        source.wire = wire;
+        source.mailbox = Some(mailbox);
+        Ok(source)
+    }
+
+    /// The session this stream resumes, for a service to route by.
+    pub fn session_id(&self) -> Option<crate::net::frame::SessionId> {
+        self.session.as_ref().map(|s| s.id)
+    }
+
+    /// The summary's facts say the stream is resumable, and count resumes.
+    fn mark_resumable(&mut self) {
+        if let (Some(s), Some(link)) = (&self.session, self.link.as_mut()) {
+            link.resumable = true;
+            link.resumes = s.resumes.clone();
+        }
+    }
+
     /// A source for `endpoint` with no sender yet, and no listener.
     fn waiting(endpoint: String, settings: NetSettings, quiet: bool) -> TcpSource {
         TcpSource {
             wire: Wire::Waiting,
             listener: None,
             session: None,
+            mailbox: None,
             name: endpoint.clone(),
             endpoint,
             settings,
@@ -183,14 +228,18 @@ impl TcpSource {
         let timed = Timed::new(sender.stream, &self.settings);
         if sender.opening == Opening::Framed {
             let key = sender.private.as_ref().map(|p| p.key);
-            let mut wire = self.framed(&sender.first, sender.private, timed, (endpoint, peer));
+            let (link, who) = match sender.private {
+                Some(p) => {
+                    let who = (p.key, p.name.clone());
+                    (Link::receiver(p, timed), Some(who))
+                }
+                None => (Link::Plain(timed), None),
+            };
+            let mut wire = self.framed(&sender.first, link, who, (endpoint, peer));
             if let Wire::Framed(r) = &mut wire {
-                self.session = open_session(r.get_mut(), &sender.first, key, &self.settings)?;
+                self.session = open_session(r.get_mut(), &sender.first, key, &self.settings, None)?;
             }
-            if let (Some(s), Some(link)) = (&self.session, self.link.as_mut()) {
-                link.resumable = true;
-                link.resumes = s.resumes.clone();
-            }
+            self.mark_resumable();
             self.wire = wire;
             return Ok(());
         }
@@ -217,8 +266,8 @@ impl TcpSource {
     fn framed(
         &mut self,
         first: &[u8],
-        private: Option<AllowedSender>,
-        timed: Timed,
+        link: Link,
+        who: Option<(Fingerprint, String)>,
         (endpoint, peer): (String, String),
     ) -> Wire {
         let header = first[..frame::HEADER_LEN]
@@ -228,14 +277,8 @@ impl TcpSource {
         // Frames go unchecked only inside TLS, whatever a header says (the
         // listener refuses UNSUMMED outside it, too).
         let unsummed = frame::announced_flags(header) & frame::UNSUMMED != 0;
-        let summed = private.is_none() || !unsummed;
-        let (link, key, sender_name) = match private {
-            Some(p) => {
-                let (key, name) = (p.key.to_string(), p.name.clone());
-                (Link::receiver(p, timed), Some(key), Some(name))
-            }
-            None => (Link::Plain(timed), None, None),
-        };
+        let summed = !link.is_private() || !unsummed;
+        let (key, sender_name) = who.map(|(k, n)| (k.to_string(), n)).unzip();
         let facts = LinkFacts {
             peer_key: key,
             peer_name: sender_name,
@@ -270,7 +313,10 @@ impl Source for TcpSource {
             Wire::Framed(r) => {
                 let mut reading = Resuming {
                     reader: r,
-                    session: self.session.as_mut().zip(self.listener.as_ref()),
+                    session: self
+                        .session
+                        .as_mut()
+                        .zip(Comeback::of(&self.listener, &self.mailbox)),
                     settings: &self.settings,
                     stop: self.stop.as_ref(),
                     name: &self.name,

@@ -18,6 +18,10 @@
 //!   sender that no longer keeps that byte is a gap, which fails both.
 //! - **How long.** Until `--resume-timeout` after the drop, or a stop;
 //!   then the stream is truncated, as without resuming.
+//! - **Where it comes back** ([`Comeback`]): a lone `-I` keeps its
+//!   listener open; a service's stream (`--senders`) has a mailbox, into
+//!   which the service puts each connection that names its session, told
+//!   apart and its session record read ([`returning`]).
 
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
@@ -60,16 +64,22 @@ pub fn read_hello(link: &mut Link, settings: &NetSettings) -> io::Result<Hello> 
 
 /// The answer to a new sender's header: its session, if it asked for one.
 /// Err: why it was refused (it has been told).
+/// `hello`: its session record where it was read already (a service
+/// reads it to tell a new stream from one coming back).
 pub fn open_session(
     link: &mut Link,
     header: &[u8],
     key: Option<Fingerprint>,
     settings: &NetSettings,
+    hello: Option<Hello>,
 ) -> Result<Option<Session>, String> {
     if !asks_resume(header) {
         return Ok(None);
     }
-    let hello = read_hello(link, settings).map_err(|e| e.to_string())?;
+    let hello = match hello {
+        Some(hello) => hello,
+        None => read_hello(link, settings).map_err(|e| e.to_string())?,
+    };
     let refuse = |link: &mut Link, why: Refused, text: String| {
         let _ = link.write_all(&frame::reply_refused(why));
         Err(text)
@@ -100,7 +110,7 @@ pub fn open_session(
 }
 
 /// True for a header with the `RESUMABLE` flag.
-fn asks_resume(header: &[u8]) -> bool {
+pub fn asks_resume(header: &[u8]) -> bool {
     let whole = header
         .get(..frame::HEADER_LEN)
         .and_then(|h| h.try_into().ok());
@@ -111,7 +121,7 @@ fn asks_resume(header: &[u8]) -> bool {
 pub struct Resuming<'a> {
     pub reader: &'a mut FramedReader<Link>,
     /// None: not resumable; every failure is the stream's end.
-    pub session: Option<(&'a mut Session, &'a Listener)>,
+    pub session: Option<(&'a mut Session, Comeback<'a>)>,
     pub settings: &'a NetSettings,
     pub stop: Option<&'a Receiver<()>>,
     pub name: &'a str,
@@ -148,7 +158,7 @@ impl Read for Resuming<'_> {
 impl Resuming<'_> {
     /// Waits for the sender to come back; Ok once the stream goes on.
     fn wait_for_sender(&mut self, why: io::Error) -> io::Result<()> {
-        let (session, listener) = self.session.as_mut().expect("a session");
+        let (session, comeback) = self.session.as_mut().expect("a session");
         let at = self.reader.total();
         // A stalled connection is given up here, so the sender notices.
         let _ = self
@@ -169,9 +179,8 @@ impl Resuming<'_> {
         session.window_ends = Some((at, deadline));
         let name = self.name;
         loop {
-            let note = |line: String| say(&message!("{name}: {line}"));
-            let sender = match accept::await_sender(listener, self.settings, self.stop, Some(deadline), note) {
-                Ok(Some(sender)) => sender,
+            let back = match comeback.next(self.settings, self.stop, deadline, name) {
+                Ok(Some(back)) => back,
                 Ok(None) => return Err(why),
                 Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                     return Err(io::Error::new(io::ErrorKind::TimedOut, format!(
@@ -180,8 +189,15 @@ impl Resuming<'_> {
                 }
                 Err(e) => return Err(e),
             };
-            let peer = socket::show(sender.peer);
-            match take_back(sender, session, at, self.settings) {
+            let back = match back {
+                Ok(back) => back,
+                Err((peer, why)) => {
+                    say(&message!("{name}: ignored a connection from {peer}: {why}; still waiting for the sender to resume"));
+                    continue;
+                }
+            };
+            let peer = socket::show(back.peer);
+            match take_back(back, session, at) {
                 Ok(link) => {
                     self.reader.replace_inner(link);
                     session.mute = false;
@@ -208,29 +224,118 @@ enum Back {
     Gap(String),
 }
 
-/// Checks a connection that came while the stream waits, and answers it.
-fn take_back(
-    sender: Accepted,
-    session: &Session,
-    at: u64,
-    settings: &NetSettings,
-) -> Result<Link, Back> {
-    let refused = |why: &dyn std::fmt::Display| Back::Refused(why.to_string());
-    socket::tune(&sender.stream, settings).map_err(|e| refused(&e))?;
+/// A connection that came while a stream waits, told apart: its link,
+/// its key under TLS, and its session record.
+pub struct Returning {
+    pub link: Link,
+    /// Under TLS, the key it proved, and the name it goes by.
+    pub key: Option<Fingerprint>,
+    pub name: Option<String>,
+    pub hello: Hello,
+    pub peer: std::net::SocketAddr,
+    /// Its stream header.
+    pub first: Vec<u8>,
+}
+
+/// Reads the session record of a sender that came back; Err: why it is
+/// not one (a new stream, or a connection that failed on the way).
+pub fn returning(sender: Accepted, settings: &NetSettings) -> Result<Returning, String> {
+    socket::tune(&sender.stream, settings).map_err(|e| e.to_string())?;
+    let peer = sender.peer;
     let timed = Timed::new(sender.stream, settings);
-    let (mut link, key) = match sender.private {
+    let (mut link, key, name) = match sender.private {
         Some(p) => {
-            let key = p.key;
-            (Link::receiver(p, timed), Some(key))
+            let (key, name) = (p.key, p.name.clone());
+            (Link::receiver(p, timed), Some(key), Some(name))
         }
-        None => (Link::Plain(timed), None),
+        None => (Link::Plain(timed), None, None),
     };
     if !asks_resume(&sender.first) {
-        return Err(refused(
-            &"it opened a new stream while this receiver waits for its sender to resume",
-        ));
+        return Err(
+            "it opened a new stream while this receiver waits for its sender to resume".into(),
+        );
     }
-    let hello = read_hello(&mut link, settings).map_err(|e| refused(&e))?;
+    let hello = read_hello(&mut link, settings).map_err(|e| e.to_string())?;
+    Ok(Returning {
+        link,
+        key,
+        name,
+        hello,
+        peer,
+        first: sender.first,
+    })
+}
+
+/// Where a dropped stream's sender comes back.
+pub enum Comeback<'a> {
+    /// A lone `-I`'s own listener, kept open.
+    Listener(&'a Listener),
+    /// A service's stream: the connections the service routed to it.
+    Mailbox(&'a Receiver<Returning>),
+}
+
+/// What a wait for the sender brought: a connection to check, or one that
+/// was not a returning sender (its peer, and why).
+type Came = Result<Returning, (String, String)>;
+
+impl<'a> Comeback<'a> {
+    /// The listener of a lone `-I`, else a served stream's mailbox.
+    pub fn of(
+        listener: &'a Option<Listener>,
+        mailbox: &'a Option<Receiver<Returning>>,
+    ) -> Option<Comeback<'a>> {
+        match (listener, mailbox) {
+            (Some(l), _) => Some(Comeback::Listener(l)),
+            (None, Some(m)) => Some(Comeback::Mailbox(m)),
+            (None, None) => None,
+        }
+    }
+
+    /// The next connection by `deadline`: None at a stop; TimedOut past
+    /// the deadline.
+    fn next(
+        &self,
+        settings: &NetSettings,
+        stop: Option<&Receiver<()>>,
+        deadline: Instant,
+        name: &str,
+    ) -> io::Result<Option<Came>> {
+        match self {
+            Comeback::Listener(listener) => {
+                let note = |line: String| say(&message!("{name}: {line}"));
+                let Some(sender) =
+                    accept::await_sender(listener, settings, stop, Some(deadline), note)?
+                else {
+                    return Ok(None);
+                };
+                let peer = socket::show(sender.peer);
+                Ok(Some(returning(sender, settings).map_err(|why| (peer, why))))
+            }
+            Comeback::Mailbox(mailbox) => {
+                let never = crossbeam_channel::never();
+                let timeout = crossbeam_channel::at(deadline);
+                crossbeam_channel::select! {
+                    recv(mailbox) -> back => match back {
+                        Ok(back) => Ok(Some(Ok(back))),
+                        Err(_) => Ok(None),
+                    },
+                    recv(stop.unwrap_or(&never)) -> _ => Ok(None),
+                    recv(timeout) -> _ => Err(io::ErrorKind::TimedOut.into()),
+                }
+            }
+        }
+    }
+}
+
+/// Checks a sender that came back to this stream, and answers it.
+fn take_back(back: Returning, session: &Session, at: u64) -> Result<Link, Back> {
+    let refused = |why: &dyn std::fmt::Display| Back::Refused(why.to_string());
+    let Returning {
+        mut link,
+        key,
+        hello,
+        ..
+    } = back;
     if hello.id != session.id || key != session.key {
         let _ = link.write_all(&frame::reply_refused(Refused::UnknownSession));
         let whose = key.map_or(String::new(), |k| format!(" with key {k}"));

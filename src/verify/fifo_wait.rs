@@ -37,7 +37,7 @@ impl OpenWatch {
         };
         let (opened, wait) = bounded::<()>(0);
         let name = path.display().to_string();
-        std::thread::spawn(move || {
+        let _ = crate::base::thread::spawn("fifo-wait", move || {
             if let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
                 say(&message!(
                     "verify: -i {name}: a FIFO that no program opened for writing in {} s; nothing was read (--timeout sets the wait)",

@@ -26,17 +26,15 @@ impl StreamDigest {
         for _ in 0..BUFFERS {
             let _ = give_back.send(vec![0u8; block_bytes]);
         }
-        let thread = std::thread::Builder::new()
-            .name("verify-digest".into())
-            .spawn(move || {
-                let mut hasher = Hasher::new(alg);
-                for (buf, len) in filled {
-                    hasher.update(&buf[..len]);
-                    let _ = give_back.send(buf);
-                }
-                hasher.finish()
-            })
-            .expect("starting the digest thread");
+        let thread = crate::base::thread::spawn("verify-digest", move || {
+            let mut hasher = Hasher::new(alg);
+            for (buf, len) in filled {
+                hasher.update(&buf[..len]);
+                let _ = give_back.send(buf);
+            }
+            hasher.finish()
+        })
+        .expect("starting the digest thread");
         StreamDigest {
             full: Some(full),
             empty,

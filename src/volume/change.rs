@@ -113,12 +113,10 @@ impl ChangePolicy {
             .map_err(|e| format!("-A/--change-command: cannot run '{cmd}': {e}"))?;
         let pid = child.id() as i32;
         let (done_tx, done_rx) = bounded(1);
-        std::thread::Builder::new()
-            .name("change-command".into())
-            .spawn(move || {
-                let _ = done_tx.send(child.wait());
-            })
-            .map_err(|e| format!("-A/--change-command: cannot wait for '{cmd}': {e}"))?;
+        crate::base::thread::spawn("change-command", move || {
+            let _ = done_tx.send(child.wait());
+        })
+        .map_err(|e| format!("-A/--change-command: cannot wait for '{cmd}': {e}"))?;
         let limit = self.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT);
         let kill_group = || {
             // SAFETY: plain kill(2) on the process group the child leads.
@@ -182,14 +180,12 @@ impl ChangePolicy {
             .and_then(|_| tty.flush())
             .map_err(|e| format!("/dev/tty: cannot ask for volume {}: {e}", req.next_volume))?;
         let (line_tx, line_rx) = bounded(1);
-        std::thread::Builder::new()
-            .name("change-prompt".into())
-            .spawn(move || {
-                let mut line = String::new();
-                let r = io::BufReader::new(tty).read_line(&mut line).map(|_| line);
-                let _ = line_tx.send(r);
-            })
-            .map_err(|e| format!("/dev/tty: cannot ask: {e}"))?;
+        crate::base::thread::spawn("change-prompt", move || {
+            let mut line = String::new();
+            let r = io::BufReader::new(tty).read_line(&mut line).map(|_| line);
+            let _ = line_tx.send(r);
+        })
+        .map_err(|e| format!("/dev/tty: cannot ask: {e}"))?;
         let limit = match self.timeout {
             Some(d) => after(d),
             None => never(),

@@ -13,7 +13,7 @@
 
 use crate::common;
 mod cuts;
-mod cutter;
+pub mod cutter;
 mod damage;
 mod peer;
 mod private_cuts;

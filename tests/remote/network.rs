@@ -16,6 +16,7 @@ mod options;
 pub mod private;
 mod raw;
 mod senders;
+mod served_resume;
 mod service_rig;
 mod summaries;
 mod transfers;

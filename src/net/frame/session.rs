@@ -15,7 +15,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 pub const SESSION_LEN: usize = 24;
 
 /// A session's identity: 128 random bits, chosen by the sender.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SessionId([u8; 16]);
 
 impl SessionId {

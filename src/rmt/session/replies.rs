@@ -38,35 +38,33 @@ impl Replies {
         let (reply_tx, reply_rx) = unbounded();
         let (spare_tx, spare_rx) = unbounded::<Vec<u8>>();
         let (trailing_tx, trailing_rx) = bounded::<Trailing>(1);
-        std::thread::Builder::new()
-            .name("rmt-replies".into())
-            .spawn(move || {
-                let mut input = BufReader::with_capacity(REPLY_BUFFER_BYTES, stdout);
-                let mut unsolicited: Option<String> = None;
-                while let Ok(expect) = expect_rx.recv() {
-                    let reply = match unsolicited.take() {
-                        Some(start) => Err(ReplyError::Unsolicited(start)),
-                        None => {
-                            let buf = spare_rx.try_recv().unwrap_or_default();
-                            read_reply(&mut input, expect, buf)
-                        }
-                    };
-                    let failed = reply.is_err();
-                    if reply_tx.send(reply).is_err() || failed {
-                        return;
+        crate::base::thread::spawn("rmt-replies", move || {
+            let mut input = BufReader::with_capacity(REPLY_BUFFER_BYTES, stdout);
+            let mut unsolicited: Option<String> = None;
+            while let Ok(expect) = expect_rx.recv() {
+                let reply = match unsolicited.take() {
+                    Some(start) => Err(ReplyError::Unsolicited(start)),
+                    None => {
+                        let buf = spare_rx.try_recv().unwrap_or_default();
+                        read_reply(&mut input, expect, buf)
                     }
-                    // Every request's expectation is queued before the
-                    // request is sent, so bytes already here when none is
-                    // queued answer nothing. (The buffer is looked at
-                    // first: a reply that is here was asked for earlier.)
-                    if !input.buffer().is_empty() && expect_rx.is_empty() {
-                        unsolicited = Some(printable(first_line(input.buffer())));
-                    }
+                };
+                let failed = reply.is_err();
+                if reply_tx.send(reply).is_err() || failed {
+                    return;
                 }
-                // The session is finishing: the server's output must end.
-                let _ = trailing_tx.send(Trailing::read(&mut input));
-            })
-            .expect("spawning the rmt reply thread");
+                // Every request's expectation is queued before the
+                // request is sent, so bytes already here when none is
+                // queued answer nothing. (The buffer is looked at
+                // first: a reply that is here was asked for earlier.)
+                if !input.buffer().is_empty() && expect_rx.is_empty() {
+                    unsolicited = Some(printable(first_line(input.buffer())));
+                }
+            }
+            // The session is finishing: the server's output must end.
+            let _ = trailing_tx.send(Trailing::read(&mut input));
+        })
+        .expect("spawning the rmt reply thread");
         Replies {
             expects: expect_tx,
             replies: reply_rx,

@@ -75,25 +75,21 @@ impl Shell {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr);
         let (stderr_open, stderr_ended) = bounded::<()>(0);
-        std::thread::Builder::new()
-            .name("rmt-stderr".into())
-            .spawn(move || {
-                keep_tail(stderr_pipe, &tail);
-                drop(stderr_open);
-            })
-            .expect("spawning the rmt stderr thread");
+        crate::base::thread::spawn("rmt-stderr", move || {
+            keep_tail(stderr_pipe, &tail);
+            drop(stderr_open);
+        })
+        .expect("spawning the rmt stderr thread");
 
         let (exit_tx, exited) = bounded(1);
-        std::thread::Builder::new()
-            .name("rmt-child".into())
-            .spawn(move || {
-                let status = child.wait();
-                if !group_alive(pid) {
-                    forget_group(pid);
-                }
-                let _ = exit_tx.send(status);
-            })
-            .expect("spawning the rmt child waiter");
+        crate::base::thread::spawn("rmt-child", move || {
+            let status = child.wait();
+            if !group_alive(pid) {
+                forget_group(pid);
+            }
+            let _ = exit_tx.send(status);
+        })
+        .expect("spawning the rmt child waiter");
 
         let shell = Shell {
             pid,
