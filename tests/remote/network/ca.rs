@@ -253,11 +253,10 @@ fn a_sender_from_another_ca_is_refused_in_the_handshake_and_the_listener_goes_on
     );
 }
 
-#[test]
-fn a_receiver_whose_certificate_names_another_host_is_refused_before_a_byte() {
-    let site = Site::new();
-    let (vault, vault_cert) = site.end("vault", "ca", "DNS:vault.example");
-    let (db1, db1_cert) = site.end("db1", "ca", "DNS:db1.example");
+/// A CA receiver with `key` and `cert` that waits 2 s for a sender, and a
+/// sender with `sender` flags that it refuses: both exit 1 and nothing
+/// is output. Both ends' stderr.
+fn refused_pair(site: &Site, (key, cert): (&Key, &Path), sender: &[String]) -> (String, String) {
     let base = [
         "-I",
         "127.0.0.1:0",
@@ -268,21 +267,14 @@ fn a_receiver_whose_certificate_names_another_host_is_refused_before_a_byte() {
         "-m",
         "8M",
     ];
-    let mut receiver = spawn(&base, &site.flags(&vault, &vault_cert));
+    let mut receiver = spawn(&base, &site.flags(key, cert));
     let port = listening_port(&mut receiver);
     let received = drain(&mut receiver);
-    let mut sender = spawn(
-        &["-O", &format!("127.0.0.1:{port}"), "-q"],
-        &site.flags(&db1, &db1_cert),
-    );
+    let to = format!("127.0.0.1:{port}");
+    let mut sender = spawn(&["-O", &to, "-q"], sender);
     let _fed = feed(&mut sender, Some(2));
-    let (status, err) = common::finish(&mut sender);
-    assert_eq!(status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("the receiver's certificate does not pass --ca for 127.0.0.1"),
-        "{err}"
-    );
-    assert!(err.contains("not valid for name"), "{err}");
+    let (status, sender_err) = common::finish(&mut sender);
+    assert_eq!(status.code(), Some(1), "{sender_err}");
     let (status, receiver_err) = common::finish(&mut receiver);
     assert_eq!(status.code(), Some(1), "{receiver_err}");
     assert!(
@@ -290,6 +282,18 @@ fn a_receiver_whose_certificate_names_another_host_is_refused_before_a_byte() {
         "{receiver_err}"
     );
     assert_eq!(received.join().unwrap().0, 0, "nothing was output");
+    (sender_err, receiver_err)
+}
+
+#[test]
+fn a_receiver_whose_certificate_names_another_host_is_refused_before_a_byte() {
+    let site = Site::new();
+    let (vault, vault_cert) = site.end("vault", "ca", "DNS:vault.example");
+    let (db1, db1_cert) = site.end("db1", "ca", "DNS:db1.example");
+    let (err, _) = refused_pair(&site, (&vault, &vault_cert), &site.flags(&db1, &db1_cert));
+    let why = "the receiver's certificate does not pass --ca for 127.0.0.1";
+    assert!(err.contains(why), "{err}");
+    assert!(err.contains("not valid for name"), "{err}");
 }
 
 #[test]
@@ -297,40 +301,10 @@ fn a_raw_key_sender_and_a_ca_receiver_refuse_each_other() {
     let site = Site::new();
     let (vault, vault_cert) = site.end("vault", "ca", "IP:127.0.0.1");
     let db1 = new_key(site.dir.path(), "raw-db1");
-    let base = [
-        "-I",
-        "127.0.0.1:0",
-        "--connect-timeout",
-        "2",
-        "-s",
-        "256k",
-        "-m",
-        "8M",
-    ];
-    let mut receiver = spawn(&base, &site.flags(&vault, &vault_cert));
-    let port = listening_port(&mut receiver);
-    let received = drain(&mut receiver);
-    let to = format!("127.0.0.1:{port}");
-    let args = [
-        "-O",
-        &to,
-        "-q",
-        "--key",
-        db1.file.to_str().unwrap(),
-        "--pin",
-        &vault.print,
-    ];
-    let mut sender = spawn_piped(&args);
-    let _fed = feed(&mut sender, Some(2));
-    let (status, err) = common::finish(&mut sender);
-    assert_eq!(status.code(), Some(1), "{err}");
-    let (status, receiver_err) = common::finish(&mut receiver);
-    assert_eq!(status.code(), Some(1), "{receiver_err}");
-    assert!(
-        receiver_err.contains("one end checks certificates from a CA (--ca)"),
-        "{receiver_err}"
-    );
-    assert_eq!(received.join().unwrap().0, 0, "nothing was output");
+    let raw = ["--key", db1.file.to_str().unwrap(), "--pin", &vault.print].map(String::from);
+    let (_, receiver_err) = refused_pair(&site, (&vault, &vault_cert), &raw);
+    let why = "one end checks certificates from a CA (--ca)";
+    assert!(receiver_err.contains(why), "{receiver_err}");
 }
 
 #[test]

@@ -73,29 +73,6 @@ fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
-/// Sends 16 MiB from `sender` to `receiver`; both must exit 0 with every
-/// byte across. Returns both ends' stderr.
-fn transfer(mut receiver: Child, mut sender: Child) -> (String, String) {
-    let received = drain(&mut receiver);
-    let sent = feed(&mut sender, Some(16));
-    let sender_err = stderr_of(&mut sender);
-    assert_eq!(
-        sender.wait().unwrap().code(),
-        Some(0),
-        "sender: {sender_err}"
-    );
-    let receiver_err = stderr_of(&mut receiver);
-    let code = receiver.wait().unwrap().code();
-    assert_eq!(code, Some(0), "receiver: {receiver_err}");
-    let (sent, received) = (sent.join().unwrap(), received.join().unwrap());
-    assert_eq!(sent.0, (16 * MIB) as u64);
-    assert_eq!(received, sent, "receiver: {receiver_err}");
-    let out = format!("out {} bytes", 16 * MIB);
-    assert!(receiver_err.contains(&out), "{receiver_err}");
-    assert!(sender_err.contains(&out), "{sender_err}");
-    (receiver_err, sender_err)
-}
-
 #[test]
 fn a_stream_between_keys_in_their_default_places_arrives_private_and_byte_exact() {
     let (vault, db1) = (Host::new(), Host::new());
@@ -118,7 +95,7 @@ fn a_stream_between_keys_in_their_default_places_arrives_private_and_byte_exact(
     let vault_print = vault_line.split_whitespace().next().unwrap();
     db1.add_line("receivers", &format!("# the vault\n{to} {vault_print}"));
     let sender = db1.spawn(&["-O", &to, "-s", "1M", "-m", "32M"]);
-    let (receiver_err, sender_err) = transfer(receiver, sender);
+    let (receiver_err, sender_err) = transfer_16_mib(receiver, sender);
     assert!(receiver_err.contains("over TLS 1.3"), "{receiver_err}");
     assert!(sender_err.contains("over TLS 1.3"), "{sender_err}");
     assert!(receiver_err.contains("db1"), "{receiver_err}");
@@ -197,7 +174,7 @@ fn a_plain_pair_sends_in_clear_text_and_both_summaries_say_so() {
     let port = listening_port(&mut receiver);
     let to = format!("127.0.0.1:{port}");
     let sender = host.spawn(&["-O", &to, "--plain", "-s", "1M", "-m", "32M"]);
-    let (receiver_err, sender_err) = transfer(receiver, sender);
+    let (receiver_err, sender_err) = transfer_16_mib(receiver, sender);
     let said = "in clear text (--plain)";
     assert!(receiver_err.contains(said), "{receiver_err}");
     assert!(

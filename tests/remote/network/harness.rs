@@ -117,3 +117,27 @@ pub fn transfer(listen: &str, host: &str, mib: usize) {
     );
     assert!(!receiver_err.contains("raw stream"), "{receiver_err}");
 }
+
+/// Sends 16 MiB from `sender` to a waiting `receiver`: both must exit 0,
+/// every byte across, and both summaries say "out 16777216 bytes".
+/// Returns the receiver's and the sender's stderr.
+pub fn transfer_16_mib(mut receiver: Child, mut sender: Child) -> (String, String) {
+    let received = drain(&mut receiver);
+    let sent = feed(&mut sender, Some(16));
+    let sender_err = stderr_of(&mut sender);
+    let code = sender.wait().unwrap().code();
+    assert_eq!(code, Some(0), "sender: {sender_err}");
+    let receiver_err = stderr_of(&mut receiver);
+    let code = receiver.wait().unwrap().code();
+    assert_eq!(code, Some(0), "receiver: {receiver_err}");
+    let (sent, received) = (sent.join().unwrap(), received.join().unwrap());
+    assert_eq!(sent.0, (16 * MIB) as u64);
+    assert_eq!(received, sent, "receiver: {receiver_err}");
+    let out = format!("out {} bytes", 16 * MIB);
+    assert!(receiver_err.contains(&out), "{receiver_err}");
+    if !sender_err.is_empty() {
+        // A quiet sender (-q) says nothing; one that speaks counts too.
+        assert!(sender_err.contains(&out), "{sender_err}");
+    }
+    (receiver_err, sender_err)
+}

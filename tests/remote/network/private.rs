@@ -56,30 +56,9 @@ fn keyed_sender_with(key: &Key, pin: &str, port: u16, extra: &[&str]) -> std::pr
 }
 
 /// Sends 16 MiB from `sender` to a waiting `receiver` and checks both
-/// exit 0 and every byte arrived.
-fn transfer_between(mut receiver: std::process::Child, mut sender: std::process::Child) -> String {
-    let received = drain(&mut receiver);
-    let sent = feed(&mut sender, Some(16));
-    let sender_err = stderr_of(&mut sender);
-    assert_eq!(
-        sender.wait().unwrap().code(),
-        Some(0),
-        "sender: {sender_err}"
-    );
-    let receiver_err = stderr_of(&mut receiver);
-    assert_eq!(
-        receiver.wait().unwrap().code(),
-        Some(0),
-        "receiver: {receiver_err}"
-    );
-    let (sent, received) = (sent.join().unwrap(), received.join().unwrap());
-    assert_eq!(sent.0, (16 * MIB) as u64);
-    assert_eq!(received, sent, "receiver: {receiver_err}");
-    assert!(
-        receiver_err.contains(&format!("out {} bytes", 16 * MIB)),
-        "{receiver_err}"
-    );
-    receiver_err
+/// exit 0 and every byte arrived; the receiver's stderr.
+fn transfer_between(receiver: std::process::Child, sender: std::process::Child) -> String {
+    transfer_16_mib(receiver, sender).0
 }
 
 #[test]
