@@ -89,7 +89,7 @@ impl TcpSink {
         let mut writer = dial
             .framed(timed)
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-        let pin = (dial.settings.tls.as_ref()).and_then(|t| t.pin);
+        let pin = dial.receiver_key();
         let resume = match settings.resume {
             Some(window) => Some(
                 Resume::begin(&mut writer, dial, window, quiet)

@@ -4,9 +4,12 @@
 //! flags. And what a resumable sender keeps of each block it sent (`Kept`).
 
 use std::net::SocketAddr;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::base::block::BlockRef;
+use crate::base::sync::lock;
+use crate::keys::Fingerprint;
 use crate::net::accept::HEADER_WAIT;
 use crate::net::frame::{self, FramedWriter, RESUMABLE, UNSUMMED};
 use crate::net::link::{self, Link};
@@ -35,6 +38,7 @@ pub struct Dial {
     peer: PeerAddr,
     pub(super) settings: NetSettings,
     pub(super) block: u32,
+    receiver_key: Mutex<Option<Fingerprint>>,
 }
 
 impl Dial {
@@ -49,6 +53,7 @@ impl Dial {
                 ..settings.clone()
             },
             block: u32::try_from(block_bytes).unwrap_or(frame::MAX_FRAME),
+            receiver_key: Mutex::new(None),
         }
     }
 
@@ -73,8 +78,18 @@ impl Dial {
     pub(super) fn link(&self, timed: Timed, limit: Duration) -> Result<Link, String> {
         match &self.settings.tls {
             None => Ok(Link::Plain(timed)),
-            Some(keys) => link::open_as_sender(timed, keys, limit, self.settings.stall),
+            Some(keys) => {
+                let (link, key) = link::open_as_sender(timed, keys, limit, self.settings.stall)?;
+                *lock(&self.receiver_key) = Some(key);
+                Ok(link)
+            }
         }
+    }
+
+    /// The key the receiver proved it holds in the last handshake: its
+    /// pin, or under `--ca` whatever key its certificate carries.
+    pub fn receiver_key(&self) -> Option<Fingerprint> {
+        *lock(&self.receiver_key)
     }
 
     /// How long the opening of a stream may take: `--timeout`, else

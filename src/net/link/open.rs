@@ -10,6 +10,7 @@ use rustls::{ClientConnection, ServerConnection, StreamOwned};
 
 use super::sock::{Sock, SEND_AHEAD};
 use super::stream::{AllowedSender, Link, ACCEPT};
+use crate::keys::Fingerprint;
 use crate::net::frame::HEADER_LEN;
 use crate::net::socket::Timed;
 use crate::net::tls::ktls::{self, KernelTls};
@@ -49,12 +50,13 @@ fn failed(seen: &tls::Seen, e: io::Error, limit: Duration) -> String {
 
 /// The sender's side: handshake, then the receiver's [`ACCEPT`]. Each
 /// wait is bounded by `limit`; the socket goes back to `stall` after.
+/// Returns the link and the key the receiver proved it holds.
 pub fn open_as_sender(
     timed: Timed,
     keys: &TlsSettings,
     limit: Duration,
     stall: Option<Duration>,
-) -> Result<Link, String> {
+) -> Result<(Link, Fingerprint), String> {
     let pair = keys.key_pair()?;
     let (config, seen, name) = match &keys.pki {
         Some(pki) => tls::pki::sender_config(pki, &pair)?,
@@ -96,7 +98,10 @@ pub fn open_as_sender(
         }
     }
     time_out(s.sock.tcp(), stall).map_err(|e| e.to_string())?;
-    to_kernel(s, keys.ktls)
+    let Some(Verdict::Accepted { key, .. }) = seen.verdict() else {
+        return Err("the receiver showed no key".into());
+    };
+    Ok((to_kernel(s, keys.ktls)?, key))
 }
 
 /// Whether the kernel takes the records (`--ktls`): Ok(false) where it

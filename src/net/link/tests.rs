@@ -47,7 +47,7 @@ fn a_receiver_leaves_the_handshake_with_no_time_limit_on_its_socket() {
     let sending = std::thread::spawn(move || {
         let timed = Timed::new(TcpStream::connect(addr).unwrap(), &NetSettings::default());
         let limit = Duration::from_secs(10);
-        let mut link = open_as_sender(timed, &sender, limit, None).unwrap();
+        let (mut link, _) = open_as_sender(timed, &sender, limit, None).unwrap();
         link.write_all(&frame::header(4096)).unwrap();
         link.flush().unwrap();
         link

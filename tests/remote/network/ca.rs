@@ -237,10 +237,17 @@ fn a_sender_from_another_ca_is_refused_in_the_handshake_and_the_listener_goes_on
     );
     assert!(seen.contains(&db1.print), "{seen}");
     receiver.stderr = Some(reader.into_inner());
-    let mut sender = spawn(
-        &["-O", &to, "-s", "256k", "-q"],
-        &site.flags(&db1, &db1_cert),
-    );
+    let json = site.path("sender.json");
+    let base = [
+        "-O",
+        &to,
+        "-s",
+        "256k",
+        "-q",
+        "--summary-json",
+        json.to_str().unwrap(),
+    ];
+    let mut sender = spawn(&base, &site.flags(&db1, &db1_cert));
     let sent = feed(&mut sender, Some(4));
     let (status, err) = common::finish(&mut sender);
     assert_eq!(status.code(), Some(0), "{err}");
@@ -250,6 +257,14 @@ fn a_sender_from_another_ca_is_refused_in_the_handshake_and_the_listener_goes_on
     assert!(
         receiver_err.contains(&format!("out {} bytes", 4 * MIB)),
         "{receiver_err}"
+    );
+    // The sender knows its receiver by the key its certificate carries.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        summary["network"][0]["peer_key"],
+        vault.print.as_str(),
+        "{summary}"
     );
 }
 
