@@ -149,6 +149,16 @@ pub fn need_regular(what: &str, path: &Path, role: Role) -> Result<(), ConfigErr
     }
 }
 
+/// The text of the small regular file at `path`, at most `max` bytes of
+/// it (a list of keys, a certificate): opened as `open_regular` opens, so
+/// a FIFO or a device never holds the read up.
+pub fn read_small_text(path: &Path, max: u64) -> io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    open_regular(path)?.take(max).read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// Opens `path` for reading without waiting (`O_NONBLOCK`, so a FIFO with
 /// no writer cannot hang the open) and refuses anything but a regular
 /// file. On a regular file `O_NONBLOCK` changes nothing.

@@ -17,15 +17,9 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let label = console::thread_label();
     std::thread::Builder::new()
         .name(name.into())
-        .spawn(move || {
-            if let Some(label) = label {
-                console::label_thread(label);
-            }
-            f()
-        })
+        .spawn(carrying_label(f))
 }
 
 /// The same for a scoped thread, which may borrow from `scope`'s caller.
@@ -38,15 +32,23 @@ where
     F: FnOnce() -> T + Send + 'scope,
     T: Send + 'scope,
 {
-    let label = console::thread_label();
     std::thread::Builder::new()
         .name(name.into())
-        .spawn_scoped(scope, move || {
-            if let Some(label) = label {
-                console::label_thread(label);
-            }
-            f()
-        })
+        .spawn_scoped(scope, carrying_label(f))
+}
+
+/// `f`, to run in a new thread under this thread's label.
+fn carrying_label<F, T>(f: F) -> impl FnOnce() -> T + Send
+where
+    F: FnOnce() -> T + Send,
+{
+    let label = console::thread_label();
+    move || {
+        if let Some(label) = label {
+            console::label_thread(label);
+        }
+        f()
+    }
 }
 
 #[cfg(test)]

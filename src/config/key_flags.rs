@@ -96,11 +96,7 @@ fn read_once(tls: &TlsSettings, listening: bool) -> Result<(), ConfigError> {
     let pair = (tls.key_pair())
         .map_err(|why| ConfigError::new("--key", why.trim_start_matches("--key: ").to_string()))?;
     match &tls.pki {
-        Some(pki) => pki.load(&pair).map(|_| ()).map_err(|why| {
-            // "--ca FILE: why" or "--cert FILE: why"
-            let (flag, rest) = why.split_once(' ').unwrap_or(("--cert", why.as_str()));
-            ConfigError::new(flag, rest.to_string())
-        }),
+        Some(pki) => (pki.load(&pair).map(|_| ())).map_err(|e| ConfigError::new(e.flag, e.why)),
         None if listening => {
             (tls.allowed().map(|_| ())).map_err(|why| ConfigError::new("--allow-keys", why))
         }
@@ -235,33 +231,42 @@ fn check_pki(cli: &Cli) -> Result<Option<Pki>, ConfigError> {
 
 /// The tapebuf directory's key, which must exist.
 fn default_key(home: &KeyHome, endpoint: &str) -> Result<PathBuf, ConfigError> {
-    let key = home.key();
-    if key.exists() {
-        return Ok(key);
-    }
-    Err(ConfigError::new(
+    existing(
+        home.key(),
         endpoint,
-        format!(
-            "private by default, and this end has no key: {} does not exist; make it with \
-             'tapebuf key new', give --key FILE, {OR_PLAIN}",
-            key.display()
+        (
+            "this end has no key",
+            "make it with 'tapebuf key new', give --key FILE",
         ),
-    ))
+    )
 }
 
 /// The tapebuf directory's allowed keys, which must exist (empty is
 /// allowed: it is read again for every sender).
 fn default_allowed(home: &KeyHome, endpoint: &str) -> Result<PathBuf, ConfigError> {
-    let file = home.allowed_keys();
+    let ways = "list each sender's 'FINGERPRINT NAME' line there (what 'tapebuf key new' \
+                prints on it), give --allow-key FINGERPRINT[=NAME] or --allow-keys FILE";
+    existing(
+        home.allowed_keys(),
+        endpoint,
+        ("no sender is allowed", ways),
+    )
+}
+
+/// `file`, a default of the tapebuf directory, if it exists; else the
+/// refusal of `endpoint` that says what its absence means and the ways on.
+fn existing(
+    file: PathBuf,
+    endpoint: &str,
+    (lacking, ways): (&str, &str),
+) -> Result<PathBuf, ConfigError> {
     if file.exists() {
         return Ok(file);
     }
     Err(ConfigError::new(
         endpoint,
         format!(
-            "private by default, and no sender is allowed: {} does not exist; list each \
-             sender's 'FINGERPRINT NAME' line there (what 'tapebuf key new' prints on it), \
-             give --allow-key FINGERPRINT[=NAME] or --allow-keys FILE, {OR_PLAIN}",
+            "private by default, and {lacking}: {} does not exist; {ways}, {OR_PLAIN}",
             file.display()
         ),
     ))

@@ -49,6 +49,10 @@ impl Home {
     }
 }
 
+fn peer(text: &str) -> PeerAddr {
+    PeerAddr::parse(text).unwrap()
+}
+
 /// Each endpoint, as typed.
 const ENDPOINTS: [[&str; 2]; 2] = [["-I", "9090"], ["-O", "vault:9090"]];
 
@@ -105,13 +109,13 @@ fn a_sender_takes_its_pin_from_the_receivers_file_by_host_and_port() {
     std::fs::write(home.home.receivers(), lines).unwrap();
     let both = ["-O", "vault:9090", "-O", "vault:9091"];
     let tls = home.check(&both).unwrap().expect("private");
-    assert_eq!(tls.for_peer("vault:9090").pin, Some(rx));
-    assert_eq!(tls.for_peer("vault:9091").pin, Some(other));
+    assert_eq!(tls.for_peer(&peer("vault:9090")).pin, Some(rx));
+    assert_eq!(tls.for_peer(&peer("vault:9091")).pin, Some(other));
     assert_eq!(tls.key, home.home.key());
     // A --pin on the command line wins over the file.
     let given = other.to_string();
     let tls = home.check(&["-O", "vault:9090", "--pin", &given]).unwrap();
-    assert_eq!(tls.unwrap().for_peer("vault:9090").pin, Some(other));
+    assert_eq!(tls.unwrap().for_peer(&peer("vault:9090")).pin, Some(other));
 }
 
 #[test]

@@ -55,12 +55,8 @@ impl AllowList {
 
     /// The list in the file at `path`.
     pub fn read(path: &Path) -> Result<AllowList, String> {
-        use std::io::Read;
         let shown = path.display().to_string();
-        let mut text = String::new();
-        // Never a FIFO or a device: reading one could wait for ever.
-        crate::base::path_registry::open_regular(path)
-            .and_then(|f| f.take(MAX_FILE_BYTES).read_to_string(&mut text))
+        let text = crate::base::path_registry::read_small_text(path, MAX_FILE_BYTES)
             .map_err(|e| format!("{shown}: cannot read the allowed keys: {e}"))?;
         AllowList::parse(&text, &shown)
     }

@@ -45,7 +45,7 @@ impl Dial {
     /// The way to `peer`, with its own pin where the `receivers` file
     /// gave each `-O` one.
     pub fn new(peer: &PeerAddr, settings: &NetSettings, block_bytes: usize) -> Dial {
-        let tls = (settings.tls.as_ref()).map(|t| t.for_peer(&peer.to_string()));
+        let tls = (settings.tls.as_ref()).map(|t| t.for_peer(peer));
         Dial {
             peer: peer.clone(),
             settings: NetSettings {

@@ -35,7 +35,7 @@ use crate::keys::Fingerprint;
 use crate::net::accept;
 use crate::net::facts::{LinkFacts, Privacy};
 use crate::net::foreign_host;
-use crate::net::frame::{self, FrameError, FramedReader, Opening};
+use crate::net::frame::{self, FrameError, FramedReader, Hello, Opening};
 use crate::net::link::Link;
 use crate::net::socket::{self, Listener, Timed};
 use crate::net::{ListenAddr, NetSettings};
@@ -127,19 +127,9 @@ impl TcpSource {
     ) -> Result<TcpSource, String> {
         let mut source = TcpSource::waiting(endpoint, settings.clone(), quiet);
         let peer = socket::show(back.peer);
-        source.name = match (&back.name, back.key) {
-            (Some(name), Some(key)) => format!("sender {name} ({key}) at {peer}"),
-            _ => format!("sender {peer}"),
-        };
         let who = back.key.zip(back.name);
-        let mut wire = source.framed(&back.first, back.link, who, (source.endpoint.clone(), peer));
-        if let Wire::Framed(r) = &mut wire {
-            let (header, settings) = (&back.first, &source.settings);
-            source.session =
-                open_session(r.get_mut(), header, back.key, settings, Some(back.hello))?;
-        }
-        source.mark_resumable();
-        source.wire = wire;
+        source.name = named(&who, &peer);
+        source.take_framed(&back.first, back.link, who, peer, Some(back.hello))?;
         source.mailbox = Some(mailbox);
         Ok(source)
     }
@@ -214,35 +204,19 @@ impl TcpSource {
 
     /// Takes an accepted sender's stream, or says why not.
     fn take(&mut self, sender: accept::Accepted) -> Result<(), String> {
-        self.name = match &sender.private {
-            Some(p) => format!(
-                "sender {} ({}) at {}",
-                p.name,
-                p.key,
-                socket::show(sender.peer)
-            ),
-            None => format!("sender {}", socket::show(sender.peer)),
-        };
+        let peer = socket::show(sender.peer);
+        let who = (sender.private.as_ref()).map(|p| (p.key, p.name.clone()));
+        self.name = named(&who, &peer);
         socket::tune(&sender.stream, &self.settings).map_err(|e| e.to_string())?;
-        let (endpoint, peer) = (self.endpoint.clone(), socket::show(sender.peer));
         let timed = Timed::new(sender.stream, &self.settings);
         if sender.opening == Opening::Framed {
-            let key = sender.private.as_ref().map(|p| p.key);
-            let (link, who) = match sender.private {
-                Some(p) => {
-                    let who = (p.key, p.name.clone());
-                    (Link::receiver(p, timed), Some(who))
-                }
-                None => (Link::Plain(timed), None),
+            let link = match sender.private {
+                Some(p) => Link::receiver(p, timed),
+                None => Link::Plain(timed),
             };
-            let mut wire = self.framed(&sender.first, link, who, (endpoint, peer));
-            if let Wire::Framed(r) = &mut wire {
-                self.session = open_session(r.get_mut(), &sender.first, key, &self.settings, None)?;
-            }
-            self.mark_resumable();
-            self.wire = wire;
-            return Ok(());
+            return self.take_framed(&sender.first, link, who, peer, None);
         }
+        let endpoint = self.endpoint.clone();
         let why = match sender.first.starts_with(&frame::MAGIC) {
             true => "the stream begins with tapebuf's header, but --raw takes every stream as raw: it is kept as sent, framing and all (a tapebuf sender to a --raw receiver sends with --raw too), and a truncated stream cannot be detected",
             false => "no tapebuf header: reading a raw stream (--raw), in which a truncated stream cannot be detected",
@@ -260,7 +234,37 @@ impl TcpSource {
     }
 }
 
+/// What a source calls its sender: by its key's name and key where it
+/// has one, and where it connected from.
+fn named(who: &Option<(Fingerprint, String)>, peer: &str) -> String {
+    match who {
+        Some((key, name)) => format!("sender {name} ({key}) at {peer}"),
+        None => format!("sender {peer}"),
+    }
+}
+
 impl TcpSource {
+    /// Takes the framed stream over `link` of a sender with header
+    /// `first`, and its session if it asks to be resumable (`hello`: its
+    /// session record, where a service read it already).
+    fn take_framed(
+        &mut self,
+        first: &[u8],
+        link: Link,
+        who: Option<(Fingerprint, String)>,
+        peer: String,
+        hello: Option<Hello>,
+    ) -> Result<(), String> {
+        let key = who.as_ref().map(|(k, _)| *k);
+        let mut wire = self.framed(first, link, who, (self.endpoint.clone(), peer));
+        if let Wire::Framed(r) = &mut wire {
+            self.session = open_session(r.get_mut(), first, key, &self.settings, hello)?;
+        }
+        self.mark_resumable();
+        self.wire = wire;
+        Ok(())
+    }
+
     /// The framed stream of an accepted sender, plain or inside TLS, and
     /// what the summary will say of it.
     fn framed(

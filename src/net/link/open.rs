@@ -35,7 +35,7 @@ fn failed(seen: &tls::Seen, e: io::Error, limit: Duration) -> String {
             limit.as_secs().max(1)
         );
     }
-    if e.to_string().contains("CertificateTypeExtension") {
+    if certificate_types_differ(&e) {
         return "the TLS handshake failed: one end checks certificates from a CA (--ca) and the \
                 other raw keys (--pin, --allow-key): give both ends the same"
             .to_string();
@@ -46,6 +46,21 @@ fn failed(seen: &tls::Seen, e: io::Error, limit: Duration) -> String {
         }
         _ => format!("the TLS handshake failed: {e}"),
     }
+}
+
+/// True when the handshake failed because one end offered certificates
+/// and the other raw keys (`--ca` against `--pin` or `--allow-key`).
+fn certificate_types_differ(e: &io::Error) -> bool {
+    use rustls::PeerIncompatible::{
+        IncorrectCertificateTypeExtension, UnsolicitedCertificateTypeExtension,
+    };
+    matches!(
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>()),
+        Some(rustls::Error::PeerIncompatible(
+            IncorrectCertificateTypeExtension | UnsolicitedCertificateTypeExtension
+        ))
+    )
 }
 
 /// The sender's side: handshake, then the receiver's [`ACCEPT`]. Each

@@ -40,47 +40,82 @@ pub struct Pki {
     pub server_name: Option<String>,
 }
 
+/// Why `--ca` or `--cert` cannot be used: the flag, and why (its file
+/// first).
+#[derive(Debug)]
+pub struct PkiError {
+    pub flag: &'static str,
+    pub why: String,
+}
+
+impl std::fmt::Display for PkiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.flag, self.why)
+    }
+}
+
+impl From<PkiError> for String {
+    fn from(e: PkiError) -> String {
+        e.to_string()
+    }
+}
+
 impl Pki {
     /// The chain, checked to be for `pair`, and the CA's store.
     pub fn load(
         &self,
         pair: &KeyPair,
-    ) -> Result<(Vec<CertificateDer<'static>>, RootCertStore), String> {
+    ) -> Result<(Vec<CertificateDer<'static>>, RootCertStore), PkiError> {
+        let cert = |why: String| PkiError {
+            flag: "--cert",
+            why: format!("{}: {why}", self.cert.display()),
+        };
         let chain = read_certs(&self.cert, "--cert")?;
         let leaf = ParsedCertificate::try_from(&chain[0]).map_err(|e| {
-            let hint = match e.to_string().contains("UnsupportedCertVersion") {
+            let hint = match is_version_1(&e) {
                 true => ": an X.509 v1 certificate, without extensions; have the CA issue a v3 one with a subjectAltName (openssl x509 -req ... -copy_extensions copy)",
                 false => "",
             };
-            format!("--cert {}: the first certificate: {e}{hint}", self.cert.display())
+            cert(format!("the first certificate: {e}{hint}"))
         })?;
         if leaf.subject_public_key_info().as_ref() != pair.spki().as_slice() {
-            return Err(format!(
-                "--cert {}: the certificate is not for this end's key {} (--key): make it from that key, e.g. openssl req -new -key KEYFILE",
-                self.cert.display(),
+            return Err(cert(format!(
+                "the certificate is not for this end's key {} (--key): make it from that key, e.g. openssl req -new -key KEYFILE",
                 pair.fingerprint()
-            ));
+            )));
         }
         let mut roots = RootCertStore::empty();
         for der in read_certs(&self.ca, "--ca")? {
-            roots
-                .add(der)
-                .map_err(|e| format!("--ca {}: {e}", self.ca.display()))?;
+            roots.add(der).map_err(|e| PkiError {
+                flag: "--ca",
+                why: format!("{}: {e}", self.ca.display()),
+            })?;
         }
         Ok((chain, roots))
     }
 }
 
+/// True when WebPKI refused a certificate for being X.509 v1.
+fn is_version_1(e: &Error) -> bool {
+    match e {
+        Error::InvalidCertificate(rustls::CertificateError::Other(other)) => matches!(
+            other.0.downcast_ref::<webpki::Error>(),
+            Some(webpki::Error::UnsupportedCertVersion)
+        ),
+        _ => false,
+    }
+}
+
 /// Every certificate in the PEM file at `path` (flag `flag`).
-fn read_certs(path: &Path, flag: &str) -> Result<Vec<CertificateDer<'static>>, String> {
-    use std::io::Read;
+fn read_certs(path: &Path, flag: &'static str) -> Result<Vec<CertificateDer<'static>>, PkiError> {
     let shown = path.display();
-    let mut text = String::new();
-    crate::base::path_registry::open_regular(path)
-        .and_then(|f| f.take(MAX_FILE_BYTES).read_to_string(&mut text))
-        .map_err(|e| format!("{flag} {shown}: cannot read it: {e}"))?;
-    let blocks =
-        pem::decode_all("CERTIFICATE", &text).map_err(|why| format!("{flag} {shown}: {why}"))?;
+    let failed = |why: String| PkiError {
+        flag,
+        why: format!("{shown}: {why}"),
+    };
+    let text = crate::base::path_registry::read_small_text(path, MAX_FILE_BYTES)
+        .map_err(|e| failed(format!("cannot read it: {e}")))?;
+    let blocks = pem::decode_all("CERTIFICATE", &text).map_err(failed)?;
     Ok(blocks.into_iter().map(CertificateDer::from).collect())
 }
 

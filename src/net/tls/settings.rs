@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::pki::Pki;
 use crate::keys::{AllowList, Fingerprint, KeyPair};
+use crate::net::addr::PeerAddr;
 
 /// The keys of one end of a private stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,21 +47,18 @@ impl TlsSettings {
         KeyPair::load(&self.key).map_err(|e| format!("--key: {e}"))
     }
 
-    /// These settings for a sender to `peer` (`HOST:PORT` as typed): its
-    /// pin is `--pin`, else the one the `receivers` file gave it; with
-    /// `--ca`, the receiver's certificate must name `HOST`.
-    pub fn for_peer(&self, peer: &str) -> TlsSettings {
+    /// These settings for a sender to `peer` (`-O HOST:PORT`): its pin is
+    /// `--pin`, else the one the `receivers` file gave that `HOST:PORT`;
+    /// with `--ca`, the receiver's certificate must name `HOST`.
+    pub fn for_peer(&self, peer: &PeerAddr) -> TlsSettings {
+        let typed = peer.to_string();
         let from_file = (self.pinned.iter())
-            .find(|(p, _)| p == peer)
+            .find(|(p, _)| *p == typed)
             .map(|(_, f)| *f);
-        let host = match peer.rsplit_once(':') {
-            Some((host, _)) => host.trim_start_matches('[').trim_end_matches(']'),
-            None => peer,
-        };
         TlsSettings {
             pin: self.pin.or(from_file),
             pki: (self.pki.clone()).map(|pki| Pki {
-                server_name: Some(host.to_string()),
+                server_name: Some(peer.host.clone()),
                 ..pki
             }),
             ..self.clone()
