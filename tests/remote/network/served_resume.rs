@@ -3,8 +3,9 @@
 //! its own key and its own relay that cuts its connection: every stream
 //! comes back to its own stream and file, byte-exact, while the others go
 //! on; a stream whose sender does not come back fails alone at the end of
-//! its window; a connection that names a session the service does not
-//! hold is refused. Both sides' exit codes are asserted, and each stream's
+//! its window; a service stopped by SIGTERM while a stream waits ends at
+//! once, by the signal; a connection that names a session the service
+//! does not hold is refused. Both sides' exit codes are asserted, and each stream's
 //! "out N bytes" against what its file holds.
 
 use std::io::{Read, Write};
@@ -209,4 +210,41 @@ fn a_connection_naming_a_session_the_service_does_not_hold_is_refused_and_the_se
     let (bytes, digest) = sent.join().unwrap();
     assert_eq!(bytes, (2 * MIB) as u64);
     assert_eq!(sha256_file(&dir.path().join("1.dat")), digest);
+}
+
+#[test]
+fn a_service_stopped_while_a_stream_waits_for_its_sender_ends_at_once_by_the_signal() {
+    let vault = Vault::new(1);
+    // A window far longer than the test: only the signal may end the wait.
+    let flags = ["--senders", "1", "-m", "8M", "--resume-timeout", "600"];
+    let (mut service, port, mut lines) = vault.serve(&flags);
+    let mut doomed = vault.sender(0, port, &["--resume-timeout", "600"]);
+    let _held = send_and_hold(&mut doomed, 2, 3);
+    let begun = lines.until(&["sender db1 (", " to "]);
+    let seq = begun
+        .split("stream ")
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap();
+    let seq: u64 = seq.parse().unwrap();
+    let file = vault.out().join(format!("db1-{seq}.dat"));
+    wait_for_len(&file, 2 * MIB);
+    doomed.kill().unwrap();
+    let _ = doomed.wait();
+    lines.until(&[
+        &format!("stream {seq}:"),
+        "waiting up to 600 s for the sender",
+    ]);
+    kill(&service, "-TERM");
+    let (status, said) = service_end(&mut service, lines);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15), "{said}");
+    assert!(said.contains("1 stream ended: 0 whole, 1 failed"), "{said}");
+    let summary = format!("tapebuf: stream {seq}: summary:");
+    let line = said.lines().find(|l| l.starts_with(&summary)).unwrap();
+    assert!(line.contains("SIGTERM"), "{line}");
+    assert_eq!(stream_out_bytes(&said, seq), (2 * MIB) as u64, "{said}");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), (2 * MIB) as u64);
 }
