@@ -5,37 +5,14 @@
 //!
 //!     cargo bench --bench ring
 
+mod common;
+
+use common::endless::Endless;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use tapebuf::pipeline::{Params, Running};
 use tapebuf::sink::Sink;
-use tapebuf::source::{End, Filled, Source};
-
-struct Endless {
-    blocks_left: u64,
-}
-
-impl Source for Endless {
-    fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
-        if self.blocks_left == 0 {
-            return Filled {
-                bytes: 0,
-                end: End::Eof,
-            };
-        }
-        self.blocks_left -= 1;
-        arrived.fetch_add(buf.len() as u64, Relaxed);
-        Filled {
-            bytes: buf.len(),
-            end: End::More,
-        }
-    }
-    fn name(&self) -> &str {
-        "endless"
-    }
-}
 
 struct Discard;
 

@@ -4,6 +4,7 @@
 
 mod layers {
     pub mod creation;
+    mod drive_wrappers;
     pub mod graph;
     pub mod lexer;
 }
@@ -142,6 +143,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tape/drive", 11),
     ("tape/changer", 12),
     ("tape/media.rs", 12),
+    ("tape/protection", 12),
     ("tape/health", 13),
     ("tape/loader", 14),
     ("volume", 15),

@@ -1,9 +1,10 @@
 //! Shared by the benchmarks: reaping a child with its resource usage,
-//! a tool measured between two dd processes, medians, and settings from
-//! the environment.
+//! a tool measured between two dd processes, medians, settings from the
+//! environment, and a source of endless blocks.
 
 #![allow(dead_code)]
 
+pub mod endless;
 pub mod files;
 pub mod relay;
 

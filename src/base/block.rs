@@ -93,14 +93,28 @@ pub struct Block {
     store: Store,
     capacity: usize,
     len: usize,
+    /// Bytes of the region after the capacity that belong to this block
+    /// too, which no source fills: room for what an output appends to a
+    /// block in place (a tape's logical block protection CRC).
+    room: usize,
 }
 
 impl Block {
     /// The block of `capacity` bytes at `offset` in `region`, empty.
     pub fn carve(region: &Arc<Region>, offset: usize, capacity: usize) -> Block {
+        Block::carve_with_room(region, offset, capacity, 0)
+    }
+
+    /// As `carve`, with `room` bytes more after the capacity (`room`).
+    pub fn carve_with_room(
+        region: &Arc<Region>,
+        offset: usize,
+        capacity: usize,
+        room: usize,
+    ) -> Block {
         assert!(
             offset
-                .checked_add(capacity)
+                .checked_add(capacity + room)
                 .is_some_and(|end| end <= region.len),
             "a block lies inside its region"
         );
@@ -111,6 +125,7 @@ impl Block {
             },
             capacity,
             len: 0,
+            room,
         }
     }
 
@@ -121,6 +136,7 @@ impl Block {
             store: Store::Pipe(pipe),
             capacity,
             len: 0,
+            room: 0,
         }
     }
 
@@ -162,6 +178,19 @@ impl Block {
     pub fn buffer_mut(&mut self) -> &mut [u8] {
         // SAFETY: as above, and `&mut self` guarantees no other view exists.
         unsafe { std::slice::from_raw_parts_mut(self.start(), self.capacity) }
+    }
+
+    /// The data and every byte after it that the block owns, the room
+    /// included, for an output that appends to the data in place; None
+    /// for a block without room or in a pipe.
+    pub fn with_room_mut(&mut self) -> Option<&mut [u8]> {
+        if self.room == 0 || self.kernel_pipe().is_some() {
+            return None;
+        }
+        // SAFETY: the capacity and the room were carved inside the
+        // mapping for this block alone, and `&mut self` excludes any
+        // other view.
+        Some(unsafe { std::slice::from_raw_parts_mut(self.start(), self.capacity + self.room) })
     }
 
     /// Records how many bytes of the buffer hold data.

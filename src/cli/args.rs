@@ -371,5 +371,8 @@ pub struct Cli {
     pub library: super::library_args::LibraryArgs,
 
     #[command(flatten)]
+    pub tape: super::tape_args::TapeArgs,
+
+    #[command(flatten)]
     pub mbuffer: super::mbuffer::MbufferArgs,
 }

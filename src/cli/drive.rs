@@ -29,4 +29,10 @@ pub struct DriveCli {
     /// fields tapebuf(1) documents under DRIVE, instead of the text.
     #[arg(long = "json")]
     pub json: bool,
+
+    /// Turn the drive's logical block protection off first, as a run
+    /// killed by SIGKILL may have left it (the only thing this command
+    /// ever changes in the drive); the report then shows it off.
+    #[arg(long = "no-lbp")]
+    pub no_lbp: bool,
 }

@@ -57,6 +57,9 @@ pub struct ExtractCli {
     #[command(flatten)]
     pub library: LibraryArgs,
 
+    #[command(flatten)]
+    pub tape: super::tape_args::TapeArgs,
+
     /// The members to extract: names or wildcard patterns, as tar takes
     /// them.
     #[arg(value_name = "GLOB", required = true)]

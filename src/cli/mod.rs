@@ -27,9 +27,11 @@ pub mod remote_args;
 pub mod report;
 pub mod rmt;
 pub mod serve_args;
+pub mod tape_args;
 pub mod usage;
 pub mod verify;
 
 pub use args::Cli;
 pub use library_args::LibraryArgs;
 pub use remote_args::RemoteArgs;
+pub use tape_args::TapeArgs;

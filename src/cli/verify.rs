@@ -64,6 +64,9 @@ pub struct VerifyCli {
     #[command(flatten)]
     pub library: super::library_args::LibraryArgs,
 
+    #[command(flatten)]
+    pub tape: super::tape_args::TapeArgs,
+
     /// The longest wait for any rmt reply, and for a program to open a
     /// FIFO given as -i for writing (60 s without it), in seconds.
     #[arg(long = "timeout", value_name = "SECS")]

@@ -71,6 +71,7 @@ impl Config {
             change: volumes.change,
             at_end: at_end(cli.rewind, cli.eject),
             library: check_library(&cli.library, cli.change_command.is_some())?,
+            lbp: cli.tape.lbp(),
         };
         let source = InputSettings {
             endpoint: endpoint.clone(),

@@ -7,9 +7,10 @@
 
 use super::baseline;
 use super::schema::{
-    AlertJson, DriveReport, HistoryJson, IdentityJson, StateJson, SCHEMA, SCHEMA_VERSION,
+    AlertJson, DriveReport, HistoryJson, IdentityJson, LbpJson, StateJson, SCHEMA, SCHEMA_VERSION,
 };
 use crate::tape::health::{identify, look, DriveCommands, Identity, Snapshot};
+use crate::tape::protection::setup;
 use crate::tape::{Drive, DriveStatus};
 
 /// What the drive answered, before it is a report.
@@ -20,6 +21,7 @@ pub struct Answers {
     pub identity: Option<Identity>,
     pub snapshot: Snapshot,
     pub history: Option<HistoryJson>,
+    pub lbp: Option<LbpJson>,
 }
 
 /// Asks `drive` (named `name`, with `status` already read) for its
@@ -32,6 +34,7 @@ pub fn collect(
 ) -> DriveReport {
     let identity = identify(&mut DriveCommands(drive));
     let snapshot = look(&mut DriveCommands(drive));
+    let lbp = Some(lbp(drive));
     let history = identity
         .as_ref()
         .and_then(|i| i.serial.as_deref())
@@ -43,8 +46,32 @@ pub fn collect(
             identity,
             snapshot,
             history,
+            lbp,
         },
     )
+}
+
+/// What the drive offers of logical block protection and has on now.
+fn lbp(drive: &mut dyn Drive) -> LbpJson {
+    let offer = setup::offer(drive);
+    let now = match setup::current(drive) {
+        Ok(Some(page)) => Some(match (page.in_force(), page.is_off()) {
+            (Some(m), _) => m.name().to_string(),
+            (None, true) => "off".to_string(),
+            (None, false) => format!(
+                "method {}, {} bytes, on {}",
+                page.method,
+                page.info_bytes,
+                if page.on_write { "writing" } else { "reading" }
+            ),
+        }),
+        _ => None,
+    };
+    LbpJson {
+        offered: offer.methods.iter().map(|m| m.name().to_string()).collect(),
+        none_because: offer.why_none,
+        now,
+    }
 }
 
 /// Asks `drive` as `collect` does, with its history from the user's state
@@ -64,6 +91,7 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         identity,
         snapshot,
         history,
+        lbp,
     } = answers;
     let tape_alerts: Vec<AlertJson> = snapshot.alerts.flags().map(AlertJson::of).collect();
     let critical = tape_alerts.iter().any(|a| a.critical);
@@ -88,6 +116,7 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         history,
         unreadable: snapshot.unreadable,
         critical,
+        lbp,
     }
 }
 

@@ -68,6 +68,12 @@ impl Command for DriveHealth {
             }
         };
         let name = cli.device.display().to_string();
+        if cli.no_lbp {
+            if let Err(e) = crate::tape::protection::setup::set(&mut device, None) {
+                say(&message!("drive: {name}: --no-lbp: {e}"));
+                return Exit::Code(FAILURE);
+            }
+        }
         let report = collect::collect_with_history(&mut device, &name, status);
         let _ = device.close();
         let text = if cli.json {

@@ -52,6 +52,11 @@ pub fn full_report() -> DriveReport {
         identity: Some(identity),
         snapshot,
         history: Some(history),
+        lbp: Some(crate::drive_health::schema::LbpJson {
+            offered: vec!["RS-CRC".into()],
+            none_because: None,
+            now: Some("off".into()),
+        }),
     };
     report("/dev/nst0", answers)
 }

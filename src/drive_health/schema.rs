@@ -50,6 +50,23 @@ pub struct DriveReport {
     pub unreadable: Option<String>,
     /// A critical TapeAlert flag is raised: the exit status is 3.
     pub critical: bool,
+    /// Logical block protection: what the drive offers and has on now;
+    /// null when the drive was not asked.
+    #[serde(default)]
+    pub lbp: Option<LbpJson>,
+}
+
+/// A drive's logical block protection.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LbpJson {
+    /// The methods it offers ("RS-CRC", "CRC32C"); empty for none.
+    pub offered: Vec<String>,
+    /// Why it offers none, when it offers none.
+    pub none_because: Option<String>,
+    /// What the drive's control data protection page has on now: a
+    /// method, "off", or another program's setting ("method 2, on
+    /// writing only"); null when the page was not read.
+    pub now: Option<String>,
 }
 
 /// Who the drive is.

@@ -107,8 +107,22 @@ fn drive(report: &DriveReport) -> Section {
         }
     });
     s.some("Ready", online, |r| if r { "yes" } else { "no" }.into());
+    s.some("Block protection", report.lbp.as_ref(), lbp);
     s.some("Unreadable", report.unreadable.clone(), |why| why);
     s
+}
+
+/// "CRC32C, RS-CRC offered; off now", or why none.
+fn lbp(l: &crate::drive_health::schema::LbpJson) -> String {
+    let offered = match (l.offered.is_empty(), &l.none_because) {
+        (false, _) => format!("{} offered", l.offered.join(", ")),
+        (true, Some(why)) => format!("none ({why})"),
+        (true, None) => "none".into(),
+    };
+    match &l.now {
+        Some(now) if !l.offered.is_empty() => format!("{offered}; {now} now"),
+        _ => offered,
+    }
 }
 
 /// The cartridge's memory (or why it was not read) and the drive's

@@ -5,6 +5,7 @@
 //! (`host:/dev/nst0`) is refused: seeking over rmt is not offered, so
 //! extract runs on the host that has the tape.
 
+use crate::tape::protection::{Protected, Wanted};
 use std::path::Path;
 
 use super::failure::Failure;
@@ -24,6 +25,8 @@ pub struct Getting<'a> {
     pub policy: ChangePolicy,
     pub library: Option<&'a LibrarySettings>,
     pub quiet: bool,
+    /// `--no-lbp`: the drive's logical block protection.
+    pub lbp: Wanted,
 }
 
 /// Opens the reader for `input`.
@@ -51,8 +54,10 @@ pub fn reader<'m>(
             Some(library) => library_policy(input, manifest, library, &getting)?,
             None => getting.policy,
         };
+        let protected = Protected::new(Box::new(device), getting.lbp)
+            .map_err(|e| Failure::Failed(format!("extract: -i {name}: {e}")))?;
         let tape = TapeVolumes::new(
-            Box::new(device),
+            Box::new(protected),
             status.is_none(),
             policy,
             manifest,

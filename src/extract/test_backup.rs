@@ -90,5 +90,6 @@ fn volume(number: u32, records: &[Vec<u8>]) -> Volume {
         slot: None,
         health: None,
         first_block: None,
+        lbp: None,
     }
 }

@@ -19,6 +19,7 @@ use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
 use crate::tape::health::HealthLog;
 use crate::tape::loader::Loader;
+use crate::tape::scsi::pages::protection::Method;
 
 /// What the manifest of a run records, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,9 +113,9 @@ impl Ledger {
     }
 
     /// The drive's block address of the volume in use's first record.
-    pub fn set_first_block(&self, block: Option<u64>) {
+    pub fn set_tape_start(&self, block: Option<u64>, lbp: Option<Method>) {
         if let Some(tally) = self.lock().current.as_mut() {
-            tally.set_first_block(block);
+            tally.set_tape_start(block, lbp);
         }
     }
 

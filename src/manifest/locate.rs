@@ -99,6 +99,7 @@ mod tests {
             slot: None,
             health: None,
             first_block: None,
+            lbp: None,
         }
     }
 

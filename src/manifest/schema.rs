@@ -128,6 +128,12 @@ pub struct Volume {
     /// record `r` of the volume goes to `first_block + r`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_block: Option<u64>,
+    /// On a local tape drive with logical block protection: its method
+    /// ("CRC32C" or "RS-CRC"); every record of the volume carried that
+    /// CRC, checked by the drive when written. A restore on a drive
+    /// without it checks the volume's digests instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lbp: Option<String>,
 }
 
 /// `count` records of `bytes` each.

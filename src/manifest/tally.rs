@@ -12,6 +12,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use super::schema::{Fingerprint, RecordRun, Volume, FINGERPRINT_MAX_BYTES, SEGMENT_RECORDS};
 use crate::hash::{HashAlg, Hasher};
+use crate::tape::scsi::pages::protection::Method;
 
 /// The per-record checksums `--verify` compares against: the low 32 bits
 /// of each record's XXH3-64, in order.
@@ -108,6 +109,8 @@ pub struct Tally {
     checksums: Option<Checksums>,
     /// The drive's block address of the first record, when it said.
     first_block: Option<u64>,
+    /// The logical block protection the drive wrote it with.
+    lbp: Option<Method>,
 }
 
 impl Tally {
@@ -123,12 +126,15 @@ impl Tally {
             segments: Segments::default(),
             checksums: keep_checksums.then(Vec::new),
             first_block: None,
+            lbp: None,
         }
     }
 
-    /// The drive's block address of the volume's first record.
-    pub fn set_first_block(&mut self, block: Option<u64>) {
+    /// The drive's block address of the volume's first record, and the
+    /// logical block protection it is written with.
+    pub fn set_tape_start(&mut self, block: Option<u64>, lbp: Option<Method>) {
         self.first_block = block;
+        self.lbp = lbp;
     }
 
     /// One record (a tape) or write (a file), as committed, with its
@@ -177,6 +183,7 @@ impl Tally {
             slot: None,
             health: None,
             first_block: self.first_block,
+            lbp: self.lbp.map(|m| m.name().to_string()),
         }
     }
 

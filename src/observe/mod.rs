@@ -20,6 +20,7 @@ pub mod settings;
 pub mod stats_log;
 pub mod status_log;
 pub mod summary;
+mod volume_list;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

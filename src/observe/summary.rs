@@ -13,8 +13,9 @@
 //! `--summary-json` carries every fact whatever the line shows.
 
 use super::drive_health::DriveHealth;
-use super::library_facts::library_facts;
 pub use super::library_facts::Cartridge;
+use super::volume_list::volume_lists;
+pub use super::volume_list::VolumeList;
 use crate::base::console::message;
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::CatalogRef;
@@ -83,86 +84,6 @@ pub struct Summary {
     pub catalog: Option<CatalogRef>,
 }
 
-/// The bytes on each volume of one endpoint that spans volumes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct VolumeList {
-    /// How the command line names it: "-i NAME" or "-o NAME".
-    pub endpoint: String,
-    /// Each volume's bytes, from volume 1.
-    pub bytes: Vec<u64>,
-    /// Each volume's cartridge, when a tape library loaded it: its barcode
-    /// and home slot (from 1), from volume 1; empty without a library.
-    pub cartridges: Vec<Cartridge>,
-    /// The cleanings the library made between volumes, in words.
-    pub cleanings: Vec<String>,
-    /// What became of an output's trailers, when they could not all be
-    /// kept as meant (a filesystem without user attributes).
-    pub trailer_note: Option<String>,
-    /// An input's end: proved (Ok) or why nothing bounded it; None for an
-    /// output.
-    pub bounded: Option<Result<(), String>>,
-}
-
-impl VolumeList {
-    /// "-o /dev/nst0 volumes: #1 1048576 bytes, #2 524288 bytes", and
-    /// each cartridge when a library loaded them: "#1 E01001L6 from slot 1
-    /// 1048576 bytes".
-    fn every_volume(&self) -> String {
-        let each: Vec<String> = (self.bytes.iter().enumerate())
-            .map(|(i, b)| match self.cartridges.get(i) {
-                Some(c) => format!("#{} {} {b} bytes", i + 1, c.describe()),
-                None => format!("#{} {b} bytes", i + 1),
-            })
-            .collect();
-        format!("{} volumes: {}", self.endpoint, each.join(", "))
-    }
-
-    /// "-o /dev/nst0: 3 volumes (E01001L6 from slot 1, ...)" for a library's
-    /// cartridges, which are always named; "-o NAME: 3 volumes" otherwise,
-    /// and nothing for one volume that no library loaded.
-    fn brief(&self) -> Option<String> {
-        let count = self.bytes.len();
-        let plural = if count == 1 { "" } else { "s" };
-        if !self.cartridges.is_empty() {
-            let each: Vec<String> = self.cartridges.iter().map(Cartridge::describe).collect();
-            return Some(format!(
-                "{}: {count} volume{plural} ({})",
-                self.endpoint,
-                each.join(", ")
-            ));
-        }
-        (count > 1).then(|| format!("{}: {count} volumes", self.endpoint))
-    }
-
-    /// After a run that did not end cleanly, which of a library's
-    /// cartridges hold committed bytes: "-o /dev/nst0: safe on tape:
-    /// volume 1 (E01010L6, 102760448 bytes)". None without a library.
-    fn safe(&self) -> Option<String> {
-        if self.cartridges.is_empty() {
-            return None;
-        }
-        let each: Vec<String> = (self.bytes.iter().zip(&self.cartridges).enumerate())
-            .filter(|(_, (bytes, _))| **bytes > 0)
-            .map(|(i, (bytes, c))| {
-                let barcode = c.barcode.as_deref().unwrap_or("no barcode");
-                format!("volume {} ({barcode}, {bytes} bytes)", i + 1)
-            })
-            .collect();
-        Some(match each.is_empty() {
-            true => format!("{}: nothing safe on tape", self.endpoint),
-            false => format!("{}: safe on tape: {}", self.endpoint, each.join(", ")),
-        })
-    }
-
-    /// "-o /dev/nst0: drive cleaned with CLN009L1 before volume 2", one
-    /// for each cleaning.
-    fn cleaned(&self) -> impl Iterator<Item = String> + '_ {
-        self.cleanings
-            .iter()
-            .map(|c| format!("{}: {c}", self.endpoint))
-    }
-}
-
 /// The most bytes the ring held at once, counted in whole blocks: the
 /// most full blocks waiting, and the one the reader was filling.
 fn peak_held_bytes(stats: &Stats) -> u64 {
@@ -172,25 +93,6 @@ fn peak_held_bytes(stats: &Stats) -> u64 {
     }
     let blocks = (stats.peak_blocks_held.load(Relaxed) + 1).min(stats.blocks_in_ring as u64);
     blocks * stats.block_bytes
-}
-
-/// Every volume list of the run: the input's, then the outputs'.
-fn volume_lists(stats: &Stats) -> Vec<VolumeList> {
-    let list = |flag: &str, log: &crate::volume::VolumeLog| {
-        let (cartridges, cleanings) = library_facts(log);
-        VolumeList {
-            endpoint: format!("{flag} {}", log.name),
-            bytes: log.volumes(),
-            cartridges,
-            cleanings,
-            trailer_note: log.trailer_note(),
-            bounded: log.bounded(),
-        }
-    };
-    stats
-        .flagged_volume_logs()
-        .map(|(flag, log)| list(flag, log))
-        .collect()
 }
 
 impl Summary {
@@ -332,6 +234,11 @@ impl Summary {
             let note = v.trailer_note.as_ref()?;
             Some(format!("{}: {note}", v.endpoint))
         }));
+        parts.extend(
+            self.volumes
+                .iter()
+                .filter_map(VolumeList::protection_clause),
+        );
         parts.extend(self.drives.iter().filter_map(DriveHealth::describe));
         parts.extend(self.catalog.as_ref().map(super::catalog_clause::clause));
         if detailed {

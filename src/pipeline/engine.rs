@@ -31,6 +31,7 @@ use crate::source::Source;
 fn make_ring(
     params: &Params,
     blocks: usize,
+    room: usize,
     refusal: Option<String>,
     outputs: usize,
 ) -> Result<(ReaderEnd, WriterEnd, Vec<KernelPipe>, RingPath), RingError> {
@@ -48,10 +49,23 @@ fn make_ring(
             (r, w, fanout, path)
         }
         Chosen::Copying(path) => {
-            let (r, w) = ring::allocate(blocks, params.block_bytes, params.lock_memory)?;
+            let (r, w) = ring::allocate(blocks, params.block_bytes, room, params.lock_memory)?;
             (r, w, Vec::new(), path)
         }
     })
+}
+
+/// The room the ring leaves after each block for `wanted` bytes: none,
+/// or a page where blocks are whole pages, so that every block stays
+/// page-aligned for O_DIRECT, else a cache line.
+fn ring_room(wanted: usize, block_bytes: usize) -> usize {
+    const PAGE: usize = 4096;
+    const LINE: usize = 64;
+    match wanted {
+        0 => 0,
+        w if block_bytes.is_multiple_of(PAGE) => w.div_ceil(PAGE) * PAGE,
+        w => w.div_ceil(LINE) * LINE,
+    }
 }
 
 /// A pipeline whose threads are running.
@@ -83,14 +97,22 @@ impl Running {
         // A lone output is lent the ring's blocks and may keep some (a
         // remote tape, until their replies): the ring gets that many more,
         // so that -m and the watermarks still mean what they say.
-        let kept = match (sinks.as_slice(), taps.is_empty()) {
-            ([only], true) => only.traits().keeps_blocks,
-            _ => 0,
+        // It may also append to a block in place (a tape's CRC), in room
+        // the ring leaves after each block.
+        let (kept, room) = match (sinks.as_slice(), taps.is_empty()) {
+            ([only], true) => {
+                let traits = only.traits();
+                (
+                    traits.keeps_blocks,
+                    ring_room(traits.room_after_block, params.block_bytes),
+                )
+            }
+            _ => (0, 0),
         };
         let blocks = params.blocks + kept;
         let refusal = endpoints_refusal(source.as_ref(), &sinks, &taps, params.pad);
         let (reader_end, writer_end, fanout_pipes, path) =
-            make_ring(&params, blocks, refusal, sinks.len())?;
+            make_ring(&params, blocks, room, refusal, sinks.len())?;
         let (stop_tx, stop_rx) = bounded::<()>(0);
         let mut stats = Stats::new(blocks, sinks.len());
         stats.ring = path;

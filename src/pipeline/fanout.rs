@@ -46,12 +46,16 @@ pub struct Slot {
     /// The zero-copy ring with several outputs: the pipe this output tees
     /// each block into before it splices it out.
     own_pipe: Option<KernelPipe>,
+    /// The sink appends to blocks in place (`SinkTraits::room_after_block`).
+    in_place: bool,
 }
 
 impl Slot {
     /// Writes one block unless this output has failed; records the outcome.
-    /// With `lend`, the sink may keep the block after it returns.
-    fn write(&mut self, block: &BlockRef, lend: bool, stats: &Stats) {
+    /// With `lend`, the sink may keep the block after it returns; a lent
+    /// block that nothing else holds is written in place, so the sink may
+    /// fill the room after its data (`Sink::write_in_place`).
+    fn write(&mut self, block: &mut BlockRef, lend: bool, stats: &Stats) {
         let out = &stats.outputs[self.index];
         if out.failed.load(Relaxed) {
             return;
@@ -60,6 +64,10 @@ impl Slot {
         let written = match (block.kernel_pipe(), lend) {
             (Some(pipe), true) => self.sink.write_pipe(pipe, block.len()),
             (Some(pipe), false) => self.tee_and_write(pipe, block.len()),
+            (None, true) if self.in_place => match Arc::get_mut(block) {
+                Some(only) => self.sink.write_in_place(only),
+                None => self.sink.write_shared(block),
+            },
             (None, true) => self.sink.write_shared(block),
             (None, false) => self.sink.write_block(block.data()),
         };
@@ -142,7 +150,7 @@ enum Job {
 }
 
 impl Job {
-    fn take(&mut self, block: &BlockRef, stats: &Stats) {
+    fn take(&mut self, block: &mut BlockRef, stats: &Stats) {
         match self {
             Job::Output(slot) => slot.write(block, false, stats),
             Job::Tap(tap) => tap.update(block.data()),
@@ -198,12 +206,14 @@ impl Outputs {
     ) -> Outputs {
         if sinks.len() == 1 && taps.is_empty() {
             let sink = sinks.into_iter().next().expect("one sink");
+            let traits = sink.traits();
             return Outputs::Single {
-                lent: VecDeque::with_capacity(sink.traits().keeps_blocks + 1),
+                lent: VecDeque::with_capacity(traits.keeps_blocks + 1),
                 slot: Slot {
                     index: 0,
                     sink,
                     own_pipe: None,
+                    in_place: traits.room_after_block > 0,
                 },
                 idle: never(),
             };
@@ -218,6 +228,7 @@ impl Outputs {
                     index,
                     sink,
                     own_pipe: pipes.next(),
+                    in_place: false,
                 })
             })
             .chain(taps.into_iter().map(Job::Tap));
@@ -233,9 +244,9 @@ impl Outputs {
                 let stats = Arc::clone(stats);
                 let stop = stop.clone();
                 let thread = crate::base::thread::spawn(format!("output-{n}"), move || {
-                    for block in jobs_rx {
+                    for mut block in jobs_rx {
                         if !stopped(&stop) {
-                            job.take(&block, &stats);
+                            job.take(&mut block, &stats);
                         }
                         drop(block);
                         // Only a wake-up: if the queue is full, the
@@ -264,7 +275,8 @@ impl Outputs {
     pub fn deliver(&mut self, block: BlockRef, stats: &Stats, release: impl FnMut(BlockRef)) {
         match self {
             Outputs::Single { slot, lent, .. } => {
-                slot.write(&block, true, stats);
+                let mut block = block;
+                slot.write(&mut block, true, stats);
                 lent.push_back(block);
             }
             Outputs::Many {

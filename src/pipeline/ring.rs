@@ -49,13 +49,17 @@ pub struct WriterEnd {
 }
 
 /// Allocates the ring and returns its two ends. All blocks start free.
+/// Each block has `room` bytes after it that no source fills, for an
+/// output that appends to a block in place (`Block::with_room_mut`).
 pub fn allocate(
     blocks: usize,
     block_bytes: usize,
+    room: usize,
     lock: bool,
 ) -> Result<(ReaderEnd, WriterEnd), RingError> {
+    let stride = block_bytes + room;
     let total = blocks
-        .checked_mul(block_bytes)
+        .checked_mul(stride)
         .ok_or_else(|| RingError::Allocate {
             blocks,
             block_bytes,
@@ -73,7 +77,7 @@ pub fn allocate(
         })?;
     }
     Ok(ends((0..blocks).map(|i| {
-        Block::carve(&region, i * block_bytes, block_bytes)
+        Block::carve_with_room(&region, i * stride, block_bytes, room)
     })))
 }
 
@@ -116,7 +120,7 @@ mod tests {
 
     #[test]
     fn allocates_exactly_the_requested_blocks_all_free() {
-        let (reader, writer) = allocate(5, 8192, false).unwrap();
+        let (reader, writer) = allocate(5, 8192, 0, false).unwrap();
         assert_eq!(reader.free.len(), 5);
         assert_eq!(writer.full.len(), 0);
         let b = reader.free.recv().unwrap();
@@ -130,7 +134,7 @@ mod tests {
 
     #[test]
     fn block_length_tracks_filled_bytes() {
-        let (reader, _writer) = allocate(2, 4096, false).unwrap();
+        let (reader, _writer) = allocate(2, 4096, 0, false).unwrap();
         let mut b = reader.free.recv().unwrap();
         let blk = unique(&mut b);
         blk.buffer_mut()[..3].copy_from_slice(b"abc");

@@ -78,4 +78,16 @@ pub trait Writable: WriteMedium {
     /// One write of up to `data.len()` bytes; returns how many were taken.
     /// `Ok(0)` or ENOSPC means the volume is full.
     fn write(&mut self, data: &[u8]) -> io::Result<usize>;
+
+    /// As `write` of `buf[..len]`, where `buf` holds room after the data
+    /// that the medium may fill (a tape's CRC, `room_after_record`).
+    fn write_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        self.write(&buf[..len])
+    }
+
+    /// Bytes the medium appends to each record it writes, which
+    /// `write_in` may put in the caller's room instead of copying.
+    fn room_after_record(&self) -> usize {
+        0
+    }
 }

@@ -27,6 +27,7 @@ mod tcp;
 mod tcp_dial;
 mod tcp_reply;
 mod tcp_resume;
+mod volume_pieces;
 mod volumes;
 mod write_error;
 

@@ -217,8 +217,13 @@ fn open_tape(
     if let Some(policy) = &library {
         settings.policy = policy.clone();
     }
-    let Some(tape) = TapeMedium::open(path, &settings.policy, config.endpoint.quiet)
-        .with_context(|| format!("-o {name}: cannot open the tape drive"))?
+    let Some(tape) = TapeMedium::open(
+        path,
+        &settings.policy,
+        config.endpoint.lbp,
+        config.endpoint.quiet,
+    )
+    .with_context(|| format!("-o {name}: cannot open the tape drive"))?
     else {
         return Ok(None);
     };

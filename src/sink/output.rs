@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
 
-use crate::base::block::BlockRef;
+use crate::base::block::{Block, BlockRef};
 use crate::base::kernel_pipe::KernelPipe;
 use crate::manifest::Ledger;
 use crate::net::facts::LinkFacts;
@@ -25,6 +25,13 @@ pub trait Sink: Send {
     /// writer frees a block only once nothing else holds it. Used when the
     /// sink is the only output. By default, the same as `write_block`.
     fn write_shared(&mut self, block: &BlockRef) -> io::Result<()> {
+        self.write_block(block.data())
+    }
+
+    /// Writes a block of the ring that no one else holds, with room after
+    /// its data (`SinkTraits::room_after_block`) that the sink may fill.
+    /// By default, the same as `write_block`.
+    fn write_in_place(&mut self, block: &mut Block) -> io::Result<()> {
         self.write_block(block.data())
     }
 
@@ -98,6 +105,11 @@ pub struct SinkTraits {
     /// What the summary says of a network output: the peer and how
     /// private the stream is.
     pub link: Option<LinkFacts>,
+    /// Bytes this output appends to each block it writes (a tape's
+    /// logical block protection CRC): as its lone output, the ring leaves
+    /// that much room after each block, and `write_in_place` fills it
+    /// instead of copying the block.
+    pub room_after_block: usize,
 }
 
 impl SinkTraits {

@@ -351,6 +351,7 @@ impl Sink for RmtSink {
                 format!("-o {} is written over rmt, a request per block", self.label)
             })),
             link: None,
+            room_after_block: 0,
         }
     }
 }

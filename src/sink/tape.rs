@@ -33,6 +33,7 @@ use super::medium::{Writable, WriteMedium};
 use crate::base::read_full::read_full;
 use crate::manifest::Checker;
 use crate::tape::drive::limits::{is_refused_size, refused_error};
+use crate::tape::protection::{refused_with_crc, CRC_BYTES};
 use crate::tape::{Access, AtEnd, Drive, TapeOp};
 use crate::volume::{LocalTape, TapeFace, Trailer};
 
@@ -78,12 +79,43 @@ impl LocalTape<Writing> {
 
 impl Writable for LocalTape<Writing> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.write_with(data.len(), &mut |drive| drive.write_record(data))
+    }
+
+    fn write_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        self.write_with(len, &mut |drive| drive.write_record_in(buf, len))
+    }
+
+    fn room_after_record(&self) -> usize {
+        match self.drive.protection().method {
+            Some(_) => CRC_BYTES,
+            None => 0,
+        }
+    }
+}
+
+impl LocalTape<Writing> {
+    /// One record of `len` bytes, written by `write`, with the errors
+    /// said as the volume logic needs them. A first record refused for
+    /// its size with its CRC, which would fit without, is written without
+    /// logical block protection, for the rest of the run.
+    fn write_with(
+        &mut self,
+        len: usize,
+        write: &mut dyn FnMut(&mut dyn Drive) -> io::Result<usize>,
+    ) -> io::Result<usize> {
         self.check_mode()?;
         if self.records == 0 && !self.face.asked_position {
             self.face.asked_position = true;
             self.face.first_block = self.drive.position().ok();
         }
-        let written = self.drive.write_record(data);
+        let mut written = write(self.drive.as_mut());
+        let protected = self.drive.protection().method.is_some();
+        if matches!(&written, Err(e) if self.records == 0 && protected && is_refused_size(e)) {
+            let why = refused_with_crc(len, &self.drive.transfer_limits());
+            self.drive.drop_protection(why)?;
+            written = write(self.drive.as_mut());
+        }
         if let Err(e) = &written {
             self.face.refused_first |= self.records == 0 && !benign(e);
         }
@@ -95,7 +127,7 @@ impl Writable for LocalTape<Writing> {
             Err(e) if self.records == 0 && is_refused_size(&e) => Err(refused_error(
                 &self.drive.transfer_limits(),
                 "record",
-                data.len(),
+                len,
                 &e,
             )),
             Err(e) if benign(&e) => Err(e),
@@ -104,16 +136,30 @@ impl Writable for LocalTape<Writing> {
             Err(e) if self.records == 0 && e.raw_os_error() == Some(libc::EIO) => Err(io::Error::new(
                 e.kind(),
                 format!(
-                    "{e}: the drive refused the volume's first record; a WORM cartridge that already holds data, a write-protected one or a medium this drive cannot write would do that"
+                    "{e}: the drive refused the volume's first record; a WORM cartridge that already holds data, a write-protected one or a medium this drive cannot write would do that{}",
+                    self.crc_clause()
                 ),
             )),
             Err(e) if self.records == 0 => Err(e),
             Err(e) => Err(io::Error::new(
                 e.kind(),
                 format!(
-                    "{e}; st may report a failed write one write late, so the record before this one may not be on tape either"
+                    "{e}; st may report a failed write one write late, so the record before this one may not be on tape either{}",
+                    self.crc_clause()
                 ),
             )),
+        }
+    }
+
+    /// With logical block protection on, what else a refused write may
+    /// mean: the drive found the block's CRC wrong.
+    fn crc_clause(&self) -> String {
+        match self.drive.protection().method {
+            Some(m) => format!(
+                "; with logical block protection on, the drive also refuses a block whose {} does not match its data (damaged between tapebuf and the drive)",
+                m.name()
+            ),
+            None => String::new(),
         }
     }
 }

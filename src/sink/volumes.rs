@@ -23,8 +23,9 @@ use super::medium::{Writable, WriteMedium};
 use super::output::{Sink, SinkTraits};
 use super::read_back::close_volume;
 use super::write_error::{PartialWrite, VolumeChangeFailed};
+use crate::base::block::Block;
 use crate::manifest::Ledger;
-use crate::tape::{Access, AtEnd};
+use crate::tape::{Access, AtEnd, Protection};
 use crate::volume::trailer::new_backup_id;
 use crate::volume::{
     ChangeFailed, ChangePolicy, Ends, NextVolume, Trailer, VolumeLog, VolumeNames,
@@ -153,11 +154,15 @@ impl Volumes {
         closed
     }
 
-    /// The drive's block address of the volume in use's first record,
-    /// for the manifest.
-    pub fn first_block(&self, block: Option<u64>) {
+    /// The drive's block address of the volume in use's first record and
+    /// a local tape's logical block protection, for the manifest and the
+    /// summary.
+    pub fn tape_start(&self, block: Option<u64>, protection: Option<Protection>) {
+        if let Some(p) = &protection {
+            self.log.set_protection(p.clone());
+        }
         if let Some(ledger) = &self.ledger {
-            ledger.set_first_block(block);
+            ledger.set_tape_start(block, protection.and_then(|p| p.method));
         }
     }
 
@@ -239,7 +244,7 @@ impl Volumes {
     }
 
     /// Room left on this volume under `--volume-size`.
-    fn room(&self) -> u64 {
+    pub(super) fn room(&self) -> u64 {
         match self.settings.volume_size {
             Some(size) => size.saturating_sub(self.on_volume),
             None => u64::MAX,
@@ -258,9 +263,9 @@ impl Volumes {
 
 /// A sink that spans volumes.
 pub struct VolumeSink {
-    medium: Box<dyn Writable>,
+    pub(super) medium: Box<dyn Writable>,
     name: String,
-    volumes: Volumes,
+    pub(super) volumes: Volumes,
 }
 
 impl VolumeSink {
@@ -281,58 +286,32 @@ impl VolumeSink {
     }
 }
 
-impl VolumeSink {
-    /// Writes the block across volumes. A failure returns how many of its
-    /// bytes went out before it.
-    fn write_pieces(&mut self, data: &[u8]) -> Result<(), (usize, io::Error)> {
-        let tape = self.medium.kind().whole_records();
-        let mut rest = data;
-        while !rest.is_empty() {
-            let written = data.len() - rest.len();
-            let room = usize::try_from(self.volumes.room()).unwrap_or(usize::MAX);
-            // A record is never split to fit --volume-size.
-            let want = if tape && room < rest.len() {
-                0
-            } else {
-                rest.len().min(room)
-            };
-            let full = if want == 0 {
-                true
-            } else {
-                match self.medium.write(&rest[..want]) {
-                    Ok(n) => {
-                        if self.volumes.on_volume() == 0 && n > 0 {
-                            self.volumes.first_block(self.medium.first_block());
-                        }
-                        self.volumes.add(&rest[..n]);
-                        rest = &rest[n..];
-                        n == 0 || (tape && n < want)
-                    }
-                    Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => true,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => false,
-                    Err(e) => return Err((written, e)),
-                }
-            };
-            if full && !rest.is_empty() {
-                let written = data.len() - rest.len();
-                if self.volumes.on_volume() == 0 {
-                    let e = self.volumes.full_and_empty(self.medium.as_ref());
-                    return Err((written, e));
-                }
-                self.volumes
-                    .next(self.medium.as_mut())
-                    .map_err(|e| (written, e))?;
-            }
-        }
-        Ok(())
-    }
-}
-
 impl Sink for VolumeSink {
     /// A failure part-way through the block says how much of it went out,
     /// so the committed count matches the volume list.
     fn write_block(&mut self, data: &[u8]) -> io::Result<()> {
         self.write_pieces(data)
+            .map_err(|(written, e)| PartialWrite::wrap(written, e))
+    }
+
+    /// A block that fits on the volume goes to the medium with its room
+    /// (`Writable::write_in`), so a tape appends its CRC without a copy;
+    /// whatever the volume did not take goes on as `write_block` would.
+    fn write_in_place(&mut self, block: &mut Block) -> io::Result<()> {
+        let len = block.len();
+        let fits = len > 0 && self.volumes.room() >= len as u64;
+        let Some(buf) = block.with_room_mut().filter(|_| fits) else {
+            return self.write_block(block.data());
+        };
+        let (first, full) = match self.medium.write_in(buf, len) {
+            Ok(n) => (n, n < len),
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => (0, true),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => (0, false),
+            Err(e) => return Err(PartialWrite::wrap(0, e)),
+        };
+        let data = &buf[..len];
+        self.took(&data[..first]);
+        self.write_pieces_after(data, first, full)
             .map_err(|(written, e)| PartialWrite::wrap(written, e))
     }
 
@@ -365,6 +344,7 @@ impl Sink for VolumeSink {
             medium: Some(kind),
             volumes: Some(self.volumes.log()),
             ledger: self.volumes.ledger(),
+            room_after_block: self.medium.room_after_record(),
             splice_refusal: Some(
                 self.volumes
                     .recording_refusal()

@@ -58,6 +58,7 @@ impl CheckedMedium {
             self.state = State::Refused(why);
             return Ok(());
         }
+        self.say_without_protection(expected.lbp.as_deref());
         let mut checker = Checker::new(expected, self.alg, None);
         let ahead = std::mem::take(&mut self.ahead);
         self.feed(&mut checker, &ahead);
@@ -65,6 +66,27 @@ impl CheckedMedium {
         self.checker = Some(checker);
         self.state = State::Passing;
         Ok(())
+    }
+
+    /// A volume written with logical block protection, read on a drive
+    /// without it: said once per volume, since its blocks are now checked
+    /// by the manifest's digests alone.
+    fn say_without_protection(&mut self, written_with: Option<&str>) {
+        let Some(method) = written_with else {
+            return;
+        };
+        let n = self.volume;
+        let Some(drive) = self.inner.drive() else {
+            return;
+        };
+        if drive.protection().method.is_some() {
+            return;
+        }
+        let why = drive.protection().why_none.unwrap_or_default();
+        crate::base::console::say(&crate::base::console::message!(
+            "{}: volume {n} was written with logical block protection ({method}), which this drive does not check now ({why}); its blocks are checked against the manifest's digests instead",
+            drive.name()
+        ));
     }
 
     /// The loaded cartridge's serial number (its memory, on a local drive

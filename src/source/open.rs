@@ -169,8 +169,13 @@ fn open_checked(
     if let Some(policy) = &loader {
         plan.policy = policy.clone();
     }
-    let tape = TapeReader::open(path, &plan.policy, config.endpoint.quiet)
-        .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
+    let tape = TapeReader::open(
+        path,
+        &plan.policy,
+        config.endpoint.lbp,
+        config.endpoint.quiet,
+    )
+    .with_context(|| format!("-i {name}: cannot open the tape drive"))?;
     if let Some(tape) = tape {
         let health = tape.health.clone();
         let source = checked_source(Box::new(tape), &name, plan, check);

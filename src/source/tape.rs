@@ -28,6 +28,7 @@ use crate::base::console::message;
 use crate::base::errors::plain;
 use crate::base::size::size_flag;
 use crate::tape::drive::limits::{is_refused_size, refused_error};
+use crate::tape::protection::refused_with_crc;
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::{Access, AtEnd, Drive, TapeOp};
@@ -78,6 +79,16 @@ impl LocalTape<Reading> {
         let mut first_refusal: Option<(usize, io::Error)> = None;
         let result = loop {
             match self.drive.read_record(&mut buf[..want]) {
+                // With its CRC the record is more than the controller
+                // takes: read without logical block protection.
+                Err(e)
+                    if self.records == 0
+                        && is_refused_size(&e)
+                        && self.drive.protection().method.is_some() =>
+                {
+                    let why = refused_with_crc(want, &self.drive.transfer_limits());
+                    self.drive.drop_protection(why)?;
+                }
                 Err(e) if self.records == 0 && is_refused_size(&e) => {
                     let limits = self.drive.transfer_limits();
                     let (asked, why) = first_refusal.get_or_insert((want, e));

@@ -12,6 +12,7 @@
 //! goes on filling the same block, so the stream comes out as one. The
 //! whole change counts as changing for the watchdog.
 
+use crate::tape::protection::block_check;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -214,6 +215,34 @@ impl VolumeSource {
         unreachable!("the attempts are counted without end")
     }
 
+    /// Keeps a local tape's logical block protection on the volume just
+    /// opened, for the summary.
+    fn note_protection(&mut self) {
+        if let Some(drive) = self.medium.drive() {
+            self.log.set_protection(drive.protection());
+        }
+    }
+
+    /// A read that failed on a tape, said with where: the volume and the
+    /// block's address on the tape (the drive stands after the block it
+    /// could not pass on); the reader's message adds the stream's byte
+    /// offset of the block's first byte, nothing at or after which was
+    /// passed on.
+    fn where_read_failed(&mut self, e: io::Error) -> io::Error {
+        let volume = self.volume;
+        // Only what the drive said: a check of the volume (a manifest's)
+        // names the volume itself.
+        let from_drive = e.raw_os_error().is_some() || block_check(&e).is_some();
+        let Some(drive) = self.medium.drive().filter(|_| from_drive) else {
+            return e;
+        };
+        let block = match drive.position() {
+            Ok(after) if after > 0 => format!(", block {}", after - 1),
+            _ => String::new(),
+        };
+        io::Error::new(e.kind(), format!("volume {volume}{block}: {e}"))
+    }
+
     /// Closes the volume in use and opens volume `next`; `refused` says
     /// why the one in use is given back.
     fn change_to(&mut self, next: u32, refused: Option<&str>) -> io::Result<()> {
@@ -263,6 +292,7 @@ impl Source for VolumeSource {
                     end: End::Failed(e),
                 };
             }
+            self.note_protection();
         }
         let end = loop {
             if bytes == buf.len() {
@@ -277,7 +307,7 @@ impl Source for VolumeSource {
                 }
                 Ok(Got::BlockDone) => break End::More,
                 Ok(Got::EndOfVolume) => match self.next_volume() {
-                    Ok(true) => {}
+                    Ok(true) => self.note_protection(),
                     Ok(false) => {
                         break match self.medium.end_volume(self.plan.at_end) {
                             Ok(()) => End::Eof,
@@ -287,9 +317,12 @@ impl Source for VolumeSource {
                     Err(e) => break End::Failed(e),
                 },
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break End::Failed(e),
+                Err(e) => break End::Failed(self.where_read_failed(e)),
             }
         };
+        // A first read may have turned the protection off (a record too
+        // large with its CRC): what the summary says is the state now.
+        self.note_protection();
         Filled { bytes, end }
     }
 

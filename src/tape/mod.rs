@@ -10,6 +10,8 @@
 //! - `changer/`: a library's robot, through the `MediumChanger` trait,
 //!   and the SCSI Media Changer commands it answers.
 //! - `media.rs`: which cartridges a drive takes (LTO's rules).
+//! - `protection/`: logical block protection, a CRC on every block that
+//!   the drive checks, set through its mode page.
 //! - `health/`: what a drive says about itself and its cartridge, read at
 //!   the points a run can afford it.
 //! - `loader/`: volume changes through a changer without a change command.
@@ -27,6 +29,7 @@ pub mod emulated;
 pub mod health;
 pub mod loader;
 pub mod media;
+pub mod protection;
 pub mod scsi;
 
-pub use drive::{Access, AtEnd, Device, Drive, DriveStatus, TapeOp};
+pub use drive::{Access, AtEnd, Device, Drive, DriveStatus, Protection, TapeOp};

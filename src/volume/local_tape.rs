@@ -5,7 +5,9 @@
 //! `sink/tape.rs` writes `LocalTape<Writing>`.
 //!
 //! Volume 1: the drive is opened the careful way (`first_load.rs`: a
-//! cartridge is got in and waited for without st's blind open), watched
+//! cartridge is got in and waited for without st's blind open), its
+//! logical block protection set (`tape::protection`, again at every
+//! volume and off at every close), watched
 //! for its health (`health::HealthWatch`, kept in `health`) and for a
 //! cleaning request (`cleaning.rs`), and its block-mode notices go
 //! to stderr unless `-q`. Each later volume, once the change put it in and
@@ -23,6 +25,7 @@ use crate::tape::drive::block_mode::{self, ModeCheck, Notify};
 use crate::tape::drive::cleaning::{CleanedBy, CleaningWatch};
 use crate::tape::health::history::state_dir;
 use crate::tape::health::{HealthLog, HealthWatch};
+use crate::tape::protection::{Protected, Wanted};
 use crate::tape::{Access, Drive};
 use crate::volume::first_load::open_tape;
 use crate::volume::medium::{Medium, MediumKind};
@@ -67,7 +70,12 @@ impl<F: TapeFace> LocalTape<F> {
     /// Opens the tape drive at `path` for volume 1, a cartridge got in
     /// first (`first_load::open_tape`); None when `path` is not a tape
     /// drive. `quiet` keeps the notices off stderr.
-    pub fn open(path: &Path, policy: &ChangePolicy, quiet: bool) -> io::Result<Option<LocalTape<F>>>
+    pub fn open(
+        path: &Path,
+        policy: &ChangePolicy,
+        lbp: Wanted,
+        quiet: bool,
+    ) -> io::Result<Option<LocalTape<F>>>
     where
         F: Default,
     {
@@ -81,7 +89,9 @@ impl<F: TapeFace> LocalTape<F> {
         };
         let log = HealthLog::new();
         let writing = F::ACCESS == Access::Write;
-        let health = HealthWatch::new(Box::new(device), log.clone(), writing, state_dir());
+        let protected = Protected::new(Box::new(device), lbp)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let health = HealthWatch::new(Box::new(protected), log.clone(), writing, state_dir());
         let watched = CleaningWatch::to_stderr(Box::new(health), by);
         let mut tape = LocalTape::with_face(Box::new(watched), F::default());
         tape.health = Some(log);

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::base::sync::lock;
 use crate::tape::health::HealthLog;
 use crate::tape::loader::LibraryRecords;
+use crate::tape::Protection;
 
 /// What the volume changes under way are doing ("waiting 12 s for
 /// /dev/nst0 to be ready for volume 2"), for the status lines and the bar;
@@ -44,6 +45,9 @@ pub struct VolumeLog {
     /// An input: whether something proved where the stream ends (a
     /// trailer, a manifest), or why not; None until the input ended.
     bounded: Mutex<Option<Result<(), String>>>,
+    /// A local tape's logical block protection, as the drive had it on
+    /// the last volume opened; None for any other medium.
+    protection: Mutex<Option<Protection>>,
 }
 
 impl VolumeLog {
@@ -57,6 +61,7 @@ impl VolumeLog {
             health: OnceLock::new(),
             note: Mutex::new(None),
             trailer_note: Mutex::new(None),
+            protection: Mutex::new(None),
             bounded: Mutex::new(None),
         })
     }
@@ -130,6 +135,17 @@ impl VolumeLog {
         if note.is_some() {
             *lock(&self.trailer_note) = note;
         }
+    }
+
+    /// Keeps a local tape drive's logical block protection.
+    pub fn set_protection(&self, protection: Protection) {
+        *lock(&self.protection) = Some(protection);
+    }
+
+    /// A local tape drive's logical block protection; None for any other
+    /// medium.
+    pub fn protection(&self) -> Option<Protection> {
+        lock(&self.protection).clone()
     }
 
     /// What became of the trailers, when it is worth a word.

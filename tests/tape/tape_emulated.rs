@@ -8,11 +8,13 @@
 //! `tape_emulated/`: writing across volumes (`writing.rs`), reading them
 //! back (`restore.rs`), the volume trailers that tell a restore where the
 //! backup ends (`trailers.rs`), and drives as real systems leave them, in
-//! fixed-block mode or behind a transfer limit (`drive_state.rs`).
+//! fixed-block mode or behind a transfer limit (`drive_state.rs`), and
+//! logical block protection (`protection.rs`).
 
 use crate::common;
 
 mod drive_state;
+mod protection;
 mod restore;
 mod trailers;
 mod writing;
@@ -64,15 +66,17 @@ fn write_to_tape(
 /// Reads `cartridges` back through the tape source.
 fn read_from_tape(cartridges: Vec<Cartridge>, volumes: ReadVolumes) -> (Summary, Vec<u8>, Shelf) {
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges);
-    let source = VolumeSource::new(
-        Box::new(TapeReader::new(Box::new(drive))),
-        "/dev/nst0",
-        volumes,
-    );
+    let (summary, data) = read_through(Box::new(drive), volumes);
+    (summary, data, shelf)
+}
+
+/// Reads what `drive` holds through the tape source.
+fn read_through(drive: Box<dyn tapebuf::tape::Drive>, volumes: ReadVolumes) -> (Summary, Vec<u8>) {
+    let source = VolumeSource::new(Box::new(TapeReader::new(drive)), "/dev/nst0", volumes);
     let out = Arc::new(Mutex::new(Vec::new()));
     let summary = run(Box::new(source), Box::new(Collect(Arc::clone(&out))), false);
     let data = out.lock().unwrap().clone();
-    (summary, data, shelf)
+    (summary, data)
 }
 
 fn blanks(n: usize) -> Vec<Cartridge> {

@@ -1194,6 +1194,95 @@ a_member_spanning_two_cartridges_is_followed_onto_the_second() {
     expect_eq "$(robot_moves | awk '$3 == "drive" {print $5}' | paste -sd,)" E01004L6,E01005L6 "cartridges 1 and 2 loaded, in order"
 }
 
+# --- logical block protection (issue 49) -------------------------------------
+# The lab's drive 0 is an IBM LTO-6 (mhvtl offers the Reed-Solomon CRC), its
+# drive 1 an LTO-7 (CRC32C too); tapebuf uses CRC32C where offered.
+
+# crc32c FILE: the CRC32C of FILE's bytes, as the 4 bytes an LBP drive appends
+# (least significant first), in hex.
+crc32c() {
+    perl -e '
+        my @t; for my $n (0..255) { my $c = $n; for (1..8) { $c = $c & 1 ? ($c >> 1) ^ 0x82F63B78 : $c >> 1 } push @t, $c }
+        local $/; open my $f, "<:raw", $ARGV[0] or die; my $d = <$f>; my $c = 0xFFFFFFFF;
+        $c = $t[($c ^ $_) & 0xFF] ^ ($c >> 8) for unpack "C*", $d;
+        print unpack("H*", pack("V", $c ^ 0xFFFFFFFF)), "\n"' "$1"
+}
+# lbp_page NODE METHOD: MODE SELECT (10) of the control data protection page
+# by sg_raw, as another program would: METHOD 2 (CRC32C) on for writing and
+# reading, or 0 off. mhvtl takes the page code without SPF (FINDINGS.md).
+lbp_page() {
+    local flags=00; [ "$2" = 0 ] || flags=c0
+    { printf '\x00\x00\x00\x00\x00\x00\x00\x00\x0a\xf0\x00\x1c'
+      printf "\\x0$2\\x04\\x$flags"; head -c 25 /dev/zero; } >lbp.page
+    local sg; sg=$(ls -d "/sys/class/scsi_tape/$(basename "$1")/device/scsi_generic/"sg* | head -1)
+    sg_raw -s 40 -i lbp.page "/dev/$(basename "$sg")" 55 10 00 00 00 00 00 00 28 00
+}
+
+an_lbp_backup_across_three_cartridges_restores_byte_exact_with_every_block_checked() {
+    local seed; seed=$(seed250)
+    st=0; tb w.err -i "$seed" -o "$D1" --changer "$CH" --slots 10-12 --manifest lbp.json || st=$?
+    show w.err; robot_moves
+    expect_status 0 "$st" "the LBP backup on the LTO-7"
+    expect_eq "$(summary_out w.err)" 250000000 "committed bytes"
+    expect_grep "-o $D1: every block checked by the drive's logical block protection \(CRC32C\)" w.err "the summary names the method"
+    expect_eq "$(jq -r '[.volumes[].lbp] | join(",")' lbp.json)" CRC32C,CRC32C,CRC32C "the manifest records it for each cartridge"
+    expect_eq "$(jq -r '.volumes | length' lbp.json)" 3 "three cartridges"
+    reset_library
+    read_back "$D1" --changer "$CH" --manifest lbp.json
+    expect_status 0 "$rs" "the restore, every block's CRC checked"
+    expect_eq "$rsha" "$(cat "$DATA/seed250.sha")" "sha256 of the restore"
+    expect_grep "-i $D1: every block checked by the drive's logical block protection \(CRC32C\)" r.err "the restore checked CRC32C"
+    reset_library
+    read_back "$D1" --changer "$CH" --manifest lbp.json --no-lbp
+    expect_status 0 "$rs" "the restore with --no-lbp"
+    expect_eq "$rsha" "$(cat "$DATA/seed250.sha")" "sha256 of the restore with --no-lbp"
+    expect_grep "volume 1 was written with logical block protection \(CRC32C\), which this drive does not check now \(--no-lbp\); its blocks are checked against the manifest's digests instead" r.err "a restore without LBP says what checks instead"
+    # tapebuf left the drive as it found it: off. A block read by dd is the
+    # data alone; with the page set by hand, the same block comes back with
+    # 4 bytes more, the CRC32C of the data.
+    reset_library; load 10 1; mt -f "$D1" rewind
+    st=0; "$TB" drive "$D1" --json >d.json 2>d.err || st=$?
+    show d.err; jq -c .lbp d.json
+    expect_eq "$(jq -r '.lbp.offered | join(",")' d.json)" RS-CRC,CRC32C "tapebuf drive: the LTO-7's methods"
+    expect_eq "$(jq -r '.lbp.now' d.json)" off "tapebuf drive: off after every run"
+    dd if="$D1" of=plain.blk bs=300k count=1 2>/dev/null
+    expect_eq "$(stat -c %s plain.blk)" 262144 "a block read without LBP"
+    expect_eq "$(head -c 262144 "$seed" | sha256sum | cut -d' ' -f1)" "$(sha plain.blk)" "it is the backup's first block"
+    lbp_page "$D1" 2 || fail "MODE SELECT by sg_raw"
+    expect_eq "$("$TB" drive "$D1" --json 2>/dev/null | jq -r .lbp.now)" CRC32C "the page set by hand"
+    mt -f "$D1" rewind
+    dd if="$D1" of=crc.blk bs=300k count=1 2>/dev/null
+    lbp_page "$D1" 0 || fail "MODE SELECT by sg_raw, off"
+    expect_eq "$(stat -c %s crc.blk)" 262148 "the same block read with LBP: 4 bytes more"
+    head -c 262144 crc.blk >crc.data
+    expect_eq "$(sha crc.data)" "$(sha plain.blk)" "the same data"
+    expect_eq "$(tail -c 4 crc.blk | od -An -tx1 | tr -d ' \n')" "$(crc32c plain.blk)" "the 4 bytes are its CRC32C"
+}
+
+a_byte_flipped_in_the_drives_stored_data_fails_the_restore_at_that_block() {
+    random_file in 3145728
+    load 4 0
+    st=0; tb w.err -i in -o "$D0" --rewind || st=$?
+    show w.err
+    expect_status 0 "$st" "a 12-block backup on the LTO-6"
+    expect_grep "every block checked by the drive's logical block protection \(RS-CRC\)" w.err "the LTO-6 checked RS-CRC"
+    unload 0
+    # Block 5's bytes start at the u64 at indx.0 offset 5 * 512 (FINDINGS.md).
+    local dir=/run/mhvtl/tapes/E01004L6 off
+    off=$(od -An -tu8 -j $((5 * 512)) -N 8 "$dir/indx.0" | tr -d ' ')
+    perl -e 'open my $f, "+<:raw", $ARGV[0] or die; seek $f, $ARGV[1] + 1000, 0; read $f, my $b, 1;
+        seek $f, $ARGV[1] + 1000, 0; print $f chr(ord($b) ^ 0x5a); close $f or die' "$dir/data.0" "$off"
+    load 4 0
+    st=0; "$TB" -i "$D0" -o out.bin 2>r.err || st=$?
+    show r.err
+    expect_status 1 "$st" "the restore of the damaged block"
+    expect_grep "read failed at byte 1310720: volume 1, block 5: " r.err "the error names the byte offset, the volume and the block"
+    expect_eq "$(stat -c %s out.bin)" 1310720 "nothing of block 5 or after was passed on"
+    expect_eq "$(sha out.bin)" "$(prefix_sha in 1310720)" "the five blocks before it are exact"
+    expect_eq "$(summary_out r.err)" 1310720 "the committed count is what the file holds"
+    expect_eq "$("$TB" drive "$D0" --json 2>/dev/null | jq -r .lbp.now)" off "the drive left off after the failed restore"
+}
+
 ALL_CASES=(
     a_round_trip_at_64k_256k_and_512k_records_is_byte_exact
     a_tar_that_fails_leaves_the_real_tape_saying_cut
@@ -1249,6 +1338,8 @@ ALL_CASES=(
     one_file_near_the_end_of_a_three_cartridge_backup_is_extracted_reading_under_1_percent
     a_member_spanning_two_cartridges_is_followed_onto_the_second
     a_private_stream_runs_on_kernel_tls_byte_exact_both_ways_and_against_user_space
+    an_lbp_backup_across_three_cartridges_restores_byte_exact_with_every_block_checked
+    a_byte_flipped_in_the_drives_stored_data_fails_the_restore_at_that_block
 )
 # CI_CASES: the lab's part of CI (`.ci/run`, `lab.sh ci`), chosen to fit
 # CI's budget (well under 30 minutes for tests, package and lab; under TCG
@@ -1257,8 +1348,11 @@ ALL_CASES=(
 # at the real end of medium, a restore by trailers, a cartridge out of
 # order, --verify, probe, GNU tar through tapebuf rmt, SIGINT mid-volume,
 # a backup across cartridges through ch, a mismatched cartridge refused,
-# a TapeAlert flag read through sg, and a private stream on kernel TLS
-# (this machine's own kernel has no tls module). The
+# a TapeAlert flag read through sg, a private stream on kernel TLS
+# (this machine's own kernel has no tls module), and logical block
+# protection: CRC32C across three cartridges on the LTO-7 and a byte
+# flipped in mhvtl's stored data (every other case runs with protection
+# on too, RS-CRC on the LTO-6). The
 # whole suite (`.ci/run lab`, `lab.sh`) is run before any change to tape
 # code lands; docs/testing.md says so. Every name here must be in
 # ALL_CASES (run_suite --ci fails the run otherwise).
@@ -1281,8 +1375,11 @@ CI_CASES=(
     a_cartridge_whose_contents_do_not_match_the_manifest_is_refused_before_a_byte_goes_downstream
     a_warning_tapealert_flag_is_named_and_the_run_exits_0
     a_private_stream_runs_on_kernel_tls_byte_exact_both_ways_and_against_user_space
+    an_lbp_backup_across_three_cartridges_restores_byte_exact_with_every_block_checked
+    a_byte_flipped_in_the_drives_stored_data_fails_the_restore_at_that_block
 )
 declare -A CASE_TIMEOUT=(
+    [an_lbp_backup_across_three_cartridges_restores_byte_exact_with_every_block_checked]=700
     [a_catalogued_tar_backup_spans_three_cartridges_and_lists_its_members_by_cartridge]=400
     [one_file_near_the_end_of_a_three_cartridge_backup_is_extracted_reading_under_1_percent]=400
     [a_member_spanning_two_cartridges_is_followed_onto_the_second]=400
@@ -1414,6 +1511,9 @@ run_bench() {
     if [ "${1:-}" = ktls ]; then
         bench_ktls "$res" "$log"; echo "DONE" >>"$res"; return
     fi
+    if [ "${1:-}" = lbp ]; then
+        bench_lbp "$res" "$log"; echo "DONE" >>"$res"; return
+    fi
     mkdir -p "$DATA"; seed=$(seed250)
     declare -A times=()
     for i in 1 2 3; do
@@ -1441,8 +1541,60 @@ run_bench() {
     done
     bench_health "$res" "$log"
     bench_ktls "$res" "$log"
+    bench_lbp "$res" "$log"
     reset_library >/dev/null 2>&1
     echo "DONE" >>"$res"
+}
+
+# bench_lbp RESULTS LOG: what logical block protection costs on the real
+# st driver: 80 MB (one cartridge) written from the guest's tmpfs to each
+# drive and read back to /dev/null, with protection (the LTO-6's RS-CRC,
+# the LTO-7's CRC32C) and with --no-lbp, 3 runs each, alternating; the
+# tapebuf process's CPU seconds (bash's `time`) and wall seconds, and the
+# medians with CPU per GiB. Under TCG the absolute figures are the
+# emulator's; the difference between the two is what the CRC costs there.
+bench_lbp() {
+    local res=$1 log=$2 i how d node st t secs user sys cpu mb=80 k
+    declare -A walls=() cpus=()
+    mkdir -p "$DATA"
+    [ -s "$DATA/in80" ] || head -c $((mb * 1000000)) /dev/urandom >"$DATA/in80"
+    rm -rf /run/lab/lbp; mkdir -p /run/lab/lbp && cd /run/lab/lbp || return 1
+    reset_library >/dev/null 2>&1
+    load 4 0; load 5 1
+    TIMEFORMAT='%R %U %S'
+    for i in 1 2 3; do
+        for d in 0 1; do
+            node=$(drive_node "$d")
+            for how in on off; do
+                local flag=(); [ "$how" = off ] && flag=(--no-lbp)
+                for dir in write read; do
+                    mt -f "$node" rewind
+                    st=0
+                    if [ "$dir" = write ]; then
+                        t=$( { time "$TB" -q -i "$DATA/in80" -o "$node" "${flag[@]}" 2>e.err || echo failed >>e.err; } 2>&1 )
+                    else
+                        t=$( { time "$TB" -q -i "$node" -o /dev/null "${flag[@]}" 2>e.err || echo failed >>e.err; } 2>&1 )
+                    fi
+                    grep -q failed e.err && st=1
+                    read -r secs user sys <<<"$(tail -n1 <<<"$t")"
+                    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+                    k="$dir-$d-$how"
+                    walls[$k]="${walls[$k]:-} $secs"; cpus[$k]="${cpus[$k]:-} $cpu"
+                    echo "BENCH lbp-$k $secs $st" >>"$res"
+                    echo "bench: lbp run $i, $dir drive $d, protection $how: $secs s, $cpu s CPU (status $st)" | tee -a "$log"
+                done
+            done
+        done
+    done
+    for k in "${!walls[@]}"; do
+        local w c
+        # shellcheck disable=SC2086
+        w=$(printf '%s\n' ${walls[$k]} | sort -n | sed -n 2p)
+        # shellcheck disable=SC2086
+        c=$(printf '%s\n' ${cpus[$k]} | sort -n | sed -n 2p)
+        echo "bench: lbp $k ($mb MB): median $w s, $c s CPU, $(awk -v c="$c" -v m=$mb 'BEGIN { printf "%.2f", c * 1073.741824 / m }') s CPU per GiB; of$(echo "${walls[$k]}" | tr -s ' ' ' ') s" | tee -a "$log"
+    done | sort
+    reset_library >/dev/null 2>&1
 }
 
 # bench_ktls RESULTS LOG: a private stream of 512 MiB from /dev/zero to

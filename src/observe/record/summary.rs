@@ -110,6 +110,14 @@ pub struct VolumeBytes {
     /// in words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cleanings: Vec<String>,
+    /// A local tape's logical block protection: its method ("CRC32C",
+    /// "RS-CRC"), or "off"; absent for other media.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lbp: Option<String>,
+    /// Why a local tape had none ("--no-lbp", "the drive does not offer
+    /// it").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lbp_off_because: Option<String>,
 }
 
 /// The summary's `ring` object: the zero-copy ring or the copying one,
@@ -193,6 +201,9 @@ impl SummaryRecord {
                         barcodes: v.cartridges.iter().map(|c| c.barcode.clone()).collect(),
                         slots: v.cartridges.iter().map(|c| c.slot).collect(),
                         cleanings: v.cleanings.clone(),
+                        lbp: (v.protection.as_ref())
+                            .map(|p| p.method.map_or("off", |m| m.name()).to_string()),
+                        lbp_off_because: v.protection.as_ref().and_then(|p| p.why_none.clone()),
                     })
                     .collect(),
                 drive_health: summary.drives.clone(),

@@ -110,6 +110,10 @@ impl Drive for CleaningWatch {
         self.drive.write_record(record)
     }
 
+    fn write_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        self.drive.write_record_in(buf, len)
+    }
+
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.drive.read_record(buf)
     }
@@ -142,6 +146,14 @@ impl Drive for CleaningWatch {
 
     fn position(&mut self) -> io::Result<u64> {
         self.drive.position()
+    }
+
+    fn protection(&self) -> crate::tape::drive::Protection {
+        self.drive.protection()
+    }
+
+    fn drop_protection(&mut self, why: String) -> io::Result<()> {
+        self.drive.drop_protection(why)
     }
 
     // Every method with a default must be passed on too, or the wrapped

@@ -8,6 +8,7 @@ use std::io;
 use std::time::Duration;
 
 use crate::tape::drive::limits::TransferLimits;
+use crate::tape::scsi::pages::protection::Method;
 use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE};
 use crate::tape::scsi::sense::Unusable;
 use crate::tape::scsi::sg_io::{Data, ScsiError};
@@ -80,11 +81,29 @@ pub enum Access {
     Write,
 }
 
+/// What logical block protection a drive had, for the summary, the
+/// manifest and `--summary-json`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Protection {
+    /// The method in force on the volume opened last.
+    pub method: Option<Method>,
+    /// Why none, when none: "--no-lbp", or what the drive said.
+    pub why_none: Option<String>,
+}
+
 /// A tape drive with a medium that can be changed.
 pub trait Drive: Send {
     /// Writes `record` as one record with one write(2). Returns the bytes
     /// written: fewer than asked only at the end of the medium.
     fn write_record(&mut self, record: &[u8]) -> io::Result<usize>;
+
+    /// Writes `buf[..len]` as one record, as `write_record`; `buf` may
+    /// hold room after it, which a drive with logical block protection
+    /// fills with the record's CRC instead of copying the record
+    /// (`tape::protection`).
+    fn write_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        self.write_record(&buf[..len])
+    }
 
     /// Reads the next record with one read(2). 0 means a filemark.
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize>;
@@ -163,6 +182,21 @@ pub trait Drive: Send {
     /// How often a volume change asks whether the drive is ready.
     fn ready_poll_interval(&self) -> Duration {
         READY_POLL
+    }
+
+    /// The logical block protection in force (`tape::protection`); none
+    /// for a drive without the wrapper that sets it.
+    fn protection(&self) -> Protection {
+        Protection::default()
+    }
+
+    /// Turns the logical block protection off for the rest of the run,
+    /// `why` being what the summary says: a record and its CRC are more
+    /// than the controller takes in one request. A drive without it has
+    /// nothing to turn off.
+    fn drop_protection(&mut self, why: String) -> io::Result<()> {
+        let _ = why;
+        Ok(())
     }
 
     /// A cleaning cartridge has been through the drive: the cleaning

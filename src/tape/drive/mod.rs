@@ -35,4 +35,4 @@ pub use at_end::AtEnd;
 pub use device::Device;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) use interface::tape_alerts_by_scsi;
-pub use interface::{Access, Drive, DriveStatus, TapeOp, READY_POLL};
+pub use interface::{Access, Drive, DriveStatus, Protection, TapeOp, READY_POLL};

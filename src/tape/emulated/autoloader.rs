@@ -60,6 +60,12 @@ pub struct Autoloader {
     pub fail_behind_write: Option<usize>,
     /// Writes accepted so far.
     pub writes_accepted: usize,
+    /// Where in the writer's memory each record written began: a record
+    /// that came straight from the ring starts on a page.
+    pub write_addresses: Vec<usize>,
+    /// The control data protection mode page as MODE SELECT last set it
+    /// (`protection.rs`); None: off, as the drive started.
+    pub lbp_page: Option<crate::tape::scsi::pages::protection::ProtectionPage>,
     /// When the cartridge in the drive was loaded by the changer (`None`:
     /// loaded before the run, so ready).
     pub loaded_at: Option<Instant>,

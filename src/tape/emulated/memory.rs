@@ -12,6 +12,8 @@
 //! count, and gives a cartridge without a serial number one derived from
 //! its slot (`library.rs`).
 
+use crate::tape::scsi::pages::protection::Method;
+
 /// How the emulated drive answers SCSI commands. The defaults are the
 /// tape lab's drive: an IBM ULT3580-TD6 (LTO-6), as mhvtl emulates it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +43,10 @@ pub struct ScsiFace {
     pub compression_percent: u64,
     /// What the drive has counted since it was made.
     pub counters: DriveCounters,
+    /// The logical block protection methods it offers (VPD page 0xB5):
+    /// an LTO-6's Reed-Solomon CRC; an LTO-7 adds CRC32C; none before
+    /// LTO-5 (`emulated::protection`).
+    pub lbp_methods: Vec<Method>,
 }
 
 impl Default for ScsiFace {
@@ -55,6 +61,7 @@ impl Default for ScsiFace {
             retries_every: None,
             compression_percent: 100,
             counters: DriveCounters::default(),
+            lbp_methods: vec![Method::ReedSolomon],
         }
     }
 }

@@ -50,7 +50,10 @@
 //! (`mam.rs`), from counters kept as records go on and off the tape and
 //! per cartridge (`memory.rs`). `Autoloader::scsi` holds the knobs: the
 //! identity, `no_log_pages`, `refused`, `retries_every`,
-//! `compression_percent`; `Cartridge::memory` each cartridge's MAM.
+//! `compression_percent`, `lbp_methods`; `Cartridge::memory` each cartridge's MAM.
+//! Its logical block protection (`protection.rs`): the methods it
+//! offers, the mode page that turns them on, the CRC checked on every
+//! record written and appended to every record read.
 
 mod autoloader;
 mod cartridge;
@@ -60,6 +63,7 @@ mod log_pages;
 mod mam;
 mod memory;
 mod positioning;
+mod protection;
 mod records;
 mod scsi;
 

@@ -9,13 +9,17 @@
 //! another size. A filemark written after a write that failed behind
 //! reports that failure instead. A read at blank tape after the recorded
 //! data returns 0 once, with GMT_EOD, and then fails with EIO, as st did
-//! in the tape lab.
+//! in the tape lab. With logical block protection on, a record written
+//! carries its CRC and a record read gets one (`protection.rs`).
 
 use std::io;
 
 use super::autoloader::{no_medium, Autoloader};
 use super::cartridge::Item;
 use super::drive::Emulated;
+use super::protection::checked_write;
+use crate::tape::protection::crc::crc;
+use crate::tape::protection::CRC_BYTES;
 
 impl Emulated {
     pub(super) fn write_filemark(&mut self) -> io::Result<()> {
@@ -53,6 +57,11 @@ impl Emulated {
         }
         lib.check_transfer("write", record.len())?;
         lib.check_fixed("write", record.len())?;
+        lib.write_addresses.push(record.as_ptr() as usize);
+        let (record, wrong_crc) = match lib.write_method() {
+            Some(method) => checked_write(method, record),
+            None => (record, None),
+        };
         let block = lib.block_bytes as usize;
         let cart = &mut lib.slots[slot];
         if cart.write_protected {
@@ -100,7 +109,10 @@ impl Emulated {
         self.refuse_next = false;
         self.position += records;
         self.last_was_write = true;
-        Ok(record.len())
+        match wrong_crc {
+            Some(e) => Err(e),
+            None => Ok(record.len() + self.crc_bytes_written()),
+        }
     }
 
     /// Reads the next record into `buf`, or passes a filemark (0).
@@ -118,6 +130,10 @@ impl Emulated {
             position += 1;
         }
         let mut item = lib.slots[slot].items.get(position).cloned();
+        if let (Some(Item::Record(r)), Some(method)) = (item.as_mut(), lib.read_method()) {
+            let tail = crc(method, r);
+            r.extend(tail);
+        }
         if let Some(Item::Record(r)) = item.as_mut() {
             lib.damage(slot, position, r);
         }
@@ -143,6 +159,15 @@ impl Emulated {
                 buf[..r.len()].copy_from_slice(&r);
                 Ok(r.len())
             }
+        }
+    }
+
+    /// The CRC bytes a write carried beyond its record: the drive counts
+    /// them as written, as st returns the whole write(2).
+    fn crc_bytes_written(&self) -> usize {
+        match self.autoloader().write_method() {
+            Some(_) => CRC_BYTES,
+            None => 0,
         }
     }
 

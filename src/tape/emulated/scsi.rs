@@ -5,7 +5,10 @@
 //!
 //! - INQUIRY: the standard 64 bytes (peripheral type 1, removable, vendor,
 //!   product and revision at bytes 8, 16 and 32, padded with spaces), VPD
-//!   page 0x00 (pages 0x00 and 0x80) and 0x80 (the unit serial number);
+//!   page 0x00 (pages 0x00, 0x80 and, with logical block protection,
+//!   0xB5), 0x80 (the unit serial number) and 0xB5 (`protection.rs`);
+//! - MODE SENSE (10) and MODE SELECT (10) of the control data protection
+//!   page (`protection.rs`);
 //! - TEST UNIT READY: ready, or NOT READY with 3A/00 (no medium), 04/01
 //!   (becoming ready), 30/03 (cleaning cartridge) or 30/00;
 //! - LOG SENSE: the pages of `log_pages.rs`, whatever the page control
@@ -36,6 +39,7 @@ use super::autoloader::Autoloader;
 use super::drive::Emulated;
 use super::{log_pages, mam};
 use crate::tape::scsi::pages::identity::SERIAL_PAGE;
+use crate::tape::scsi::pages::protection;
 use crate::tape::scsi::sg_io::{Data, ScsiError, Sense};
 use crate::tape::scsi::spc::{Command, ATTRIBUTE_VALUES};
 
@@ -91,6 +95,19 @@ impl Emulated {
                 first,
                 ..
             } => lib.read_attribute(service_action, partition, first),
+            Command::ModeSense { page, subpage, .. } => lib.mode_sense(page, subpage),
+            Command::ModeSelect {
+                page_format,
+                save,
+                bytes,
+            } => {
+                let list = match &data {
+                    Data::Out(list) => &list[..bytes.min(list.len())],
+                    _ => &[][..],
+                };
+                lib.mode_select(page_format, save, list)
+                    .map(|()| Vec::new())
+            }
         }?;
         Ok(send(data, &reply, command.allocation()))
     }
@@ -127,14 +144,23 @@ impl Autoloader {
         match page {
             None => {
                 // Removable; SPC-3; response data format 2; 59 more bytes.
-                let mut data = vec![TAPE, 0x80, 0x05, 0x02, 59, 0, 0x01, 0x20];
+                // PROTECT (byte 5, bit 0): logical block protection.
+                let protect = u8::from(!face.lbp_methods.is_empty());
+                let mut data = vec![TAPE, 0x80, 0x05, 0x02, 59, protect, 0x01, 0x20];
                 data.extend(padded(&face.vendor, 8));
                 data.extend(padded(&face.product, 16));
                 data.extend(padded(&face.revision, 4));
                 data.resize(64, 0);
                 Ok(data)
             }
-            Some(VPD_PAGES) => Ok(vec![TAPE, VPD_PAGES, 0, 2, VPD_PAGES, SERIAL_PAGE]),
+            Some(VPD_PAGES) => {
+                let mut pages = vec![VPD_PAGES, SERIAL_PAGE];
+                pages.extend(self.protection_vpd().map(|_| protection::VPD_PAGE));
+                let mut data = vec![TAPE, VPD_PAGES, 0, pages.len() as u8];
+                data.extend(pages);
+                Ok(data)
+            }
+            Some(protection::VPD_PAGE) => self.protection_vpd().ok_or_else(invalid_field),
             Some(SERIAL_PAGE) => {
                 let serial = face.serial.as_bytes();
                 let mut data = vec![TAPE, SERIAL_PAGE, 0, serial.len().min(255) as u8];

@@ -102,6 +102,11 @@ fn inquiry_names_the_lab_drive_and_vpd_0x80_its_serial() {
     let vpd = ask(&mut d, &[0x12, 1, 0x80, 0, 255, 0]).unwrap();
     assert_eq!(&vpd[..4], &[0x01, 0x80, 0, 4]);
     assert_eq!(&vpd[4..], b"SN42");
+    // The LTO-6 lists its logical block protection page too.
+    let pages = ask(&mut d, &[0x12, 1, 0x00, 0, 255, 0]).unwrap();
+    assert_eq!(&pages[4..], &[0x00, 0x80, 0xb5]);
+    assert_eq!(standard[5] & 0x01, 0x01, "PROTECT");
+    shelf.lock().unwrap().scsi.lbp_methods.clear();
     let pages = ask(&mut d, &[0x12, 1, 0x00, 0, 255, 0]).unwrap();
     assert_eq!(&pages[4..], &[0x00, 0x80]);
     let e = ask(&mut d, &[0x12, 1, 0x83, 0, 255, 0]).unwrap_err();

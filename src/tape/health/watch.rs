@@ -222,6 +222,13 @@ impl Drive for HealthWatch {
         self.timed(|d| d.write_record(record))
     }
 
+    fn write_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        if !self.writing {
+            return self.drive.write_record_in(buf, len);
+        }
+        self.timed(|d| d.write_record_in(buf, len))
+    }
+
     /// A write run's reads (`--verify` reading the volume back) are not
     /// the volume's figures.
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -258,6 +265,14 @@ impl Drive for HealthWatch {
 
     fn position(&mut self) -> io::Result<u64> {
         self.drive.position()
+    }
+
+    fn protection(&self) -> crate::tape::drive::Protection {
+        self.drive.protection()
+    }
+
+    fn drop_protection(&mut self, why: String) -> io::Result<()> {
+        self.drive.drop_protection(why)
     }
 
     // Every method with a default is passed on, or the wrapped drive

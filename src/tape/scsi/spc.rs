@@ -1,7 +1,8 @@
 //! The SCSI primary commands that the drive, the changer and drive health
 //! send, each built in this one place, with the parser the emulated
 //! devices read them back with: INQUIRY (standard and VPD pages), LOG
-//! SENSE, READ ATTRIBUTE and TEST UNIT READY; how long each may take; and
+//! SENSE, MODE SENSE (10) and MODE SELECT (10) (for logical block
+//! protection), READ ATTRIBUTE and TEST UNIT READY; how long each may take; and
 //! the resend after UNIT ATTENTION (SPC-4, the commands' field layouts).
 //!
 //! `Command::parse` reads every field a device answers on, so that no
@@ -18,6 +19,8 @@ pub const TEST_UNIT_READY: u8 = 0x00;
 pub const INQUIRY: u8 = 0x12;
 pub const LOG_SENSE: u8 = 0x4d;
 pub const READ_ATTRIBUTE: u8 = 0x8c;
+pub const MODE_SENSE_10: u8 = 0x5a;
+pub const MODE_SELECT_10: u8 = 0x55;
 
 /// READ ATTRIBUTE's service action ATTRIBUTE VALUES.
 pub const ATTRIBUTE_VALUES: u8 = 0x00;
@@ -30,6 +33,8 @@ pub const INQUIRY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const LOG_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a drive may take to read its cartridge's memory.
 pub const ATTRIBUTE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long MODE SENSE or MODE SELECT may take.
+pub const MODE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long TEST UNIT READY may take.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -58,6 +63,30 @@ pub fn log_sense(page: u8, bytes: u16) -> [u8; 10] {
     let mut cdb = [0u8; 10];
     cdb[0] = LOG_SENSE;
     cdb[2] = PageControl::Cumulative.bits() << 6 | (page & 0x3f);
+    cdb[7..9].copy_from_slice(&bytes.to_be_bytes());
+    cdb
+}
+
+/// MODE SENSE (10) for the current values of `page` and `subpage`, with
+/// no block descriptors (DBD), for up to `bytes` bytes.
+pub fn mode_sense(page: u8, subpage: u8, bytes: u16) -> [u8; 10] {
+    const DBD: u8 = 0x08;
+    let mut cdb = [0u8; 10];
+    cdb[0] = MODE_SENSE_10;
+    cdb[1] = DBD;
+    cdb[2] = page & 0x3f;
+    cdb[3] = subpage;
+    cdb[7..9].copy_from_slice(&bytes.to_be_bytes());
+    cdb
+}
+
+/// MODE SELECT (10) of a `bytes`-long parameter list in SPC's page
+/// format (PF), saving nothing (SP 0).
+pub fn mode_select(bytes: u16) -> [u8; 10] {
+    const PF: u8 = 0x10;
+    let mut cdb = [0u8; 10];
+    cdb[0] = MODE_SELECT_10;
+    cdb[1] = PF;
     cdb[7..9].copy_from_slice(&bytes.to_be_bytes());
     cdb
 }
@@ -117,6 +146,21 @@ pub enum Command {
     LogSense {
         page: u8,
         control: PageControl,
+        bytes: usize,
+    },
+    /// The current values of `page` and `subpage`; `block_descriptors`
+    /// is false when DBD asks for none.
+    ModeSense {
+        page: u8,
+        subpage: u8,
+        block_descriptors: bool,
+        bytes: usize,
+    },
+    /// A parameter list of `bytes` follows; `page_format` is PF, `save`
+    /// is SP.
+    ModeSelect {
+        page_format: bool,
+        save: bool,
         bytes: usize,
     },
     /// `service_action` (5 bits; [`ATTRIBUTE_VALUES`] is the one built
@@ -190,6 +234,23 @@ impl Command {
                     bytes: number(&cdb[7..9]),
                 }
             }
+            MODE_SENSE_10 => {
+                let cdb = whole::<10>(cdb)?;
+                Command::ModeSense {
+                    page: cdb[2] & 0x3f,
+                    subpage: cdb[3],
+                    block_descriptors: cdb[1] & 0x08 == 0,
+                    bytes: number(&cdb[7..9]),
+                }
+            }
+            MODE_SELECT_10 => {
+                let cdb = whole::<10>(cdb)?;
+                Command::ModeSelect {
+                    page_format: cdb[1] & 0x10 != 0,
+                    save: cdb[1] & 0x01 != 0,
+                    bytes: number(&cdb[7..9]),
+                }
+            }
             READ_ATTRIBUTE => {
                 let cdb = whole::<16>(cdb)?;
                 Command::ReadAttribute {
@@ -204,11 +265,12 @@ impl Command {
     }
 
     /// The allocation length: the most bytes the reply may have (none for
-    /// TEST UNIT READY).
+    /// TEST UNIT READY and MODE SELECT, which send data instead).
     pub fn allocation(&self) -> usize {
         match *self {
-            Command::TestUnitReady => 0,
+            Command::TestUnitReady | Command::ModeSelect { .. } => 0,
             Command::Inquiry { bytes, .. }
+            | Command::ModeSense { bytes, .. }
             | Command::LogSense { bytes, .. }
             | Command::ReadAttribute { bytes, .. } => bytes,
         }

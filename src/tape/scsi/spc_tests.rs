@@ -17,6 +17,11 @@ fn each_command_has_the_bytes_spc_gives_it() {
     assert_eq!(attribute[0], 0x8c);
     assert_eq!(attribute[1..10], [0; 9]);
     assert_eq!(attribute[10..14], [0, 0, 0x40, 0]);
+    assert_eq!(
+        mode_sense(0x0a, 0xf0, 0x0123),
+        [0x5a, 0x08, 0x0a, 0xf0, 0, 0, 0, 0x01, 0x23, 0]
+    );
+    assert_eq!(mode_select(40), [0x55, 0x10, 0, 0, 0, 0, 0, 0, 40, 0]);
 }
 
 #[test]
@@ -50,6 +55,23 @@ fn every_command_built_here_reads_back_as_itself() {
         );
     }
     assert_eq!(
+        Command::parse(&mode_sense(0x0a, 0xf0, 40)),
+        Ok(Command::ModeSense {
+            page: 0x0a,
+            subpage: 0xf0,
+            block_descriptors: false,
+            bytes: 40
+        })
+    );
+    assert_eq!(
+        Command::parse(&mode_select(40)),
+        Ok(Command::ModeSelect {
+            page_format: true,
+            save: false,
+            bytes: 40
+        })
+    );
+    assert_eq!(
         Command::parse(&read_attribute(70_000)),
         Ok(Command::ReadAttribute {
             service_action: ATTRIBUTE_VALUES,
@@ -68,6 +90,9 @@ fn the_allocation_length_is_the_one_each_builder_was_given() {
     assert_eq!(Command::parse(&vpd).unwrap().allocation(), 255);
     let log = log_sense(0x17, 0xfedc);
     assert_eq!(Command::parse(&log).unwrap().allocation(), 0xfedc);
+    let mode = mode_sense(0x0a, 0xf0, 0xabcd);
+    assert_eq!(Command::parse(&mode).unwrap().allocation(), 0xabcd);
+    assert_eq!(Command::parse(&mode_select(40)).unwrap().allocation(), 0);
     let attribute = read_attribute(0x0102_0304);
     assert_eq!(
         Command::parse(&attribute).unwrap().allocation(),
@@ -123,7 +148,7 @@ fn an_empty_or_unknown_cdb_is_an_invalid_operation_code() {
     };
     assert_eq!(Command::parse(&[]), Err(Refusal::Empty));
     assert_eq!(Refusal::Empty.sense(), invalid_opcode);
-    for operation in [0x01u8, 0x03, 0x1a, 0x5a, 0x8d, 0xa3, 0xff] {
+    for operation in [0x01u8, 0x03, 0x1a, 0x5b, 0x8d, 0xa3, 0xff] {
         let refusal = Command::parse(&[operation, 0, 0, 0, 0, 0]).unwrap_err();
         assert_eq!(refusal, Refusal::UnknownOperation(operation));
         assert_eq!(refusal.sense(), invalid_opcode);
@@ -132,11 +157,13 @@ fn an_empty_or_unknown_cdb_is_an_invalid_operation_code() {
 
 #[test]
 fn a_cdb_shorter_than_its_command_is_an_invalid_field() {
-    let built: [&[u8]; 5] = [
+    let built: [&[u8]; 7] = [
         &test_unit_ready(),
         &inquiry(255),
         &inquiry_vpd(0x80, 255),
         &log_sense(0x2e, 10),
+        &mode_sense(0x0a, 0xf0, 64),
+        &mode_select(40),
         &read_attribute(4096),
     ];
     for cdb in built {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/tapelab/guest/setup.sh: runs inside the lab VM, chrooted into the
 # host's read-only root. Loads st, ch, sg and mhvtl, writes the mhvtl
-# configuration (an STK L700 with two IBM LTO-6 drives), makes the
+# configuration (an STK L700 with an IBM LTO-6 and an LTO-7 drive), makes the
 # cartridges, starts the daemons, ties each library drive element to its
 # /dev/nstN by serial number, then runs the suite (or returns, for `lab.sh
 # shell`).
@@ -32,13 +32,16 @@ VERBOSE=0
 VTL_DEBUG=0
 CONF
 
-# One library (id 10) and two LTO-6 drives (ids 11, 12). Compression off:
+# One library (id 10), an LTO-6 drive (id 11) and an LTO-7 drive (id 12):
+# mhvtl's LTO-6 offers logical block protection with the Reed-Solomon CRC
+# only, its LTO-7 with CRC32C too (issue 49), and an LTO-7 writes LTO-6
+# cartridges, so every cartridge below serves both. Compression off:
 # the suite writes random data, and compressing it only costs time.
-drive_conf() { # id target serial slot
+drive_conf() { # id target serial slot product
     printf 'Drive: %02d CHANNEL: 00 TARGET: %02d LUN: 00\n' "$1" "$2"
     printf ' Library ID: 10 Slot: %02d\n' "$4"
     echo " Vendor identification: IBM"
-    echo " Product identification: ULT3580-TD6"
+    echo " Product identification: $5"
     echo " Product revision level: 2160"
     echo " Unit serial number: $3"
     printf ' NAA: 10:22:33:44:ab:00:%02d:00\n' "$2"
@@ -63,8 +66,8 @@ drive_conf() { # id target serial slot
     echo " movecommand: $LAB_HERE/guest/robot.sh"
     echo " commandtimeout: 120"
     echo
-    drive_conf 11 1 LABDRV01 1
-    drive_conf 12 2 LABDRV02 2
+    drive_conf 11 1 LABDRV01 1 ULT3580-TD6
+    drive_conf 12 2 LABDRV02 2 ULT3580-TD7
 } >"$conf/device.conf"
 
 # Slots (suite.sh's HOME table names the same layout; keep them in step):

@@ -15,4 +15,5 @@ pub(crate) mod fixtures;
 pub mod identity;
 pub mod log_page;
 pub mod mam;
+pub mod protection;
 pub mod tape_alert;
