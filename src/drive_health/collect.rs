@@ -58,12 +58,7 @@ fn lbp(drive: &mut dyn Drive) -> LbpJson {
         Ok(Some(page)) => Some(match (page.in_force(), page.is_off()) {
             (Some(m), _) => m.name().to_string(),
             (None, true) => "off".to_string(),
-            (None, false) => format!(
-                "method {}, {} bytes, on {}",
-                page.method,
-                page.info_bytes,
-                if page.on_write { "writing" } else { "reading" }
-            ),
+            (None, false) => page.describe(),
         }),
         _ => None,
     };

@@ -110,8 +110,8 @@ impl LocalTape<Writing> {
             self.face.first_block = self.drive.position().ok();
         }
         let mut written = write(self.drive.as_mut());
-        let protected = self.drive.protection().method.is_some();
-        if matches!(&written, Err(e) if self.records == 0 && protected && is_refused_size(e)) {
+        let refused = matches!(&written, Err(e) if self.records == 0 && is_refused_size(e));
+        if refused && self.drive.protection().method.is_some() {
             let why = refused_with_crc(len, &self.drive.transfer_limits());
             self.drive.drop_protection(why)?;
             written = write(self.drive.as_mut());

@@ -110,6 +110,8 @@ pub struct VolumeSource {
     ask_again: bool,
     /// Volume 1 was looked at.
     started: bool,
+    /// The volume in use's logical block protection is in the log.
+    protection_noted: bool,
     /// What the trailers said so far.
     sequence: Sequence,
     /// XXH3-64 of every byte handed on.
@@ -130,6 +132,7 @@ impl VolumeSource {
             size: None,
             ask_again: false,
             started: false,
+            protection_noted: false,
             sequence: Sequence::new(count),
             digest: Box::default(),
         }
@@ -292,7 +295,6 @@ impl Source for VolumeSource {
                     end: End::Failed(e),
                 };
             }
-            self.note_protection();
         }
         let end = loop {
             if bytes == buf.len() {
@@ -307,7 +309,7 @@ impl Source for VolumeSource {
                 }
                 Ok(Got::BlockDone) => break End::More,
                 Ok(Got::EndOfVolume) => match self.next_volume() {
-                    Ok(true) => self.note_protection(),
+                    Ok(true) => self.protection_noted = false,
                     Ok(false) => {
                         break match self.medium.end_volume(self.plan.at_end) {
                             Ok(()) => End::Eof,
@@ -320,9 +322,11 @@ impl Source for VolumeSource {
                 Err(e) => break End::Failed(self.where_read_failed(e)),
             }
         };
-        // A first read may have turned the protection off (a record too
-        // large with its CRC): what the summary says is the state now.
-        self.note_protection();
+        // Once a volume, after its first read, which may have turned the
+        // protection off (a record too large with its CRC).
+        if !std::mem::replace(&mut self.protection_noted, true) {
+            self.note_protection();
+        }
         Filled { bytes, end }
     }
 

@@ -105,7 +105,7 @@ pub fn set(drive: &mut dyn Drive, method: Option<Method>) -> Result<(), SetupErr
             }),
         };
     };
-    if page.in_force() == method && (method.is_some() || page.is_off()) {
+    if page.holds(method) {
         return Ok(());
     }
     let list = page.with(method).select_list();
@@ -114,23 +114,12 @@ pub fn set(drive: &mut dyn Drive, method: Option<Method>) -> Result<(), SetupErr
         .scsi_command(&cdb, Data::Out(&list), TIMEOUT)
         .map_err(SetupError::Select)?;
     let back = current(drive)?;
-    let took = back.is_some_and(|p| p.in_force() == method && (method.is_some() || p.is_off()));
+    let took = back.is_some_and(|p| p.holds(method));
     if !took {
         return Err(SetupError::NotTaken {
             wanted: method.map_or("off", Method::name).into(),
-            got: back.map_or("no page".into(), describe),
+            got: back.map_or("no page".into(), |p| p.describe()),
         });
     }
     Ok(())
-}
-
-/// A page as the error says it: "method 2, on writing".
-fn describe(page: ProtectionPage) -> String {
-    let on = match (page.on_write, page.on_read) {
-        (true, true) => "on writing and reading",
-        (true, false) => "on writing only",
-        (false, true) => "on reading only",
-        (false, false) => "off",
-    };
-    format!("method {}, {on}", page.method)
 }

@@ -154,6 +154,23 @@ impl ProtectionPage {
         Method::from_code(self.method).filter(|_| whole)
     }
 
+    /// True when the page holds `method` on for both directions, or
+    /// (None) protection off in both.
+    pub fn holds(&self, method: Option<Method>) -> bool {
+        self.in_force() == method && (method.is_some() || self.is_off())
+    }
+
+    /// The page as a message says it: "method 2, on writing only".
+    pub fn describe(&self) -> String {
+        let on = match (self.on_write, self.on_read) {
+            (true, true) => "on writing and reading",
+            (true, false) => "on writing only",
+            (false, true) => "on reading only",
+            (false, false) => "off",
+        };
+        format!("method {}, {on}", self.method)
+    }
+
     /// True when the drive neither checks nor appends a CRC.
     pub fn is_off(&self) -> bool {
         !self.on_write && !self.on_read
