@@ -2,7 +2,9 @@
 //! tapebuf directory's `key` by default, `keys::KeyHome`): the one line a key
 //! is known by, `SHA256:<base64> NAME`, on standard output, ready to paste
 //! into a receiver's list of allowed keys. Nothing else is printed on
-//! success, so a script can capture the line.
+//! success, so a script can capture the line. With `--tape FILE`, the key
+//! is a tape drive's AES key (`keys::tape_key`) and the line is its
+//! fingerprint and FILE.
 //!
 //! Exit status: 0 the line was printed; 1 the file could not be written or
 //! read, or the system's random source failed; 2 a usage error, a FILE
@@ -18,6 +20,7 @@ use crate::cli::command::Command;
 use crate::cli::key::{KeyAction, KeyCli};
 use crate::keys::key_file::{KeyError, KeyPair};
 use crate::keys::name;
+use crate::keys::tape_key::TapeKey;
 use crate::keys::KeyHome;
 
 /// `tapebuf key`.
@@ -28,10 +31,13 @@ impl Command for Keys {
     type Args = KeyCli;
 
     fn run(cli: KeyCli) -> Exit {
-        let (file, name, made) = match cli.action {
-            KeyAction::New { file, name } => (file, name, true),
-            KeyAction::Show { file, name } => (file, name, false),
+        let (file, name, made, tape) = match cli.action {
+            KeyAction::New { file, name, tape } => (file, name, true, tape),
+            KeyAction::Show { file, name, tape } => (file, name, false, tape),
         };
+        if let (true, Some(file)) = (tape, &file) {
+            return tape_key(file, made);
+        }
         let name = match name.map_or_else(name::of_this_host, |n| name::checked(&n, "--name")) {
             Ok(name) => name,
             Err(why) => {
@@ -60,15 +66,34 @@ impl Command for Keys {
                 return Exit::Code(if e.is_usage() { USAGE } else { FAILURE });
             }
         };
-        let line = format!("{} {name}\n", pair.fingerprint());
-        let mut out = io::stdout().lock();
-        match out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => Exit::Code(SUCCESS),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Code(SUCCESS),
-            Err(e) => {
-                say(&message!("key: cannot write the fingerprint: {e}"));
-                Exit::Code(FAILURE)
-            }
+        print_line(&format!("{} {name}\n", pair.fingerprint()))
+    }
+}
+
+/// `tapebuf key new|show --tape FILE`: the tape key's fingerprint and FILE.
+fn tape_key(file: &Path, made: bool) -> Exit {
+    let key = match made {
+        true => TapeKey::generate().and_then(|key| key.write_new(file).map(|()| key)),
+        false => TapeKey::load(file),
+    };
+    match key {
+        Ok(key) => print_line(&format!("{} {}\n", key.print(), file.display())),
+        Err(e) => {
+            say(&message!("key: {e}"));
+            Exit::Code(if e.is_usage() { USAGE } else { FAILURE })
+        }
+    }
+}
+
+/// Writes `line` to standard output; a closed pipe is no failure.
+fn print_line(line: &str) -> Exit {
+    let mut out = io::stdout().lock();
+    match out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Exit::Code(SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Code(SUCCESS),
+        Err(e) => {
+            say(&message!("key: cannot write the fingerprint: {e}"));
+            Exit::Code(FAILURE)
         }
     }
 }

@@ -144,6 +144,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tape/changer", 12),
     ("tape/media.rs", 12),
     ("tape/protection", 12),
+    ("tape/encryption", 12),
     ("tape/health", 13),
     ("tape/loader", 14),
     ("volume", 15),

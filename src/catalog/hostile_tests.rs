@@ -156,11 +156,11 @@ fn a_file_that_is_not_a_catalog_or_is_too_new_is_refused_by_name() {
     let err = Catalog::open(&path).err().unwrap().to_string();
     assert!(err.contains("not a tapebuf catalog"), "{err}");
     let (mut bytes, _) = small_catalog(dir.path());
-    bytes[16] = 3;
+    bytes[16] = 4;
     std::fs::write(&path, &bytes).unwrap();
     let err = Catalog::open(&path).err().unwrap().to_string();
     assert!(
-        err.contains("catalog version 3, this tapebuf reads versions 1 to 2"),
+        err.contains("catalog version 4, this tapebuf reads versions 1 to 3"),
         "{err}"
     );
 }

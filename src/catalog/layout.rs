@@ -4,7 +4,7 @@
 //! ```text
 //! header, 32 bytes at offset 0:
 //!    0  magic "TAPEBUF-CATALOG\n"            16 bytes
-//!   16  version                               u16 (2; 1 is read too)
+//!   16  version                               u16 (3 with keys, else 2; 1 is read too)
 //!   18  format (archive::Format, see code())  u8
 //!   19  flags                                 u8 (0; a reader refuses others)
 //!   20  block target (members a block holds)  u32 (256)
@@ -28,6 +28,8 @@
 //!    trailer   u8 0 or 1, then if 1 cpio's TRAILER!!! [start, end) as two u64
 //!    end       u8 0 or 1, then if 1 the stream offset where the archive ended, u64
 //!    volumes   u32 count, then per volume its number u32 and records u64
+//!    keys      (version 3) u32 count, then per volume the drive encrypted
+//!              its number u32, its key's fingerprint's length u8 and text
 //! footer, the last 80 bytes:
 //!    0  index offset                          u64
 //!    8  index bytes                           u64
@@ -55,7 +57,11 @@ pub(crate) const END_MAGIC: &[u8; 8] = b"TBCATEND";
 /// Version 2 stores paths and link targets as the archive's bytes;
 /// version 1 (the same layout) stored them made UTF-8 lossily, so a
 /// version 1 name with U+FFFD in it may stand for other bytes.
-pub(crate) const VERSION: u16 = 2;
+/// Version 3 adds the tail's keys: the fingerprint of the key each
+/// encrypted volume needs. A catalog without keys is written as version 2,
+/// which tapebufs before encryption read.
+pub(crate) const VERSION: u16 = 3;
+pub(crate) const PLAIN_VERSION: u16 = 2;
 /// The oldest version a reader accepts.
 pub(crate) const OLDEST_VERSION: u16 = 1;
 pub(crate) const HEADER_BYTES: u64 = 32;
@@ -82,13 +88,14 @@ pub(crate) const MAX_PATH_BYTES: usize = 64 << 10;
 pub(crate) struct Header {
     pub format: Format,
     pub members: u64,
+    pub version: u16,
 }
 
 impl Header {
     pub(crate) fn encode(&self) -> [u8; HEADER_BYTES as usize] {
         let mut out = [0u8; HEADER_BYTES as usize];
         out[..16].copy_from_slice(MAGIC);
-        out[16..18].copy_from_slice(&VERSION.to_le_bytes());
+        out[16..18].copy_from_slice(&self.version.to_le_bytes());
         out[18] = format_code(self.format);
         out[20..24].copy_from_slice(&BLOCK_TARGET.to_le_bytes());
         out[24..32].copy_from_slice(&self.members.to_le_bytes());
@@ -114,7 +121,11 @@ impl Header {
         }
         c.u32_le("the block target")?;
         let members = c.u64_le("the member count")?;
-        Ok(Header { format, members })
+        Ok(Header {
+            format,
+            members,
+            version,
+        })
     }
 }
 

@@ -71,7 +71,7 @@ impl Catalog {
         if xxhash_rust::xxh3::xxh3_64(&tail) != footer.tail_checksum {
             return Err(bad(format!("tail at byte {tail_at}: checksum mismatch")));
         }
-        let extras = CatalogExtras::decode(&tail, footer.sums_bytes)
+        let extras = CatalogExtras::decode(&tail, footer.sums_bytes, header.version)
             .map_err(|e| bad(format!("tail at byte {tail_at}: {e}")))?;
         Ok(Catalog {
             path: path.to_path_buf(),
@@ -99,6 +99,11 @@ impl Catalog {
     /// cpio's trailer and its padding).
     pub fn end(&self) -> Option<u64> {
         self.extras.end
+    }
+
+    /// The volumes the drive encrypted, each with its key's fingerprint.
+    pub fn volume_keys(&self) -> &[(u32, String)] {
+        &self.extras.keys
     }
 
     /// The volumes whose record checksums it holds, and how many records

@@ -18,12 +18,27 @@ pub struct CatalogExtras {
     /// Per volume with record checksums: its number and its records, in
     /// the order their checksums lie in the file.
     pub volumes: Vec<(u32, u64)>,
+    /// Per volume the drive encrypted: its number and the fingerprint of
+    /// its key (`keys::tape_key`), volume numbers rising.
+    pub keys: Vec<(u32, String)>,
 }
+
+/// The longest fingerprint a catalog holds.
+const MAX_KEY_TEXT: usize = 64;
 
 /// Bytes a checksum takes in the sums.
 pub(crate) const SUM_BYTES: u64 = 4;
 
 impl CatalogExtras {
+    /// The version a catalog with these extras is written as: 3 when it
+    /// holds keys, else 2, which earlier tapebufs read.
+    pub(crate) fn version(&self) -> u16 {
+        match self.keys.is_empty() {
+            true => super::layout::PLAIN_VERSION,
+            false => super::layout::VERSION,
+        }
+    }
+
     /// The sums' bytes the volume table accounts for (None past u64).
     pub(crate) fn sums_bytes(&self) -> Option<u64> {
         self.volumes
@@ -52,12 +67,26 @@ impl CatalogExtras {
             out.extend_from_slice(&volume.to_le_bytes());
             out.extend_from_slice(&records.to_le_bytes());
         }
+        if !self.keys.is_empty() {
+            out.extend_from_slice(&(self.keys.len() as u32).to_le_bytes());
+            for (volume, print) in &self.keys {
+                let text = &print.as_bytes()[..print.len().min(MAX_KEY_TEXT)];
+                out.extend_from_slice(&volume.to_le_bytes());
+                out.push(text.len() as u8);
+                out.extend_from_slice(text);
+            }
+        }
         out
     }
 
-    /// Reads a tail, whole: every byte accounted for, ranges in order,
-    /// volume numbers rising, and the table matching `sums_bytes`.
-    pub(crate) fn decode(bytes: &[u8], sums_bytes: u64) -> Result<CatalogExtras, String> {
+    /// Reads a tail of a catalog of `version`, whole: every byte accounted
+    /// for, ranges in order, volume numbers rising, and the table matching
+    /// `sums_bytes`.
+    pub(crate) fn decode(
+        bytes: &[u8],
+        sums_bytes: u64,
+        version: u16,
+    ) -> Result<CatalogExtras, String> {
         let mut c = Cursor::new(bytes);
         let count = c.u32_le("the global header count")? as usize;
         if count > c.remaining() / 16 {
@@ -83,6 +112,10 @@ impl CatalogExtras {
             other => return Err(format!("end flag {other}")),
         };
         let volumes = take_volumes(&mut c)?;
+        let keys = match version >= super::layout::VERSION {
+            true => take_keys(&mut c)?,
+            false => Vec::new(),
+        };
         if c.remaining() != 0 {
             return Err(format!("{} bytes after the volume table", c.remaining()));
         }
@@ -91,6 +124,7 @@ impl CatalogExtras {
             trailer,
             end,
             volumes,
+            keys,
         };
         if extras.sums_bytes() != Some(sums_bytes) {
             return Err(format!(
@@ -144,4 +178,27 @@ fn take_volumes(c: &mut Cursor) -> Result<Vec<(u32, u64)>, String> {
         volumes.push((volume, records));
     }
     Ok(volumes)
+}
+
+fn take_keys(c: &mut Cursor) -> Result<Vec<(u32, String)>, String> {
+    let count = c.u32_le("the key count")? as usize;
+    if count > c.remaining() / 5 {
+        return Err(format!("{count} keys cannot fit its bytes"));
+    }
+    let mut keys: Vec<(u32, String)> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let volume = c.u32_le("a key's volume")?;
+        let len = usize::from(c.byte("a key's length")?);
+        if len > MAX_KEY_TEXT {
+            return Err(format!("volume {volume}'s key fingerprint of {len} bytes"));
+        }
+        let text = c.take(len, "a key's fingerprint")?;
+        let text = std::str::from_utf8(text)
+            .map_err(|_| format!("volume {volume}'s key fingerprint is not text"))?;
+        if keys.last().is_some_and(|(before, _)| *before >= volume) {
+            return Err(format!("volume {volume} out of order in the keys"));
+        }
+        keys.push((volume, text.to_string()));
+    }
+    Ok(keys)
 }

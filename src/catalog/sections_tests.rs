@@ -17,6 +17,7 @@ fn extras() -> CatalogExtras {
         trailer: Some((9000, 9124)),
         end: Some(10240),
         volumes: vec![(1, 5), (2, 0), (3, 2)],
+        keys: vec![(1, "tapebuf:AAAA".into()), (3, "tapebuf:BBBB".into())],
     }
 }
 
@@ -57,6 +58,26 @@ fn globals_trailer_end_and_record_sums_read_back_as_written() {
     assert_eq!(catalog.record_sums(3, 0, 2).unwrap(), [3000, 3001]);
     assert_eq!(catalog.record_sums(2, 0, 0).unwrap(), Vec::<u32>::new());
     assert_eq!(catalog.members().count(), 300);
+    let keys = [
+        (1, "tapebuf:AAAA".to_string()),
+        (3, "tapebuf:BBBB".to_string()),
+    ];
+    assert_eq!(catalog.volume_keys(), keys);
+}
+
+#[test]
+fn a_catalog_with_keys_is_version_3_and_one_without_stays_version_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.catalog");
+    let with = write_with(&path, &extras());
+    assert_eq!(u16::from_le_bytes([with[16], with[17]]), 3);
+    let plain = CatalogExtras {
+        keys: Vec::new(),
+        ..extras()
+    };
+    let without = write_with(&path, &plain);
+    assert_eq!(u16::from_le_bytes([without[16], without[17]]), 2);
+    assert!(Catalog::open(&path).unwrap().volume_keys().is_empty());
 }
 
 #[test]

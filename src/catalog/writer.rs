@@ -17,7 +17,7 @@ use crate::archive::{Format, Member};
 use super::block::BlockWriter;
 use super::layout::{
     Footer, Header, BLOCK_SOFT_BYTES, BLOCK_TARGET, FOOTER_BYTES, HEADER_BYTES, MAGIC,
-    MAX_PATH_BYTES,
+    MAX_PATH_BYTES, PLAIN_VERSION,
 };
 use super::sections::CatalogExtras;
 
@@ -52,7 +52,12 @@ impl CatalogWriter {
         let replacement = Replacement::begin(path, RECORD_MODE)?;
         let file = replacement.file().try_clone()?;
         let mut file = BufWriter::with_capacity(1 << 16, file);
-        file.write_all(&Header { format, members: 0 }.encode())?;
+        let header = Header {
+            format,
+            members: 0,
+            version: PLAIN_VERSION,
+        };
+        file.write_all(&header.encode())?;
         Ok(CatalogWriter {
             replacement,
             file: Some(file),
@@ -149,6 +154,7 @@ impl CatalogWriter {
         let header = Header {
             format: self.format,
             members: self.members,
+            version: extras.version(),
         };
         file.write_all_at(&header.encode(), 0)?;
         drop(file);

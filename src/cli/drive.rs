@@ -32,7 +32,13 @@ pub struct DriveCli {
 
     /// Turn the drive's logical block protection off first, as a run
     /// killed by SIGKILL may have left it (the only thing this command
-    /// ever changes in the drive); the report then shows it off.
+    /// changes in the drive, with --clear-key); the report then shows it off.
     #[arg(long = "no-lbp")]
     pub no_lbp: bool,
+
+    /// Clear the drive's encryption key and turn its encryption off
+    /// first, as a run killed by SIGKILL may have left it; the report
+    /// then shows it off.
+    #[arg(long = "clear-key")]
+    pub clear_key: bool,
 }

@@ -16,7 +16,10 @@ reads too. Its line on standard output is the fingerprint, SHA256: and the \
 base64 of the SHA-256 of its public key, then its name. Exit status: 0 the \
 line was printed, 1 the file could not be written or read, 2 usage error, a \
 FILE that exists (new) or that others may read or that holds no key (show). \
-See tapebuf(1), KEYS."
+With --tape, the key is a 256-bit AES key for a tape drive's encryption \
+(--encrypt-key), one line of 64 hex digits, and its line is its \
+fingerprint, tapebuf: and 24 base64 digits, then FILE. \
+See tapebuf(1), KEYS and ENCRYPTION."
 )]
 pub struct KeyCli {
     #[command(subcommand)]
@@ -26,8 +29,12 @@ pub struct KeyCli {
 #[derive(Debug, Clone, Subcommand)]
 pub enum KeyAction {
     /// Make a new key pair in FILE, which must not exist, and print its
-    /// fingerprint and name.
+    /// fingerprint and name; with --tape, a tape drive's encryption key.
     New {
+        /// Make a 256-bit key a tape drive encrypts with (--encrypt-key),
+        /// not a key pair; FILE is then required.
+        #[arg(long = "tape", requires = "file")]
+        tape: bool,
         /// Where the private key goes (created with mode 0600) [default:
         /// the key -I and -O use without --key, ~/.config/tapebuf/key,
         /// its directory made with mode 0700].
@@ -39,8 +46,13 @@ pub enum KeyAction {
         #[arg(long = "name", value_name = "NAME")]
         name: Option<String>,
     },
-    /// Print the fingerprint and name of the key pair in FILE.
+    /// Print the fingerprint and name of the key pair in FILE; with
+    /// --tape, the fingerprint of the tape key in FILE.
     Show {
+        /// FILE holds a tape drive's encryption key; FILE is then
+        /// required.
+        #[arg(long = "tape", requires = "file")]
+        tape: bool,
         /// A key file made by 'tapebuf key new' [default:
         /// ~/.config/tapebuf/key].
         #[arg(value_name = "FILE")]

@@ -61,7 +61,8 @@ impl Config {
         let (serve, stream_memory) = super::serve_flags::plan(cli, &input, &outputs, &pipeline)?;
         let reports =
             written_paths::report_files(&manifest, catalog.as_ref(), hash_file.as_ref(), &observe);
-        let keys = super::key_flags::key_files(net.tls.as_ref());
+        let mut keys = super::key_flags::key_files(net.tls.as_ref());
+        keys.extend(cli.tape.encrypt_key.clone().map(|k| ("--encrypt-key", k)));
         written_paths::check(&input, &outputs, &manifest, &reports, &keys)?;
         let endpoint = EndpointSettings {
             block_bytes: pipeline.block_bytes,
@@ -71,7 +72,7 @@ impl Config {
             change: volumes.change,
             at_end: at_end(cli.rewind, cli.eject),
             library: check_library(&cli.library, cli.change_command.is_some())?,
-            lbp: cli.tape.lbp(),
+            guards: cli.tape.guards()?,
         };
         let source = InputSettings {
             endpoint: endpoint.clone(),

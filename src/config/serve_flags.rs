@@ -72,7 +72,9 @@ pub fn scope(id: &str) -> Option<Scope> {
         "append" => Refused("each served stream writes a new file"),
         "any_device" | "pad" | "rewind" | "eject" | "change_command" | "change_timeout"
         | "volume_size" | "volumes" | "pace" | "no_pace" | "changer" | "slots" | "barcodes"
-        | "drive_elements" | "clean" | "autoloader_secs" | "no_lbp" => Refused(NOT_A_TAPE),
+        | "drive_elements" | "clean" | "autoloader_secs" | "no_lbp" | "encrypt_key" | "key_dir" => {
+            Refused(NOT_A_TAPE)
+        }
         "progress" | "size" | "status_interval" | "summary_json" | "stats" | "stats_interval" => {
             Refused(
                 "it describes one stream; a service says each stream's summary on stderr and in -l",

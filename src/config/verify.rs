@@ -76,7 +76,7 @@ pub fn verify_input(
             change,
             at_end: at_end(cli.rewind, cli.eject),
             library: check_library(&cli.library, cli.change_command.is_some())?,
-            lbp: cli.tape.lbp(),
+            guards: cli.tape.guards()?,
         },
         volumes: None,
         net: NetSettings {

@@ -7,10 +7,14 @@
 
 use super::baseline;
 use super::schema::{
-    AlertJson, DriveReport, HistoryJson, IdentityJson, LbpJson, StateJson, SCHEMA, SCHEMA_VERSION,
+    AlertJson, DriveReport, EncryptionJson, HistoryJson, IdentityJson, LbpJson, StateJson, SCHEMA,
+    SCHEMA_VERSION,
 };
+use crate::keys::tape_key::KeyPrint;
+use crate::tape::encryption::setup as crypt;
 use crate::tape::health::{identify, look, DriveCommands, Identity, Snapshot};
 use crate::tape::protection::setup;
+use crate::tape::scsi::pages::encryption::Mode;
 use crate::tape::{Drive, DriveStatus};
 
 /// What the drive answered, before it is a report.
@@ -22,6 +26,7 @@ pub struct Answers {
     pub snapshot: Snapshot,
     pub history: Option<HistoryJson>,
     pub lbp: Option<LbpJson>,
+    pub encryption: Option<EncryptionJson>,
 }
 
 /// Asks `drive` (named `name`, with `status` already read) for its
@@ -35,6 +40,7 @@ pub fn collect(
     let identity = identify(&mut DriveCommands(drive));
     let snapshot = look(&mut DriveCommands(drive));
     let lbp = Some(lbp(drive));
+    let encryption = Some(encryption(drive));
     let history = identity
         .as_ref()
         .and_then(|i| i.serial.as_deref())
@@ -47,6 +53,7 @@ pub fn collect(
             snapshot,
             history,
             lbp,
+            encryption,
         },
     )
 }
@@ -69,6 +76,29 @@ fn lbp(drive: &mut dyn Drive) -> LbpJson {
     }
 }
 
+/// What the drive can do of encryption and does now.
+fn encryption(drive: &mut dyn Drive) -> EncryptionJson {
+    let (capable, not_because) = match crypt::writing_algorithm(drive) {
+        Ok(_) => (true, None),
+        Err(why) => (false, Some(why)),
+    };
+    let status = crypt::status(drive).ok();
+    let now = status.as_ref().map(|s| match s.encrypt {
+        0 => Mode::describe(s.decrypt, false),
+        code => Mode::describe(code, true),
+    });
+    EncryptionJson {
+        capable,
+        not_because,
+        now,
+        key_held: status.as_ref().map(|s| !s.is_off()),
+        key: (status.as_ref())
+            .and_then(|s| s.ukad.as_deref())
+            .and_then(KeyPrint::from_ukad)
+            .map(|k| k.to_string()),
+    }
+}
+
 /// Asks `drive` as `collect` does, with its history from the user's state
 /// directory.
 pub fn collect_with_history(
@@ -87,6 +117,7 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         snapshot,
         history,
         lbp,
+        encryption,
     } = answers;
     let tape_alerts: Vec<AlertJson> = snapshot.alerts.flags().map(AlertJson::of).collect();
     let critical = tape_alerts.iter().any(|a| a.critical);
@@ -112,6 +143,7 @@ pub fn report(device: &str, answers: Answers) -> DriveReport {
         unreadable: snapshot.unreadable,
         critical,
         lbp,
+        encryption,
     }
 }
 

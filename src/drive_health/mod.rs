@@ -74,6 +74,13 @@ impl Command for DriveHealth {
                 return Exit::Code(FAILURE);
             }
         }
+        if cli.clear_key {
+            let index = crate::tape::encryption::setup::reading_index(&mut device);
+            if let Err(e) = crate::tape::encryption::setup::clear(&mut device, index) {
+                say(&message!("drive: {name}: --clear-key: {e}"));
+                return Exit::Code(FAILURE);
+            }
+        }
         let report = collect::collect_with_history(&mut device, &name, status);
         let _ = device.close();
         let text = if cli.json {

@@ -57,6 +57,13 @@ pub fn full_report() -> DriveReport {
             none_because: None,
             now: Some("off".into()),
         }),
+        encryption: Some(crate::drive_health::schema::EncryptionJson {
+            capable: true,
+            not_because: None,
+            now: Some("off".into()),
+            key_held: Some(false),
+            key: None,
+        }),
     };
     report("/dev/nst0", answers)
 }

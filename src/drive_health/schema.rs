@@ -54,6 +54,30 @@ pub struct DriveReport {
     /// null when the drive was not asked.
     #[serde(default)]
     pub lbp: Option<LbpJson>,
+    /// Encryption: whether the drive can, and what it does now; null
+    /// when the drive was not asked.
+    #[serde(default)]
+    pub encryption: Option<EncryptionJson>,
+}
+
+/// A drive's hardware encryption.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EncryptionJson {
+    /// It encrypts with AES-256-GCM in hardware, for the cartridge in it
+    /// when one is.
+    pub capable: bool,
+    /// Why not, when it cannot.
+    pub not_because: Option<String>,
+    /// "off", "encrypting", "decrypting", "decrypting where encrypted";
+    /// null when its status could not be read.
+    pub now: Option<String>,
+    /// A key is in the drive now (its key instance counter says nothing
+    /// of whose): the key of the U-KAD below, or one set by another
+    /// program.
+    pub key_held: Option<bool>,
+    /// The fingerprint the drive writes with each block now, when it
+    /// encrypts with a tapebuf key.
+    pub key: Option<String>,
 }
 
 /// A drive's logical block protection.

@@ -108,6 +108,7 @@ fn drive(report: &DriveReport) -> Section {
     });
     s.some("Ready", online, |r| if r { "yes" } else { "no" }.into());
     s.some("Block protection", report.lbp.as_ref(), lbp);
+    s.some("Encryption", report.encryption.as_ref(), encryption);
     s.some("Unreadable", report.unreadable.clone(), |why| why);
     s
 }
@@ -122,6 +123,24 @@ fn lbp(l: &crate::drive_health::schema::LbpJson) -> String {
     match &l.now {
         Some(now) if !l.offered.is_empty() => format!("{offered}; {now} now"),
         _ => offered,
+    }
+}
+
+/// "AES-256-GCM; encrypting now with key tapebuf:…", "AES-256-GCM; off
+/// now", or why it cannot.
+fn encryption(e: &crate::drive_health::schema::EncryptionJson) -> String {
+    let can = match (e.capable, &e.not_because) {
+        (true, _) => "AES-256-GCM".to_string(),
+        (false, Some(why)) => format!("none ({why})"),
+        (false, None) => "none".into(),
+    };
+    match (&e.now, &e.key) {
+        (Some(now), Some(key)) => format!("{can}; {now} now with key {key}"),
+        (Some(now), None) if e.key_held == Some(true) && now != "off" => {
+            format!("{can}; {now} now, with a key another program set")
+        }
+        (Some(now), None) => format!("{can}; {now} now"),
+        (None, _) => can,
     }
 }
 

@@ -1,7 +1,7 @@
 //! What every endpoint is opened with, input and outputs alike: the block
 //! size, whether any character device is taken, `-q`, how a remote tape is
 //! reached, how a volume change is made, a tape library's robot
-//! (`library.rs`), a local tape's logical block protection, and what is done with a tape at the end. The input's `InputSettings` and the outputs' `OutputSettings`
+//! (`library.rs`), a local tape's logical block protection and encryption, and what is done with a tape at the end. The input's `InputSettings` and the outputs' `OutputSettings`
 //! each hold one of these beside what is theirs alone, so that each of
 //! these settings is declared once; `config/` fills it once.
 
@@ -10,9 +10,8 @@ pub mod library;
 pub use library::LibrarySettings;
 
 use crate::rmt::session::RmtSettings;
-use crate::tape::protection::Wanted;
 use crate::tape::AtEnd;
-use crate::volume::ChangePolicy;
+use crate::volume::{ChangePolicy, Safeguards};
 
 /// The settings the input and the outputs share.
 #[derive(Debug, Clone)]
@@ -31,6 +30,7 @@ pub struct EndpointSettings {
     pub at_end: AtEnd,
     /// `--changer`: a tape library's robot changes volumes.
     pub library: Option<LibrarySettings>,
-    /// `--no-lbp`: a local tape's logical block protection.
-    pub lbp: Wanted,
+    /// `--no-lbp`, `--encrypt-key`, `--key-dir`: a local tape's logical
+    /// block protection and encryption.
+    pub guards: Safeguards,
 }

@@ -5,7 +5,6 @@
 //! (`host:/dev/nst0`) is refused: seeking over rmt is not offered, so
 //! extract runs on the host that has the tape.
 
-use crate::tape::protection::{Protected, Wanted};
 use std::path::Path;
 
 use super::failure::Failure;
@@ -18,15 +17,16 @@ use crate::manifest::Manifest;
 use crate::rmt::name::RemoteName;
 use crate::tape::drive::char_devices::{check_path, Direction};
 use crate::tape::{Access, Device};
-use crate::volume::{ChangePolicy, VolumeNames};
+use crate::volume::{ChangePolicy, Safeguards, VolumeNames};
 
 /// How the volumes are got.
 pub struct Getting<'a> {
     pub policy: ChangePolicy,
     pub library: Option<&'a LibrarySettings>,
     pub quiet: bool,
-    /// `--no-lbp`: the drive's logical block protection.
-    pub lbp: Wanted,
+    /// `--no-lbp`, `--key-dir`, `--encrypt-key`: the drive's logical
+    /// block protection and the keys of encrypted cartridges.
+    pub guards: Safeguards,
 }
 
 /// Opens the reader for `input`.
@@ -54,15 +54,10 @@ pub fn reader<'m>(
             Some(library) => library_policy(input, manifest, library, &getting)?,
             None => getting.policy,
         };
-        let protected = Protected::new(Box::new(device), getting.lbp)
-            .map_err(|e| Failure::Failed(format!("extract: -i {name}: {e}")))?;
-        let tape = TapeVolumes::new(
-            Box::new(protected),
-            status.is_none(),
-            policy,
-            manifest,
-            getting.quiet,
-        );
+        let guarded = (getting.guards)
+            .wrap(Box::new(device), Access::Read, input)
+            .map_err(|e| Failure::Failed(format!("extract: -i {e}")))?;
+        let tape = TapeVolumes::new(guarded, status.is_none(), policy, manifest, getting.quiet);
         return Ok(Box::new(tape));
     }
     if getting.library.is_some() {

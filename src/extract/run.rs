@@ -87,7 +87,7 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         policy,
         library: library.as_ref(),
         quiet: args.quiet,
-        lbp: args.tape.lbp(),
+        guards: (args.tape.guards()).map_err(|e| Failure::Usage(format!("extract: {e}")))?,
     };
     let mut volumes = reader(&input, &manifest, getting)?;
     let mut out = output::open(args.output.as_deref(), args.force)?;

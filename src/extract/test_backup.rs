@@ -91,5 +91,6 @@ fn volume(number: u32, records: &[Vec<u8>]) -> Volume {
         health: None,
         first_block: None,
         lbp: None,
+        key: None,
     }
 }

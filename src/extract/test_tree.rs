@@ -81,6 +81,7 @@ pub fn made(script: &str) -> Made {
         trailer,
         end: parser.end(),
         volumes: Vec::new(),
+        keys: Vec::new(),
     };
     writer.finish_with(&extras, &mut std::io::empty()).unwrap();
     Made {

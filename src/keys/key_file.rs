@@ -147,77 +147,94 @@ impl KeyPair {
     /// Writes the key to `path`, which must not exist, with mode 0600, and
     /// syncs it.
     pub fn write_new(&self, path: &Path) -> Result<(), KeyError> {
-        let io = |what| {
-            move |source| KeyError::Io {
-                path: path.to_path_buf(),
-                what,
-                source,
-            }
-        };
-        let mut file = create_new(path, 0o600).map_err(|e| match e.kind() {
-            io::ErrorKind::AlreadyExists => KeyError::Exists {
-                path: path.to_path_buf(),
-            },
-            _ => io("cannot create it")(e),
-        })?;
-        let written = file
-            .write_all(pem::encode(PEM_LABEL, &self.pkcs8).as_bytes())
-            .map_err(io("cannot write it"))
-            .and_then(|()| file.sync_all().map_err(io("cannot sync it")));
-        if written.is_err() {
-            // Half a key is no key: the name is left free for another try.
-            let _ = std::fs::remove_file(path);
-        }
-        written
+        write_private(path, pem::encode(PEM_LABEL, &self.pkcs8).as_bytes())
     }
 
     /// Reads the key in `path`, refusing a file others may read or change.
     pub fn load(path: &Path) -> Result<KeyPair, KeyError> {
-        let io = |what| {
-            move |source| KeyError::Io {
-                path: path.to_path_buf(),
-                what,
-                source,
-            }
-        };
-        // Never a FIFO or a device: reading one could wait for ever.
-        let file = open_regular(path).map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidInput => KeyError::Malformed {
-                path: path.to_path_buf(),
-                why: e.to_string(),
-            },
-            _ => io("cannot open it")(e),
-        })?;
-        let meta = file.metadata().map_err(io("cannot stat it"))?;
-        let user = nix::unistd::geteuid().as_raw();
-        if meta.uid() != user && meta.uid() != 0 {
-            return Err(KeyError::Foreign {
-                path: path.to_path_buf(),
-                owner: meta.uid(),
-                user,
-            });
-        }
-        let mode = meta.mode() & 0o7777;
-        if mode & 0o077 != 0 {
-            return Err(KeyError::Unprotected {
-                path: path.to_path_buf(),
-                mode,
-            });
-        }
+        let text = read_private(path, MAX_FILE_BYTES)?;
         let malformed = |why: String| KeyError::Malformed {
             path: path.to_path_buf(),
             why,
         };
-        let mut text = String::new();
-        file.take(MAX_FILE_BYTES)
-            .read_to_string(&mut text)
-            .map_err(|e| match e.kind() {
-                io::ErrorKind::InvalidData => malformed("it is not text".into()),
-                _ => io("cannot read it")(e),
-            })?;
-        let der = pem::decode(PEM_LABEL, &text).map_err(malformed)?;
+        let der = pem::decode(
+            PEM_LABEL,
+            &String::from_utf8(text).map_err(|_| malformed("it is not text".into()))?,
+        )
+        .map_err(malformed)?;
         KeyPair::from_pkcs8(&der).map_err(malformed)
     }
+}
+
+/// Writes `bytes` to `path`, which must not exist, as a file of mode 0600
+/// from its creation, and syncs it; a write that fails removes the
+/// half-written file. Every secret tapebuf makes is written through this.
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), KeyError> {
+    let io = |what| {
+        move |source| KeyError::Io {
+            path: path.to_path_buf(),
+            what,
+            source,
+        }
+    };
+    let mut file = create_new(path, 0o600).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => KeyError::Exists {
+            path: path.to_path_buf(),
+        },
+        _ => io("cannot create it")(e),
+    })?;
+    let written = file
+        .write_all(bytes)
+        .map_err(io("cannot write it"))
+        .and_then(|()| file.sync_all().map_err(io("cannot sync it")));
+    if written.is_err() {
+        // Half a key is no key: the name is left free for another try.
+        let _ = std::fs::remove_file(path);
+    }
+    written
+}
+
+/// The bytes of the private file `path`, at most `max`: refused unless it
+/// is a regular file that belongs to this user (or root) and that no one
+/// else may read or write. Every secret tapebuf reads (a network key
+/// pair, a tape key) is read through this.
+pub fn read_private(path: &Path, max: u64) -> Result<Vec<u8>, KeyError> {
+    let io = |what| {
+        move |source| KeyError::Io {
+            path: path.to_path_buf(),
+            what,
+            source,
+        }
+    };
+    // Never a FIFO or a device: reading one could wait for ever.
+    let file = open_regular(path).map_err(|e| match e.kind() {
+        io::ErrorKind::InvalidInput => KeyError::Malformed {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        },
+        _ => io("cannot open it")(e),
+    })?;
+    let meta = file.metadata().map_err(io("cannot stat it"))?;
+    let user = nix::unistd::geteuid().as_raw();
+    if meta.uid() != user && meta.uid() != 0 {
+        return Err(KeyError::Foreign {
+            path: path.to_path_buf(),
+            owner: meta.uid(),
+            user,
+        });
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        return Err(KeyError::Unprotected {
+            path: path.to_path_buf(),
+            mode,
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(max)
+        .read_to_end(&mut bytes)
+        .map_err(io("cannot read it"))?;
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! safe in a path), `allow_list` (the senders a receiver allows, by
 //! fingerprint, from a file read again per connection or from the command
 //! line), `home` (where the key files are when no flag names them) and
-//! `receivers` (the receivers a sender pins by default). `tapebuf key new|show` is `key_command.rs`, beside this folder,
+//! `receivers` (the receivers a sender pins by default); `tape_key`, the
+//! key a tape drive encrypts with, is kept beside them. `tapebuf key new|show` is `key_command.rs`, beside this folder,
 //! and `net::tls` is built on it.
 
 pub mod allow_list;
@@ -18,6 +19,7 @@ pub mod key_file;
 pub mod name;
 pub mod pem;
 pub mod receivers;
+pub mod tape_key;
 
 pub use allow_list::AllowList;
 pub use fingerprint::Fingerprint;

@@ -31,6 +31,8 @@ pub struct CatalogTap {
     sums: Option<SumsFile>,
     /// Per volume begun: its number and the records checksummed.
     volumes: Vec<(u32, u64)>,
+    /// The volumes the drive encrypted, with their keys' fingerprints.
+    keys: Vec<(u32, String)>,
     members: u64,
     off: Option<String>,
     /// Once finished: what the manifest says.
@@ -55,6 +57,7 @@ impl CatalogTap {
             writer: None,
             sums: None,
             volumes: Vec::new(),
+            keys: Vec::new(),
             members: 0,
             off: None,
             finished: None,
@@ -73,6 +76,15 @@ impl CatalogTap {
     /// Volume `number` begins.
     pub fn begin(&mut self, number: u32) {
         self.volumes.push((number, 0));
+    }
+
+    /// The volume in use is encrypted with the key of fingerprint `print`.
+    pub fn set_key(&mut self, print: String) {
+        let Some(&(number, _)) = self.volumes.last() else {
+            return;
+        };
+        self.keys.retain(|(n, _)| *n != number);
+        self.keys.push((number, print));
     }
 
     /// One record (a tape) or write (a file), as committed, with its
@@ -174,6 +186,7 @@ impl CatalogTap {
             trailer: self.parser.trailer(),
             end: self.parser.end(),
             volumes: self.volumes.clone(),
+            keys: self.keys.clone(),
         };
         if let Some(sums) = self.sums.as_mut() {
             sums.file.flush()?;

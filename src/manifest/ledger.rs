@@ -17,9 +17,9 @@ use super::tally::{record_checksum, Checksums, Tally};
 use crate::base::sync::lock;
 use crate::base::utc::utc_timestamp;
 use crate::hash::{HashAlg, Hasher};
+use crate::tape::drive::Protection;
 use crate::tape::health::HealthLog;
 use crate::tape::loader::Loader;
-use crate::tape::scsi::pages::protection::Method;
 
 /// What the manifest of a run records, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,9 +113,14 @@ impl Ledger {
     }
 
     /// The drive's block address of the volume in use's first record.
-    pub fn set_tape_start(&self, block: Option<u64>, lbp: Option<Method>) {
-        if let Some(tally) = self.lock().current.as_mut() {
-            tally.set_tape_start(block, lbp);
+    pub fn set_tape_start(&self, block: Option<u64>, guarded: Option<&Protection>) {
+        let mut state = self.lock();
+        if let Some(tally) = state.current.as_mut() {
+            tally.set_tape_start(block, guarded);
+        }
+        let key = guarded.and_then(|p| p.key);
+        if let (Some(tap), Some(key)) = (state.catalog.as_mut(), key) {
+            tap.set_key(key.to_string());
         }
     }
 

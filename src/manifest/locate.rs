@@ -100,6 +100,7 @@ mod tests {
             health: None,
             first_block: None,
             lbp: None,
+            key: None,
         }
     }
 

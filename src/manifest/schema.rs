@@ -134,6 +134,11 @@ pub struct Volume {
     /// without it checks the volume's digests instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lbp: Option<String>,
+    /// On a local tape drive that encrypted it (`--encrypt-key`): the
+    /// fingerprint of the key ("tapebuf:…"), never the key. A restore
+    /// finds the key in `--key-dir` by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// `count` records of `bytes` each.

@@ -12,6 +12,8 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use super::schema::{Fingerprint, RecordRun, Volume, FINGERPRINT_MAX_BYTES, SEGMENT_RECORDS};
 use crate::hash::{HashAlg, Hasher};
+use crate::keys::tape_key::KeyPrint;
+use crate::tape::drive::Protection;
 use crate::tape::scsi::pages::protection::Method;
 
 /// The per-record checksums `--verify` compares against: the low 32 bits
@@ -111,6 +113,8 @@ pub struct Tally {
     first_block: Option<u64>,
     /// The logical block protection the drive wrote it with.
     lbp: Option<Method>,
+    /// The fingerprint of the key the drive encrypted it with.
+    key: Option<KeyPrint>,
 }
 
 impl Tally {
@@ -127,14 +131,16 @@ impl Tally {
             checksums: keep_checksums.then(Vec::new),
             first_block: None,
             lbp: None,
+            key: None,
         }
     }
 
     /// The drive's block address of the volume's first record, and the
-    /// logical block protection it is written with.
-    pub fn set_tape_start(&mut self, block: Option<u64>, lbp: Option<Method>) {
+    /// logical block protection and key it is written with.
+    pub fn set_tape_start(&mut self, block: Option<u64>, guarded: Option<&Protection>) {
         self.first_block = block;
-        self.lbp = lbp;
+        self.lbp = guarded.and_then(|p| p.method);
+        self.key = guarded.and_then(|p| p.key);
     }
 
     /// One record (a tape) or write (a file), as committed, with its
@@ -184,6 +190,7 @@ impl Tally {
             health: None,
             first_block: self.first_block,
             lbp: self.lbp.map(|m| m.name().to_string()),
+            key: self.key.map(|k| k.to_string()),
         }
     }
 

@@ -239,6 +239,11 @@ impl Summary {
                 .iter()
                 .filter_map(VolumeList::protection_clause),
         );
+        parts.extend(
+            self.volumes
+                .iter()
+                .filter_map(VolumeList::encryption_clause),
+        );
         parts.extend(self.drives.iter().filter_map(DriveHealth::describe));
         parts.extend(self.catalog.as_ref().map(super::catalog_clause::clause));
         if detailed {

@@ -45,6 +45,20 @@ impl VolumeList {
         })
     }
 
+    /// "-o /dev/nst0: every block encrypted by the drive (AES-256-GCM)
+    /// with key tapebuf:…" (or decrypted, reading), when it was.
+    pub(super) fn encryption_clause(&self) -> Option<String> {
+        let key = self.protection.as_ref()?.key?;
+        let done = match self.endpoint.starts_with("-i") {
+            true => "decrypted",
+            false => "encrypted",
+        };
+        Some(format!(
+            "{}: every block {done} by the drive (AES-256-GCM) with key {key}",
+            self.endpoint
+        ))
+    }
+
     /// "-o /dev/nst0 volumes: #1 1048576 bytes, #2 524288 bytes", and
     /// each cartridge when a library loaded them: "#1 E01001L6 from slot 1
     /// 1048576 bytes".

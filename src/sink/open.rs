@@ -88,6 +88,9 @@ pub fn open_all(
             "neither the input nor any output is a tape drive",
         )));
     }
+    if failure.is_none() && config.endpoint.guards.keys.key.is_some() {
+        failure = unencrypted_output(&plans, outputs, &sinks, input_is_tape).err();
+    }
     match failure {
         None => Ok(Opened { sinks, created }),
         Some(e) => {
@@ -98,6 +101,42 @@ pub fn open_all(
             Err(e)
         }
     }
+}
+
+/// With `--encrypt-key`: refused when a tape drive is written and another
+/// output would hold the same backup unencrypted (a file, a pipe, a peer,
+/// a remote tape, whose rmt cannot set a drive's key), or when no tape
+/// is read or written at all.
+fn unencrypted_output(
+    plans: &[Plan],
+    outputs: &[OutputSpec],
+    sinks: &[Box<dyn Sink>],
+    input_is_tape: bool,
+) -> Result<(), OpenError> {
+    let refuse = |why: String| Err(OpenError::Refused(ConfigError::new("--encrypt-key", why)));
+    let local_tape =
+        |plan: &Plan, sink: &dyn Sink| !matches!(plan, Plan::Remote(_)) && sink.traits().is_tape();
+    let writes_tape = (plans.iter().zip(sinks)).any(|(p, s)| local_tape(p, s.as_ref()));
+    if !writes_tape && !input_is_tape {
+        return refuse("neither the input nor any output is a local tape drive".into());
+    }
+    if !writes_tape {
+        return Ok(());
+    }
+    for ((plan, sink), spec) in plans.iter().zip(sinks).zip(outputs) {
+        if local_tape(plan, sink.as_ref()) {
+            continue;
+        }
+        let why = match plan {
+            Plan::Remote(_) => "is a remote tape, whose rmt cannot set the drive's key",
+            _ => "is not a tape drive",
+        };
+        return refuse(format!(
+            "{} {why}: it would hold the backup unencrypted; only a local drive encrypts",
+            spec.display_name()
+        ));
+    }
+    Ok(())
 }
 
 /// Opens a remote tape or file over rmt. A device is opened as it is; a
@@ -220,7 +259,7 @@ fn open_tape(
     let Some(tape) = TapeMedium::open(
         path,
         &settings.policy,
-        config.endpoint.lbp,
+        &config.endpoint.guards,
         config.endpoint.quiet,
     )
     .with_context(|| format!("-o {name}: cannot open the tape drive"))?

@@ -162,7 +162,7 @@ impl Volumes {
             self.log.set_protection(p.clone());
         }
         if let Some(ledger) = &self.ledger {
-            ledger.set_tape_start(block, protection.and_then(|p| p.method));
+            ledger.set_tape_start(block, protection.as_ref());
         }
     }
 

@@ -172,7 +172,7 @@ fn open_checked(
     let tape = TapeReader::open(
         path,
         &plan.policy,
-        config.endpoint.lbp,
+        &config.endpoint.guards,
         config.endpoint.quiet,
     )
     .with_context(|| format!("-i {name}: cannot open the tape drive"))?;

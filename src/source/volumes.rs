@@ -235,12 +235,18 @@ impl VolumeSource {
         let volume = self.volume;
         // Only what the drive said: a check of the volume (a manifest's)
         // names the volume itself.
-        let from_drive = e.raw_os_error().is_some() || block_check(&e).is_some();
+        let from_drive = e.raw_os_error().is_some()
+            || block_check(&e).is_some()
+            || e.kind() == io::ErrorKind::PermissionDenied;
         let Some(drive) = self.medium.drive().filter(|_| from_drive) else {
             return e;
         };
+        // A read refused before it began (a key the drive lacks) names its
+        // block itself.
         let block = match drive.position() {
-            Ok(after) if after > 0 => format!(", block {}", after - 1),
+            Ok(after) if after > 0 && e.kind() != io::ErrorKind::PermissionDenied => {
+                format!(", block {}", after - 1)
+            }
             _ => String::new(),
         };
         io::Error::new(e.kind(), format!("volume {volume}{block}: {e}"))

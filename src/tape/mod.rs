@@ -12,6 +12,8 @@
 //! - `media.rs`: which cartridges a drive takes (LTO's rules).
 //! - `protection/`: logical block protection, a CRC on every block that
 //!   the drive checks, set through its mode page.
+//! - `encryption/`: the drive's AES encryption, its key set through
+//!   SECURITY PROTOCOL OUT and cleared on every way out.
 //! - `health/`: what a drive says about itself and its cartridge, read at
 //!   the points a run can afford it.
 //! - `loader/`: volume changes through a changer without a change command.
@@ -26,6 +28,7 @@ pub mod changer;
 pub mod drive;
 #[cfg(any(test, feature = "test-support"))]
 pub mod emulated;
+pub mod encryption;
 pub mod health;
 pub mod loader;
 pub mod media;

@@ -6,8 +6,8 @@
 //!
 //! Volume 1: the drive is opened the careful way (`first_load.rs`: a
 //! cartridge is got in and waited for without st's blind open), its
-//! logical block protection set (`tape::protection`, again at every
-//! volume and off at every close), watched
+//! logical block protection and encryption set (`safeguards.rs`, again at
+//! every volume and off at every close), watched
 //! for its health (`health::HealthWatch`, kept in `health`) and for a
 //! cleaning request (`cleaning.rs`), and its block-mode notices go
 //! to stderr unless `-q`. Each later volume, once the change put it in and
@@ -25,10 +25,10 @@ use crate::tape::drive::block_mode::{self, ModeCheck, Notify};
 use crate::tape::drive::cleaning::{CleanedBy, CleaningWatch};
 use crate::tape::health::history::state_dir;
 use crate::tape::health::{HealthLog, HealthWatch};
-use crate::tape::protection::{Protected, Wanted};
 use crate::tape::{Access, Drive};
 use crate::volume::first_load::open_tape;
 use crate::volume::medium::{Medium, MediumKind};
+use crate::volume::safeguards::Safeguards;
 use crate::volume::ChangePolicy;
 
 /// What a face keeps of its own beside the drive: `source::TapeReader`
@@ -73,7 +73,7 @@ impl<F: TapeFace> LocalTape<F> {
     pub fn open(
         path: &Path,
         policy: &ChangePolicy,
-        lbp: Wanted,
+        guards: &Safeguards,
         quiet: bool,
     ) -> io::Result<Option<LocalTape<F>>>
     where
@@ -89,9 +89,8 @@ impl<F: TapeFace> LocalTape<F> {
         };
         let log = HealthLog::new();
         let writing = F::ACCESS == Access::Write;
-        let protected = Protected::new(Box::new(device), lbp)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let health = HealthWatch::new(Box::new(protected), log.clone(), writing, state_dir());
+        let guarded = guards.wrap(Box::new(device), F::ACCESS, path)?;
+        let health = HealthWatch::new(guarded, log.clone(), writing, state_dir());
         let watched = CleaningWatch::to_stderr(Box::new(health), by);
         let mut tape = LocalTape::with_face(Box::new(watched), F::default());
         tape.health = Some(log);

@@ -7,7 +7,8 @@
 //! (`first_load.rs`), waiting for a drive to be ready (`ready.rs`) and
 //! the load that refuses a cartridge it cannot use (`load.rs`); a change
 //! command or prompt (`change.rs`) and one volume change
-//! (`next_volume.rs`); and what the run recorded of its volumes
+//! (`next_volume.rs`); the protection and encryption a local drive is
+//! wrapped in (`safeguards.rs`); and what the run recorded of its volumes
 //! (`volume_log.rs`). The sinks and sources that write and read volumes
 //! live in `sink/volumes.rs` and `source/volumes.rs`.
 
@@ -19,6 +20,7 @@ mod medium;
 pub mod names;
 pub mod next_volume;
 pub mod ready;
+pub mod safeguards;
 pub mod trailer;
 pub mod trailer_marker;
 #[cfg(test)]
@@ -30,5 +32,6 @@ pub use local_tape::{LocalTape, TapeFace};
 pub use medium::{Medium, MediumKind};
 pub use names::VolumeNames;
 pub use next_volume::{ChangeFailed, NextVolume};
+pub use safeguards::Safeguards;
 pub use trailer::{Ends, Trailer};
 pub use volume_log::{change_notes, VolumeLog};

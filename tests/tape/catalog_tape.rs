@@ -289,3 +289,63 @@ fn a_catalog_copy_with_no_room_on_the_tape_fails_nothing() {
         tapebuf::volume::Ends::Last
     );
 }
+
+#[test]
+fn an_encrypted_backup_names_its_key_in_the_manifest_and_the_catalog_and_verifies_with_it() {
+    use tapebuf::keys::tape_key::TapeKey;
+    use tapebuf::tape::encryption::Keying;
+    use tapebuf::volume::Safeguards;
+    let dir = tempfile::tempdir().unwrap();
+    let data = archive(dir.path());
+    let (mut emulated, shelf) = Emulated::new("/dev/nst0", blanks());
+    emulated.for_writing();
+    let key = Arc::new(TapeKey::from_bytes([0x33; 32]));
+    let guards = Safeguards {
+        keys: Keying {
+            key: Some(Arc::clone(&key)),
+            ..Keying::default()
+        },
+        ..Safeguards::default()
+    };
+    let drive = guards
+        .wrap(
+            Box::new(emulated),
+            tapebuf::tape::Access::Write,
+            Path::new("/dev/nst0"),
+        )
+        .unwrap();
+    let path = dir.path().join("m.catalog");
+    let (summary, manifest) = write(drive, &data, true, &path);
+    assert!(summary.is_clean(), "{}", summary.line());
+    let print = key.print().to_string();
+    assert_eq!(manifest.volumes.len(), 3);
+    for v in &manifest.volumes {
+        assert_eq!(
+            v.key.as_deref(),
+            Some(print.as_str()),
+            "volume {}",
+            v.number
+        );
+        assert_eq!(
+            v.verified.as_ref().map(|r| r.ok),
+            Some(true),
+            "volume {} read back",
+            v.number
+        );
+    }
+    let catalog = Catalog::open(&path).unwrap();
+    let keys: Vec<(u32, String)> = (1..=3).map(|n| (n, print.clone())).collect();
+    assert_eq!(catalog.volume_keys(), keys);
+    let lib = shelf.lock().unwrap();
+    let last = &lib.slots[2];
+    let mut catalog_copy = last
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, Item::Record(_)));
+    assert!(
+        catalog_copy.clone().count() > 0 && catalog_copy.all(|(at, _)| last.is_encrypted(at)),
+        "every record of the last cartridge, the catalog's copy included, is encrypted"
+    );
+    assert!(lib.crypt.key.is_empty(), "no key left in the drive");
+}

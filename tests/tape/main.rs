@@ -13,6 +13,7 @@ mod changer_emulated;
 mod chio_abi;
 mod devices;
 mod drive_cli;
+mod encryption_cli;
 mod lab_source;
 mod library_cli;
 mod library_flags;

@@ -9,11 +9,13 @@
 //! back (`restore.rs`), the volume trailers that tell a restore where the
 //! backup ends (`trailers.rs`), and drives as real systems leave them, in
 //! fixed-block mode or behind a transfer limit (`drive_state.rs`), and
-//! logical block protection (`protection.rs`).
+//! logical block protection (`protection.rs`) and encryption
+//! (`encryption.rs`).
 
 use crate::common;
 
 mod drive_state;
+mod encryption;
 mod protection;
 mod restore;
 mod trailers;

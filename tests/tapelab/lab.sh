@@ -244,8 +244,8 @@ if [ "${1:-}" = shell ]; then mode=shell; cases=(); fi
 # `findings [SECTION...]`: all of guest/findings.sh, or only its named
 # sections (st, changer).
 if [ "${1:-}" = findings ]; then mode=findings; cases=("${@:2}"); fi
-# `bench [ktls|lbp]`: every benchmark, or only the kernel-TLS or the
-# logical block protection one.
+# `bench [ktls|lbp|encryption]`: every benchmark, or only the kernel-TLS,
+# the logical block protection or the encryption one.
 if [ "${1:-}" = bench ]; then mode=bench; cases=("${@:2}"); fi
 # `ci`: only suite.sh's CI_CASES, the part of the lab that CI runs.
 if [ "${1:-}" = ci ]; then cases=(--ci); fi

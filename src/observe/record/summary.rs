@@ -118,6 +118,10 @@ pub struct VolumeBytes {
     /// it").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lbp_off_because: Option<String>,
+    /// A local tape the drive encrypted (or decrypted, reading): the
+    /// fingerprint of the key of the last volume ("tapebuf:…").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption_key: Option<String>,
 }
 
 /// The summary's `ring` object: the zero-copy ring or the copying one,
@@ -204,6 +208,8 @@ impl SummaryRecord {
                         lbp: (v.protection.as_ref())
                             .map(|p| p.method.map_or("off", |m| m.name()).to_string()),
                         lbp_off_because: v.protection.as_ref().and_then(|p| p.why_none.clone()),
+                        encryption_key: (v.protection.as_ref())
+                            .and_then(|p| p.key.map(|k| k.to_string())),
                     })
                     .collect(),
                 drive_health: summary.drives.clone(),

@@ -7,6 +7,7 @@
 use std::io;
 use std::time::Duration;
 
+use crate::keys::tape_key::KeyPrint;
 use crate::tape::drive::limits::TransferLimits;
 use crate::tape::scsi::pages::protection::Method;
 use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE};
@@ -81,14 +82,18 @@ pub enum Access {
     Write,
 }
 
-/// What logical block protection a drive had, for the summary, the
-/// manifest and `--summary-json`.
+/// What protected a drive's blocks, for the summary, the manifest and
+/// `--summary-json`: its logical block protection (`tape::protection`)
+/// and the key it encrypted or decrypted them with (`tape::encryption`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Protection {
     /// The method in force on the volume opened last.
     pub method: Option<Method>,
     /// Why none, when none: "--no-lbp", or what the drive said.
     pub why_none: Option<String>,
+    /// The fingerprint of the key the volume opened last was written or
+    /// read with; None when it was not encrypted.
+    pub key: Option<KeyPrint>,
 }
 
 /// A tape drive with a medium that can be changed.

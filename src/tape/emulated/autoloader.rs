@@ -66,6 +66,10 @@ pub struct Autoloader {
     /// The control data protection mode page as MODE SELECT last set it
     /// (`protection.rs`); None: off, as the drive started.
     pub lbp_page: Option<crate::tape::scsi::pages::protection::ProtectionPage>,
+    /// The key and modes the drive holds (`encryption.rs`).
+    pub crypt: super::crypt_state::DriveCrypt,
+    /// Where the last read was tried: slot and item.
+    pub read_tried_at: Option<(usize, usize)>,
     /// When the cartridge in the drive was loaded by the changer (`None`:
     /// loaded before the run, so ready).
     pub loaded_at: Option<Instant>,
@@ -256,7 +260,7 @@ impl Autoloader {
         }
         self.fail_behind_write = None;
         let slot = self.loaded.ok_or_else(no_medium)?;
-        self.slots[slot].items.truncate(position - 1);
+        self.slots[slot].cut(position - 1);
         self.log.push("the previous write failed behind".into());
         Err(io::Error::from_raw_os_error(libc::EIO))
     }

@@ -35,6 +35,9 @@ pub struct Cartridge {
     pub incompatible: bool,
     /// Its memory chip and the drive's statistics on it (`memory.rs`).
     pub memory: super::memory::CartridgeMemory,
+    /// The records written encrypted, by item index, with the key and
+    /// U-KAD of each (`encryption.rs`).
+    pub seals: std::collections::BTreeMap<usize, super::crypt_state::Seal>,
 }
 
 impl Cartridge {
@@ -109,6 +112,18 @@ impl Cartridge {
 
     pub fn filemarks(&self) -> usize {
         self.items.iter().filter(|i| **i == Item::Filemark).count()
+    }
+
+    /// Takes every item from `position` on off the tape, as a write there
+    /// does.
+    pub(super) fn cut(&mut self, position: usize) {
+        self.items.truncate(position);
+        self.seals.split_off(&position);
+    }
+
+    /// True when item `item` was written encrypted.
+    pub fn is_encrypted(&self, item: usize) -> bool {
+        self.seals.contains_key(&item)
     }
 
     pub(super) fn used_bytes(&self, upto: usize) -> u64 {

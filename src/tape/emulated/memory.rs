@@ -47,6 +47,13 @@ pub struct ScsiFace {
     /// an LTO-6's Reed-Solomon CRC; an LTO-7 adds CRC32C; none before
     /// LTO-5 (`emulated::protection`).
     pub lbp_methods: Vec<Method>,
+    /// It encrypts (LTO-4 and later, `emulated::encryption`); false: it
+    /// refuses SECURITY PROTOCOL IN and OUT, as a drive before LTO-4.
+    pub encrypts: bool,
+    /// It cannot tell how the block at the position is encrypted until a
+    /// read there was tried (next block encryption status 1, "unable to
+    /// determine"), as a drive may say after a move.
+    pub blind_next_block: bool,
 }
 
 impl Default for ScsiFace {
@@ -62,6 +69,8 @@ impl Default for ScsiFace {
             compression_percent: 100,
             counters: DriveCounters::default(),
             lbp_methods: vec![Method::ReedSolomon],
+            encrypts: true,
+            blind_next_block: false,
         }
     }
 }

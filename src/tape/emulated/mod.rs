@@ -50,15 +50,20 @@
 //! (`mam.rs`), from counters kept as records go on and off the tape and
 //! per cartridge (`memory.rs`). `Autoloader::scsi` holds the knobs: the
 //! identity, `no_log_pages`, `refused`, `retries_every`,
-//! `compression_percent`, `lbp_methods`; `Cartridge::memory` each cartridge's MAM.
-//! Its logical block protection (`protection.rs`): the methods it
-//! offers, the mode page that turns them on, the CRC checked on every
-//! record written and appended to every record read.
+//! `compression_percent`, `lbp_methods`, `encrypts`; `Cartridge::memory`
+//! each cartridge's MAM. Its logical block protection (`protection.rs`):
+//! the methods it offers, the mode page that turns them on, the CRC
+//! checked on every record written and appended to every record read.
+//! Its encryption (`encryption.rs`): the key and modes set by SECURITY
+//! PROTOCOL OUT, each record written sealed with them, and a read refused
+//! without the key it was sealed with.
 
 mod autoloader;
 mod cartridge;
 pub mod changer;
+mod crypt_state;
 mod drive;
+mod encryption;
 mod log_pages;
 mod mam;
 mod memory;
@@ -69,6 +74,7 @@ mod scsi;
 
 pub use autoloader::{Autoloader, ReadFault, Shelf, TransferLimit};
 pub use cartridge::{Cartridge, Item};
+pub use crypt_state::{DriveCrypt, Seal};
 pub use drive::{Emulated, EMULATED_READY_POLL};
 pub use memory::{CartridgeMemory, Direction, DriveCounters, ScsiFace};
 

@@ -10,7 +10,9 @@
 //! reports that failure instead. A read at blank tape after the recorded
 //! data returns 0 once, with GMT_EOD, and then fails with EIO, as st did
 //! in the tape lab. With logical block protection on, a record written
-//! carries its CRC and a record read gets one (`protection.rs`).
+//! carries its CRC and a record read gets one (`protection.rs`); with
+//! encryption on, a record written is sealed and one read is checked
+//! against the drive's key (`encryption.rs`).
 
 use std::io;
 
@@ -33,7 +35,7 @@ impl Emulated {
         }
         let slot = lib.loaded.ok_or_else(no_medium)?;
         let cart = &mut lib.slots[slot];
-        cart.items.truncate(position);
+        cart.cut(position);
         cart.items.push(Item::Filemark);
         lib.log.push("filemark".into());
         drop(lib);
@@ -63,6 +65,7 @@ impl Emulated {
             None => (record, None),
         };
         let block = lib.block_bytes as usize;
+        let seal = lib.seal();
         let cart = &mut lib.slots[slot];
         if cart.write_protected {
             return Err(io::Error::from_raw_os_error(libc::EACCES));
@@ -86,13 +89,18 @@ impl Emulated {
                 return Err(io::Error::from_raw_os_error(libc::ENOSPC));
             }
         }
-        cart.items.truncate(position);
+        cart.cut(position);
         let pieces: Vec<&[u8]> = if block > 0 {
             record.chunks(block).collect()
         } else {
             vec![record]
         };
         let records = pieces.len();
+        if let Some(seal) = seal {
+            for at in position..position + records {
+                cart.seals.insert(at, seal.clone());
+            }
+        }
         cart.items
             .extend(pieces.into_iter().map(|r| Item::Record(r.to_vec())));
         lib.log.push(format!("write {}", record.len()));
@@ -129,6 +137,8 @@ impl Emulated {
         while lib.dropped(slot, position) {
             position += 1;
         }
+        lib.read_tried_at = Some((slot, position));
+        lib.check_decrypt(slot, position)?;
         let mut item = lib.slots[slot].items.get(position).cloned();
         if let (Some(Item::Record(r)), Some(method)) = (item.as_mut(), lib.read_method()) {
             let tail = crc(method, r);

@@ -9,6 +9,8 @@
 //!   0xB5), 0x80 (the unit serial number) and 0xB5 (`protection.rs`);
 //! - MODE SENSE (10) and MODE SELECT (10) of the control data protection
 //!   page (`protection.rs`);
+//! - SECURITY PROTOCOL IN and OUT of tape data encryption
+//!   (`encryption.rs`);
 //! - TEST UNIT READY: ready, or NOT READY with 3A/00 (no medium), 04/01
 //!   (becoming ready), 30/03 (cleaning cartridge) or 30/00;
 //! - LOG SENSE: the pages of `log_pages.rs`, whatever the page control
@@ -54,7 +56,7 @@ fn invalid_field() -> ScsiError {
 }
 
 /// NOT READY, medium not present.
-fn no_medium() -> ScsiError {
+pub(super) fn no_medium() -> ScsiError {
     check(0x02, 0x3a, 0x00)
 }
 
@@ -74,6 +76,7 @@ fn send(data: Data<'_>, reply: &[u8], allocation: usize) -> usize {
 impl Emulated {
     /// Answers one command, as `scsi_command`.
     pub(super) fn answer(&mut self, cdb: &[u8], data: Data<'_>) -> Result<usize, ScsiError> {
+        let position = self.position;
         let mut lib = self.autoloader();
         lib.settle();
         if lib.scsi.refused {
@@ -107,6 +110,18 @@ impl Emulated {
                 };
                 lib.mode_select(page_format, save, list)
                     .map(|()| Vec::new())
+            }
+            Command::SecurityIn {
+                protocol, specific, ..
+            } => lib.security_in(protocol, specific, position),
+            Command::SecurityOut {
+                protocol, bytes, ..
+            } => {
+                let list = match &data {
+                    Data::Out(list) => &list[..bytes.min(list.len())],
+                    _ => &[][..],
+                };
+                lib.security_out(protocol, list).map(|()| Vec::new())
             }
         }?;
         Ok(send(data, &reply, command.allocation()))

@@ -111,6 +111,7 @@ impl Protected {
             state: Protection {
                 method: Some(method),
                 why_none: None,
+                key: None,
             },
             in_drive: Some(method),
             scratch: Vec::new(),
@@ -140,6 +141,7 @@ impl Protected {
                 self.state = Protection {
                     method: None,
                     why_none: Some(why),
+                    key: None,
                 };
             }
             Wanted::WhereOffered => {
@@ -147,6 +149,7 @@ impl Protected {
                 self.state = Protection {
                     method: methods.last().copied(),
                     why_none,
+                    key: None,
                 };
                 let Some(m) = self.state.method else {
                     return Ok(());
@@ -162,6 +165,7 @@ impl Protected {
                             why_none: Some(format!(
                                 "the kernel would not pass its MODE SELECT ({e})"
                             )),
+                            key: None,
                         };
                     }
                     Err(e) => return Err(failed(e)),
@@ -327,6 +331,7 @@ impl Drive for Protected {
         self.state = Protection {
             method: None,
             why_none: Some(why),
+            key: None,
         };
         Ok(())
     }

@@ -2,7 +2,8 @@
 //! send, each built in this one place, with the parser the emulated
 //! devices read them back with: INQUIRY (standard and VPD pages), LOG
 //! SENSE, MODE SENSE (10) and MODE SELECT (10) (for logical block
-//! protection), READ ATTRIBUTE and TEST UNIT READY; how long each may take; and
+//! protection), SECURITY PROTOCOL IN and OUT (for encryption), READ
+//! ATTRIBUTE and TEST UNIT READY; how long each may take; and
 //! the resend after UNIT ATTENTION (SPC-4, the commands' field layouts).
 //!
 //! `Command::parse` reads every field a device answers on, so that no
@@ -21,6 +22,8 @@ pub const LOG_SENSE: u8 = 0x4d;
 pub const READ_ATTRIBUTE: u8 = 0x8c;
 pub const MODE_SENSE_10: u8 = 0x5a;
 pub const MODE_SELECT_10: u8 = 0x55;
+pub const SECURITY_PROTOCOL_IN: u8 = 0xa2;
+pub const SECURITY_PROTOCOL_OUT: u8 = 0xb5;
 
 /// READ ATTRIBUTE's service action ATTRIBUTE VALUES.
 pub const ATTRIBUTE_VALUES: u8 = 0x00;
@@ -35,6 +38,8 @@ pub const LOG_TIMEOUT: Duration = Duration::from_secs(15);
 pub const ATTRIBUTE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long MODE SENSE or MODE SELECT may take.
 pub const MODE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long SECURITY PROTOCOL IN or OUT may take.
+pub const SECURITY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long TEST UNIT READY may take.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -88,6 +93,26 @@ pub fn mode_select(bytes: u16) -> [u8; 10] {
     cdb[0] = MODE_SELECT_10;
     cdb[1] = PF;
     cdb[7..9].copy_from_slice(&bytes.to_be_bytes());
+    cdb
+}
+
+/// SECURITY PROTOCOL IN of `protocol`'s page `specific`, for up to
+/// `bytes` bytes (INC_512 clear: the length counts bytes).
+pub fn security_in(protocol: u8, specific: u16, bytes: u32) -> [u8; 12] {
+    security(SECURITY_PROTOCOL_IN, protocol, specific, bytes)
+}
+
+/// SECURITY PROTOCOL OUT of a `bytes`-long page `specific` of `protocol`.
+pub fn security_out(protocol: u8, specific: u16, bytes: u32) -> [u8; 12] {
+    security(SECURITY_PROTOCOL_OUT, protocol, specific, bytes)
+}
+
+fn security(operation: u8, protocol: u8, specific: u16, bytes: u32) -> [u8; 12] {
+    let mut cdb = [0u8; 12];
+    cdb[0] = operation;
+    cdb[1] = protocol;
+    cdb[2..4].copy_from_slice(&specific.to_be_bytes());
+    cdb[6..10].copy_from_slice(&bytes.to_be_bytes());
     cdb
 }
 
@@ -161,6 +186,21 @@ pub enum Command {
     ModeSelect {
         page_format: bool,
         save: bool,
+        bytes: usize,
+    },
+    /// SECURITY PROTOCOL IN: `protocol`'s page `specific`, up to `bytes`
+    /// (`bytes` counts 512-byte units when `inc_512`).
+    SecurityIn {
+        protocol: u8,
+        specific: u16,
+        inc_512: bool,
+        bytes: usize,
+    },
+    /// SECURITY PROTOCOL OUT: a `bytes`-long page follows.
+    SecurityOut {
+        protocol: u8,
+        specific: u16,
+        inc_512: bool,
         bytes: usize,
     },
     /// `service_action` (5 bits; [`ATTRIBUTE_VALUES`] is the one built
@@ -251,6 +291,25 @@ impl Command {
                     bytes: number(&cdb[7..9]),
                 }
             }
+            SECURITY_PROTOCOL_IN | SECURITY_PROTOCOL_OUT => {
+                let cdb = whole::<12>(cdb)?;
+                let (protocol, specific) = (cdb[1], u16::from_be_bytes([cdb[2], cdb[3]]));
+                let (inc_512, bytes) = (cdb[4] & 0x80 != 0, number(&cdb[6..10]));
+                match cdb[0] {
+                    SECURITY_PROTOCOL_IN => Command::SecurityIn {
+                        protocol,
+                        specific,
+                        inc_512,
+                        bytes,
+                    },
+                    _ => Command::SecurityOut {
+                        protocol,
+                        specific,
+                        inc_512,
+                        bytes,
+                    },
+                }
+            }
             READ_ATTRIBUTE => {
                 let cdb = whole::<16>(cdb)?;
                 Command::ReadAttribute {
@@ -265,10 +324,15 @@ impl Command {
     }
 
     /// The allocation length: the most bytes the reply may have (none for
-    /// TEST UNIT READY and MODE SELECT, which send data instead).
+    /// TEST UNIT READY, MODE SELECT and SECURITY PROTOCOL OUT, which send
+    /// data instead).
     pub fn allocation(&self) -> usize {
         match *self {
-            Command::TestUnitReady | Command::ModeSelect { .. } => 0,
+            Command::TestUnitReady | Command::ModeSelect { .. } | Command::SecurityOut { .. } => 0,
+            Command::SecurityIn { inc_512, bytes, .. } => match inc_512 {
+                true => bytes.saturating_mul(512),
+                false => bytes,
+            },
             Command::Inquiry { bytes, .. }
             | Command::ModeSense { bytes, .. }
             | Command::LogSense { bytes, .. }

@@ -72,6 +72,24 @@ fn every_command_built_here_reads_back_as_itself() {
         })
     );
     assert_eq!(
+        Command::parse(&security_in(0x20, 0x0021, 4096)),
+        Ok(Command::SecurityIn {
+            protocol: 0x20,
+            specific: 0x0021,
+            inc_512: false,
+            bytes: 4096
+        })
+    );
+    assert_eq!(
+        Command::parse(&security_out(0x20, 0x0010, 84)),
+        Ok(Command::SecurityOut {
+            protocol: 0x20,
+            specific: 0x0010,
+            inc_512: false,
+            bytes: 84
+        })
+    );
+    assert_eq!(
         Command::parse(&read_attribute(70_000)),
         Ok(Command::ReadAttribute {
             service_action: ATTRIBUTE_VALUES,
@@ -93,6 +111,10 @@ fn the_allocation_length_is_the_one_each_builder_was_given() {
     let mode = mode_sense(0x0a, 0xf0, 0xabcd);
     assert_eq!(Command::parse(&mode).unwrap().allocation(), 0xabcd);
     assert_eq!(Command::parse(&mode_select(40)).unwrap().allocation(), 0);
+    let spin = security_in(0x20, 0x0020, 0x0102_0304);
+    assert_eq!(Command::parse(&spin).unwrap().allocation(), 0x0102_0304);
+    let spout = security_out(0x20, 0x0010, 84);
+    assert_eq!(Command::parse(&spout).unwrap().allocation(), 0);
     let attribute = read_attribute(0x0102_0304);
     assert_eq!(
         Command::parse(&attribute).unwrap().allocation(),
@@ -128,6 +150,18 @@ fn every_field_is_read_from_the_bits_spc_gives_it() {
             bytes: 512
         })
     );
+    let mut cdb = security_in(0x20, 0x0021, 8);
+    cdb[4] = 0x80; // INC_512: the length counts 512-byte units
+    let spin = Command::parse(&cdb).unwrap();
+    assert!(matches!(
+        spin,
+        Command::SecurityIn {
+            inc_512: true,
+            bytes: 8,
+            ..
+        }
+    ));
+    assert_eq!(spin.allocation(), 4096);
     // A longer CDB is read as far as the command goes.
     let long = [&inquiry_vpd(0x00, 8)[..], &[0xff; 10]].concat();
     assert_eq!(
@@ -157,13 +191,15 @@ fn an_empty_or_unknown_cdb_is_an_invalid_operation_code() {
 
 #[test]
 fn a_cdb_shorter_than_its_command_is_an_invalid_field() {
-    let built: [&[u8]; 7] = [
+    let built: [&[u8]; 9] = [
         &test_unit_ready(),
         &inquiry(255),
         &inquiry_vpd(0x80, 255),
         &log_sense(0x2e, 10),
         &mode_sense(0x0a, 0xf0, 64),
         &mode_select(40),
+        &security_in(0x20, 0x0020, 512),
+        &security_out(0x20, 0x0010, 84),
         &read_attribute(4096),
     ];
     for cdb in built {

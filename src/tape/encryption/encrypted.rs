@@ -1,0 +1,370 @@
+//! A drive that encrypts: the wrapper that sets the drive's key before
+//! the first block of every volume and clears it when the device is
+//! closed or the wrapper dropped (an error on the way out, a signal's
+//! unwinding), so that no key is left in a drive after tapebuf.
+//!
+//! Writing (`--encrypt-key`): the drive must offer AES-256-GCM in
+//! hardware for the cartridge loaded, or the run is refused before a
+//! block is written. Every block is encrypted, the key's fingerprint
+//! going with it as the U-KAD, and read back the same way by `--verify`.
+//!
+//! Reading: before the first block of every volume, and after every
+//! move, the drive is asked how the block there is encrypted. A plain
+//! block is read as it is. An encrypted one names its key's fingerprint;
+//! the key is looked for (`Keying::find`), set for decryption (encrypted
+//! and plain blocks both read), and the drive asked again: one it still
+//! cannot read with that key is refused as the wrong key before any byte
+//! is passed on. A key that is nowhere is refused naming the fingerprint
+//! and the cartridge's barcode. A drive that cannot tell before reading
+//! (status "unable to determine", as a drive may after a move) gets
+//! `--encrypt-key` if given; when it refuses that first read and the tape
+//! did not move, the key the block names is found and set as above and
+//! the block read again; otherwise the refusal is said with what the
+//! drive then says of the block.
+
+use std::io;
+use std::time::Duration;
+
+use super::key_dir::Keying;
+use super::setup;
+use crate::keys::tape_key::{KeyPrint, TapeKey};
+use crate::tape::drive::limits::TransferLimits;
+use crate::tape::drive::{Access, Drive, DriveStatus, Protection, TapeOp};
+use crate::tape::scsi::pages::encryption::Mode;
+use crate::tape::scsi::pages::encryption_status::{BlockState, NextBlock};
+use crate::tape::scsi::pages::tape_alert::TapeAlerts;
+use crate::tape::scsi::sg_io::{Data, ScsiError};
+
+/// A drive whose blocks are encrypted with a key tapebuf sets.
+pub struct Encrypted {
+    drive: Box<dyn Drive>,
+    keying: Keying,
+    access: Access,
+    /// The drive's algorithm index.
+    index: u8,
+    /// A key is in the drive now, which close and drop clear.
+    set_in_drive: bool,
+    /// The key of the volume opened last.
+    used: Option<KeyPrint>,
+    /// Reading: the block at the position is yet to be asked about.
+    unchecked: bool,
+    /// Reading: the drive could not tell how the block at the position
+    /// is encrypted before reading it; a refused first read is asked
+    /// about again.
+    blind: bool,
+}
+
+fn refused(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+impl Encrypted {
+    /// Wraps the open `drive`; writing with `--encrypt-key`, sets its key.
+    pub fn new(drive: Box<dyn Drive>, keying: Keying, access: Access) -> io::Result<Encrypted> {
+        let mut e = Encrypted {
+            drive,
+            keying,
+            access,
+            index: 1,
+            set_in_drive: false,
+            used: None,
+            unchecked: access == Access::Read,
+            blind: false,
+        };
+        e.begin_volume()?;
+        Ok(e)
+    }
+
+    /// Writing: the key set for the volume now in the drive.
+    fn begin_volume(&mut self) -> io::Result<()> {
+        self.unchecked = self.access == Access::Read;
+        if self.access == Access::Read {
+            self.used = None;
+        }
+        let Some(key) = self
+            .keying
+            .key
+            .clone()
+            .filter(|_| self.access == Access::Write)
+        else {
+            return Ok(());
+        };
+        let aes = setup::writing_algorithm(self.drive.as_mut())
+            .map_err(|why| refused(format!("--encrypt-key: {why}; nothing was written")))?;
+        self.index = aes.index;
+        self.set_key(Mode::On, Mode::On, &key)?;
+        let now = setup::status(self.drive.as_mut())
+            .map_err(|e| refused(format!("--encrypt-key: reading its encryption status: {e}")))?;
+        if now.encrypt != Mode::On as u8 {
+            self.clear()?;
+            return Err(refused(format!(
+                "--encrypt-key: the drive took the key but says it {}; nothing was written",
+                Mode::describe(now.encrypt, true)
+            )));
+        }
+        self.used = Some(key.print());
+        Ok(())
+    }
+
+    fn set_key(&mut self, encrypt: Mode, decrypt: Mode, key: &TapeKey) -> io::Result<()> {
+        setup::set(self.drive.as_mut(), encrypt, decrypt, self.index, Some(key))
+            .map_err(|e| refused(format!("setting the drive's key {}: {e}", key.print())))?;
+        self.set_in_drive = true;
+        Ok(())
+    }
+
+    /// Clears the key, if one was set.
+    fn clear(&mut self) -> io::Result<()> {
+        if !std::mem::replace(&mut self.set_in_drive, false) {
+            return Ok(());
+        }
+        setup::clear(self.drive.as_mut(), self.index).map_err(|e| {
+            refused(format!(
+                "clearing the drive's key: {e}; the key stays in the drive until it is cleared (tapebuf drive DEV --clear-key)"
+            ))
+        })
+    }
+
+    /// Reading: the key for the block at the position, set before it is
+    /// read; an error when it cannot be read.
+    fn prepare_read(&mut self) -> io::Result<()> {
+        let next = match setup::next_block(self.drive.as_mut()) {
+            Ok(next) => next,
+            // A drive without the page, or beyond SCSI: plain blocks.
+            Err(_) => {
+                self.unchecked = false;
+                return Ok(());
+            }
+        };
+        match next.state {
+            BlockState::NotABlock => Ok(()),
+            BlockState::Plain => {
+                self.unchecked = false;
+                Ok(())
+            }
+            BlockState::Unknown => {
+                self.unchecked = false;
+                self.blind = true;
+                match self.keying.key.clone() {
+                    Some(key) => self.set_key(Mode::Disable, Mode::Mixed, &key),
+                    None => Ok(()),
+                }
+            }
+            _ => {
+                self.unchecked = false;
+                self.take_key_for(&next)
+            }
+        }
+    }
+
+    /// Sets the key block `next` needs and checks the drive can read it.
+    fn take_key_for(&mut self, next: &NextBlock) -> io::Result<()> {
+        if !self.set_in_drive {
+            self.index = setup::reading_index(self.drive.as_mut());
+        }
+        let print = next.ukad.as_deref().and_then(KeyPrint::from_ukad);
+        let (key, from) = match (print, &self.keying.key) {
+            (Some(print), _) => self
+                .keying
+                .find(print)
+                .map_err(|why| self.missing(next, &print.to_string(), &why))?,
+            (None, Some(key)) => (key.clone(), "--encrypt-key".into()),
+            (None, None) => {
+                let named = next.ukad.as_deref().map_or("names no key".into(), |u| {
+                    format!(
+                        "names its key \"{}\", which is no tapebuf fingerprint",
+                        String::from_utf8_lossy(u).escape_debug()
+                    )
+                });
+                return Err(self.missing(next, &named, "give its key with --encrypt-key FILE"));
+            }
+        };
+        self.set_key(Mode::Disable, Mode::Mixed, &key)?;
+        let after = setup::next_block(self.drive.as_mut())
+            .map_err(|e| refused(format!("reading its next block encryption status: {e}")))?;
+        if after.state == BlockState::KeyNeeded || after.state == BlockState::Unsupported {
+            self.clear()?;
+            let cartridge = self.cartridge();
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "block {} of {cartridge} is encrypted with another key than {} from {from}: the drive cannot decrypt it with that key; nothing of it was passed on",
+                    next.block,
+                    key.print()
+                ),
+            ));
+        }
+        self.used = Some(key.print());
+        Ok(())
+    }
+
+    /// The error for block `next`, which needs the key `named`, that
+    /// could not be had because `why`.
+    fn missing(&mut self, next: &NextBlock, named: &str, why: &str) -> io::Error {
+        let cartridge = self.cartridge();
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "block {} of {cartridge} is encrypted with key {named}: {why}; nothing of it was passed on",
+                next.block
+            ),
+        )
+    }
+
+    /// "cartridge E01010L6", by the barcode in its memory.
+    fn cartridge(&mut self) -> String {
+        match setup::barcode(self.drive.as_mut()) {
+            Some(code) => format!("cartridge {code}"),
+            None => "the cartridge (no barcode in its memory)".into(),
+        }
+    }
+
+    /// A read the drive refused (EIO): when it is an encrypted block the
+    /// drive could not tell of before (`blind`) and the tape did not move
+    /// (`before` is where it stood), the key it names is set and the
+    /// block read again; otherwise the refusal is said with what the
+    /// drive's status now says.
+    fn refused_read(
+        &mut self,
+        e: io::Error,
+        buf: &mut [u8],
+        before: Option<u64>,
+    ) -> io::Result<usize> {
+        let next = match setup::next_block(self.drive.as_mut()) {
+            Ok(next) if next.state.encrypted() => next,
+            _ => return Err(e),
+        };
+        let unmoved = before.is_some() && self.drive.position().ok() == before;
+        if unmoved && next.state == BlockState::KeyNeeded {
+            self.take_key_for(&next)?;
+            return self.drive.read_record(buf);
+        }
+        let named = (next.ukad.as_deref())
+            .and_then(KeyPrint::from_ukad)
+            .map_or("a key tapebuf did not write".into(), |p| p.to_string());
+        let why = format!("the drive could not decrypt it ({e})");
+        Err(self.missing(&next, &named, &why))
+    }
+}
+
+impl Drive for Encrypted {
+    fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
+        self.drive.write_record(record)
+    }
+
+    fn write_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        self.drive.write_record_in(buf, len)
+    }
+
+    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.unchecked {
+            self.prepare_read()?;
+        }
+        let blind = std::mem::replace(&mut self.blind, false);
+        let before = if blind {
+            self.drive.position().ok()
+        } else {
+            None
+        };
+        match self.drive.read_record(buf) {
+            Ok(n) => {
+                if n == 0 && self.access == Access::Read {
+                    // Past a filemark the next file may have another key.
+                    self.unchecked = true;
+                }
+                Ok(n)
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EIO) && self.access == Access::Read => {
+                self.refused_read(e, buf, before)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn op(&mut self, op: TapeOp) -> io::Result<()> {
+        let moved = !matches!(op, TapeOp::SetBlockBytes(_) | TapeOp::WriteFilemarks(_));
+        self.drive.op(op)?;
+        if moved && self.access == Access::Read {
+            self.unchecked = true;
+        }
+        Ok(())
+    }
+
+    fn status(&mut self) -> io::Result<DriveStatus> {
+        self.drive.status()
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        let cleared = self.clear();
+        self.drive.close()?;
+        cleared
+    }
+
+    fn reopen(&mut self) -> io::Result<()> {
+        self.drive.reopen()?;
+        self.begin_volume()
+    }
+
+    fn name(&self) -> &str {
+        self.drive.name()
+    }
+
+    fn transfer_limits(&self) -> TransferLimits {
+        self.drive.transfer_limits()
+    }
+
+    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
+        self.drive.status_unopened()
+    }
+
+    fn eject_unopened(&mut self) -> io::Result<()> {
+        self.drive.eject_unopened()
+    }
+
+    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
+        self.drive.tape_alerts()
+    }
+
+    fn scsi_command(
+        &mut self,
+        cdb: &[u8],
+        data: Data<'_>,
+        timeout: Duration,
+    ) -> Result<usize, ScsiError> {
+        self.drive.scsi_command(cdb, data, timeout)
+    }
+
+    fn cartridge_serial(&self) -> Option<String> {
+        self.drive.cartridge_serial()
+    }
+
+    fn position(&mut self) -> io::Result<u64> {
+        self.drive.position()
+    }
+
+    fn ready_poll_interval(&self) -> Duration {
+        self.drive.ready_poll_interval()
+    }
+
+    fn cleaned(&mut self) {
+        self.drive.cleaned()
+    }
+
+    fn protection(&self) -> Protection {
+        Protection {
+            key: self.used,
+            ..self.drive.protection()
+        }
+    }
+
+    fn drop_protection(&mut self, why: String) -> io::Result<()> {
+        self.drive.drop_protection(why)
+    }
+}
+
+impl Drop for Encrypted {
+    /// A run that ends without closing still leaves no key in the drive.
+    fn drop(&mut self) {
+        let _ = self.clear();
+    }
+}
