@@ -47,8 +47,10 @@ impl Config {
         let (hashes, hash_file) = check_hashes(cli)?;
         let volumes = check_volumes(cli, &input, &outputs, ring.block_bytes as u64)?;
         let observe = super::observe_flags::resolve(cli)?;
+        let mut keys = super::key_flags::key_files(net.tls.as_ref());
+        keys.extend(cli.tape.encrypt_key.clone().map(|k| ("--encrypt-key", k)));
         if let Some(path) = &cli.manifest {
-            written_paths::manifest_apart(path, &input, &outputs)?;
+            written_paths::manifest_apart(path, &input, &outputs, &keys)?;
         }
         let manifest = super::manifest_flags::resolve(cli, &input, &outputs, &hashes)?;
         let catalog = super::catalog_flag::resolve(cli, &manifest, &input, &outputs)?;
@@ -61,8 +63,6 @@ impl Config {
         let (serve, stream_memory) = super::serve_flags::plan(cli, &input, &outputs, &pipeline)?;
         let reports =
             written_paths::report_files(&manifest, catalog.as_ref(), hash_file.as_ref(), &observe);
-        let mut keys = super::key_flags::key_files(net.tls.as_ref());
-        keys.extend(cli.tape.encrypt_key.clone().map(|k| ("--encrypt-key", k)));
         written_paths::check(&input, &outputs, &manifest, &reports, &keys)?;
         let endpoint = EndpointSettings {
             block_bytes: pipeline.block_bytes,

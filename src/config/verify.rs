@@ -66,7 +66,14 @@ pub fn verify_input(
         path: cli.manifest.clone(),
         manifest: Arc::clone(manifest),
     };
-    written_paths::check(&input, &outputs, &plan, &[], &[])?;
+    // The key file is read first: one that is no key, or that others may
+    // read, is refused before any path is compared with it.
+    let guards = cli.tape.guards()?;
+    let keys: Vec<_> = (cli.tape.encrypt_key.clone())
+        .map(|k| ("--encrypt-key", k))
+        .into_iter()
+        .collect();
+    written_paths::check(&input, &outputs, &plan, &[], &keys)?;
     let settings = InputSettings {
         endpoint: EndpointSettings {
             block_bytes: block_bytes as usize,
@@ -76,7 +83,7 @@ pub fn verify_input(
             change,
             at_end: at_end(cli.rewind, cli.eject),
             library: check_library(&cli.library, cli.change_command.is_some())?,
-            guards: cli.tape.guards()?,
+            guards,
         },
         volumes: None,
         net: NetSettings {

@@ -34,13 +34,7 @@ pub fn check(
     also_read: &[(&'static str, PathBuf)],
 ) -> Result<(), ConfigError> {
     let mut read = read_files(input, manifest)?;
-    let keys: Vec<Use> = (also_read.iter())
-        .map(|(flag, path)| Use {
-            spot: Spot::of(path),
-            what: format!("{flag} {}", path.display()),
-            role: Role::Read,
-        })
-        .collect();
+    let keys = key_uses(also_read);
     read.extend(keys.iter().cloned());
     let mut registry = Registry::new();
     for r in &read {
@@ -74,20 +68,29 @@ pub fn check(
     Ok(())
 }
 
-/// Refuses `--manifest` at `path` when it is the input or an output, before
-/// it is taken for a manifest to check against (`config::manifest_flags`,
-/// which runs after this).
+/// The key files read (`also_read` of `check`), as uses.
+fn key_uses(also_read: &[(&'static str, PathBuf)]) -> Vec<Use> {
+    (also_read.iter())
+        .map(|(flag, path)| Use {
+            spot: Spot::of(path),
+            what: format!("{flag} {}", path.display()),
+            role: Role::Read,
+        })
+        .collect()
+}
+
+/// Refuses `--manifest` at `path` when it is the input, an output or a key
+/// file, before it is taken for a manifest to check against
+/// (`config::manifest_flags`, which runs after this).
 pub fn manifest_apart(
     path: &Path,
     input: &InputSpec,
     outputs: &[OutputSpec],
+    keys: &[(&'static str, PathBuf)],
 ) -> Result<(), ConfigError> {
-    apart_from_endpoints(
-        "--manifest",
-        path,
-        &input_files(input)?,
-        &output_files(outputs),
-    )
+    let mut read = input_files(input)?;
+    read.extend(key_uses(keys));
+    apart_from_endpoints("--manifest", path, &read, &output_files(outputs))
 }
 
 /// `--catalog`'s file must be none the run reads or writes to.

@@ -3,7 +3,7 @@
 //! catalog, and every file of the backup the manifest names, both where
 //! `-i` reads them and where the backup wrote them (`-i COPY -o vol.002`
 //! must not overwrite the backup's own volume 2, though the plan reads
-//! the copy), then the output: `-o FILE` or standard output. A volume read
+//! the copy), `--encrypt-key`'s key file, then the output: `-o FILE` or standard output. A volume read
 //! by seeking must be a regular file, so a FIFO in its place is refused
 //! by `stat`, never waited on. A refusal is one line, exit status 2.
 
@@ -24,6 +24,8 @@ pub struct Paths<'a> {
     /// Where the volumes are read from (`-i`, or the manifest's output).
     pub input: &'a Path,
     pub output: Option<&'a Path>,
+    /// `--encrypt-key`: a key file, never to be written over.
+    pub key: Option<&'a Path>,
 }
 
 /// Registers every path, refusing the first that clashes.
@@ -46,6 +48,14 @@ fn register(p: &Paths<'_>) -> Result<(), crate::base::errors::ConfigError> {
     for (n, path, need) in volumes(p) {
         let (what, path) = read(&format!("volume {n}"), &path);
         registry.path(what, &path, Role::Read, need)?;
+    }
+    if let Some(key) = p.key {
+        registry.path(
+            format!("--encrypt-key {}", key.display()),
+            key,
+            Role::Read,
+            Need::Regular,
+        )?;
     }
     match p.output {
         Some(out) => registry.path(format!("-o {}", out.display()), out, Role::Write, Need::Any),

@@ -67,6 +67,7 @@ fn extract(args: &ExtractCli) -> Result<Option<Failure>, Failure> {
         catalog: &catalog_path,
         input: &input,
         output: args.output.as_deref(),
+        key: args.tape.encrypt_key.as_deref(),
     })?;
     output::check(args.output.as_deref(), args.force)?;
     let plan = plan(&catalog, &globs).map_err(|e| match e {

@@ -167,15 +167,18 @@ impl Encrypted {
             (Some(print), _) => self
                 .keying
                 .find(print)
-                .map_err(|why| self.missing(next, &print.to_string(), &why))?,
+                .map_err(|why| self.missing(next, &format!("key {print}"), &why))?,
             (None, Some(key)) => (key.clone(), "--encrypt-key".into()),
             (None, None) => {
-                let named = next.ukad.as_deref().map_or("names no key".into(), |u| {
-                    format!(
-                        "names its key \"{}\", which is no tapebuf fingerprint",
-                        String::from_utf8_lossy(u).escape_debug()
-                    )
-                });
+                let named = next
+                    .ukad
+                    .as_deref()
+                    .map_or("a key it does not name".into(), |u| {
+                        format!(
+                            "a key it names \"{}\", which is no tapebuf fingerprint",
+                            String::from_utf8_lossy(u).escape_debug()
+                        )
+                    });
                 return Err(self.missing(next, &named, "give its key with --encrypt-key FILE"));
             }
         };
@@ -205,7 +208,7 @@ impl Encrypted {
         io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "block {} of {cartridge} is encrypted with key {named}: {why}; nothing of it was passed on",
+                "block {} of {cartridge} is encrypted with {named}: {why}; nothing of it was passed on",
                 next.block
             ),
         )
@@ -241,7 +244,7 @@ impl Encrypted {
         }
         let named = (next.ukad.as_deref())
             .and_then(KeyPrint::from_ukad)
-            .map_or("a key tapebuf did not write".into(), |p| p.to_string());
+            .map_or("a key tapebuf did not write".into(), |p| format!("key {p}"));
         let why = format!("the drive could not decrypt it ({e})");
         Err(self.missing(&next, &named, &why))
     }

@@ -17,6 +17,7 @@ pub fn fixture(command: &str, id: &str) -> Option<(&'static str, &'static str)> 
         (BUFFER, "outputs") => ("out.bin", "out.bin"),
         (BUFFER, "hash_file" | "manifest" | "log" | "summary_json" | "stats") => ("r.txt", "r.txt"),
         (BUFFER, "key") => ("tb.key", "tb.key"),
+        (BUFFER | "verify" | "extract", "encrypt_key") => ("tape.key", "tape.key"),
         (BUFFER, "allow_keys") => ("senders", "senders"),
         (BUFFER, "ca") => ("ca.pem", "ca.pem"),
         (BUFFER, "cert") => ("tb.pem", "tb.pem"),
@@ -28,7 +29,9 @@ pub fn fixture(command: &str, id: &str) -> Option<(&'static str, &'static str)> 
         ("verify" | "extract", "input") => ("vol.%03d", "vol.002"),
         ("extract", "output") => ("free/x.tar", "x.tar"),
         ("ls", "catalog") => ("home.catalog", "home.catalog"),
-        (_, "changer" | "device" | "target") => return None,
+        // A device, or a directory (--key-dir), which no output can be
+        // the same file as: an output that is a directory fails to open.
+        (_, "changer" | "device" | "target" | "key_dir") => return None,
         other => panic!("no fixture for {other:?}: add one with the option"),
     })
 }
@@ -135,6 +138,16 @@ pub fn backup() -> tempfile::TempDir {
         String::from_utf8_lossy(&key.stderr)
     );
     std::fs::write(root.join("senders"), format!("{PIN} peer\n")).unwrap();
+    let tape_key = common::tapebuf()
+        .current_dir(root)
+        .args(["key", "new", "--tape", "tape.key"])
+        .output()
+        .unwrap();
+    assert!(
+        tape_key.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tape_key.stderr)
+    );
     site_ca(root);
     // A file two writers share: a manifest, so that the buffer's
     // --manifest takes it for the one it writes (with -f), not one to
@@ -149,6 +162,7 @@ pub fn backup() -> tempfile::TempDir {
         "rmt.conf",
         "shared.out",
         "tb.key",
+        "tape.key",
         "senders",
         "ca.pem",
         "tb.pem",
