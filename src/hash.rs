@@ -144,12 +144,7 @@ impl Tap for HashTap {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
+use crate::base::hex::encode as hex;
 
 /// Where the taps leave their digests, read once the run is over.
 #[derive(Debug, Clone, Default)]

@@ -15,6 +15,7 @@ pub mod escape;
 pub mod exit;
 pub mod file_id;
 pub mod heap;
+pub mod hex;
 pub mod human_time;
 pub mod kernel_pipe;
 pub mod path_registry;

@@ -52,6 +52,15 @@ impl TapeArgs {
         }
     }
 
+    /// The key files the run reads, as the path checks take them: never
+    /// to be written over by an output or a report.
+    pub fn key_files(&self) -> Vec<(&'static str, PathBuf)> {
+        (self.encrypt_key.clone())
+            .map(|k| ("--encrypt-key", k))
+            .into_iter()
+            .collect()
+    }
+
     /// The drive's safeguards, with `--encrypt-key`'s key read and
     /// `--key-dir` found to be a directory.
     pub fn guards(&self) -> Result<Safeguards, ConfigError> {

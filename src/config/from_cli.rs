@@ -48,7 +48,7 @@ impl Config {
         let volumes = check_volumes(cli, &input, &outputs, ring.block_bytes as u64)?;
         let observe = super::observe_flags::resolve(cli)?;
         let mut keys = super::key_flags::key_files(net.tls.as_ref());
-        keys.extend(cli.tape.encrypt_key.clone().map(|k| ("--encrypt-key", k)));
+        keys.extend(cli.tape.key_files());
         if let Some(path) = &cli.manifest {
             written_paths::manifest_apart(path, &input, &outputs, &keys)?;
         }

@@ -69,11 +69,7 @@ pub fn verify_input(
     // The key file is read first: one that is no key, or that others may
     // read, is refused before any path is compared with it.
     let guards = cli.tape.guards()?;
-    let keys: Vec<_> = (cli.tape.encrypt_key.clone())
-        .map(|k| ("--encrypt-key", k))
-        .into_iter()
-        .collect();
-    written_paths::check(&input, &outputs, &plan, &[], &keys)?;
+    written_paths::check(&input, &outputs, &plan, &[], &cli.tape.key_files())?;
     let settings = InputSettings {
         endpoint: EndpointSettings {
             block_bytes: block_bytes as usize,

@@ -23,7 +23,7 @@ use std::path::Path;
 use ring::rand::{SecureRandom, SystemRandom};
 use sha2::{Digest, Sha256};
 
-use crate::base::base64;
+use crate::base::{base64, hex};
 use crate::keys::key_file::{read_private, write_private, KeyError};
 
 /// The bytes of an AES-256 key.
@@ -154,7 +154,8 @@ impl TapeKey {
     /// Writes the key to `path`, which must not exist, with mode 0600, and
     /// syncs it; a write that fails removes the half-written file.
     pub fn write_new(&self, path: &Path) -> Result<(), KeyError> {
-        let mut line: Vec<u8> = self.bytes.iter().flat_map(|b| hex_pair(*b)).collect();
+        let mut line = Vec::with_capacity(2 * KEY_BYTES + 1);
+        hex::encode_into(&self.bytes, &mut line);
         line.push(b'\n');
         let written = write_private(path, &line);
         line.iter_mut().for_each(|b| *b = 0);
@@ -162,24 +163,16 @@ impl TapeKey {
     }
 }
 
-fn hex_pair(b: u8) -> [u8; 2] {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    [DIGITS[usize::from(b >> 4)], DIGITS[usize::from(b & 0x0f)]]
-}
-
 /// The key in a file's bytes: a first line of 64 hex digits, or exactly
 /// 32 bytes that are not such a line.
 fn parse(raw: &[u8]) -> Result<[u8; KEY_BYTES], &'static str> {
     let line = raw.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = line.trim_ascii();
-    if line.len() == 2 * KEY_BYTES && line.iter().all(u8::is_ascii_hexdigit) {
-        let mut key = [0u8; KEY_BYTES];
-        for (k, pair) in key.iter_mut().zip(line.chunks(2)) {
-            let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-            *k = digit(pair[0]) << 4 | digit(pair[1]);
-        }
+    let mut key = [0u8; KEY_BYTES];
+    if hex::decode_into(line, &mut key) {
         return Ok(key);
     }
+    key.fill(0);
     match <[u8; KEY_BYTES]>::try_from(raw) {
         Ok(key) => Ok(key),
         Err(_) => Err("it holds neither a line of 64 hex digits (a 256-bit key, as tapebuf key new --tape and stenc write it) nor 32 raw bytes"),

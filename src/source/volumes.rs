@@ -12,6 +12,7 @@
 //! goes on filling the same block, so the stream comes out as one. The
 //! whole change counts as changing for the watchdog.
 
+use crate::tape::encryption::key_refusal;
 use crate::tape::protection::block_check;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -235,18 +236,15 @@ impl VolumeSource {
         let volume = self.volume;
         // Only what the drive said: a check of the volume (a manifest's)
         // names the volume itself.
-        let from_drive = e.raw_os_error().is_some()
-            || block_check(&e).is_some()
-            || e.kind() == io::ErrorKind::PermissionDenied;
+        let before_read = key_refusal(&e).is_some();
+        let from_drive = e.raw_os_error().is_some() || block_check(&e).is_some() || before_read;
         let Some(drive) = self.medium.drive().filter(|_| from_drive) else {
             return e;
         };
         // A read refused before it began (a key the drive lacks) names its
         // block itself.
         let block = match drive.position() {
-            Ok(after) if after > 0 && e.kind() != io::ErrorKind::PermissionDenied => {
-                format!(", block {}", after - 1)
-            }
+            Ok(after) if after > 0 && !before_read => format!(", block {}", after - 1),
             _ => String::new(),
         };
         io::Error::new(e.kind(), format!("volume {volume}{block}: {e}"))

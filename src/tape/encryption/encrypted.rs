@@ -40,8 +40,9 @@ pub struct Encrypted {
     drive: Box<dyn Drive>,
     keying: Keying,
     access: Access,
-    /// The drive's algorithm index.
-    index: u8,
+    /// The drive's algorithm index, asked once (writing: from the
+    /// capabilities checked; reading: at the first key set).
+    index: Option<u8>,
     /// A key is in the drive now, which close and drop clear.
     set_in_drive: bool,
     /// The key of the volume opened last.
@@ -52,6 +53,23 @@ pub struct Encrypted {
     /// is encrypted before reading it; a refused first read is asked
     /// about again.
     blind: bool,
+}
+
+/// A block refused before it was read, for want of its key or with the
+/// wrong one; its text names the block itself.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct KeyRefused(pub String);
+
+impl From<KeyRefused> for io::Error {
+    fn from(k: KeyRefused) -> io::Error {
+        io::Error::new(io::ErrorKind::PermissionDenied, k)
+    }
+}
+
+/// The refusal in `e`, if that is what it is.
+pub fn key_refusal(e: &io::Error) -> Option<&KeyRefused> {
+    e.get_ref()?.downcast_ref::<KeyRefused>()
 }
 
 fn refused(e: impl std::fmt::Display) -> io::Error {
@@ -65,7 +83,7 @@ impl Encrypted {
             drive,
             keying,
             access,
-            index: 1,
+            index: None,
             set_in_drive: false,
             used: None,
             unchecked: access == Access::Read,
@@ -91,7 +109,7 @@ impl Encrypted {
         };
         let aes = setup::writing_algorithm(self.drive.as_mut())
             .map_err(|why| refused(format!("--encrypt-key: {why}; nothing was written")))?;
-        self.index = aes.index;
+        self.index = Some(aes.index);
         self.set_key(Mode::On, Mode::On, &key)?;
         let now = setup::status(self.drive.as_mut())
             .map_err(|e| refused(format!("--encrypt-key: reading its encryption status: {e}")))?;
@@ -106,8 +124,17 @@ impl Encrypted {
         Ok(())
     }
 
+    /// The drive's algorithm index, asked the first time it is needed.
+    fn index(&mut self) -> u8 {
+        match self.index {
+            Some(index) => index,
+            None => *self.index.insert(setup::reading_index(self.drive.as_mut())),
+        }
+    }
+
     fn set_key(&mut self, encrypt: Mode, decrypt: Mode, key: &TapeKey) -> io::Result<()> {
-        setup::set(self.drive.as_mut(), encrypt, decrypt, self.index, Some(key))
+        let index = self.index();
+        setup::set(self.drive.as_mut(), encrypt, decrypt, index, Some(key))
             .map_err(|e| refused(format!("setting the drive's key {}: {e}", key.print())))?;
         self.set_in_drive = true;
         Ok(())
@@ -118,7 +145,8 @@ impl Encrypted {
         if !std::mem::replace(&mut self.set_in_drive, false) {
             return Ok(());
         }
-        setup::clear(self.drive.as_mut(), self.index).map_err(|e| {
+        let index = self.index();
+        setup::clear(self.drive.as_mut(), index).map_err(|e| {
             refused(format!(
                 "clearing the drive's key: {e}; the key stays in the drive until it is cleared (tapebuf drive DEV --clear-key)"
             ))
@@ -159,9 +187,6 @@ impl Encrypted {
 
     /// Sets the key block `next` needs and checks the drive can read it.
     fn take_key_for(&mut self, next: &NextBlock) -> io::Result<()> {
-        if !self.set_in_drive {
-            self.index = setup::reading_index(self.drive.as_mut());
-        }
         let print = next.ukad.as_deref().and_then(KeyPrint::from_ukad);
         let (key, from) = match (print, &self.keying.key) {
             (Some(print), _) => self
@@ -188,14 +213,12 @@ impl Encrypted {
         if after.state == BlockState::KeyNeeded || after.state == BlockState::Unsupported {
             self.clear()?;
             let cartridge = self.cartridge();
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "block {} of {cartridge} is encrypted with another key than {} from {from}: the drive cannot decrypt it with that key; nothing of it was passed on",
-                    next.block,
-                    key.print()
-                ),
-            ));
+            return Err(KeyRefused(format!(
+                "block {} of {cartridge} is encrypted with another key than {} from {from}: the drive cannot decrypt it with that key; nothing of it was passed on",
+                next.block,
+                key.print()
+            ))
+            .into());
         }
         self.used = Some(key.print());
         Ok(())
@@ -205,13 +228,11 @@ impl Encrypted {
     /// could not be had because `why`.
     fn missing(&mut self, next: &NextBlock, named: &str, why: &str) -> io::Error {
         let cartridge = self.cartridge();
-        io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "block {} of {cartridge} is encrypted with {named}: {why}; nothing of it was passed on",
-                next.block
-            ),
-        )
+        KeyRefused(format!(
+            "block {} of {cartridge} is encrypted with {named}: {why}; nothing of it was passed on",
+            next.block
+        ))
+        .into()
     }
 
     /// "cartridge E01010L6", by the barcode in its memory.

@@ -18,7 +18,7 @@ pub mod encrypted;
 pub mod key_dir;
 pub mod setup;
 
-pub use encrypted::Encrypted;
+pub use encrypted::{key_refusal, Encrypted, KeyRefused};
 pub use key_dir::Keying;
 
 #[cfg(test)]
