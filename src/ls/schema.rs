@@ -69,14 +69,20 @@ pub struct MemberJson {
     /// The record (tape) or write (file) of the volume that holds its
     /// first header, from 0.
     pub record: Option<u64>,
+    /// The fingerprint ("tapebuf:…") of the key that volume's drive
+    /// encrypted it with, which a restore of the member needs in
+    /// `--key-dir`; null when it is not encrypted or without a manifest.
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 impl MemberJson {
     /// `member`, placed on its volume when there is a manifest.
     pub fn new(member: Member, manifest: Option<&Manifest>) -> MemberJson {
         let at = manifest.and_then(|m| m.locate(member.header_offset));
-        let barcode = at
-            .and_then(|at| manifest?.volume(at.volume)?.barcode.clone())
+        let volume = at.and_then(|at| manifest?.volume(at.volume));
+        let barcode = volume
+            .and_then(|v| v.barcode.clone())
             .filter(|b| !b.is_empty());
         MemberJson {
             path: text(&member.path),
@@ -92,6 +98,7 @@ impl MemberJson {
             barcode,
             volume_offset: at.map(|at| at.volume_offset),
             record: at.map(|at| at.record),
+            key: volume.and_then(|v| v.key.clone()),
         }
     }
 }

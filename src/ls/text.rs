@@ -73,6 +73,7 @@ mod tests {
             barcode: volume.map(|_| "A00001L8".into()),
             volume_offset: None,
             record: None,
+            key: None,
         }
     }
 

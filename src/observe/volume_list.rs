@@ -46,15 +46,23 @@ impl VolumeList {
     }
 
     /// "-o /dev/nst0: every block encrypted by the drive (AES-256-GCM)
-    /// with key tapebuf:…" (or decrypted, reading), when it was.
+    /// with key tapebuf:…" (or decrypted, reading), when it was; with a
+    /// key that was in the drive before the run, which one and that.
     pub(super) fn encryption_clause(&self) -> Option<String> {
-        let key = self.protection.as_ref()?.key?;
+        let p = self.protection.as_ref()?;
         let done = match self.endpoint.starts_with("-i") {
             true => "decrypted",
             false => "encrypted",
         };
+        let by = match (p.key, &p.key_left) {
+            (_, Some(what)) => format!(
+                "with {what}, which was in the drive before this run (not from --encrypt-key or --key-dir)"
+            ),
+            (Some(key), None) => format!("(AES-256-GCM) with key {key}"),
+            (None, None) => return None,
+        };
         Some(format!(
-            "{}: every block {done} by the drive (AES-256-GCM) with key {key}",
+            "{}: every block {done} by the drive {by}",
             self.endpoint
         ))
     }

@@ -98,17 +98,17 @@ impl Running {
         // remote tape, until their replies): the ring gets that many more,
         // so that -m and the watermarks still mean what they say.
         // It may also append to a block in place (a tape's CRC), in room
-        // the ring leaves after each block.
-        let (kept, room) = match (sinks.as_slice(), taps.is_empty()) {
+        // the ring leaves after each block. The source may use that room
+        // whatever the outputs (a tape's CRC read with each record), since
+        // no output reads past a block's data.
+        let (kept, sink_room) = match (sinks.as_slice(), taps.is_empty()) {
             ([only], true) => {
                 let traits = only.traits();
-                (
-                    traits.keeps_blocks,
-                    ring_room(traits.room_after_block, params.block_bytes),
-                )
+                (traits.keeps_blocks, traits.room_after_block)
             }
             _ => (0, 0),
         };
+        let room = ring_room(sink_room.max(source.room_after_block()), params.block_bytes);
         let blocks = params.blocks + kept;
         let refusal = endpoints_refusal(source.as_ref(), &sinks, &taps, params.pad);
         let (reader_end, writer_end, fanout_pipes, path) =

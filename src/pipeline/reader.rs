@@ -93,7 +93,10 @@ impl Reader {
         let arrived = &self.stats.read_bytes;
         let capacity = blk.capacity();
         match blk.kernel_pipe() {
-            None => self.source.fill(blk.buffer_mut(), arrived),
+            None => match blk.with_room_mut() {
+                Some(buf) => self.source.fill_in(buf, capacity, arrived),
+                None => self.source.fill(blk.buffer_mut(), arrived),
+            },
             Some(pipe) => match pipe.empty() {
                 Ok(()) => self.source.fill_pipe(pipe, capacity, arrived),
                 Err(e) => Filled {

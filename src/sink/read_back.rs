@@ -25,6 +25,7 @@ use crate::base::console::{message, say};
 use crate::base::size::{bytes_per_s, Bytes, Rate};
 use crate::manifest::{Checker, Ledger, Verified};
 use crate::tape::drive::limits::space_steps;
+use crate::tape::protection::CRC_BYTES;
 use crate::tape::{AtEnd, Drive, TapeOp};
 use crate::volume::{Ends, Trailer};
 
@@ -174,9 +175,11 @@ pub fn read_back_tape(
         drive.op(TapeOp::BackspaceRecords(step))?;
     }
     let largest = check.expected().records.iter().map(|r| r.bytes).max();
-    let mut buf = vec![0u8; largest.unwrap_or(0).max(1) as usize];
+    let largest = largest.unwrap_or(0).max(1) as usize;
+    // Room for a protected drive to read each record's CRC into.
+    let mut buf = vec![0u8; largest + CRC_BYTES];
     loop {
-        let n = match drive.read_record(&mut buf) {
+        let n = match drive.read_record_in(&mut buf, largest) {
             Ok(n) => n,
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
                 return Err(io::Error::other(format!(

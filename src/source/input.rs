@@ -18,6 +18,20 @@ pub trait Source: Send {
     /// a slow trickle even while a large block is still filling.
     fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled;
 
+    /// As `fill` of `buf[..len]`, where `buf` holds room after `len` that
+    /// the source may scribble on but never counts as data
+    /// (`room_after_block`): a tape with logical block protection reads
+    /// each record's CRC there instead of copying the record.
+    fn fill_in(&mut self, buf: &mut [u8], len: usize, arrived: &AtomicU64) -> Filled {
+        self.fill(&mut buf[..len], arrived)
+    }
+
+    /// The bytes after each block that `fill_in` would use: the ring
+    /// leaves them when it can.
+    fn room_after_block(&self) -> usize {
+        0
+    }
+
     /// The name used in messages: a path, `stdin`, a host.
     fn name(&self) -> &str;
 

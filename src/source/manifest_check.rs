@@ -200,6 +200,11 @@ impl CheckedMedium {
 
 impl ReadMedium for CheckedMedium {
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
+        let len = buf.len();
+        self.read_in(buf, len, fresh)
+    }
+
+    fn read_in(&mut self, buf: &mut [u8], len: usize, fresh: bool) -> io::Result<Got> {
         if let State::Unread = self.state {
             self.admit()?;
         }
@@ -217,13 +222,13 @@ impl ReadMedium for CheckedMedium {
         if self.failed() {
             return self.finish();
         }
-        if let Some(got) = self.give_ahead(buf) {
+        if let Some(got) = self.give_ahead(&mut buf[..len]) {
             return Ok(got);
         }
         if self.ended {
             return self.finish();
         }
-        match self.inner.read(buf, fresh)? {
+        match self.inner.read_in(buf, len, fresh)? {
             Got::Bytes(n) => {
                 let mut checker = self.checker.take();
                 if let Some(c) = checker.as_mut() {
@@ -242,6 +247,10 @@ impl ReadMedium for CheckedMedium {
             }
             Got::BlockDone => Ok(Got::BlockDone),
         }
+    }
+
+    fn room_after_record(&self) -> usize {
+        self.inner.room_after_record()
     }
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {

@@ -28,7 +28,7 @@ use crate::base::console::message;
 use crate::base::errors::plain;
 use crate::base::size::size_flag;
 use crate::tape::drive::limits::{is_refused_size, refused_error};
-use crate::tape::protection::refused_with_crc;
+use crate::tape::protection::{refused_with_crc, CRC_BYTES};
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::{Access, AtEnd, Drive, TapeOp};
@@ -72,13 +72,14 @@ impl LocalTape<Reading> {
         LocalTape::with_face(drive, Reading::default())
     }
 
-    /// One read(2) of at most `read_cap` bytes; at the first read of a
-    /// volume, a read refused for its size is tried again with less.
-    fn read_capped(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut want = buf.len().min(self.face.read_cap.unwrap_or(usize::MAX));
+    /// One read(2) of at most `len` and `read_cap` bytes into `buf`, which
+    /// may hold room after `len`; at the first read of a volume, a read
+    /// refused for its size is tried again with less.
+    fn read_capped(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        let mut want = len.min(self.face.read_cap.unwrap_or(usize::MAX));
         let mut first_refusal: Option<(usize, io::Error)> = None;
         let result = loop {
-            match self.drive.read_record(&mut buf[..want]) {
+            match self.drive.read_record_in(buf, want) {
                 // With its CRC the record is more than the controller
                 // takes: read without logical block protection.
                 Err(e)
@@ -170,29 +171,41 @@ impl LocalTape<Reading> {
 
 impl ReadMedium for LocalTape<Reading> {
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got> {
+        let len = buf.len();
+        self.read_in(buf, len, fresh)
+    }
+
+    fn read_in(&mut self, buf: &mut [u8], len: usize, fresh: bool) -> io::Result<Got> {
         self.check_mode()?;
-        if !fresh && buf.len() < self.face.largest {
+        if !fresh && len < self.face.largest {
             return Ok(Got::BlockDone);
         }
-        match self.read_capped(buf) {
+        match self.read_capped(buf, len) {
             Ok(0) => Ok(Got::EndOfVolume),
             Ok(n) => {
                 self.face.smallest = self.face.smallest.min(n);
                 self.face.largest = self.face.largest.max(n);
                 Ok(Got::Bytes(n))
             }
-            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && self.capped(buf.len()) => {
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && self.capped(len) => {
                 Err(self.larger_than_cap(self.face.read_cap.unwrap_or(0)))
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOMEM) && !fresh => {
                 // A record larger than those before, but not than a block:
                 // put it back and read it into the next block.
                 self.drive.op(TapeOp::BackspaceRecords(1))?;
-                self.face.largest = self.face.largest.max(buf.len() + 1);
+                self.face.largest = self.face.largest.max(len + 1);
                 Ok(Got::BlockDone)
             }
-            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => Err(self.too_large(buf.len())),
+            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => Err(self.too_large(len)),
             Err(e) => Err(e),
+        }
+    }
+
+    fn room_after_record(&self) -> usize {
+        match self.drive.protection().method {
+            Some(_) => CRC_BYTES,
+            None => 0,
         }
     }
 

@@ -45,6 +45,19 @@ pub trait ReadMedium: Medium {
     /// Reads into `buf`; `fresh` says `buf` is a whole, empty block.
     fn read(&mut self, buf: &mut [u8], fresh: bool) -> io::Result<Got>;
 
+    /// As `read` into `buf[..len]`, where `buf` holds room after `len`
+    /// that the medium may scribble on (`room_after_record`): a tape with
+    /// logical block protection reads each record's CRC there instead of
+    /// copying the record.
+    fn read_in(&mut self, buf: &mut [u8], len: usize, fresh: bool) -> io::Result<Got> {
+        self.read(&mut buf[..len], fresh)
+    }
+
+    /// Bytes after its data that `read_in` may use, on the volume open now.
+    fn room_after_record(&self) -> usize {
+        0
+    }
+
     /// Closes the volume in use, doing `then` to a tape first.
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()>;
 
@@ -291,6 +304,11 @@ impl VolumeSource {
 
 impl Source for VolumeSource {
     fn fill(&mut self, buf: &mut [u8], arrived: &AtomicU64) -> Filled {
+        let len = buf.len();
+        self.fill_in(buf, len, arrived)
+    }
+
+    fn fill_in(&mut self, buf: &mut [u8], len: usize, arrived: &AtomicU64) -> Filled {
         let mut bytes = 0;
         if !std::mem::replace(&mut self.started, true) {
             if let Err(e) = self.admit(1) {
@@ -301,10 +319,13 @@ impl Source for VolumeSource {
             }
         }
         let end = loop {
-            if bytes == buf.len() {
+            if bytes == len {
                 break End::More;
             }
-            match self.medium.read(&mut buf[bytes..], bytes == 0) {
+            match self
+                .medium
+                .read_in(&mut buf[bytes..], len - bytes, bytes == 0)
+            {
                 Ok(Got::Bytes(n)) => {
                     self.digest.update(&buf[bytes..bytes + n]);
                     bytes += n;
@@ -332,6 +353,10 @@ impl Source for VolumeSource {
             self.note_protection();
         }
         Filled { bytes, end }
+    }
+
+    fn room_after_block(&self) -> usize {
+        self.medium.room_after_record()
     }
 
     fn name(&self) -> &str {

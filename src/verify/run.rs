@@ -103,10 +103,13 @@ fn verify(args: &VerifyCli, manifest: Arc<Manifest>, guard: &ShellGuard) -> Resu
     // The stream's digest, of every byte handed on: the volumes' bytes in
     // order, whole only when every volume was read and matched.
     let alg = HashAlg::from_name(&manifest.digest_algorithm).unwrap_or(HashAlg::Xxh3);
-    let stream = StreamDigest::start(alg, settings.endpoint.block_bytes);
+    // Each buffer has the room after the block that the source reads a
+    // tape's CRCs into, copying nothing.
+    let block = settings.endpoint.block_bytes;
+    let stream = StreamDigest::start(alg, block + source.room_after_block());
     let stopped = loop {
         let mut buf = stream.buffer();
-        let filled = source.fill(&mut buf, &arrived);
+        let filled = source.fill_in(&mut buf, block, &arrived);
         stream.hand_on(buf, filled.bytes);
         match filled.end {
             End::More => {}

@@ -19,12 +19,13 @@ pub struct StreamDigest {
 }
 
 impl StreamDigest {
-    /// Starts the thread, with buffers of `block_bytes`.
-    pub fn start(alg: HashAlg, block_bytes: usize) -> StreamDigest {
+    /// Starts the thread, with buffers of `bytes` (a block and the room
+    /// after it the source may use, `Source::room_after_block`).
+    pub fn start(alg: HashAlg, bytes: usize) -> StreamDigest {
         let (full, filled) = bounded::<(Vec<u8>, usize)>(BUFFERS);
         let (give_back, empty) = bounded(BUFFERS);
         for _ in 0..BUFFERS {
-            let _ = give_back.send(vec![0u8; block_bytes]);
+            let _ = give_back.send(vec![0u8; bytes]);
         }
         let thread = crate::base::thread::spawn("verify-digest", move || {
             let mut hasher = Hasher::new(alg);

@@ -336,6 +336,14 @@ fn an_encrypted_backup_names_its_key_in_the_manifest_and_the_catalog_and_verifie
     let catalog = Catalog::open(&path).unwrap();
     let keys: Vec<(u32, String)> = (1..=3).map(|n| (n, print.clone())).collect();
     assert_eq!(catalog.volume_keys(), keys);
+    // `tapebuf ls --json` names the key each member's volume needs.
+    let listed: Vec<_> = (catalog.members())
+        .map(|m| tapebuf::ls::schema::MemberJson::new(m.unwrap(), Some(&manifest)))
+        .collect();
+    assert!(!listed.is_empty());
+    for m in &listed {
+        assert_eq!(m.key.as_deref(), Some(print.as_str()), "{}", m.path);
+    }
     let lib = shelf.lock().unwrap();
     let last = &lib.slots[2];
     let mut catalog_copy = last

@@ -81,6 +81,41 @@ fn read_through(drive: Box<dyn tapebuf::tape::Drive>, volumes: ReadVolumes) -> (
     (summary, data)
 }
 
+/// A change command that puts the next cartridge in at once.
+fn changing() -> ChangePolicy {
+    ChangePolicy {
+        command: Some("true".into()),
+        timeout: None,
+        loader: None,
+    }
+}
+
+/// Writes `data` to `drive`, changing cartridges as each fills.
+fn write_changing(drive: Box<dyn tapebuf::tape::Drive>, data: &[u8]) -> Summary {
+    let settings = VolumeSettings {
+        policy: changing(),
+        ..VolumeSettings::default()
+    };
+    let sink = VolumeSink::new(Box::new(TapeMedium::new(drive)), "/dev/nst0", settings);
+    run(
+        Box::new(Memory(Cursor::new(data.to_vec()))),
+        Box::new(sink),
+        false,
+    )
+}
+
+/// Reads what `drive` holds, every volume the trailers say, changing
+/// cartridges between them.
+fn read_changing(drive: Box<dyn tapebuf::tape::Drive>) -> (Summary, Vec<u8>) {
+    let volumes = ReadVolumes {
+        policy: changing(),
+        count: None,
+        numbered: false,
+        at_end: tapebuf::tape::AtEnd::Rewind,
+    };
+    read_through(drive, volumes)
+}
+
 fn blanks(n: usize) -> Vec<Cartridge> {
     // 1 MiB cartridges whose last 200 KiB are the early-warning zone.
     (0..n)

@@ -38,6 +38,9 @@ expect_grep() {
 }
 expect_nogrep() { ! grep -Eq -- "$1" "$2" || { sed 's/^/    | /' "$2" >&2; fail "$3: /$1/ in $2"; }; echo "ok: $3"; }
 sha() { sha256sum "$@" | cut -d' ' -f1; }
+# ere TEXT: TEXT as an extended regular expression that matches it alone
+# (a key's fingerprint holds + and /).
+ere() { printf '%s' "$1" | sed 's/[][\\.^$*+?(){}|]/\\&/g'; }
 # The summary's committed bytes ("out N bytes") from tapebuf's stderr file.
 # ("summary: interrupted by SIGINT: in N bytes, out N bytes" after a signal)
 summary_out() { sed -n 's/.*summary:.* in [0-9]* bytes, out \([0-9]*\) bytes.*/\1/p' "$1" | tail -1; }
@@ -1314,7 +1317,7 @@ an_encrypted_backup_across_three_cartridges_restores_with_the_key_dir_and_fails_
     print=$(cut -d' ' -f1 key.line)
     expect_eq "$(stat -c %a keys/backup.key)" 600 "the key file's mode"
     # As a pattern: base64's + is a regex operator.
-    local re; re=$(printf '%s' "$print" | sed 's/[+]/\\+/g')
+    local re; re=$(ere "$print")
     reset_library
     st=0; tb w.err -i "$seed" -o "$D1" --changer "$CH" --slots 10-12 --manifest enc.json --encrypt-key keys/backup.key || st=$?
     show w.err; robot_moves
@@ -1369,7 +1372,7 @@ a_key_the_drive_cannot_decrypt_with_is_refused_before_a_byte_and_cleared() {
     mkdir -p keys
     "$TB" key new --tape keys/a.key >a.line || fail "key A"
     local print re; print=$(cut -d' ' -f1 a.line)
-    re=$(printf '%s' "$print" | sed 's/[+]/\\+/g')
+    re=$(ere "$print")
     load 5 0; mt -f "$D0" rewind
     local sg; sg=$(ls -d "/sys/class/scsi_tape/$(basename "$D0")/device/scsi_generic/"sg* | head -1)
     { printf '\x00\x10\x00\x54\x40\x00\x02\x02\x01\x00'; head -c 8 /dev/zero; printf '\x00\x20'
@@ -1390,13 +1393,15 @@ a_key_the_drive_cannot_decrypt_with_is_refused_before_a_byte_and_cleared() {
     expect_eq "$(summary_out r.err)" 0 "the committed count is what the output holds"
     no_key_in "$D0" "after the wrong key"
 }
-a_backup_stopped_by_sigterm_leaves_no_key_in_the_drive() {
-    mkdir -p keys
-    "$TB" key new --tape keys/t.key >/dev/null || fail "a key"
+# encrypting_backup_under_way KEY ERR: starts a backup of slot 6's
+# cartridge in drive 0 with --encrypt-key KEY (stderr to ERR) from a fifo
+# held open on fd 3, and returns once encrypted blocks are on the tape; its
+# pid is in $pid.
+encrypting_backup_under_way() {
     load 6 0; mt -f "$D0" rewind
     rm -f in.fifo; mkfifo in.fifo
     # A small ring, so that blocks reach the tape while the input waits.
-    "$TB" -i in.fifo -m 8M -o "$D0" --encrypt-key keys/t.key 2>w.err &
+    "$TB" -i in.fifo -m 8M -o "$D0" --encrypt-key "$1" 2>"$2" &
     pid=$!
     exec 3>in.fifo
     head -c 16777216 "$(seed250)" >&3
@@ -1409,12 +1414,50 @@ a_backup_stopped_by_sigterm_leaves_no_key_in_the_drive() {
     done
     expect_eq "$(spin "$D0" 0020 | cut -c11-12)" 02 "the drive encrypts while the backup runs"
     [ "$((16#$(spin "$D0" 0021 | cut -c17-24)))" -gt 0 ] || fail "no block reached the tape"
+}
+a_backup_stopped_by_sigterm_leaves_no_key_in_the_drive() {
+    mkdir -p keys
+    "$TB" key new --tape keys/t.key >/dev/null || fail "a key"
+    encrypting_backup_under_way keys/t.key w.err
     kill -TERM "$pid"
     st=0; wait "$pid" || st=$?
     exec 3>&-
     show w.err
     expect_status 143 "$st" "tapebuf stopped by SIGTERM"
     no_key_in "$D0" "after SIGTERM"
+}
+
+a_plain_backup_to_a_drive_a_killed_run_left_encrypting_says_so_and_restores_with_its_key() {
+    mkdir -p keys
+    "$TB" key new --tape keys/t.key >key.line || fail "a key"
+    local print re; print=$(cut -d' ' -f1 key.line)
+    re=$(ere "$print")
+    encrypting_backup_under_way keys/t.key k.err
+    kill -KILL "$pid"
+    st=0; wait "$pid" || st=$?
+    exec 3>&-
+    expect_status 137 "$st" "tapebuf killed by SIGKILL"
+    expect_eq "$(spin "$D0" 0020 | cut -c11-12)" 02 "the killed run left the drive encrypting"
+    # A plain backup over it: the drive is left as found, and said to encrypt.
+    head -c 4194304 "$(seed250)" >in.bin
+    mt -f "$D0" rewind
+    # With --verify: the volume is read back through the drive's key.
+    st=0; "$TB" -i in.bin -o "$D0" --verify --manifest plain.json --summary-json plain.sum 2>p.err || st=$?
+    show p.err
+    expect_status 0 "$st" "the plain backup"
+    expect_grep "warning: the drive encrypts every block with key $re, which was in it before this run" p.err "the plain run warns that the drive encrypts"
+    expect_grep "every block encrypted by the drive with key $re, which was in the drive before this run" p.err "the summary says with which key"
+    expect_grep 'volume 1 \(.*\): verified' p.err "read back and verified with the drive's key"
+    expect_eq "$(jq -r '.volume_bytes[0].encryption_key_left' plain.sum)" "key $print" "--summary-json's encryption_key_left"
+    expect_eq "$(jq -r '.volumes[0].key' plain.json)" "$print" "the manifest names the key the volume needs"
+    expect_eq "$(spin "$D0" 0020 | cut -c11-12)" 02 "the drive is left as it was found"
+    "$TB" drive "$D0" --clear-key >c.out 2>c.err || { show c.err; fail "tapebuf drive --clear-key"; }
+    no_key_in "$D0" "after --clear-key"
+    st=0; "$TB" -i "$D0" --manifest plain.json --key-dir keys >out.bin 2>r.err || st=$?
+    show r.err
+    expect_status 0 "$st" "the restore with the key dir"
+    expect_eq "$(sha out.bin)" "$(sha in.bin)" "the restore is byte-exact"
+    no_key_in "$D0" "after the restore"
 }
 
 ALL_CASES=(
@@ -1477,6 +1520,7 @@ ALL_CASES=(
     an_encrypted_backup_across_three_cartridges_restores_with_the_key_dir_and_fails_cleanly_without_it_or_with_a_wrong_one
     a_key_the_drive_cannot_decrypt_with_is_refused_before_a_byte_and_cleared
     a_backup_stopped_by_sigterm_leaves_no_key_in_the_drive
+    a_plain_backup_to_a_drive_a_killed_run_left_encrypting_says_so_and_restores_with_its_key
 )
 # CI_CASES: the lab's part of CI (`.ci/run`, `lab.sh ci`), chosen to fit
 # CI's budget (well under 30 minutes for tests, package and lab; under TCG
@@ -1632,6 +1676,12 @@ run_suite() {
             >"$LAB_OUT/cases/$name.log" 2>&1
         rc=$?
         secs=$(( $(date +%s) - t0 ))
+        # A case with keys that failed before clearing them must not leave
+        # the drives encrypting the next cases' backups.
+        if [ "$rc" != 0 ] && [ -d /run/lab/case/keys ]; then
+            "$TB" drive "$D0" --clear-key >/dev/null 2>&1 || true
+            "$TB" drive "$D1" --clear-key >/dev/null 2>&1 || true
+        fi
         [ "$rc" = 124 ] && echo "TIMED OUT after ${CASE_TIMEOUT[$name]:-150} s" >>"$LAB_OUT/cases/$name.log"
         if [ "$rc" = 0 ]; then
             echo "PASS $name $secs" >>"$res"; echo "tapelab: PASS $name (${secs}s)"

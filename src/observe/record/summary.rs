@@ -122,6 +122,12 @@ pub struct VolumeBytes {
     /// fingerprint of the key of the last volume ("tapebuf:…").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encryption_key: Option<String>,
+    /// Set when that key was in the drive before the run (another
+    /// program's, or a killed run's), not from `--encrypt-key` or
+    /// `--key-dir`: what the key names ("key tapebuf:…", "a key it does
+    /// not name").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption_key_left: Option<String>,
 }
 
 /// The summary's `ring` object: the zero-copy ring or the copying one,
@@ -210,6 +216,8 @@ impl SummaryRecord {
                         lbp_off_because: v.protection.as_ref().and_then(|p| p.why_none.clone()),
                         encryption_key: (v.protection.as_ref())
                             .and_then(|p| p.key.map(|k| k.to_string())),
+                        encryption_key_left: (v.protection.as_ref())
+                            .and_then(|p| p.key_left.clone()),
                     })
                     .collect(),
                 drive_health: summary.drives.clone(),

@@ -15,7 +15,7 @@
 use crate::base::console::message;
 use std::io;
 
-use crate::tape::drive::{Drive, DriveStatus, TapeOp};
+use crate::tape::drive::{pass_on, Drive};
 use crate::tape::scsi::pages::tape_alert::TapeAlerts;
 
 /// Where warnings go: stderr in the program, a list in tests.
@@ -106,26 +106,6 @@ impl CleaningWatch {
 }
 
 impl Drive for CleaningWatch {
-    fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
-        self.drive.write_record(record)
-    }
-
-    fn write_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
-        self.drive.write_record_in(buf, len)
-    }
-
-    fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.drive.read_record(buf)
-    }
-
-    fn op(&mut self, op: TapeOp) -> io::Result<()> {
-        self.drive.op(op)
-    }
-
-    fn status(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status()
-    }
-
     fn close(&mut self) -> io::Result<()> {
         let when = format!("at the end of volume {}", self.volume);
         self.look(&when);
@@ -140,40 +120,6 @@ impl Drive for CleaningWatch {
         Ok(())
     }
 
-    fn name(&self) -> &str {
-        self.drive.name()
-    }
-
-    fn position(&mut self) -> io::Result<u64> {
-        self.drive.position()
-    }
-
-    fn protection(&self) -> crate::tape::drive::Protection {
-        self.drive.protection()
-    }
-
-    fn drop_protection(&mut self, why: String) -> io::Result<()> {
-        self.drive.drop_protection(why)
-    }
-
-    // Every method with a default must be passed on too, or the wrapped
-    // drive would lose it.
-    fn transfer_limits(&self) -> super::limits::TransferLimits {
-        self.drive.transfer_limits()
-    }
-
-    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status_unopened()
-    }
-
-    fn eject_unopened(&mut self) -> io::Result<()> {
-        self.drive.eject_unopened()
-    }
-
-    fn ready_poll_interval(&self) -> std::time::Duration {
-        self.drive.ready_poll_interval()
-    }
-
     /// What the drive raises now, with what the watch saw before.
     fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
         let now = self.drive.tape_alerts()?;
@@ -181,21 +127,12 @@ impl Drive for CleaningWatch {
         Ok(self.alerts)
     }
 
-    fn scsi_command(
-        &mut self,
-        cdb: &[u8],
-        data: crate::tape::scsi::sg_io::Data<'_>,
-        timeout: std::time::Duration,
-    ) -> Result<usize, crate::tape::scsi::sg_io::ScsiError> {
-        self.drive.scsi_command(cdb, data, timeout)
-    }
-
-    fn cartridge_serial(&self) -> Option<String> {
-        self.drive.cartridge_serial()
-    }
-
     fn cleaned(&mut self) {
         self.alerts = TapeAlerts::default();
         self.drive.cleaned();
     }
+
+    pass_on!(drive: write_record, write_record_in, read_record, read_record_in, op, status,
+        name, position, protection, drop_protection, transfer_limits, status_unopened,
+        eject_unopened, ready_poll_interval, scsi_command, cartridge_serial);
 }

@@ -92,8 +92,14 @@ pub struct Protection {
     /// Why none, when none: "--no-lbp", or what the drive said.
     pub why_none: Option<String>,
     /// The fingerprint of the key the volume opened last was written or
-    /// read with; None when it was not encrypted.
+    /// read with; None when it was not encrypted, or with a key that
+    /// names no tapebuf fingerprint.
     pub key: Option<KeyPrint>,
+    /// Set when the drive encrypted or decrypted the volume opened last
+    /// with a key that was in it before this run (another program's, or
+    /// a run killed before it could clear its own): what that key is
+    /// said to be: a key it names "…", or a key it does not name.
+    pub key_left: Option<String>,
 }
 
 /// A tape drive with a medium that can be changed.
@@ -112,6 +118,15 @@ pub trait Drive: Send {
 
     /// Reads the next record with one read(2). 0 means a filemark.
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize>;
+
+    /// Reads the next record, of at most `len` bytes, into `buf`, as
+    /// `read_record`; `buf` may hold room after `len`, into which a drive
+    /// with logical block protection reads the record's CRC instead of
+    /// reading into a buffer of its own and copying (`tape::protection`).
+    /// The bytes after the record's are left unspecified.
+    fn read_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        self.read_record(&mut buf[..len])
+    }
 
     fn op(&mut self, op: TapeOp) -> io::Result<()>;
 

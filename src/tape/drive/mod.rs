@@ -7,7 +7,8 @@
 //! tested here. Beside them: the mtio ioctls (`mtio.rs`), which character
 //! devices are tapes (`char_devices.rs`), the drive's block limits
 //! (`limits.rs`), fixed or variable block mode (`block_mode.rs`), cleaning
-//! (`cleaning.rs`) and how a read ended (`at_end.rs`).
+//! (`cleaning.rs`), how a read ended (`at_end.rs`) and the methods a
+//! wrapper of a drive passes on to it (`pass_on.rs`).
 //!
 //! The semantics are Linux st's in variable-block mode:
 //! - a write past the early-warning point succeeds; the next one fails
@@ -30,9 +31,11 @@ mod device;
 mod interface;
 pub mod limits;
 pub mod mtio;
+pub(crate) mod pass_on;
 
 pub use at_end::AtEnd;
 pub use device::Device;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) use interface::tape_alerts_by_scsi;
 pub use interface::{Access, Drive, DriveStatus, Protection, TapeOp, READY_POLL};
+pub(crate) use pass_on::pass_on;

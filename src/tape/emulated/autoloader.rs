@@ -63,6 +63,9 @@ pub struct Autoloader {
     /// Where in the writer's memory each record written began: a record
     /// that came straight from the ring starts on a page.
     pub write_addresses: Vec<usize>,
+    /// Where in the reader's memory each read was asked to go: a record
+    /// read straight into the ring starts on a page.
+    pub read_addresses: Vec<usize>,
     /// The control data protection mode page as MODE SELECT last set it
     /// (`protection.rs`); None: off, as the drive started.
     pub lbp_page: Option<crate::tape::scsi::pages::protection::ProtectionPage>,

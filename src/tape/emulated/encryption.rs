@@ -136,12 +136,15 @@ impl Autoloader {
     }
 
     /// Refuses the read of item `position` of `slot` as the drive does.
+    /// With decryption mode 2 (on) mhvtl refuses to read anything that is
+    /// not an encrypted block, a filemark and the end of data included
+    /// (it asks before it looks at what the position holds; measured in
+    /// the tape lab, tests/tapelab/FINDINGS.md).
     pub(super) fn check_decrypt(&self, slot: usize, position: usize) -> io::Result<()> {
         let cart = &self.slots[slot];
-        let record = matches!(cart.items.get(position), Some(Item::Record(_)));
         let refused = match cart.seals.get(&position) {
             Some(seal) => self.crypt.decrypt < 2 || seal.key != self.crypt.key,
-            None => record && self.crypt.decrypt == 2,
+            None => self.crypt.decrypt == 2,
         };
         match refused {
             true => Err(io::Error::from_raw_os_error(libc::EIO)),

@@ -132,6 +132,7 @@ impl Emulated {
         let slot = lib.loaded.ok_or_else(no_medium)?;
         lib.check_transfer("read", buf.len())?;
         lib.check_fixed("read", buf.len())?;
+        lib.read_addresses.push(buf.as_ptr() as usize);
         let block = lib.block_bytes as usize;
         let mut position = position;
         while lib.dropped(slot, position) {

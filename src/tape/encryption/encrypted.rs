@@ -6,7 +6,8 @@
 //! Writing (`--encrypt-key`): the drive must offer AES-256-GCM in
 //! hardware for the cartridge loaded, or the run is refused before a
 //! block is written. Every block is encrypted, the key's fingerprint
-//! going with it as the U-KAD, and read back the same way by `--verify`.
+//! going with it as the U-KAD, and read back the same way by `--verify`
+//! (decryption mixed, so that the filemark after the data reads too).
 //!
 //! Reading: before the first block of every volume, and after every
 //! move, the drive is asked how the block there is encrypted. A plain
@@ -23,17 +24,14 @@
 //! drive then says of the block.
 
 use std::io;
-use std::time::Duration;
 
 use super::key_dir::Keying;
 use super::setup;
+use crate::base::console::{message, say};
 use crate::keys::tape_key::{KeyPrint, TapeKey};
-use crate::tape::drive::limits::TransferLimits;
-use crate::tape::drive::{Access, Drive, DriveStatus, Protection, TapeOp};
+use crate::tape::drive::{pass_on, Access, Drive, Protection, TapeOp};
 use crate::tape::scsi::pages::encryption::Mode;
 use crate::tape::scsi::pages::encryption_status::{BlockState, NextBlock};
-use crate::tape::scsi::pages::tape_alert::TapeAlerts;
-use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// A drive whose blocks are encrypted with a key tapebuf sets.
 pub struct Encrypted {
@@ -47,6 +45,12 @@ pub struct Encrypted {
     set_in_drive: bool,
     /// The key of the volume opened last.
     used: Option<KeyPrint>,
+    /// The volume opened last was encrypted or decrypted with a key that
+    /// was in the drive before this run: what it names
+    /// (`Protection::key_left`).
+    left: Option<String>,
+    /// The warning that the drive encrypts with such a key was given.
+    warned: bool,
     /// Reading: the block at the position is yet to be asked about.
     unchecked: bool,
     /// Reading: the drive could not tell how the block at the position
@@ -86,6 +90,8 @@ impl Encrypted {
             index: None,
             set_in_drive: false,
             used: None,
+            left: None,
+            warned: false,
             unchecked: access == Access::Read,
             blind: false,
         };
@@ -96,21 +102,24 @@ impl Encrypted {
     /// Writing: the key set for the volume now in the drive.
     fn begin_volume(&mut self) -> io::Result<()> {
         self.unchecked = self.access == Access::Read;
+        self.left = None;
         if self.access == Access::Read {
             self.used = None;
         }
-        let Some(key) = self
-            .keying
-            .key
-            .clone()
-            .filter(|_| self.access == Access::Write)
-        else {
+        if self.access != Access::Write {
+            return Ok(());
+        }
+        let Some(key) = self.keying.key.clone() else {
+            self.note_key_left();
             return Ok(());
         };
         let aes = setup::writing_algorithm(self.drive.as_mut())
             .map_err(|why| refused(format!("--encrypt-key: {why}; nothing was written")))?;
         self.index = Some(aes.index);
-        self.set_key(Mode::On, Mode::On, &key)?;
+        // Decryption mixed, not on: `--verify` reads the volume back
+        // through its filemark, and a drive with decryption on may refuse
+        // to read anything not encrypted, a filemark included (mhvtl does).
+        self.set_key(Mode::On, Mode::Mixed, &key)?;
         let now = setup::status(self.drive.as_mut())
             .map_err(|e| refused(format!("--encrypt-key: reading its encryption status: {e}")))?;
         if now.encrypt != Mode::On as u8 {
@@ -122,6 +131,45 @@ impl Encrypted {
         }
         self.used = Some(key.print());
         Ok(())
+    }
+
+    /// Writing without `--encrypt-key`: a drive that encrypts anyway, with
+    /// a key another program set (stenc) or a run killed before it could
+    /// clear its own, is left as it is, since that may be what its owner
+    /// wants; but the backup is said to be encrypted, once on stderr and
+    /// in the summary, with the key's fingerprint where it has one.
+    fn note_key_left(&mut self) {
+        let Ok(now) = setup::status(self.drive.as_mut()) else {
+            return; // a drive without the page, or beyond SCSI
+        };
+        if now.encrypt != Mode::On as u8 {
+            self.used = None;
+            return;
+        }
+        let what = self.key_left(now.ukad.as_deref());
+        if !std::mem::replace(&mut self.warned, true) {
+            let name = self.drive.name().to_string();
+            say(&message!(
+                "{name}: warning: the drive encrypts every block with {what}, which was in it before this run: reading this backup needs that key (tapebuf drive {name} --clear-key clears it)"
+            ));
+        }
+    }
+
+    /// Notes that the volume is encrypted or decrypted with a key that was
+    /// in the drive before, whose U-KAD is `ukad`: what it names.
+    fn key_left(&mut self, ukad: Option<&[u8]>) -> String {
+        let print = ukad.and_then(KeyPrint::from_ukad);
+        let what = match (print, ukad) {
+            (Some(print), _) => format!("key {print}"),
+            (None, Some(u)) => format!(
+                "a key it names \"{}\"",
+                String::from_utf8_lossy(u).escape_debug()
+            ),
+            (None, None) => "a key it does not name".into(),
+        };
+        self.used = print;
+        self.left = Some(what.clone());
+        what
     }
 
     /// The drive's algorithm index, asked the first time it is needed.
@@ -188,12 +236,11 @@ impl Encrypted {
     /// Sets the key block `next` needs and checks the drive can read it.
     fn take_key_for(&mut self, next: &NextBlock) -> io::Result<()> {
         let print = next.ukad.as_deref().and_then(KeyPrint::from_ukad);
-        let (key, from) = match (print, &self.keying.key) {
-            (Some(print), _) => self
-                .keying
-                .find(print)
-                .map_err(|why| self.missing(next, &format!("key {print}"), &why))?,
-            (None, Some(key)) => (key.clone(), "--encrypt-key".into()),
+        let found = match (print, &self.keying.key) {
+            (Some(print), _) => {
+                (self.keying.find(print)).map_err(|why| (format!("key {print}"), why))
+            }
+            (None, Some(key)) => Ok((key.clone(), "--encrypt-key".into())),
             (None, None) => {
                 let named = next
                     .ukad
@@ -204,8 +251,18 @@ impl Encrypted {
                             String::from_utf8_lossy(u).escape_debug()
                         )
                     });
-                return Err(self.missing(next, &named, "give its key with --encrypt-key FILE"));
+                Err((named, "give its key with --encrypt-key FILE".into()))
             }
+        };
+        let (key, from) = match found {
+            Ok(found) => found,
+            // The drive holds a key that reads it, set before this run
+            // (stenc's): read with that.
+            Err(_) if next.state == BlockState::Readable && !self.set_in_drive => {
+                self.key_left(next.ukad.as_deref());
+                return Ok(());
+            }
+            Err((named, why)) => return Err(self.missing(next, &named, &why)),
         };
         self.set_key(Mode::Disable, Mode::Mixed, &key)?;
         let after = setup::next_block(self.drive.as_mut())
@@ -252,6 +309,7 @@ impl Encrypted {
         &mut self,
         e: io::Error,
         buf: &mut [u8],
+        len: usize,
         before: Option<u64>,
     ) -> io::Result<usize> {
         let next = match setup::next_block(self.drive.as_mut()) {
@@ -261,7 +319,7 @@ impl Encrypted {
         let unmoved = before.is_some() && self.drive.position().ok() == before;
         if unmoved && next.state == BlockState::KeyNeeded {
             self.take_key_for(&next)?;
-            return self.drive.read_record(buf);
+            return self.drive.read_record_in(buf, len);
         }
         let named = (next.ukad.as_deref())
             .and_then(KeyPrint::from_ukad)
@@ -272,15 +330,12 @@ impl Encrypted {
 }
 
 impl Drive for Encrypted {
-    fn write_record(&mut self, record: &[u8]) -> io::Result<usize> {
-        self.drive.write_record(record)
-    }
-
-    fn write_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
-        self.drive.write_record_in(buf, len)
-    }
-
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let len = buf.len();
+        self.read_record_in(buf, len)
+    }
+
+    fn read_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
         if self.unchecked {
             self.prepare_read()?;
         }
@@ -290,7 +345,7 @@ impl Drive for Encrypted {
         } else {
             None
         };
-        match self.drive.read_record(buf) {
+        match self.drive.read_record_in(buf, len) {
             Ok(n) => {
                 if n == 0 && self.access == Access::Read {
                     // Past a filemark the next file may have another key.
@@ -299,7 +354,7 @@ impl Drive for Encrypted {
                 Ok(n)
             }
             Err(e) if e.raw_os_error() == Some(libc::EIO) && self.access == Access::Read => {
-                self.refused_read(e, buf, before)
+                self.refused_read(e, buf, len, before)
             }
             Err(e) => Err(e),
         }
@@ -314,10 +369,6 @@ impl Drive for Encrypted {
         Ok(())
     }
 
-    fn status(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status()
-    }
-
     fn close(&mut self) -> io::Result<()> {
         let cleared = self.clear();
         self.drive.close()?;
@@ -329,61 +380,17 @@ impl Drive for Encrypted {
         self.begin_volume()
     }
 
-    fn name(&self) -> &str {
-        self.drive.name()
-    }
-
-    fn transfer_limits(&self) -> TransferLimits {
-        self.drive.transfer_limits()
-    }
-
-    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status_unopened()
-    }
-
-    fn eject_unopened(&mut self) -> io::Result<()> {
-        self.drive.eject_unopened()
-    }
-
-    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
-        self.drive.tape_alerts()
-    }
-
-    fn scsi_command(
-        &mut self,
-        cdb: &[u8],
-        data: Data<'_>,
-        timeout: Duration,
-    ) -> Result<usize, ScsiError> {
-        self.drive.scsi_command(cdb, data, timeout)
-    }
-
-    fn cartridge_serial(&self) -> Option<String> {
-        self.drive.cartridge_serial()
-    }
-
-    fn position(&mut self) -> io::Result<u64> {
-        self.drive.position()
-    }
-
-    fn ready_poll_interval(&self) -> Duration {
-        self.drive.ready_poll_interval()
-    }
-
-    fn cleaned(&mut self) {
-        self.drive.cleaned()
-    }
-
     fn protection(&self) -> Protection {
         Protection {
             key: self.used,
+            key_left: self.left.clone(),
             ..self.drive.protection()
         }
     }
 
-    fn drop_protection(&mut self, why: String) -> io::Result<()> {
-        self.drive.drop_protection(why)
-    }
+    pass_on!(drive: write_record, write_record_in, status, name, transfer_limits,
+        status_unopened, eject_unopened, tape_alerts, scsi_command, cartridge_serial, position,
+        ready_poll_interval, cleaned, drop_protection);
 }
 
 impl Drop for Encrypted {

@@ -24,9 +24,8 @@ use super::commands::DriveCommands;
 use super::history::{History, VolumeFigures};
 use super::record::HealthLog;
 use super::snapshot::{identify, look, Snapshot};
-use crate::tape::drive::{Drive, DriveStatus, TapeOp};
+use crate::tape::drive::{pass_on, Drive};
 use crate::tape::scsi::pages::tape_alert::TapeAlerts;
-use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// Wraps a drive; keeps what it says of its health in a `HealthLog`.
 pub struct HealthWatch {
@@ -238,12 +237,11 @@ impl Drive for HealthWatch {
         self.timed(|d| d.read_record(buf))
     }
 
-    fn op(&mut self, op: TapeOp) -> io::Result<()> {
-        self.drive.op(op)
-    }
-
-    fn status(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status()
+    fn read_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        if self.writing {
+            return self.drive.read_record_in(buf, len);
+        }
+        self.timed(|d| d.read_record_in(buf, len))
     }
 
     fn close(&mut self) -> io::Result<()> {
@@ -257,36 +255,6 @@ impl Drive for HealthWatch {
         self.volume += 1;
         self.begin();
         Ok(())
-    }
-
-    fn name(&self) -> &str {
-        self.drive.name()
-    }
-
-    fn position(&mut self) -> io::Result<u64> {
-        self.drive.position()
-    }
-
-    fn protection(&self) -> crate::tape::drive::Protection {
-        self.drive.protection()
-    }
-
-    fn drop_protection(&mut self, why: String) -> io::Result<()> {
-        self.drive.drop_protection(why)
-    }
-
-    // Every method with a default is passed on, or the wrapped drive
-    // would lose it.
-    fn transfer_limits(&self) -> crate::tape::drive::limits::TransferLimits {
-        self.drive.transfer_limits()
-    }
-
-    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status_unopened()
-    }
-
-    fn eject_unopened(&mut self) -> io::Result<()> {
-        self.drive.eject_unopened()
     }
 
     /// The flags raised now, with those a look read and nobody was given;
@@ -306,26 +274,16 @@ impl Drive for HealthWatch {
         Ok(all)
     }
 
-    fn scsi_command(
-        &mut self,
-        cdb: &[u8],
-        data: Data<'_>,
-        timeout: Duration,
-    ) -> Result<usize, ScsiError> {
-        self.drive.scsi_command(cdb, data, timeout)
-    }
-
     fn cartridge_serial(&self) -> Option<String> {
         let health = self.log.volume(self.volume)?;
         health.cartridge?.serial
-    }
-
-    fn ready_poll_interval(&self) -> Duration {
-        self.drive.ready_poll_interval()
     }
 
     fn cleaned(&mut self) {
         self.log.set_cleaned();
         self.drive.cleaned();
     }
+
+    pass_on!(drive: op, status, name, position, protection, drop_protection, transfer_limits,
+        status_unopened, eject_unopened, scsi_command, ready_poll_interval);
 }

@@ -11,22 +11,22 @@
 //! for a record without room (a trailer, a piece of a block split across
 //! volumes), copies it into a buffer of its own first.
 //!
-//! Reading: each read(2) returns the record and its CRC. The record is
-//! read into a buffer of this wrapper, four bytes longer than the
-//! caller's, so that a record the caller's buffer holds still fits with
-//! its CRC, and copied to the caller only once its CRC matched: a block
-//! that fails passes on nothing (`BlockCheckFailed`).
+//! Reading: each read(2) returns the record and its CRC, so it asks for
+//! four bytes more than the caller wants, that a record the caller's
+//! buffer holds still fits with its CRC. `read_record_in` takes a buffer
+//! with that room after it (the ring's blocks have it when a tape is
+//! read) and reads into it, copying nothing; `read_record`, for a buffer
+//! without room, reads into a buffer of this wrapper and copies the data
+//! out once its CRC matched. Either way a block that fails passes on
+//! nothing (`BlockCheckFailed`): its bytes are never counted as read.
 
 use std::io;
-use std::time::Duration;
 
 use super::crc::crc;
 use super::setup::{self, Offer, SetupError};
 use crate::tape::drive::limits::TransferLimits;
-use crate::tape::drive::{Drive, DriveStatus, Protection, TapeOp};
+use crate::tape::drive::{pass_on, Drive, Protection};
 use crate::tape::scsi::pages::protection::{Method, INFO_BYTES};
-use crate::tape::scsi::pages::tape_alert::TapeAlerts;
-use crate::tape::scsi::sg_io::{Data, ScsiError};
 
 /// The bytes a protected block carries after its data.
 pub const CRC_BYTES: usize = INFO_BYTES as usize;
@@ -111,7 +111,7 @@ impl Protected {
             state: Protection {
                 method: Some(method),
                 why_none: None,
-                key: None,
+                ..Protection::default()
             },
             in_drive: Some(method),
             scratch: Vec::new(),
@@ -141,7 +141,7 @@ impl Protected {
                 self.state = Protection {
                     method: None,
                     why_none: Some(why),
-                    key: None,
+                    ..Protection::default()
                 };
             }
             Wanted::WhereOffered => {
@@ -149,7 +149,7 @@ impl Protected {
                 self.state = Protection {
                     method: methods.last().copied(),
                     why_none,
-                    key: None,
+                    ..Protection::default()
                 };
                 let Some(m) = self.state.method else {
                     return Ok(());
@@ -165,7 +165,7 @@ impl Protected {
                             why_none: Some(format!(
                                 "the kernel would not pass its MODE SELECT ({e})"
                             )),
-                            key: None,
+                            ..Protection::default()
                         };
                     }
                     Err(e) => return Err(failed(e)),
@@ -185,6 +185,38 @@ impl Protected {
                 "turning its logical block protection off again: {e}; other programs reading this drive get 4 bytes more per block until it is turned off (tapebuf drive DEV --no-lbp)"
             ))
         })
+    }
+
+    /// Checks a record read with its CRC at its end: the data's length,
+    /// or why nothing of it may be passed on.
+    fn checked(method: Method, record: &[u8]) -> io::Result<usize> {
+        let n = record.len();
+        if n == 0 {
+            return Ok(0);
+        }
+        if n < CRC_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a record of {n} bytes is too short to carry its {}",
+                    method.name()
+                ),
+            ));
+        }
+        let (data, stored) = record.split_at(n - CRC_BYTES);
+        let computed = crc(method, data);
+        if computed != stored {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                BlockCheckFailed {
+                    method,
+                    bytes: data.len(),
+                    stored: stored.try_into().unwrap_or_default(),
+                    computed,
+                },
+            ));
+        }
+        Ok(data.len())
     }
 
     /// Writes `buf[..len]` and its CRC, which goes in `buf[len..len + 4]`.
@@ -224,44 +256,24 @@ impl Drive for Protected {
         };
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.resize(buf.len() + CRC_BYTES, 0);
-        let got = self.drive.read_record(&mut scratch);
-        let result = got.and_then(|n| match n {
-            0 => Ok(0),
-            n if n < CRC_BYTES => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "a record of {n} bytes is too short to carry its {}",
-                    method.name()
-                ),
-            )),
-            n => {
-                let (data, stored) = scratch[..n].split_at(n - CRC_BYTES);
-                let computed = crc(method, data);
-                if computed != stored {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        BlockCheckFailed {
-                            method,
-                            bytes: data.len(),
-                            stored: stored.try_into().unwrap_or_default(),
-                            computed,
-                        },
-                    ));
-                }
-                buf[..data.len()].copy_from_slice(data);
-                Ok(data.len())
-            }
+        let result = self.drive.read_record(&mut scratch).and_then(|n| {
+            let len = Protected::checked(method, &scratch[..n])?;
+            buf[..len].copy_from_slice(&scratch[..len]);
+            Ok(len)
         });
         self.scratch = scratch;
         result
     }
 
-    fn op(&mut self, op: TapeOp) -> io::Result<()> {
-        self.drive.op(op)
-    }
-
-    fn status(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status()
+    fn read_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
+        match self.in_drive {
+            Some(method) if buf.len() >= len + CRC_BYTES => {
+                let n = self.drive.read_record(&mut buf[..len + CRC_BYTES])?;
+                Protected::checked(method, &buf[..n])
+            }
+            Some(_) => self.read_record(&mut buf[..len]),
+            None => self.drive.read_record_in(buf, len),
+        }
     }
 
     fn close(&mut self) -> io::Result<()> {
@@ -275,51 +287,6 @@ impl Drive for Protected {
         self.negotiate()
     }
 
-    fn name(&self) -> &str {
-        self.drive.name()
-    }
-
-    fn transfer_limits(&self) -> TransferLimits {
-        self.drive.transfer_limits()
-    }
-
-    fn status_unopened(&mut self) -> io::Result<DriveStatus> {
-        self.drive.status_unopened()
-    }
-
-    fn eject_unopened(&mut self) -> io::Result<()> {
-        self.drive.eject_unopened()
-    }
-
-    fn tape_alerts(&mut self) -> io::Result<TapeAlerts> {
-        self.drive.tape_alerts()
-    }
-
-    fn scsi_command(
-        &mut self,
-        cdb: &[u8],
-        data: Data<'_>,
-        timeout: Duration,
-    ) -> Result<usize, ScsiError> {
-        self.drive.scsi_command(cdb, data, timeout)
-    }
-
-    fn cartridge_serial(&self) -> Option<String> {
-        self.drive.cartridge_serial()
-    }
-
-    fn position(&mut self) -> io::Result<u64> {
-        self.drive.position()
-    }
-
-    fn ready_poll_interval(&self) -> Duration {
-        self.drive.ready_poll_interval()
-    }
-
-    fn cleaned(&mut self) {
-        self.drive.cleaned()
-    }
-
     fn protection(&self) -> Protection {
         self.state.clone()
     }
@@ -331,10 +298,13 @@ impl Drive for Protected {
         self.state = Protection {
             method: None,
             why_none: Some(why),
-            key: None,
+            ..Protection::default()
         };
         Ok(())
     }
+
+    pass_on!(drive: op, status, name, transfer_limits, status_unopened, eject_unopened,
+        tape_alerts, scsi_command, cartridge_serial, position, ready_poll_interval, cleaned);
 }
 
 impl Drop for Protected {

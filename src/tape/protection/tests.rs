@@ -209,3 +209,39 @@ fn the_emulated_drive_takes_the_page_only_in_mhvtl_s_form() {
     assert!(e.is_illegal_request(), "{e}");
     assert_eq!(page_in_force(&shelf), None);
 }
+
+#[test]
+fn a_record_is_read_with_its_crc_into_the_room_after_the_caller_s_bytes() {
+    let (d, _shelf) = drive(&[Method::Crc32c]);
+    let mut p = Protected::new(Box::new(d), Wanted::WhereOffered).unwrap();
+    let data = block(4, 512);
+    p.write_record(&data).unwrap();
+    p.write_record(&data).unwrap();
+    p.op(TapeOp::Rewind).unwrap();
+    let mut room = vec![0u8; 512 + 64];
+    assert_eq!(p.read_record_in(&mut room, 512).unwrap(), 512);
+    assert_eq!(&room[..512], &data[..]);
+    // The CRC was read where it lies, after the data: nothing was copied.
+    assert_eq!(&room[512..516], &crc::crc(Method::Crc32c, &data));
+    // Without room the record goes through the wrapper's own buffer.
+    let mut tight = vec![0u8; 512];
+    assert_eq!(p.read_record_in(&mut tight, 512).unwrap(), 512);
+    assert_eq!(tight, data);
+}
+
+#[test]
+fn a_bad_block_read_into_room_is_refused_as_through_the_wrapper_s_buffer() {
+    let (d, shelf) = drive(&[Method::Crc32c]);
+    let mut p = Protected::new(Box::new(d), Wanted::WhereOffered).unwrap();
+    p.write_record(&block(5, 2000)).unwrap();
+    shelf.lock().unwrap().read_faults.push(ReadFault::Corrupt {
+        slot: 0,
+        item: 0,
+        byte: 100,
+    });
+    p.op(TapeOp::Rewind).unwrap();
+    let mut room = vec![0u8; 4096 + 64];
+    let e = p.read_record_in(&mut room, 4096).unwrap_err();
+    let failed = block_check(&e).expect("a failed block check");
+    assert_eq!(failed.bytes, 2000);
+}

@@ -1,33 +1,24 @@
 //! Logical block protection through the real pipeline, volume changes and
 //! restore, against the emulated drive doing it as mhvtl's LTO-7 does
 //! (issue 49): every block carries its CRC32C, appended in the ring's
-//! room after the block rather than copied, and a block damaged between
+//! room after the block rather than copied and read back into that room
+//! the same way, and a block damaged between
 //! the drive and the host ends the restore at that block, naming it.
 
 use super::common::memory::Memory;
 use super::common::{pattern, sha256};
-use super::{blanks, read_through, run, BLOCK};
+use super::{blanks, read_changing, read_through, run, write_changing, BLOCK};
 use tapebuf::sink::{TapeMedium, VolumeSettings, VolumeSink};
 use tapebuf::source::ReadVolumes;
 use tapebuf::tape::emulated::{Cartridge, Emulated, Item, ReadFault, Shelf, TransferLimit};
 use tapebuf::tape::protection::{Protected, Wanted};
 use tapebuf::tape::scsi::pages::protection::Method;
-use tapebuf::tape::AtEnd;
-use tapebuf::volume::ChangePolicy;
 
 fn lto7(cartridges: Vec<Cartridge>) -> (Protected, Shelf) {
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges);
     shelf.lock().unwrap().scsi.lbp_methods = Method::ALL.to_vec();
     let protected = Protected::new(Box::new(drive), Wanted::WhereOffered).unwrap();
     (protected, shelf)
-}
-
-fn changing() -> ChangePolicy {
-    ChangePolicy {
-        command: Some("true".into()),
-        timeout: None,
-        loader: None,
-    }
 }
 
 /// The data records of every cartridge, in order, up to each one's first
@@ -48,37 +39,21 @@ fn data_on(shelf: &Shelf) -> Vec<u8> {
 
 fn backup(data: &[u8], cartridges: Vec<Cartridge>) -> (String, Shelf) {
     let (drive, shelf) = lto7(cartridges);
-    let settings = VolumeSettings {
-        policy: changing(),
-        ..VolumeSettings::default()
-    };
-    let sink = VolumeSink::new(
-        Box::new(TapeMedium::new(Box::new(drive))),
-        "/dev/nst0",
-        settings,
-    );
-    let summary = run(
-        Box::new(Memory(std::io::Cursor::new(data.to_vec()))),
-        Box::new(sink),
-        false,
-    );
+    let summary = write_changing(Box::new(drive), data);
     assert!(summary.is_clean(), "{}", summary.line());
     (summary.line(), shelf)
 }
 
+/// Reads `cartridges` back with `faults`: the summary, what was passed
+/// on, and the drive's shelf afterwards.
 fn restore(
     cartridges: Vec<Cartridge>,
     faults: Vec<ReadFault>,
-) -> (tapebuf::observe::summary::Summary, Vec<u8>) {
+) -> (tapebuf::observe::summary::Summary, Vec<u8>, Shelf) {
     let (drive, shelf) = lto7(cartridges);
     shelf.lock().unwrap().read_faults = faults;
-    let volumes = ReadVolumes {
-        policy: changing(),
-        count: None,
-        numbered: false,
-        at_end: AtEnd::Rewind,
-    };
-    read_through(Box::new(drive), volumes)
+    let (summary, back) = read_changing(Box::new(drive));
+    (summary, back, shelf)
 }
 
 #[test]
@@ -102,7 +77,7 @@ fn a_protected_backup_across_three_cartridges_restores_byte_exact_every_block_ch
         shelf.lock().unwrap().lbp_page.is_some_and(|p| p.is_off()),
         "left off"
     );
-    let (summary, back) = restore(written, Vec::new());
+    let (summary, back, _) = restore(written, Vec::new());
     assert!(summary.is_clean(), "{}", summary.line());
     assert_eq!(sha256(&back), sha256(&data));
     assert!(
@@ -128,6 +103,24 @@ fn whole_blocks_reach_the_drive_straight_from_the_ring_with_their_crc() {
 }
 
 #[test]
+fn whole_blocks_are_read_from_the_drive_straight_into_the_ring_with_their_crc() {
+    let data = pattern(40 * BLOCK, 51);
+    let (_, shelf) = backup(&data, vec![Cartridge::blank(1 << 24, 0)]);
+    let written = shelf.lock().unwrap().slots.clone();
+    let (summary, back, shelf) = restore(written, Vec::new());
+    assert!(summary.is_clean(), "{}", summary.line());
+    assert_eq!(sha256(&back), sha256(&data));
+    let lib = shelf.lock().unwrap();
+    // The 40 data records, each read into a ring block with its CRC in
+    // the room after it; then the filemark and the trailer.
+    let into_ring = lib.read_addresses[..40]
+        .iter()
+        .filter(|&&a| a % 4096 == 0)
+        .count();
+    assert_eq!(into_ring, 40, "records that were copied, of 40");
+}
+
+#[test]
 fn a_block_damaged_between_drive_and_host_ends_the_restore_there_and_names_it() {
     let data = pattern(10 * BLOCK, 51);
     let (_, shelf) = backup(&data, vec![Cartridge::blank(1 << 24, 0)]);
@@ -137,7 +130,7 @@ fn a_block_damaged_between_drive_and_host_ends_the_restore_there_and_names_it() 
         item: 3,
         byte: 777,
     };
-    let (summary, back) = restore(written, vec![fault]);
+    let (summary, back, _) = restore(written, vec![fault]);
     let e = summary.input_error.clone().expect("the restore failed");
     let at = 3 * BLOCK;
     assert!(
