@@ -26,6 +26,7 @@
 use std::io;
 
 use super::key_dir::Keying;
+use super::refusal::KeyRefused;
 use super::setup;
 use crate::base::console::{message, say};
 use crate::keys::tape_key::{KeyPrint, TapeKey};
@@ -57,23 +58,6 @@ pub struct Encrypted {
     /// is encrypted before reading it; a refused first read is asked
     /// about again.
     blind: bool,
-}
-
-/// A block refused before it was read, for want of its key or with the
-/// wrong one; its text names the block itself.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct KeyRefused(pub String);
-
-impl From<KeyRefused> for io::Error {
-    fn from(k: KeyRefused) -> io::Error {
-        io::Error::new(io::ErrorKind::PermissionDenied, k)
-    }
-}
-
-/// The refusal in `e`, if that is what it is.
-pub fn key_refusal(e: &io::Error) -> Option<&KeyRefused> {
-    e.get_ref()?.downcast_ref::<KeyRefused>()
 }
 
 fn refused(e: impl std::fmt::Display) -> io::Error {

@@ -8,7 +8,8 @@
 //!   through SECURITY PROTOCOL IN and OUT;
 //! - `key_dir.rs`: the keys a run was given and the search of
 //!   `--key-dir` by fingerprint;
-//! - `encrypted.rs`: the drive wrapper that sets, checks and clears.
+//! - `encrypted.rs`: the drive wrapper that sets, checks and clears;
+//! - `refusal.rs`: the typed error for a block refused for its key.
 //!
 //! The key and its file are `keys::tape_key`; the wire formats are
 //! `scsi::pages::encryption`. A remote tape (rmt) has no way to send
@@ -16,10 +17,12 @@
 
 pub mod encrypted;
 pub mod key_dir;
+pub mod refusal;
 pub mod setup;
 
-pub use encrypted::{key_refusal, Encrypted, KeyRefused};
+pub use encrypted::Encrypted;
 pub use key_dir::Keying;
+pub use refusal::{key_refusal, KeyRefused};
 
 #[cfg(test)]
 mod tests;
