@@ -33,7 +33,7 @@ use super::medium::{Writable, WriteMedium};
 use crate::base::read_full::read_full;
 use crate::manifest::Checker;
 use crate::tape::drive::limits::{is_refused_size, refused_error};
-use crate::tape::protection::{refused_with_crc, CRC_BYTES};
+use crate::tape::protection::refused_with_crc;
 use crate::tape::{Access, AtEnd, Drive, TapeOp};
 use crate::volume::{LocalTape, TapeFace, Trailer};
 
@@ -87,10 +87,7 @@ impl Writable for LocalTape<Writing> {
     }
 
     fn room_after_record(&self) -> usize {
-        match self.drive.protection().method {
-            Some(_) => CRC_BYTES,
-            None => 0,
-        }
+        self.drive.protection().crc_bytes()
     }
 }
 

@@ -28,7 +28,7 @@ use crate::base::console::message;
 use crate::base::errors::plain;
 use crate::base::size::size_flag;
 use crate::tape::drive::limits::{is_refused_size, refused_error};
-use crate::tape::protection::{refused_with_crc, CRC_BYTES};
+use crate::tape::protection::refused_with_crc;
 
 use super::volumes::{Got, ReadMedium};
 use crate::tape::{Access, AtEnd, Drive, TapeOp};
@@ -203,10 +203,7 @@ impl ReadMedium for LocalTape<Reading> {
     }
 
     fn room_after_record(&self) -> usize {
-        match self.drive.protection().method {
-            Some(_) => CRC_BYTES,
-            None => 0,
-        }
+        self.drive.protection().crc_bytes()
     }
 
     fn end_volume(&mut self, then: AtEnd) -> io::Result<()> {

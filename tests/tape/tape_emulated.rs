@@ -52,17 +52,21 @@ fn write_to_tape(
     settings: VolumeSettings,
 ) -> (Summary, Shelf) {
     let (drive, shelf) = Emulated::new("/dev/nst0", cartridges);
-    let sink = VolumeSink::new(
-        Box::new(TapeMedium::new(Box::new(drive))),
-        "/dev/nst0",
-        settings,
-    );
-    let summary = run(
+    (write_through(Box::new(drive), data, settings), shelf)
+}
+
+/// Writes `data` to `drive` through the volume sink.
+fn write_through(
+    drive: Box<dyn tapebuf::tape::Drive>,
+    data: &[u8],
+    settings: VolumeSettings,
+) -> Summary {
+    let sink = VolumeSink::new(Box::new(TapeMedium::new(drive)), "/dev/nst0", settings);
+    run(
         Box::new(Memory(Cursor::new(data.to_vec()))),
         Box::new(sink),
         false,
-    );
-    (summary, shelf)
+    )
 }
 
 /// Reads `cartridges` back through the tape source.
@@ -96,12 +100,7 @@ fn write_changing(drive: Box<dyn tapebuf::tape::Drive>, data: &[u8]) -> Summary 
         policy: changing(),
         ..VolumeSettings::default()
     };
-    let sink = VolumeSink::new(Box::new(TapeMedium::new(drive)), "/dev/nst0", settings);
-    run(
-        Box::new(Memory(Cursor::new(data.to_vec()))),
-        Box::new(sink),
-        false,
-    )
+    write_through(drive, data, settings)
 }
 
 /// Reads what `drive` holds, every volume the trailers say, changing

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::keys::tape_key::KeyPrint;
 use crate::tape::drive::limits::TransferLimits;
-use crate::tape::scsi::pages::protection::Method;
+use crate::tape::scsi::pages::protection::{Method, INFO_BYTES};
 use crate::tape::scsi::pages::tape_alert::{TapeAlerts, PAGE};
 use crate::tape::scsi::sense::Unusable;
 use crate::tape::scsi::sg_io::{Data, ScsiError};
@@ -100,6 +100,17 @@ pub struct Protection {
     /// a run killed before it could clear its own): what that key is
     /// said to be: a key it names "…", or a key it does not name.
     pub key_left: Option<String>,
+}
+
+impl Protection {
+    /// The bytes each record carries after its data: the CRC, when a
+    /// method is in force.
+    pub fn crc_bytes(&self) -> usize {
+        match self.method {
+            Some(_) => INFO_BYTES as usize,
+            None => 0,
+        }
+    }
 }
 
 /// A tape drive with a medium that can be changed.

@@ -60,6 +60,18 @@ pub struct Encrypted {
     blind: bool,
 }
 
+/// A key by the U-KAD its blocks carry, when that is no tapebuf
+/// fingerprint: "a key it names \"…\"", or "a key it does not name".
+fn named(ukad: Option<&[u8]>) -> String {
+    match ukad {
+        Some(u) => format!(
+            "a key it names \"{}\"",
+            String::from_utf8_lossy(u).escape_debug()
+        ),
+        None => "a key it does not name".into(),
+    }
+}
+
 fn refused(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(e.to_string())
 }
@@ -143,13 +155,9 @@ impl Encrypted {
     /// in the drive before, whose U-KAD is `ukad`: what it names.
     fn key_left(&mut self, ukad: Option<&[u8]>) -> String {
         let print = ukad.and_then(KeyPrint::from_ukad);
-        let what = match (print, ukad) {
-            (Some(print), _) => format!("key {print}"),
-            (None, Some(u)) => format!(
-                "a key it names \"{}\"",
-                String::from_utf8_lossy(u).escape_debug()
-            ),
-            (None, None) => "a key it does not name".into(),
+        let what = match print {
+            Some(print) => format!("key {print}"),
+            None => named(ukad),
         };
         self.used = print;
         self.left = Some(what.clone());
@@ -226,15 +234,13 @@ impl Encrypted {
             }
             (None, Some(key)) => Ok((key.clone(), "--encrypt-key".into())),
             (None, None) => {
-                let named = next
-                    .ukad
-                    .as_deref()
-                    .map_or("a key it does not name".into(), |u| {
-                        format!(
-                            "a key it names \"{}\", which is no tapebuf fingerprint",
-                            String::from_utf8_lossy(u).escape_debug()
-                        )
-                    });
+                let named = match next.ukad {
+                    Some(_) => format!(
+                        "{}, which is no tapebuf fingerprint",
+                        named(next.ukad.as_deref())
+                    ),
+                    None => named(None),
+                };
                 Err((named, "give its key with --encrypt-key FILE".into()))
             }
         };

@@ -228,15 +228,13 @@ impl Drive for HealthWatch {
         self.timed(|d| d.write_record_in(buf, len))
     }
 
-    /// A write run's reads (`--verify` reading the volume back) are not
-    /// the volume's figures.
     fn read_record(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.writing {
-            return self.drive.read_record(buf);
-        }
-        self.timed(|d| d.read_record(buf))
+        let len = buf.len();
+        self.read_record_in(buf, len)
     }
 
+    /// A write run's reads (`--verify` reading the volume back) are not
+    /// the volume's figures.
     fn read_record_in(&mut self, buf: &mut [u8], len: usize) -> io::Result<usize> {
         if self.writing {
             return self.drive.read_record_in(buf, len);
